@@ -1,0 +1,153 @@
+//! Runs the JSON conformance vectors of `spec/vectors/manifest.json`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+
+mod common;
+
+use dash_core::Limits;
+use serde_json::Value;
+
+#[test]
+fn json_vectors_decode_as_the_manifest_says() {
+    // spec: J1 J2 J3 J4 J5 J6 J7 J8 J9 N4 I3 I5 T1
+    let root = common::repo().join("spec/vectors");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).unwrap())
+            .unwrap();
+    let schema = common::schema_validator();
+    let mut seen = 0;
+    for v in manifest["vectors"].as_array().unwrap() {
+        let file = v["file"].as_str().unwrap();
+        if !file.starts_with("json/") {
+            continue;
+        }
+        seen += 1;
+        let bytes = std::fs::read(root.join(file)).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let got = dash_json::decode_bytes(&bytes, &Limits::default());
+        let schema_ok = common::schema_accepts(&schema, &text);
+        match (&v["decode"], &got) {
+            (Value::String(s), Ok(f)) if s == "ok" => {
+                assert!(schema_ok, "{file}: decoder accepts but the schema rejects");
+                let again =
+                    dash_json::decode(&dash_json::encode(f).unwrap(), &Limits::default()).unwrap();
+                assert!(
+                    again.document.bit_eq(&f.document),
+                    "{file}: re-encoding changed it"
+                );
+            }
+            (Value::Object(want), Err(e)) => {
+                assert!(!schema_ok, "{file}: decoder rejects but the schema accepts");
+                let got = serde_json::json!({
+                    "kind": e.kind.as_str(), "pointer": e.pointer, "line": e.line, "column": e.column
+                });
+                assert_eq!(&got, &Value::Object(want.clone()), "{file}: {e}");
+                assert!(!e.message.is_empty());
+            }
+            (want, got) => panic!("{file}: expected {want}, got {got:?}"),
+        }
+    }
+    assert!(seen >= 30, "only {seen} JSON vectors");
+}
+
+#[test]
+fn seed_example_decodes_validates_and_reencodes_to_the_same_values() {
+    // The vertex of the original DMX page, verbatim.
+    let text = std::fs::read_to_string(common::repo().join("spec/vectors/json/seed-example.json"))
+        .unwrap();
+    assert!(common::schema_accepts(&common::schema_validator(), &text));
+    let file = dash_json::decode(&text, &Limits::default()).unwrap();
+    let out = dash_json::encode(&file).unwrap();
+    let a: Value = serde_json::from_str(&text).unwrap();
+    let b: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn every_prefix_of_a_document_is_rejected_cleanly() {
+    // spec: J1
+    let text = std::fs::read_to_string(common::repo().join("spec/vectors/json/document-full.json"))
+        .unwrap();
+    let trimmed = text.trim_end();
+    for end in 0..trimmed.len() {
+        let Some(prefix) = trimmed.get(..end) else {
+            continue;
+        };
+        let err = dash_json::decode(prefix, &Limits::default())
+            .err()
+            .unwrap_or_else(|| panic!("prefix of {end} bytes accepted"));
+        assert!(err.line >= 1 && err.column >= 1);
+    }
+}
+
+#[test]
+fn limits_are_enforced_with_a_location() {
+    let text = r#"{"type": "DashModelExchange", "vertex": [{"x":0,"y":0,"z":0},{"x":0,"y":0,"z":0},{"x":0,"y":0,"z":0}]}"#;
+    let limits = Limits {
+        max_vertices: 2,
+        ..Limits::default()
+    };
+    let e = dash_json::decode(text, &limits).unwrap_err();
+    assert_eq!(e.kind, dash_json::ErrorKind::Limit);
+    assert_eq!(e.pointer, "/vertex");
+    let sets = r#"{"x":0,"y":0,"z":0,"skinIndex":[0],"skinWeight":[1],"skinSets":[{"skinIndex":[],"skinWeight":[]},{"skinIndex":[],"skinWeight":[]}]}"#;
+    let limits = Limits {
+        max_sets: 2,
+        ..Limits::default()
+    };
+    let e = dash_json::decode(sets, &limits).unwrap_err();
+    assert_eq!(
+        (e.kind, e.pointer.as_str()),
+        (dash_json::ErrorKind::Limit, "/skinSets")
+    );
+    let limits = Limits {
+        max_input_bytes: 10,
+        ..Limits::default()
+    };
+    assert_eq!(
+        dash_json::decode(sets, &limits).unwrap_err().kind,
+        dash_json::ErrorKind::Limit
+    );
+}
+
+#[test]
+fn foreign_members_survive_verbatim_in_place() {
+    // spec: J8
+    let text = std::fs::read_to_string(common::repo().join("spec/vectors/json/document-full.json"))
+        .unwrap();
+    let file = dash_json::decode(&text, &Limits::default()).unwrap();
+    let out = dash_json::encode(&file).unwrap();
+    for (key, raw) in &file.foreign {
+        let needle = format!("{}: {}", serde_json::to_string(key).unwrap(), raw.get());
+        assert!(out.contains(&needle), "{key} not written verbatim:\n{out}");
+    }
+    let keys = |t: &str| -> Vec<String> {
+        let v: serde_json::Map<String, Value> = serde_json::from_str(t).unwrap();
+        v.keys().cloned().collect()
+    };
+    assert_eq!(keys(&text), keys(&out));
+    assert_eq!(
+        out,
+        dash_json::encode(&dash_json::decode(&out, &Limits::default()).unwrap()).unwrap()
+    );
+    assert_eq!(
+        file.non_empty_foreign().collect::<Vec<_>>(),
+        vec!["texture", "material", "face", "animation", "x-tool"]
+    );
+}
+
+#[test]
+fn non_finite_values_cannot_be_written() {
+    // spec: N3
+    let mut doc = dash_core::Document::default();
+    let mut v = dash_core::Vertex::at([0.0, 0.0, 0.0]);
+    v.skin.weights[2] = f32::NAN;
+    doc.mesh = dash_core::Mesh::skinned(vec![dash_core::Vertex::default(), v]);
+    let err = dash_json::encode_document(&doc).unwrap_err();
+    assert_eq!(
+        err,
+        dash_json::EncodeError::NonFinite {
+            pointer: "/vertex/1/skinWeight/2".into(),
+            value: "NaN".into()
+        }
+    );
+}

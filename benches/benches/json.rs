@@ -1,5 +1,10 @@
 //! JSON decode and encode, against memcpy and a bare serde_json scan of the same text.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::hint::black_box;
 

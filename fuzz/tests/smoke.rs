@@ -1,6 +1,11 @@
 //! Runs every fuzz target's logic over its seed corpus (`fuzz/seeds/<target>/`) and the
 //! regression inputs (`fuzz/regressions/<target>/`), on stable.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,11 @@
 //! The JSON Schema and the decoder agree: a proptest builds valid texts, mutates them,
 //! and checks that both give the same verdict.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod common;
 

@@ -1,5 +1,10 @@
 //! Helpers shared by the dash-json integration tests.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 #![allow(dead_code)]
 
 use std::path::PathBuf;

@@ -1,5 +1,10 @@
 //! Property tests: JSON output reads back bit-exactly and deterministically.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use dash_core::{Bone, Document, InfluenceSet, Limits, Mesh, Skeleton, Vertex};
 use dash_json::{Form, JsonFile};

@@ -1,7 +1,12 @@
 //! The checked-in schemas in `schemas/` must equal the generated ones.
 //!
 //! Regenerate with: `BLESS=1 cargo test -p dash-json --test schemas`
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::path::PathBuf;
 

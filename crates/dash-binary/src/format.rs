@@ -1,0 +1,109 @@
+//! Constants of the binary form (`spec/dashvertex.md` §10): magic, tags, sizes, offsets.
+
+/// The container magic `DMX\0`.
+pub const MAGIC: [u8; 4] = *b"DMX\0";
+/// The only supported `versionMajor`.
+pub const VERSION_MAJOR: u32 = 2;
+/// `versionMinor` of files that use only DMX v2 features.
+pub const MINOR_PLAIN: u32 = 0;
+/// `versionMinor` of files that use a dash extension (VSET, 16-byte VERT records).
+pub const MINOR_EXTENDED: u32 = 1;
+
+/// Size of a header row.
+pub const ROW: u64 = 16;
+/// Offset of the first section row.
+pub const TABLE_START: u64 = 16;
+
+/// A four-byte section tag.
+pub type Tag = [u8; 4];
+
+/// Textures (DMX; not modelled).
+pub const TEX: Tag = *b"TEX\0";
+/// Materials (DMX; not modelled).
+pub const MAT: Tag = *b"MAT\0";
+/// Vertices.
+pub const VERT: Tag = *b"VERT";
+/// Faces (DMX; not modelled).
+pub const FACE: Tag = *b"FACE";
+/// Skeleton.
+pub const SKEL: Tag = *b"SKEL";
+/// Animations (DMX; not modelled).
+pub const ANIM: Tag = *b"ANIM";
+/// Influence sets 1.. (dash extension).
+pub const VSET: Tag = *b"VSET";
+
+/// The DMX v2 rows, in the order writers emit them.
+pub const DMX_ROWS: [Tag; 6] = [TEX, MAT, VERT, FACE, SKEL, ANIM];
+
+/// Size of the full VERT record.
+pub const VERTEX_SIZE: u64 = 48;
+/// Size of the unskinned (compact) VERT record.
+pub const COMPACT_SIZE: u64 = 16;
+/// Size of a VSET record.
+pub const SET_SIZE: u64 = 32;
+/// Size of a SKEL record.
+pub const BONE_SIZE: u64 = 80;
+/// Size of the bone name field.
+pub const NAME_SIZE: usize = 32;
+/// `parentIndex` of a bone without parent.
+pub const NO_PARENT: u32 = u32::MAX;
+
+/// Offsets of the VERT record fields.
+pub mod vertex {
+    /// `index`.
+    pub const INDEX: u64 = 0x00;
+    /// `x`, then `y` at +4 and `z` at +8.
+    pub const POSITION: u64 = 0x04;
+    /// `skinIndex[0]`; slot k at +4k.
+    pub const SKIN_INDEX: u64 = 0x10;
+    /// `skinWeight[0]`; slot k at +4k.
+    pub const SKIN_WEIGHT: u64 = 0x20;
+}
+
+/// Offsets of the VSET record fields.
+pub mod set {
+    /// `skinIndex[0]`; slot k at +4k.
+    pub const SKIN_INDEX: u64 = 0x00;
+    /// `skinWeight[0]`; slot k at +4k.
+    pub const SKIN_WEIGHT: u64 = 0x10;
+}
+
+/// Offsets of the SKEL record fields.
+pub mod bone {
+    /// `name[32]`.
+    pub const NAME: u64 = 0x00;
+    /// `index`.
+    pub const INDEX: u64 = 0x20;
+    /// `parentIndex`.
+    pub const PARENT: u64 = 0x24;
+    /// `position`.
+    pub const POSITION: u64 = 0x28;
+    /// `rotation`.
+    pub const ROTATION: u64 = 0x34;
+    /// `scale`.
+    pub const SCALE: u64 = 0x44;
+}
+
+/// The tag as text for messages (`"TEX"`, `"VERT"`, or hex for non-ASCII tags).
+pub fn tag_name(tag: &Tag) -> String {
+    let trimmed: &[u8] = match tag.iter().position(|&b| b == 0) {
+        Some(n) if tag.get(n..).is_some_and(|r| r.iter().all(|&b| b == 0)) => {
+            tag.get(..n).unwrap_or(tag)
+        }
+        _ => tag,
+    };
+    if !trimmed.is_empty() && trimmed.iter().all(|b| b.is_ascii_graphic()) {
+        String::from_utf8_lossy(trimmed).into_owned()
+    } else {
+        format!("0x{:08X}", u32::from_le_bytes(*tag))
+    }
+}
+
+/// The record stride of a known modelled tag.
+pub fn stride(tag: &Tag) -> Option<u64> {
+    match *tag {
+        SKEL => Some(BONE_SIZE),
+        VSET => Some(SET_SIZE),
+        _ => None,
+    }
+}

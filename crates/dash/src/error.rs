@@ -1,0 +1,33 @@
+//! CLI errors and their exit codes.
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Wrong arguments.
+    #[error("{0}")]
+    Usage(String),
+    /// A file could not be read or written.
+    #[error("{0}")]
+    Io(String),
+    /// An input is not valid.
+    #[error("{file}: {message}")]
+    Input {
+        /// The input's name.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The output cannot be produced without losing data or breaking a rule.
+    #[error("{0}")]
+    Output(String),
+}
+
+impl CliError {
+    /// The process exit code: 2 for usage and I/O problems, 1 for invalid data.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) | CliError::Io(_) => 2,
+            CliError::Input { .. } | CliError::Output(_) => 1,
+        }
+    }
+}

@@ -39,7 +39,10 @@ pub use model::{BinaryFile, FileKind, ForeignSection, parent_from_raw, parent_to
 pub use name::{decode_name, encode_name};
 pub use stream::{Expect, StreamDecoder, decode_chunked};
 pub use table::{Layout, Row, VertexLayout};
-pub use view::{VertexRecords, View, decode_raw, detect, header_fields, layout, row_fields};
+pub use view::{
+    VertexRecords, View, decode_raw, detect, header_fields, layout, raw_check, read_at,
+    read_layout, row_fields,
+};
 pub use write::{WriteError, WriteOptions, encode, encode_document, encode_raw};
 
 use dash_core::Limits;

@@ -92,6 +92,39 @@ pub fn layout(bytes: &[u8], limits: &Limits) -> Result<Layout, BinaryError> {
     table.finish(bytes.len() as u64)
 }
 
+/// Reads and checks the section table of a container of `len` bytes from a reader,
+/// without reading any section (for streaming over files larger than memory).
+pub fn read_layout<R: std::io::Read + std::io::Seek>(
+    r: &mut R,
+    len: u64,
+    limits: &Limits,
+) -> Result<Layout, BinaryError> {
+    let mut head = [0u8; ROW as usize];
+    if len < ROW || read_at(r, 0, &mut head).is_err() {
+        return Err(BinaryError::new(len.min(ROW), ErrorKind::TooShort));
+    }
+    let mut table = TableBuilder::start(header_fields(&head)?, limits)?;
+    while let Some(at) = table.next_row_at() {
+        if at + ROW > len || read_at(r, at, &mut head).is_err() {
+            break;
+        }
+        if let Some(fields) = row_fields(&head) {
+            table.push(fields)?;
+        }
+    }
+    table.finish(len)
+}
+
+/// Reads exactly `buf.len()` bytes at `offset`.
+pub fn read_at<R: std::io::Read + std::io::Seek>(
+    r: &mut R,
+    offset: u64,
+    buf: &mut [u8],
+) -> std::io::Result<()> {
+    r.seek(std::io::SeekFrom::Start(offset))?;
+    r.read_exact(buf)
+}
+
 /// A container viewed in place.
 #[derive(Clone, Debug)]
 pub struct View<'a> {

@@ -102,6 +102,7 @@ pub fn decode_bytes(bytes: &[u8], limits: &Limits) -> Result<JsonFile, JsonError
                 line,
                 column,
                 message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+                rule: Some("J1".to_owned()),
             })
         }
     }
@@ -116,6 +117,7 @@ pub fn decode(text: &str, limits: &Limits) -> Result<JsonFile, JsonError> {
             line: 1,
             column: 1,
             message: e.to_string(),
+            rule: None,
         });
     }
     let mut de = serde_json::Deserializer::from_str(text);
@@ -143,6 +145,7 @@ fn locate_error(text: &str, limits: &Limits) -> JsonError {
             line: 1,
             column: 1,
             message: "the decoder failed once and then succeeded".to_owned(),
+            rule: None,
         },
         Err(err) => {
             let path = track.path();
@@ -168,6 +171,14 @@ fn locate_error(text: &str, limits: &Limits) -> JsonError {
             let raw = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
             let (mut kind, mut message) = (kind, raw);
             let mut explicit = None;
+            let mut rule = None;
+            if let Some((r, m)) = message
+                .strip_prefix(RULE_MARK)
+                .and_then(|rest| rest.split_once(RULE_MARK))
+            {
+                rule = Some(r.to_owned());
+                message = m.to_owned();
+            }
             if let Some(rest) = message.strip_prefix(LIMIT_MARK) {
                 kind = ErrorKind::Limit;
                 message = rest.to_owned();
@@ -198,6 +209,7 @@ fn locate_error(text: &str, limits: &Limits) -> JsonError {
                 line,
                 column,
                 message,
+                rule,
             }
         }
     }
@@ -205,6 +217,12 @@ fn locate_error(text: &str, limits: &Limits) -> JsonError {
 
 const LIMIT_MARK: char = '\u{1}';
 const POINTER_MARK: char = '\u{2}';
+const RULE_MARK: char = '\u{3}';
+
+/// An error message tagged with the spec rule it enforces.
+fn ruled(rule: &str, msg: impl fmt::Display) -> String {
+    format!("{RULE_MARK}{rule}{RULE_MARK}{msg}")
+}
 
 fn limit_error<E: de::Error>(e: dash_core::LimitError) -> E {
     E::custom(format_args!("{LIMIT_MARK}{e}"))
@@ -346,9 +364,12 @@ where
             if let Some(e) = self.expect.filter(|&e| e == len) {
                 // The partner array is shorter: anything more is a length mismatch.
                 if seq
-                    .next_element_seed(Fail(format!(
-                        "`{}` is longer than `{}` (length {}); they must have the same length",
-                        self.name, self.partner, e
+                    .next_element_seed(Fail(ruled(
+                        "J4",
+                        format_args!(
+                            "`{}` is longer than `{}` (length {}); they must have the same length",
+                            self.name, self.partner, e
+                        ),
                     )))?
                     .is_some()
                 {
@@ -370,18 +391,24 @@ where
         if len == 4
             && self.expect.is_none_or(|e| e == 4)
             && seq
-                .next_element_seed(Fail(format!(
-                    "`{}` has more than 4 entries; a set holds 4 influences (put more in `skinSets`)",
-                    self.name
+                .next_element_seed(Fail(ruled(
+                    "J4",
+                    format_args!(
+                        "`{}` has more than 4 entries; a set holds 4 influences (put more in `skinSets`)",
+                        self.name
+                    ),
                 )))?
                 .is_some()
         {
             return Err(de::Error::custom("unreachable"));
         }
         if let Some(e) = self.expect.filter(|&e| e != len) {
-            return Err(de::Error::custom(format_args!(
-                "`{}` has length {len} but `{}` has length {e}; they must have the same length",
-                self.name, self.partner
+            return Err(de::Error::custom(ruled(
+                "J4",
+                format_args!(
+                    "`{}` has length {len} but `{}` has length {e}; they must have the same length",
+                    self.name, self.partner
+                ),
             )));
         }
         out.len = len;
@@ -460,19 +487,22 @@ impl VertexFields {
         let z = self.z.ok_or_else(|| E::missing_field("z"))?;
         match (&self.skin_index, &self.skin_weight) {
             (Some(_), None) => {
-                return Err(E::custom(
+                return Err(E::custom(ruled(
+                    "J3",
                     "`skinIndex` is present but `skinWeight` is missing; give both or neither",
-                ));
+                )));
             }
             (None, Some(_)) => {
-                return Err(E::custom(
+                return Err(E::custom(ruled(
+                    "J3",
                     "`skinWeight` is present but `skinIndex` is missing; give both or neither",
-                ));
+                )));
             }
             (None, None) if self.skin_sets.is_some() => {
-                return Err(E::custom(
+                return Err(E::custom(ruled(
+                    "J7",
                     "`skinSets` requires `skinIndex` and `skinWeight` (set 0)",
-                ));
+                )));
             }
             _ => {}
         }

@@ -39,6 +39,8 @@ pub struct JsonError {
     pub column: usize,
     /// One-line description.
     pub message: String,
+    /// The specification rule the error enforces, when it is a specific one (`"J4"`).
+    pub rule: Option<String>,
 }
 
 impl fmt::Display for JsonError {

@@ -130,3 +130,23 @@ write("invalid-vset-count.dmx", container({
 }, minor=1, extra_rows=[b"VSET"]))
 write("invalid-raw-truncated.raw", verts + b"\0" * 20)
 write("invalid-not-dashvertex.bin", b"\x89PNG\r\n\x1a\n" + b"\0" * 40)
+
+# Validation vectors (decode fine, break a validation rule); written to ../validate/.
+import math
+def vwrite(name, data):
+    write("../validate/" + name, data)
+
+vwrite("vertex-index.dmx", container({b"VERT": (2, vert(0, (0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0)) + vert(5, (1, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0))), b"SKEL": (1, bone("root", 0, 0))}))
+vwrite("position-non-finite.dmx", container({b"VERT": (2, vert(0, (0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0)) + vert(1, (math.inf, 0, math.nan), (0, 0, 0, 0), (1, 0, 0, 0))), b"SKEL": (1, bone("root", 0, 0))}))
+vwrite("weight-non-finite.dmx", container({b"VERT": (2, vert(0, (0, 0, 0), (0, 1, 0, 0), (math.nan, 1, 0, 0)) + vert(1, (1, 0, 0), (1, 0, 0, 0), (math.inf, 0, 0, 0))), b"SKEL": (2, bone("root", 0, 0) + bone("b", 1, 0))}))
+vwrite("skinned-flag.dmx", container({b"VERT": (2, vert(0, (0, 0, 0)) + vert(1, (1, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0)))}, skinned=0))
+vwrite("bone-record-index.dmx", container({b"VERT": (1, vert(0, (0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0))), b"SKEL": (2, bone("root", 0, 0) + bone("b", 9, 0))}))
+vwrite("bone-transform-non-finite.dmx", container({b"VERT": (1, vert(0, (0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0))), b"SKEL": (2, bone("root", 0, 0) + bone("b", 1, 0, rot=(0, 0, math.nan, 1)))}))
+vwrite("bone-root-binary.dmx", container({b"VERT": (1, vert(0, (0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0))), b"SKEL": (2, bone("root", 0, 0) + bone("b", 1, 0xFFFFFFFF))}))
+vwrite("unreferenced-bytes.dmx", container({b"VERT": (1, vert(0, (0, 0, 0), (0, 0, 0, 0), (1, 0, 0, 0))), b"SKEL": (1, bone("root", 0, 0))}) + b"\0\0\x07\x07")
+vwrite("multiset-binary.dmx", container({
+    b"VERT": (2, vert(0, (0, 0, 0), (0, 1, 2, 3), (0.25, 0.25, 0.2, 0.1)) + vert(1, (1, 0, 0), (1, 0, 0, 0), (0.5, 0, 0, 0))),
+    b"VSET": (2, vset((4, 0, 0, 0), (0.2, 0, 0, 0)) + vset((2, 0, 0, 0), (0.5, 0, 0, 0))),
+    b"SKEL": (5, b"".join(bone(n, i, max(i - 1, 0)) for i, n in enumerate(["a", "b", "c", "d", "e"]))),
+}, minor=1, extra_rows=[b"VSET"]))
+vwrite("raw-skinned.raw", vert(0, (0, 0, 0), (0, 3, 0, 0), (0.5, 0.5, 0, 0)) + vert(1, (1, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0)))

@@ -1,0 +1,72 @@
+//! A located finding.
+
+use serde::Serialize;
+
+use crate::codes::{Code, Severity};
+
+/// Where a finding is. Every field that applies is set: always the vertex (or bone) for
+/// per-vertex rules; the byte offset for binary files; the JSON Pointer and line/column
+/// for JSON and glTF.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Location {
+    /// Vertex number (position in the vertex list), counted from 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vertex: Option<u64>,
+    /// Influence set (0 = skinIndex/skinWeight or JOINTS_0/WEIGHTS_0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set: Option<u32>,
+    /// Slot within the set (0 to 3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot: Option<u32>,
+    /// Bone number, for skeleton rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bone: Option<u64>,
+    /// Byte offset of the field in a binary file (or in a glTF buffer, with `pointer`
+    /// naming the accessor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u64>,
+    /// JSON Pointer (RFC 6901) of the value in a JSON or glTF file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// 1-based line of `pointer`'s value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// 1-based column (in characters) of `pointer`'s value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Diagnostic {
+    /// Stable code.
+    pub code: Code,
+    /// Severity (after `--deny warnings`, the code's default).
+    pub severity: Severity,
+    /// One-line description.
+    pub message: String,
+    /// How to fix it, when a hint helps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    /// Where it is.
+    pub location: Location,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the code's default severity and help.
+    pub fn new(code: Code, message: impl Into<String>, location: Location) -> Self {
+        Diagnostic {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            help: code.help().map(str::to_owned),
+            location,
+        }
+    }
+
+    /// Replaces the help text.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}

@@ -1,0 +1,5 @@
+//! One module per input format: each decodes (or streams) its format and runs the shared
+//! rules with locations of its own kind.
+
+pub mod binary;
+pub mod json;

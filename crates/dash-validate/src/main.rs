@@ -1,0 +1,266 @@
+//! `dash-validate`: checks skinning data in DashVertex JSON, DMX binary and raw files.
+//!
+//! Exit status: 0 when every file is valid, 1 when any is invalid, 2 on a usage or I/O
+//! error.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use dash_core::Limits;
+use dash_validate::render::{self, Style};
+use dash_validate::{FileReport, InputFormat, Options, Profile, Report};
+
+/// Validate skinning data: weights, bone indices, influence sets, skeletons.
+#[derive(Parser)]
+#[command(name = "dash-validate", version, about)]
+struct Args {
+    /// Files or directories (searched recursively for .json, .dmx and .raw files); `-`
+    /// reads standard input.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Weight-sum rule: `dash` (sums may differ from 1) or `gltf` (the official rule).
+    #[arg(long, value_enum)]
+    profile: Option<ProfileArg>,
+    /// Number of bones to range-check bone indices against (overrides the file's
+    /// skeleton).
+    #[arg(long)]
+    bones: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    format: OutputFormat,
+    /// Diagnostics shown per file (all are counted).
+    #[arg(long, default_value_t = 200)]
+    max_diagnostics: usize,
+    /// `--deny warnings` makes warnings errors.
+    #[arg(long, value_enum)]
+    deny: Option<Deny>,
+    /// Read inputs as this format instead of detecting it.
+    #[arg(long, value_enum)]
+    input_format: Option<InputFormat>,
+    /// Colour: auto (on a terminal), always, never.
+    #[arg(long, value_enum, default_value = "auto")]
+    color: ColorArg,
+    /// Largest input read into memory, in bytes.
+    #[arg(long, default_value_t = Limits::default().max_input_bytes)]
+    max_input_bytes: u64,
+    /// Largest vertex count accepted.
+    #[arg(long, default_value_t = Limits::default().max_vertices)]
+    max_vertices: u64,
+    /// Largest bone count accepted.
+    #[arg(long, default_value_t = Limits::default().max_bones)]
+    max_bones: u64,
+    /// Largest number of influence sets per vertex accepted.
+    #[arg(long, default_value_t = Limits::default().max_sets)]
+    max_sets: u64,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ProfileArg {
+    Dash,
+    Gltf,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OutputFormat {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Deny {
+    Warnings,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+const EXTENSIONS: &[&str] = &["json", "dmx", "raw"];
+
+/// Expands directories (recursively, sorted) into the files they hold.
+fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in inputs {
+        if p.is_dir() {
+            let mut stack = vec![p.clone()];
+            let mut found = Vec::new();
+            while let Some(dir) = stack.pop() {
+                let entries =
+                    std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                for e in entries {
+                    let path = e.map_err(|e| format!("{}: {e}", dir.display()))?.path();
+                    if path.is_dir() {
+                        stack.push(path);
+                    } else if path
+                        .extension()
+                        .map(|x| x.to_string_lossy().to_ascii_lowercase())
+                        .is_some_and(|x| EXTENSIONS.contains(&x.as_str()))
+                    {
+                        found.push(path);
+                    }
+                }
+            }
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let opts = Options {
+        profile: args.profile.map(|p| match p {
+            ProfileArg::Dash => Profile::Dash,
+            ProfileArg::Gltf => Profile::Gltf,
+        }),
+        bones: args.bones,
+        progress: None,
+        max_diagnostics: args.max_diagnostics,
+        deny_warnings: args.deny.is_some(),
+        limits: Limits {
+            max_input_bytes: args.max_input_bytes,
+            max_vertices: args.max_vertices,
+            max_bones: args.max_bones,
+            max_sets: args.max_sets,
+        },
+        format: args.input_format,
+    };
+    let files = match expand(&args.inputs) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let style = Style {
+        color: match args.color {
+            ColorArg::Always => true,
+            ColorArg::Never => false,
+            ColorArg::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        },
+    };
+    let progress = std::sync::Arc::new(Progress::new(&files));
+    let mut opts = opts;
+    let hook = progress.clone();
+    opts.progress = Some(std::sync::Arc::new(move |n| hook.update(n)));
+    let mut reports: Vec<FileReport> = Vec::new();
+    let mut stdout = std::io::stdout().lock();
+    for path in &files {
+        let report = if path == Path::new("-") {
+            let mut bytes = Vec::new();
+            let read = std::io::stdin()
+                .take(opts.limits.max_input_bytes.saturating_add(1))
+                .read_to_end(&mut bytes);
+            match read {
+                Ok(_) => dash_validate::validate_bytes("<stdin>", &bytes, &opts),
+                Err(e) => {
+                    eprintln!("error: standard input: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        } else {
+            dash_validate::validate_path(path, &opts)
+        };
+        progress.file_done(path);
+        if args.format == OutputFormat::Human {
+            let text = render::file(&report, style);
+            match progress.bar.get() {
+                Some(bar) => bar.suspend(|| {
+                    let _ = stdout.write_all(text.as_bytes());
+                }),
+                None => {
+                    let _ = stdout.write_all(text.as_bytes());
+                }
+            }
+        }
+        reports.push(report);
+    }
+    progress.clear();
+    let io_failed = reports.iter().any(FileReport::io_failed);
+    let report = Report::new(reports);
+    match args.format {
+        OutputFormat::Json => {
+            let _ = serde_json::to_writer_pretty(&mut stdout, &report);
+            let _ = stdout.write_all(b"\n");
+        }
+        OutputFormat::Human => {
+            if report.summary.files > 1 {
+                let _ = stdout.write_all(render::summary(&report.summary).as_bytes());
+            }
+        }
+    }
+    let _ = stdout.flush();
+    if io_failed {
+        ExitCode::from(2)
+    } else if report.summary.invalid > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// A progress bar on standard error (bytes over all files), shown only on a terminal
+/// and only once a run has taken more than a second.
+struct Progress {
+    bar: std::sync::OnceLock<indicatif::ProgressBar>,
+    start: Instant,
+    total: u64,
+    done_before: std::sync::atomic::AtomicU64,
+}
+
+impl Progress {
+    fn new(files: &[PathBuf]) -> Self {
+        Progress {
+            bar: std::sync::OnceLock::new(),
+            start: Instant::now(),
+            total: files
+                .iter()
+                .filter_map(|p| std::fs::metadata(p).ok())
+                .map(|m| m.len())
+                .sum(),
+            done_before: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Bytes of the current file done.
+    fn update(&self, in_file: u64) {
+        if !std::io::stderr().is_terminal() || self.start.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let bar = self.bar.get_or_init(|| {
+            let b = indicatif::ProgressBar::new(self.total);
+            if let Ok(style) =
+                indicatif::ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg}")
+            {
+                b.set_style(style);
+            }
+            b
+        });
+        let before = self.done_before.load(std::sync::atomic::Ordering::Relaxed);
+        bar.set_position(before + in_file);
+    }
+
+    fn file_done(&self, path: &Path) {
+        let len = std::fs::metadata(path).map_or(0, |m| m.len());
+        self.done_before
+            .fetch_add(len, std::sync::atomic::Ordering::Relaxed);
+        self.update(0);
+    }
+
+    fn clear(&self) {
+        if let Some(b) = self.bar.get() {
+            b.finish_and_clear();
+        }
+    }
+}

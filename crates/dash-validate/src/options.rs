@@ -1,0 +1,106 @@
+//! Validation options.
+
+use dash_core::Limits;
+
+use crate::influences::Profile;
+
+/// What kind of file an input is.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, schemars::JsonSchema, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum InputFormat {
+    /// DashVertex JSON.
+    Json,
+    /// DMX binary container.
+    Dmx,
+    /// Raw 48-byte vertex records.
+    Raw,
+}
+
+impl InputFormat {
+    /// The format a file name implies.
+    pub fn from_path(path: &std::path::Path) -> Option<InputFormat> {
+        match path
+            .extension()?
+            .to_string_lossy()
+            .to_ascii_lowercase()
+            .as_str()
+        {
+            "json" => Some(InputFormat::Json),
+            "dmx" => Some(InputFormat::Dmx),
+            "raw" => Some(InputFormat::Raw),
+            _ => None,
+        }
+    }
+
+    /// Guesses the format from the first bytes and the length.
+    pub fn sniff(head: &[u8], len: u64) -> Option<InputFormat> {
+        match head.iter().find(|b| !b.is_ascii_whitespace()) {
+            Some(b'{' | b'[') => Some(InputFormat::Json),
+            _ => match dash_binary::detect(head, len) {
+                Ok(dash_binary::FileKind::Container) => Some(InputFormat::Dmx),
+                Ok(dash_binary::FileKind::Raw) => Some(InputFormat::Raw),
+                Err(_) => None,
+            },
+        }
+    }
+
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputFormat::Json => "json",
+            InputFormat::Dmx => "dmx",
+            InputFormat::Raw => "raw",
+        }
+    }
+}
+
+/// Called with the number of bytes of the current file checked so far.
+pub type ProgressFn = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
+
+/// How to validate.
+#[derive(Clone)]
+pub struct Options {
+    /// Weight-sum profile; `None` picks `gltf` for glTF files and `dash` otherwise.
+    pub profile: Option<Profile>,
+    /// Number of bones to range-check indices against (overrides the file's skeleton).
+    pub bones: Option<u64>,
+    /// Diagnostics kept per file (all are counted).
+    pub max_diagnostics: usize,
+    /// Treat warnings as errors.
+    pub deny_warnings: bool,
+    /// Decoder limits.
+    pub limits: Limits,
+    /// Force an input format instead of detecting it.
+    pub format: Option<InputFormat>,
+    /// Progress callback for long files.
+    pub progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("profile", &self.profile)
+            .field("bones", &self.bones)
+            .field("max_diagnostics", &self.max_diagnostics)
+            .field("deny_warnings", &self.deny_warnings)
+            .field("limits", &self.limits)
+            .field("format", &self.format)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            profile: None,
+            bones: None,
+            max_diagnostics: 200,
+            deny_warnings: false,
+            limits: Limits::default(),
+            format: None,
+            progress: None,
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Reports: per file and for a whole run, serializable as the stable JSON report whose
+//! schema is `schemas/report.schema.json`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::codes::{Code, Severity};
+use crate::diagnostic::Diagnostic;
+use crate::influences::Profile;
+use crate::options::InputFormat;
+
+/// Counts per severity.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Counts {
+    /// Errors.
+    pub errors: u64,
+    /// Warnings.
+    pub warnings: u64,
+    /// Notes.
+    pub infos: u64,
+}
+
+/// The result of validating one file.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct FileReport {
+    /// The file as named on the command line (`<stdin>` for standard input).
+    pub file: String,
+    /// The detected or forced format, when known.
+    pub format: Option<String>,
+    /// The weight-sum profile applied.
+    pub profile: Profile,
+    /// True when the file has no error (and no warning under `--deny warnings`).
+    pub valid: bool,
+    /// Findings per severity.
+    pub counts: Counts,
+    /// Findings per code (every finding, kept or not).
+    pub codes: BTreeMap<String, u64>,
+    /// True when more findings exist than were kept (`--max-diagnostics`).
+    pub truncated: bool,
+    /// The kept findings, in the order they were found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl FileReport {
+    /// Builds a report from a sink's contents.
+    pub fn new(
+        file: String,
+        format: Option<InputFormat>,
+        profile: Profile,
+        counts_by_code: BTreeMap<Code, u64>,
+        mut diagnostics: Vec<Diagnostic>,
+        deny_warnings: bool,
+    ) -> Self {
+        let escalate = |s: Severity| {
+            if deny_warnings && s == Severity::Warning {
+                Severity::Error
+            } else {
+                s
+            }
+        };
+        for d in &mut diagnostics {
+            d.severity = escalate(d.severity);
+        }
+        let mut counts = Counts::default();
+        for (code, n) in &counts_by_code {
+            match escalate(code.severity()) {
+                Severity::Error => counts.errors += n,
+                Severity::Warning => counts.warnings += n,
+                Severity::Info => counts.infos += n,
+            }
+        }
+        let total: u64 = counts_by_code.values().sum();
+        FileReport {
+            file,
+            format: format.map(|f| f.as_str().to_owned()),
+            profile,
+            valid: counts.errors == 0,
+            counts,
+            codes: counts_by_code
+                .into_iter()
+                .map(|(c, n)| (c.as_str().to_owned(), n))
+                .collect(),
+            truncated: total > diagnostics.len() as u64,
+            diagnostics,
+        }
+    }
+
+    /// True when reading the file failed (exit code 2).
+    pub fn io_failed(&self) -> bool {
+        self.codes.contains_key(Code::IO_ERROR.as_str())
+    }
+}
+
+/// Totals of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Summary {
+    /// Files checked.
+    pub files: u64,
+    /// Files without errors.
+    pub valid: u64,
+    /// Files with errors.
+    pub invalid: u64,
+    /// Findings per severity over all files.
+    pub counts: Counts,
+}
+
+/// The machine-readable report of a run (`--format json`).
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Report {
+    /// Report format version (1).
+    pub version: u32,
+    /// The validator's name and version.
+    pub tool: String,
+    /// One entry per file, in the order checked.
+    pub files: Vec<FileReport>,
+    /// Totals.
+    pub summary: Summary,
+}
+
+impl Report {
+    /// A report over file reports.
+    pub fn new(files: Vec<FileReport>) -> Self {
+        let mut summary = Summary::default();
+        for f in &files {
+            summary.files += 1;
+            if f.valid {
+                summary.valid += 1;
+            } else {
+                summary.invalid += 1;
+            }
+            summary.counts.errors += f.counts.errors;
+            summary.counts.warnings += f.counts.warnings;
+            summary.counts.infos += f.counts.infos;
+        }
+        Report {
+            version: 1,
+            tool: format!("dash-validate {}", env!("CARGO_PKG_VERSION")),
+            files,
+            summary,
+        }
+    }
+}
+
+/// The JSON Schema of [`Report`].
+pub fn schema() -> schemars::Schema {
+    let mut s = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<Report>();
+    s.insert(
+        "$id".into(),
+        serde_json::Value::String("https://dash.invalid/schemas/report.schema.json".into()),
+    );
+    s
+}

@@ -1,0 +1,58 @@
+//! Collects diagnostics: every finding is counted, the first few are kept.
+
+use std::collections::BTreeMap;
+
+use crate::codes::{Code, Severity};
+use crate::diagnostic::Diagnostic;
+
+/// Where checks put their findings.
+#[derive(Debug)]
+pub struct Sink {
+    max: usize,
+    counts: BTreeMap<Code, u64>,
+    kept: Vec<Diagnostic>,
+}
+
+impl Sink {
+    /// A sink that keeps at most `max` diagnostics (all are counted).
+    pub fn new(max: usize) -> Self {
+        Sink {
+            max,
+            counts: BTreeMap::new(),
+            kept: Vec::new(),
+        }
+    }
+
+    /// Records a finding; `make` runs only when the diagnostic is kept.
+    pub fn push(&mut self, code: Code, make: impl FnOnce() -> Diagnostic) {
+        let n = self.counts.entry(code).or_insert(0);
+        *n += 1;
+        if self.kept.len() < self.max {
+            self.kept.push(make());
+        }
+    }
+
+    /// How many findings of `code` so far.
+    pub fn count(&self, code: Code) -> u64 {
+        self.counts.get(&code).copied().unwrap_or(0)
+    }
+
+    /// Findings per severity (default severities).
+    pub fn by_severity(&self, s: Severity) -> u64 {
+        self.counts
+            .iter()
+            .filter(|(c, _)| c.severity() == s)
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// Total findings.
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    /// Splits into the counts per code and the kept diagnostics.
+    pub fn into_parts(self) -> (BTreeMap<Code, u64>, Vec<Diagnostic>) {
+        (self.counts, self.kept)
+    }
+}

@@ -1,0 +1,175 @@
+//! End-to-end tests of the `dash-validate` binary: exit codes, golden human and JSON
+//! output, the report schema. `BLESS=1 cargo test -p dash-validate --test cli` rewrites
+//! the golden files.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dash-validate"))
+        .current_dir(repo())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        actual, expected,
+        "golden file tests/golden/{name} differs; rerun with BLESS=1 to accept"
+    );
+}
+
+#[test]
+fn exit_codes() {
+    assert_eq!(run(&["examples/rig.json"]).status.code(), Some(0));
+    assert_eq!(
+        run(&["examples/rig.dmx", "examples/rig.json"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        run(&["spec/vectors/validate/weight-negative.json"])
+            .status
+            .code(),
+        Some(1)
+    );
+    assert_eq!(run(&["no/such/file.dmx"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["examples/rig.json", "no/such/file.dmx"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["--profile", "sideways", "examples/rig.json"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(run(&[]).status.code(), Some(2));
+    // Warnings pass unless denied.
+    let f = "spec/vectors/validate/padding-bone.json";
+    assert_eq!(run(&[f]).status.code(), Some(0));
+    assert_eq!(run(&["--deny", "warnings", f]).status.code(), Some(1));
+}
+
+#[test]
+fn human_output_golden() {
+    let o = run(&[
+        "--color",
+        "never",
+        "spec/vectors/validate/weight-negative.json",
+        "spec/vectors/validate/weight-non-finite.dmx",
+        "spec/vectors/validate/multiset-binary.dmx",
+        "spec/vectors/json/invalid-unequal-lengths.json",
+        "spec/vectors/binary/invalid-overlap.dmx",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    golden("human.txt", &String::from_utf8(o.stdout).unwrap());
+    let o = run(&[
+        "--color",
+        "never",
+        "--profile",
+        "gltf",
+        "spec/vectors/validate/weight-sum.json",
+    ]);
+    golden("human-gltf.txt", &String::from_utf8(o.stdout).unwrap());
+}
+
+#[test]
+fn json_output_golden_and_valid_against_its_schema() {
+    let o = run(&[
+        "--format",
+        "json",
+        "--max-diagnostics",
+        "2",
+        "spec/vectors/validate/bone-duplicate.json",
+        "spec/vectors/validate/vertex-index.dmx",
+        "examples/rig.json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8(o.stdout).unwrap();
+    golden("report.json", &text);
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["files"][0]["truncated"], true);
+    assert_eq!(report["files"][0]["codes"]["BONE_DUPLICATE"], 3);
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("schemas/report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
+fn directories_are_searched_recursively_and_stdin_works() {
+    let o = run(&["--format", "json", "spec/vectors/validate"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let files: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert!(files.len() >= 25, "{files:?}");
+    let mut sorted = files.clone();
+    sorted.sort();
+    assert_eq!(files, sorted, "deterministic order");
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
+        .current_dir(repo())
+        .args(["-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(repo().join("spec/vectors/validate/vertex-index.dmx")).unwrap())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.starts_with("<stdin>:0xA0: error[VERTEX_INDEX]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let o = run(&["spec/vectors/validate/padding-bone.json"]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains('\x1b'));
+    let o = run(&[
+        "--color",
+        "always",
+        "spec/vectors/validate/padding-bone.json",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\x1b[1;33mwarning"));
+}

@@ -1,0 +1,138 @@
+//! The conformance vectors: each produces exactly the diagnostics the manifest lists, and
+//! every rule has at least one vector.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use dash_core::Limits;
+use dash_validate::{Code, Options, Profile};
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn options(v: &Value) -> Options {
+    let o = &v["options"];
+    Options {
+        profile: match o["profile"].as_str() {
+            Some("gltf") => Some(Profile::Gltf),
+            Some("dash") => Some(Profile::Dash),
+            _ => None,
+        },
+        bones: o["bones"].as_u64(),
+        max_diagnostics: 1000,
+        deny_warnings: o["deny"].as_str() == Some("warnings"),
+        limits: Limits {
+            max_vertices: o["max_vertices"]
+                .as_u64()
+                .unwrap_or(Limits::default().max_vertices),
+            ..Limits::default()
+        },
+        ..Options::default()
+    }
+}
+
+fn manifest() -> Vec<Value> {
+    let text = std::fs::read_to_string(repo().join("spec/vectors/manifest.json")).unwrap();
+    let m: Value = serde_json::from_str(&text).unwrap();
+    m["vectors"].as_array().unwrap().clone()
+}
+
+/// Rules without a vector, and why.
+const NO_VECTOR: &[(Code, &str)] = &[(
+    Code::IO_ERROR,
+    "a missing file cannot be a vector; see cli.rs",
+)];
+
+#[test]
+fn vectors_produce_exactly_the_listed_diagnostics() {
+    let mut covered = BTreeSet::new();
+    for v in manifest() {
+        let file = v["file"].as_str().unwrap();
+        let path = repo().join("spec/vectors").join(file);
+        let opts = options(&v);
+        let report = dash_validate::validate_path(&path, &opts);
+        let got: Vec<Value> = report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let mut o = serde_json::to_value(&d.location).unwrap();
+                o.as_object_mut()
+                    .unwrap()
+                    .insert("code".into(), Value::String(d.code.as_str().into()));
+                o
+            })
+            .collect();
+        let want = v["diagnostics"].as_array().unwrap();
+        assert_eq!(&got, want, "{file}");
+        // The in-memory path agrees with the streaming path.
+        let bytes = std::fs::read(&path).unwrap();
+        let mem = dash_validate::validate_bytes(&path.display().to_string(), &bytes, &opts);
+        assert_eq!(
+            mem, report,
+            "{file}: in-memory and streaming results differ"
+        );
+        for d in &report.diagnostics {
+            covered.insert(d.code);
+        }
+    }
+    for code in Code::ALL {
+        if NO_VECTOR.iter().any(|(c, _)| c == code) {
+            continue;
+        }
+        assert!(
+            covered.contains(code),
+            "rule {} has no vector",
+            code.as_str()
+        );
+    }
+}
+
+#[test]
+fn clean_vectors_have_no_diagnostics() {
+    for file in [
+        "json/document-full.json",
+        "json/vertex-unskinned.json",
+        "binary/valid-skinned.dmx",
+        "binary/valid-unskinned-compact.dmx",
+        "binary/valid-raw-empty.raw",
+    ] {
+        let r = dash_validate::validate_path(
+            &repo().join("spec/vectors").join(file),
+            &Options::default(),
+        );
+        assert!(
+            r.valid && r.diagnostics.is_empty(),
+            "{file}: {:?}",
+            r.diagnostics
+        );
+        let r = dash_validate::validate_path(
+            &repo().join("spec/vectors").join(file),
+            &Options {
+                profile: Some(Profile::Gltf),
+                deny_warnings: true,
+                ..Options::default()
+            },
+        );
+        assert!(
+            r.valid,
+            "{file} under the gltf profile: {:?}",
+            r.diagnostics
+        );
+    }
+    for example in ["examples/rig.json", "examples/rig.dmx"] {
+        let r = dash_validate::validate_path(&repo().join(example), &Options::default());
+        assert!(
+            r.valid && r.diagnostics.is_empty(),
+            "{example}: {:?}",
+            r.diagnostics
+        );
+    }
+}

@@ -15,10 +15,10 @@ manifest_path = os.path.join(here, "manifest.json")
 m = json.load(open(manifest_path))
 known = {v["file"] for v in m["vectors"]}
 # New validation vectors get an entry; their options are set by hand afterwards.
-for sub in ("validate",):
+for sub in ("validate", "gltf"):
     for name in sorted(os.listdir(os.path.join(here, sub))):
         f = f"{sub}/{name}"
-        if f not in known and not name.endswith(".py"):
+        if f not in known and not name.endswith(".py") and not name.endswith(".bin"):
             m["vectors"].append({"file": f, "spec": [], "decode": "ok"})
 for v in m["vectors"]:
     args = [tool, "--format", "json", "--max-diagnostics", "1000"]

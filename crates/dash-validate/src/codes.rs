@@ -134,17 +134,59 @@ codes! {
     /// A bone name is empty, longer than 31 bytes, or contains NUL.
     BONE_NAME_INVALID = Error, "dashvertex.md §7 [S1]", "", "";
     /// Two bones have the same name.
-    BONE_NAME_DUPLICATE = Error, "dashvertex.md §7 [S1]", "DUPLICATE_ELEMENTS", "names are the stable identity of bones";
+    BONE_NAME_DUPLICATE = Error, "dashvertex.md §7 [S1]", "", "names are the stable identity of bones";
     /// A bone's parent index is beyond the skeleton.
     BONE_PARENT_RANGE = Error, "dashvertex.md §7 [S2]", "", "";
     /// A bone's parent does not come before it.
     BONE_PARENT_ORDER = Error, "dashvertex.md §7 [S2]", "", "order bones parents first";
     /// Bone 0 has a parent, or another bone has none: not exactly one root.
-    BONE_ROOT = Error, "dashvertex.md §7 [S2]", "SKIN_NO_COMMON_ROOT", "";
+    BONE_ROOT = Error, "dashvertex.md §7 [S2]", "", "";
     /// A bone record's `index` is not its position.
     BONE_RECORD_INDEX = Error, "dashvertex.md §9 [X1]", "", "";
     /// A bone transform has a NaN or infinite component.
     BONE_TRANSFORM_NON_FINITE = Error, "dashvertex.md §7", "", "";
+    /// The GLB container is damaged.
+    GLTF_GLB = Error, "validation.md §6", "GLB_INVALID_MAGIC, GLB_LENGTH_MISMATCH, GLB_UNEXPECTED_FIRST_CHUNK", "";
+    /// The glTF JSON is not JSON, or a member has the wrong type.
+    GLTF_JSON = Error, "validation.md §6", "INVALID_JSON, TYPE_MISMATCH", "";
+    /// A buffer's data is unavailable or shorter than its byteLength.
+    GLTF_BUFFER = Error, "validation.md §6", "IO_ERROR, BUFFER_EXTERNAL_BYTELENGTH_MISMATCH", "";
+    /// An influence accessor's data cannot be read (missing buffer view, out of range).
+    GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, BUFFER_VIEW_TOO_LONG, UNRESOLVED_REFERENCE", "";
+    /// An influence accessor is not 4-byte aligned.
+    GLTF_ACCESSOR_ALIGNMENT = Error, "validation.md §6", "MESH_PRIMITIVE_ACCESSOR_UNALIGNED", "";
+    /// JOINTS_n is not VEC4 of unsigned byte or unsigned short.
+    GLTF_JOINTS_FORMAT = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT", "JOINTS_n must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT";
+    /// WEIGHTS_n is not VEC4 float, normalized unsigned byte or normalized unsigned short.
+    GLTF_WEIGHTS_FORMAT = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT, ACCESSOR_NORMALIZED_INVALID", "WEIGHTS_n must be VEC4 FLOAT, or normalized UNSIGNED_BYTE / UNSIGNED_SHORT";
+    /// JOINTS_n and WEIGHTS_n sets are not paired.
+    GLTF_SET_MISMATCH = Error, "validation.md §6", "MESH_PRIMITIVE_JOINTS_WEIGHTS_MISMATCH", "";
+    /// JOINTS_n / WEIGHTS_n do not start at 0, have gaps, or are malformed.
+    GLTF_SET_CONTINUITY = Error, "validation.md §6", "MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_INVALID_ATTRIBUTE", "";
+    /// The attribute accessors of a primitive have different counts.
+    GLTF_COUNT_MISMATCH = Error, "validation.md §6", "MESH_PRIMITIVE_UNEQUAL_ACCESSOR_COUNT", "";
+    /// A node instantiates a mesh that has joints, without a skin.
+    GLTF_MESH_UNSKINNED = Warning, "validation.md §6", "NODE_SKINNED_MESH_WITHOUT_SKIN", "give the node a skin, or drop the JOINTS/WEIGHTS attributes";
+    /// A node has a skin but its mesh has no joints.
+    GLTF_SKIN_WITHOUT_JOINTS = Error, "validation.md §6", "NODE_SKIN_WITH_NON_SKINNED_MESH", "";
+    /// A node has a skin but no mesh.
+    GLTF_SKIN_WITHOUT_MESH = Error, "validation.md §6", "UNSATISFIED_DEPENDENCY", "";
+    /// skin.joints is empty, repeats a node, or names a missing node.
+    GLTF_SKIN_JOINTS = Error, "validation.md §6", "EMPTY_ENTITY, DUPLICATE_ELEMENTS, UNRESOLVED_REFERENCE", "";
+    /// The joints of a skin have no common root.
+    GLTF_SKIN_ROOT = Error, "validation.md §6", "SKIN_NO_COMMON_ROOT", "";
+    /// skin.skeleton is not a common root of the joints.
+    GLTF_SKIN_SKELETON = Error, "validation.md §6", "SKIN_SKELETON_INVALID", "";
+    /// The inverse bind matrices are not MAT4 float, or their view has a byteStride.
+    GLTF_IBM_FORMAT = Error, "validation.md §6", "SKIN_IBM_INVALID_FORMAT, SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE", "";
+    /// Fewer inverse bind matrices than joints.
+    GLTF_IBM_COUNT = Error, "validation.md §6", "INVALID_IBM_ACCESSOR_COUNT", "";
+    /// An inverse bind matrix's fourth row is not exactly (0, 0, 0, 1).
+    GLTF_IBM_ROW = Error, "validation.md §6", "ACCESSOR_INVALID_IBM", "";
+    /// An inverse bind matrix has a NaN or infinite element.
+    GLTF_IBM_NON_FINITE = Error, "validation.md §6", "ACCESSOR_INVALID_FLOAT", "";
+    /// An inverse bind matrix is singular (cannot be inverted).
+    GLTF_IBM_SINGULAR = Warning, "validation.md §6", "", "a singular matrix collapses the joint's vertices";
 }
 
 impl serde::Serialize for Code {

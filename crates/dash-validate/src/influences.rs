@@ -359,14 +359,14 @@ impl Checker {
                 if let Some((m, total)) = ints.filter(|&(m, t)| t != u64::from(m)) {
                     sink.push(Code::UNORM_SUM, || {
                         let (by, word) = if total < u64::from(m) {
-                            (u64::from(m) - total, "short")
+                            (u64::from(m) - total, "short of")
                         } else {
                             (total - u64::from(m), "over")
                         };
                         Diagnostic::new(
                             Code::UNORM_SUM,
                             format!(
-                                "vertex {v}: normalized weights sum to {total}, {by} {word} of {m}"
+                                "vertex {v}: normalized weights sum to {total}, {by} {word} {m}"
                             ),
                             loc.weights(v),
                         )

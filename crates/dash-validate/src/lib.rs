@@ -33,7 +33,7 @@ pub use options::{InputFormat, Options};
 pub use report::{Counts, FileReport, Report, Summary, schema};
 
 use std::io::{Cursor, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sink::Sink;
 
@@ -65,14 +65,56 @@ fn finish(
     )
 }
 
-/// Validates a file held in memory.
+/// A JSON text with an `asset` member is glTF, not DashVertex.
+fn refine(format: Option<InputFormat>, explicit: bool, bytes: &[u8]) -> Option<InputFormat> {
+    match format {
+        Some(InputFormat::Json) if !explicit => {
+            let gltf = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(bytes)
+                .is_ok_and(|m| m.contains_key("asset"));
+            Some(if gltf {
+                InputFormat::Gltf
+            } else {
+                InputFormat::Json
+            })
+        }
+        f => f,
+    }
+}
+
+/// The resolver for a glTF file's external buffers: its directory, when it has one.
+fn resolver(name: &str, opts: &Options) -> Box<dyn dash_gltf::Resolver> {
+    match Path::new(name).parent() {
+        Some(dir) if dir.as_os_str().is_empty() || dir.is_dir() => {
+            Box::new(dash_gltf::FsResolver {
+                base: if dir.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    dir.to_path_buf()
+                },
+                max_bytes: opts.limits.max_input_bytes,
+            })
+        }
+        _ => Box::new(dash_gltf::NoFiles),
+    }
+}
+
+/// Validates a file held in memory. A glTF file's external buffers are read from the
+/// directory `name` is in.
 pub fn validate_bytes(name: &str, bytes: &[u8], opts: &Options) -> FileReport {
     let mut sink = Sink::new(opts.max_diagnostics);
-    let format = opts
+    let by_name = opts
         .format
-        .or_else(|| InputFormat::from_path(Path::new(name)))
-        .or_else(|| InputFormat::sniff(bytes, bytes.len() as u64));
+        .or_else(|| InputFormat::from_path(Path::new(name)));
+    let format = refine(
+        by_name.or_else(|| InputFormat::sniff(bytes, bytes.len() as u64)),
+        by_name.is_some(),
+        bytes,
+    );
     let profile = match format {
+        Some(InputFormat::Gltf | InputFormat::Glb) => {
+            let r = resolver(name, opts);
+            inputs::gltf::validate(bytes, r.as_ref(), opts, &mut sink)
+        }
         Some(InputFormat::Json) => inputs::json::validate(bytes, opts, &mut sink),
         Some(f @ (InputFormat::Dmx | InputFormat::Raw)) => {
             let len = bytes.len() as u64;
@@ -118,11 +160,34 @@ pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
     if let Err(e) = (&mut file).take(64).read_to_end(&mut head) {
         return io_fail(e, sink);
     }
-    let format = opts
-        .format
-        .or_else(|| InputFormat::from_path(path))
-        .or_else(|| InputFormat::sniff(&head, len));
+    let by_name = opts.format.or_else(|| InputFormat::from_path(path));
+    let mut format = by_name.or_else(|| InputFormat::sniff(&head, len));
+    if format == Some(InputFormat::Json)
+        && by_name.is_none()
+        && opts.limits.check_input(len).is_ok()
+    {
+        match std::fs::read(path) {
+            Ok(bytes) => format = refine(format, false, &bytes),
+            Err(e) => return io_fail(e, sink),
+        }
+    }
     let profile = match format {
+        Some(InputFormat::Gltf | InputFormat::Glb) => {
+            if let Err(e) = opts.limits.check_input(len) {
+                sink.push(Code::LIMIT_EXCEEDED, || {
+                    Diagnostic::new(Code::LIMIT_EXCEEDED, e.to_string(), Location::default())
+                });
+                opts.profile.unwrap_or(Profile::Gltf)
+            } else {
+                match std::fs::read(path) {
+                    Ok(bytes) => {
+                        let r = resolver(&name, opts);
+                        inputs::gltf::validate(&bytes, r.as_ref(), opts, &mut sink)
+                    }
+                    Err(e) => return io_fail(e, sink),
+                }
+            }
+        }
         Some(InputFormat::Json) => {
             if let Err(e) = opts.limits.check_input(len) {
                 sink.push(Code::LIMIT_EXCEEDED, || {

@@ -81,7 +81,7 @@ enum ColorArg {
     Never,
 }
 
-const EXTENSIONS: &[&str] = &["json", "dmx", "raw"];
+const EXTENSIONS: &[&str] = &["json", "dmx", "raw", "gltf", "glb"];
 
 /// Expands directories (recursively, sorted) into the files they hold.
 fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {

@@ -16,6 +16,10 @@ pub enum InputFormat {
     Dmx,
     /// Raw 48-byte vertex records.
     Raw,
+    /// glTF 2.0 JSON (`.gltf`).
+    Gltf,
+    /// glTF 2.0 binary container (`.glb`).
+    Glb,
 }
 
 impl InputFormat {
@@ -30,12 +34,17 @@ impl InputFormat {
             "json" => Some(InputFormat::Json),
             "dmx" => Some(InputFormat::Dmx),
             "raw" => Some(InputFormat::Raw),
+            "gltf" => Some(InputFormat::Gltf),
+            "glb" => Some(InputFormat::Glb),
             _ => None,
         }
     }
 
     /// Guesses the format from the first bytes and the length.
     pub fn sniff(head: &[u8], len: u64) -> Option<InputFormat> {
+        if dash_gltf::glb::is_glb(head) {
+            return Some(InputFormat::Glb);
+        }
         match head.iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'{' | b'[') => Some(InputFormat::Json),
             _ => match dash_binary::detect(head, len) {
@@ -52,6 +61,8 @@ impl InputFormat {
             InputFormat::Json => "json",
             InputFormat::Dmx => "dmx",
             InputFormat::Raw => "raw",
+            InputFormat::Gltf => "gltf",
+            InputFormat::Glb => "glb",
         }
     }
 }

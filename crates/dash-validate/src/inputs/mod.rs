@@ -2,4 +2,5 @@
 //! rules with locations of its own kind.
 
 pub mod binary;
+pub mod gltf;
 pub mod json;

@@ -1,0 +1,130 @@
+//! The GLB container: a 12-byte header, a JSON chunk and an optional BIN chunk.
+
+use crate::error::LoadError;
+
+/// `glTF`.
+pub const MAGIC: [u8; 4] = *b"glTF";
+/// Chunk type of the JSON chunk.
+pub const JSON: u32 = 0x4E4F_534A;
+/// Chunk type of the BIN chunk.
+pub const BIN: u32 = 0x004E_4942;
+
+/// The chunks of a GLB file.
+#[derive(Debug)]
+pub struct Chunks<'a> {
+    /// The JSON text bytes.
+    pub json: &'a [u8],
+    /// Offset of the JSON text in the file.
+    pub json_offset: u64,
+    /// The BIN chunk, if any.
+    pub bin: Option<&'a [u8]>,
+    /// Offset of the BIN data in the file.
+    pub bin_offset: u64,
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 4)
+        .and_then(|s| s.try_into().ok())
+        .map(u32::from_le_bytes)
+}
+
+fn err(offset: u64, message: impl Into<String>) -> LoadError {
+    LoadError::Glb {
+        offset,
+        message: message.into(),
+    }
+}
+
+/// True when the bytes start with the GLB magic.
+pub fn is_glb(bytes: &[u8]) -> bool {
+    bytes.starts_with(&MAGIC)
+}
+
+/// Splits a GLB file into its chunks.
+pub fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
+    if bytes.len() < 12 {
+        return Err(err(
+            bytes.len() as u64,
+            "file shorter than the 12-byte GLB header",
+        ));
+    }
+    if !is_glb(bytes) {
+        return Err(err(0, "magic is not \"glTF\""));
+    }
+    let version = u32_at(bytes, 4).unwrap_or(0);
+    if version != 2 {
+        return Err(err(4, format!("unsupported GLB version {version}")));
+    }
+    let length = u64::from(u32_at(bytes, 8).unwrap_or(0));
+    if length > bytes.len() as u64 {
+        return Err(err(
+            8,
+            format!(
+                "header length {length} exceeds the file's {} bytes",
+                bytes.len()
+            ),
+        ));
+    }
+    let end = length as usize;
+    let mut pos = 12usize;
+    let mut json = None;
+    let mut bin = None;
+    let mut index = 0;
+    while pos < end {
+        let (Some(len), Some(kind)) = (u32_at(bytes, pos), u32_at(bytes, pos + 4)) else {
+            return Err(err(pos as u64, "truncated chunk header"));
+        };
+        let data_start = pos + 8;
+        let data_end = data_start
+            .checked_add(len as usize)
+            .filter(|&e| e <= end)
+            .ok_or_else(|| {
+                err(
+                    pos as u64,
+                    format!("chunk of {len} bytes runs past the end"),
+                )
+            })?;
+        let data = bytes.get(data_start..data_end).unwrap_or_default();
+        match (index, kind) {
+            (0, JSON) => json = Some((data, data_start as u64)),
+            (0, _) => return Err(err(pos as u64 + 4, "the first chunk is not JSON")),
+            (1, BIN) => bin = Some((data, data_start as u64)),
+            _ => {} // Unknown chunks are ignored, as the specification asks.
+        }
+        index += 1;
+        pos = data_end + (4 - data_end % 4) % 4;
+    }
+    let Some((json, json_offset)) = json else {
+        return Err(err(12, "no JSON chunk"));
+    };
+    Ok(Chunks {
+        json,
+        json_offset,
+        bin: bin.map(|b| b.0),
+        bin_offset: bin.map_or(0, |b| b.1),
+    })
+}
+
+/// Builds a GLB file from a JSON text and binary data (each chunk padded to 4 bytes,
+/// JSON with spaces and BIN with zeros).
+pub fn build(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
+    let pad = |n: usize| (4 - n % 4) % 4;
+    let json_len = json.len() + pad(json.len());
+    let bin_len = bin.map_or(0, |b| b.len() + pad(b.len()));
+    let total = 12 + 8 + json_len + if bin.is_some() { 8 + bin_len } else { 0 };
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json_len as u32).to_le_bytes());
+    out.extend_from_slice(&JSON.to_le_bytes());
+    out.extend_from_slice(json);
+    out.resize(out.len() + pad(json.len()), b' ');
+    if let Some(b) = bin {
+        out.extend_from_slice(&(bin_len as u32).to_le_bytes());
+        out.extend_from_slice(&BIN.to_le_bytes());
+        out.extend_from_slice(b);
+        out.resize(out.len() + pad(b.len()), 0);
+    }
+    out
+}

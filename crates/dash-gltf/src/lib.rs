@@ -1,0 +1,22 @@
+//! The glTF 2.0 bridge.
+//!
+//! - [`load`] reads `.gltf` (external or embedded buffers) and `.glb` files into a
+//!   [`Gltf`]: the JSON value (for writing back), lenient typed views ([`spec`]) and the
+//!   buffers. Nothing here panics on bad input; the `gltf` crate's `read_joints` is not
+//!   used because it panics on FLOAT joints.
+//! - [`accessor::read`] decodes any accessor with every range checked.
+//! - [`skinning`] finds influence sets, node hierarchy and skins.
+//! - [`import`] turns influence sets, skin joints and per-bone `_NAME` attributes into
+//!   the dash model; [`export`] writes influence sets back into a copy of the file.
+
+pub mod accessor;
+mod error;
+pub mod export;
+pub mod glb;
+pub mod import;
+mod load;
+pub mod skinning;
+pub mod spec;
+
+pub use error::{AccessorError, LoadError};
+pub use load::{Container, FsResolver, Gltf, NoFiles, Resolver, load, load_path};

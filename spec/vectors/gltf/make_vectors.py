@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Builds the glTF validation vectors: small .gltf files with embedded buffers (and one
+.glb), each breaking one skinning rule. Run from this folder: `python3 make_vectors.py`.
+
+Every file is otherwise a clean glTF 2.0 asset, so that the official Khronos validator
+reports only the skinning problem under test (see the oracle test in dash-validate).
+"""
+import base64, json, math, struct
+
+def f32(*v): return struct.pack(f"<{len(v)}f", *v)
+
+class Asset:
+    def __init__(self):
+        self.bin = bytearray()
+        self.views = []
+        self.accessors = []
+
+    def view(self, data, target=None):
+        while len(self.bin) % 4: self.bin.append(0)
+        v = {"buffer": 0, "byteOffset": len(self.bin), "byteLength": len(data)}
+        if target: v["target"] = target
+        self.bin += data
+        self.views.append(v)
+        return len(self.views) - 1
+
+    def accessor(self, data, ctype, kind, count, normalized=False, target=34962, minmax=None, view=True):
+        a = {"componentType": ctype, "count": count, "type": kind}
+        if view:
+            a["bufferView"] = self.view(data, target)
+        if normalized: a["normalized"] = True
+        if minmax: a["min"], a["max"] = minmax
+        self.accessors.append(a)
+        return len(self.accessors) - 1
+
+def ident():
+    return [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]
+
+def skinned(joints, weights, nverts=None, jtype=5121, wtype=5126, wnorm=False, nj=2, sets=1,
+            ibm=None, ibm_type="MAT4", ibm_ctype=5126, ibm_count=None, joint_nodes=None,
+            skin_on_node=True, extra_attrs=None, skeleton=None, tweak=None):
+    """joints/weights: per set, a flat list of 4 values per vertex."""
+    a = Asset()
+    n = nverts if nverts is not None else len(weights[0]) // 4
+    pos = [(float(i), float(i % 2), 0.0) for i in range(n)]
+    flat = [c for p in pos for c in p]
+    attrs = {"POSITION": a.accessor(f32(*flat), 5126, "VEC3", n,
+             minmax=([min(p[i] for p in pos) for i in range(3)], [max(p[i] for p in pos) for i in range(3)]))}
+    jfmt = {5121: "B", 5123: "H", 5126: "f"}
+    wfmt = {5126: "f", 5121: "B", 5123: "H"}
+    for s in range(sets):
+        j = joints[s]; w = weights[s]
+        attrs[f"JOINTS_{s}"] = a.accessor(struct.pack(f"<{len(j)}{jfmt[jtype]}", *j), jtype, "VEC4", len(j) // 4)
+        attrs[f"WEIGHTS_{s}"] = a.accessor(struct.pack(f"<{len(w)}{wfmt[wtype]}", *w), wtype, "VEC4", len(w) // 4, normalized=wnorm)
+    if extra_attrs:
+        extra_attrs(a, attrs)
+    mats = ibm if ibm is not None else [v for _ in range(nj) for v in ident()]
+    ibm_acc = a.accessor(f32(*mats), ibm_ctype, ibm_type, ibm_count if ibm_count is not None else len(mats) // 16, target=None)
+    jn = joint_nodes if joint_nodes is not None else list(range(1, nj + 1))
+    nodes = [{"name": "mesh", "mesh": 0}]
+    if skin_on_node: nodes[0]["skin"] = 0
+    chain = []
+    for i in range(nj):
+        node = {"name": f"joint{i}"}
+        if i > 0: node["translation"] = [0.0, 1.0, 0.0]
+        nodes.append(node)
+        chain.append(len(nodes) - 1)
+    for i in range(nj - 1):
+        nodes[chain[i]]["children"] = [chain[i + 1]]
+    skin = {"joints": jn, "inverseBindMatrices": ibm_acc}
+    if skeleton is not None: skin["skeleton"] = skeleton
+    doc = {
+        "asset": {"version": "2.0", "generator": "dash spec/vectors/gltf/make_vectors.py"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, chain[0]]}],
+        "nodes": nodes,
+        "meshes": [{"primitives": [{"attributes": attrs}]}],
+        "skins": [skin],
+        "accessors": a.accessors,
+        "bufferViews": a.views,
+        "buffers": [{"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}],
+    }
+    if tweak: tweak(doc, a)
+    return doc
+
+def write(name, doc):
+    with open(name, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+J = lambda *v: list(v)
+# 3 vertices, 2 joints, one set.
+OKJ = [J(0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0)]
+OKW = [J(1, 0, 0, 0, 0.5, 0.5, 0, 0, 1, 0, 0, 0)]
+
+write("valid-minimal.gltf", skinned(OKJ, OKW))
+write("joints-out-of-range.gltf", skinned([J(0, 0, 0, 0, 0, 2, 0, 0, 1, 5, 0, 0)], OKW))
+write("joints-duplicate.gltf", skinned([J(0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0)], OKW))
+write("joints-used-zero-weight.gltf", skinned([J(0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0)], OKW))
+write("weights-negative.gltf", skinned(OKJ, [J(1, 0, 0, 0, 1.5, -0.5, 0, 0, 1, 0, 0, 0)]))
+write("weights-non-normalized.gltf", skinned(OKJ, [J(0.9, 0, 0, 0, 0.5, 0.5000005, 0, 0, 0, 0, 0, 0)]))
+write("weights-unorm8-sum.gltf", skinned(OKJ, [J(255, 0, 0, 0, 127, 127, 0, 0, 128, 128, 0, 0)], wtype=5121, wnorm=True))
+write("weights-unorm16-sum.gltf", skinned(OKJ, [J(65535, 0, 0, 0, 32767, 32767, 0, 0, 65535, 0, 0, 0)], wtype=5123, wnorm=True))
+write("weights-unorm8-valid.gltf", skinned([J(0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0)], [J(255, 0, 0, 0, 128, 127, 0, 0, 85, 170, 0, 0)], wtype=5121, wnorm=True))
+write("weights-unorm8-not-normalized.gltf", skinned(OKJ, [J(255, 0, 0, 0, 128, 127, 0, 0, 255, 0, 0, 0)], wtype=5121, wnorm=False))
+write("weights-nan.gltf", skinned(OKJ, [J(1, 0, 0, 0, math.nan, 0.5, 0, 0, 1, 0, 0, 0)]))
+write("weights-infinite.gltf", skinned(OKJ, [J(1, 0, 0, 0, math.inf, 0, 0, 0, 1, 0, 0, 0)]))
+write("weights-all-zero.gltf", skinned(OKJ, [J(1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0)]))
+write("joints-float.gltf", skinned([J(0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0)], OKW, jtype=5126))
+# Two sets: 8 influences of 0.125, all bones distinct.
+# Three identical vertices (a whole triangle).
+T = lambda s: [v for _ in range(3) for v in s]
+J8 = [T(J(0, 1, 2, 3)), T(J(4, 5, 6, 7))]
+W8 = [T(J(0.125, 0.125, 0.125, 0.125)), T(J(0.125, 0.125, 0.125, 0.125))]
+write("multiset-valid.gltf", skinned(J8, W8, nj=8, sets=2))
+write("multiset-duplicate-across-sets.gltf", skinned([T(J(0, 1, 2, 3)), J(3, 5, 6, 7) + T(J(4, 5, 6, 7))[4:]], W8, nj=8, sets=2))
+write("multiset-set-order.gltf", skinned([T(J(0, 1, 2, 3)), J(4, 0, 0, 0) + T(J(4, 5, 6, 7))[4:]], [T(J(0.3, 0.2, 0.1, 0.1)), J(0.3, 0, 0, 0) + T(J(0.1, 0.1, 0.05, 0.05))[4:]], nj=8, sets=2))
+write("multiset-set-gap.gltf", skinned([J(0, 0, 0, 0) + T(J(0, 1, 2, 3))[4:], J(1, 0, 0, 0) + T(J(4, 5, 6, 7))[4:]], [J(0.5, 0, 0, 0) + W8[0][4:], J(0.5, 0, 0, 0) + W8[1][4:]], nj=8, sets=2))
+write("multiset-trailing-zero.gltf", skinned([T(J(0, 1, 0, 0)), T(J(0, 0, 0, 0))], [T(J(0.5, 0.5, 0, 0)), T(J(0, 0, 0, 0))], nj=8, sets=2))
+def drop_weights1(doc, a):
+    del doc["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_1"]
+write("set-mismatch.gltf", skinned(J8, W8, nj=8, sets=2, tweak=drop_weights1))
+def rename_set(doc, a):
+    at = doc["meshes"][0]["primitives"][0]["attributes"]
+    at["JOINTS_2"] = at.pop("JOINTS_1"); at["WEIGHTS_2"] = at.pop("WEIGHTS_1")
+write("set-continuity.gltf", skinned(J8, W8, nj=8, sets=2, tweak=rename_set))
+def short_weights(doc, a):
+    acc = doc["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"]
+    doc["accessors"][acc]["count"] = 2
+write("count-mismatch.gltf", skinned(OKJ, OKW, tweak=short_weights))
+def no_view(doc, a):
+    acc = doc["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"]
+    del doc["accessors"][acc]["bufferView"]
+write("accessor-without-buffer-view.gltf", skinned(OKJ, OKW, tweak=no_view))
+write("ibm-count.gltf", skinned(OKJ, OKW, ibm=ident(), nj=2))
+bad_row = ident(); bad_row[15] = 1.0000001
+write("ibm-fourth-row.gltf", skinned(OKJ, OKW, ibm=ident() + bad_row))
+nan_ibm = ident(); nan_ibm[0] = math.nan
+write("ibm-non-finite.gltf", skinned(OKJ, OKW, ibm=ident() + nan_ibm))
+singular = ident(); singular[0] = 0.0
+write("ibm-singular.gltf", skinned(OKJ, OKW, ibm=ident() + singular))
+write("ibm-format.gltf", skinned(OKJ, OKW, ibm=[1.0] * 8, ibm_type="VEC4", ibm_count=2))
+def split_roots(doc, a):
+    # Joints 1 and 2 become two unrelated roots.
+    doc["nodes"][1].pop("children", None)
+    doc["scenes"][0]["nodes"] = [0, 1, 2]
+write("skin-no-common-root.gltf", skinned(OKJ, OKW, tweak=split_roots))
+write("skin-skeleton-invalid.gltf", skinned(OKJ, OKW, skeleton=2))
+def dup_joint(doc, a):
+    doc["skins"][0]["joints"] = [1, 1]
+write("skin-duplicate-joints.gltf", skinned(OKJ, OKW, tweak=dup_joint))
+# A mesh whose only node has no skin, holding bad data the official validator never reads.
+write("mesh-without-skin.gltf", skinned([J(0, 0, 0, 0, 9, 1, 0, 0, 1, 0, 0, 0)], [J(1, 0, 0, 0, 2, -1, 0, 0, 1, 0, 0, 0)], skin_on_node=False))
+def unskinned_mesh(doc, a):
+    at = doc["meshes"][0]["primitives"][0]["attributes"]
+    del at["JOINTS_0"]; del at["WEIGHTS_0"]
+write("skin-on-mesh-without-joints.gltf", skinned(OKJ, OKW, tweak=unskinned_mesh))
+def unaligned(doc, a):
+    # Give JOINTS_0 an accessor byteOffset of 2 inside its (aligned) view, values unchanged;
+    # later views move by 4 and stay aligned.
+    acc = doc["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"]
+    v = doc["accessors"][acc]["bufferView"]
+    data = bytearray(base64.b64decode(doc["buffers"][0]["uri"].split(",", 1)[1]))
+    start = doc["bufferViews"][v]["byteOffset"]
+    end = start + doc["bufferViews"][v]["byteLength"]
+    data[end:end] = b"\0\0"
+    data[start:start] = b"\0\0"
+    doc["accessors"][acc]["byteOffset"] = 2
+    doc["bufferViews"][v]["byteLength"] += 4
+    for i, view in enumerate(doc["bufferViews"]):
+        if i != v and view["byteOffset"] >= end:
+            view["byteOffset"] += 4
+    doc["buffers"][0]["byteLength"] = len(data)
+    doc["buffers"][0]["uri"] = "data:application/octet-stream;base64," + base64.b64encode(bytes(data)).decode()
+write("joints-unaligned.gltf", skinned(OKJ, OKW, tweak=unaligned))
+def glb(doc):
+    data = base64.b64decode(doc["buffers"][0]["uri"].split(",", 1)[1])
+    del doc["buffers"][0]["uri"]
+    text = json.dumps(doc).encode()
+    text += b" " * (-len(text) % 4)
+    data += b"\0" * (-len(data) % 4)
+    out = b"glTF" + struct.pack("<II", 2, 12 + 8 + len(text) + 8 + len(data))
+    out += struct.pack("<I", len(text)) + b"JSON" + text
+    out += struct.pack("<I", len(data)) + b"BIN\0" + data
+    return out
+with open("multiset-valid.glb", "wb") as f:
+    f.write(glb(skinned(J8, W8, nj=8, sets=2)))
+with open("glb-truncated.glb", "wb") as f:
+    f.write(glb(skinned(OKJ, OKW))[:-20])
+
+def missing_file(doc, a):
+    doc["buffers"][0]["uri"] = "missing-buffer.bin"
+write("buffer-missing-file.gltf", skinned(OKJ, OKW, tweak=missing_file))
+def skin_no_mesh(doc, a):
+    doc["nodes"].append({"name": "skinned-without-mesh", "skin": 0})
+    doc["scenes"][0]["nodes"].append(len(doc["nodes"]) - 1)
+write("skin-without-mesh.gltf", skinned(OKJ, OKW, tweak=skin_no_mesh))
+with open("json-type-mismatch.gltf", "w") as f:
+    f.write('{"asset": {"version": "2.0"}, "accessors": [{"componentType": "FLOAT", "count": 1, "type": "VEC4"}]}\n')
+with open("json-syntax.gltf", "w") as f:
+    f.write('{"asset": {"version": "2.0"}, "nodes": [\n')

@@ -4,6 +4,7 @@ mod error;
 mod files;
 mod formats;
 mod inspect;
+mod reduce;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -71,6 +72,44 @@ enum Command {
         #[arg(long)]
         drop_unreferenced: bool,
     },
+    /// Keep the strongest K influences per vertex, with bone indices from a manifest.
+    Reduce {
+        /// Input: DashVertex JSON/DMX/raw, a per-bone weights document, or glTF/GLB.
+        input: PathBuf,
+        /// Output: DashVertex JSON/DMX/raw, or glTF/GLB for glTF input. Written atomically.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Influences kept per vertex (K); more than 4 fill further sets, heaviest first.
+        #[arg(long, default_value_t = 4)]
+        max_influences: usize,
+        /// `none` keeps weights as they are; `unit` makes them sum to 1 (the glTF rule).
+        #[arg(long, value_enum, default_value = "none")]
+        normalize: NormalizeArg,
+        /// Weight precision: f32, or unorm16/unorm8 with integer sums of exactly
+        /// 65535/255 (needs --normalize unit).
+        #[arg(long, value_enum, default_value = "f32")]
+        quantize: QuantizeArg,
+        /// Drop influences lighter than this (never a vertex's heaviest).
+        #[arg(long, default_value_t = 0.0)]
+        min_weight: f32,
+        /// Vertices without influence: error, zero weights, or bound to the root bone.
+        #[arg(long, value_enum, default_value = "error")]
+        empty: EmptyArg,
+        /// Bone manifest (name -> index): read, extended with new bones, written back.
+        #[arg(long)]
+        manifest: Option<PathBuf>,
+        /// Fail (exit 1) if the manifest would change.
+        #[arg(long)]
+        locked: bool,
+        /// Print nothing on success.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Create, update or show a bone manifest.
+    Manifest {
+        #[command(subcommand)]
+        command: ManifestCommand,
+    },
     /// Show a file's header, sections, counts and first records.
     Inspect {
         /// The file, or `-` for standard input.
@@ -82,6 +121,74 @@ enum Command {
         #[arg(long, default_value_t = 4)]
         records: usize,
     },
+}
+
+#[derive(Subcommand)]
+enum ManifestCommand {
+    /// Number a skeleton's bones (parents first, siblings by name) into a new manifest.
+    Init {
+        /// A file with a skeleton (DashVertex, per-bone weights, glTF).
+        from: PathBuf,
+        /// The manifest to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Replace an existing manifest.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Add new bones, retire missing ones, apply renames; never renumber (unless
+    /// --compact).
+    Update {
+        /// The manifest.
+        manifest: PathBuf,
+        /// A file with the current skeleton.
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// Rename a bone, keeping its index: `--rename old=new` (repeatable).
+        #[arg(long, value_parser = parse_rename)]
+        rename: Vec<(String, String)>,
+        /// The skeleton is partial: add bones but retire none.
+        #[arg(long)]
+        partial: bool,
+        /// Drop retired bones and renumber; prints the old -> new table.
+        #[arg(long)]
+        compact: bool,
+        /// Fail (exit 1) if anything would change.
+        #[arg(long)]
+        locked: bool,
+    },
+    /// Print a manifest as a table.
+    Show {
+        /// The manifest.
+        manifest: PathBuf,
+    },
+}
+
+fn parse_rename(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((a, b)) if !a.is_empty() && !b.is_empty() => Ok((a.to_owned(), b.to_owned())),
+        _ => Err(format!("expected OLD=NEW, got {s:?}")),
+    }
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum NormalizeArg {
+    None,
+    Unit,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum QuantizeArg {
+    F32,
+    Unorm16,
+    Unorm8,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum EmptyArg {
+    Error,
+    Zero,
+    Root,
 }
 
 fn limits(cli: &Cli) -> Limits {
@@ -143,6 +250,70 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             let out = formats::save(&loaded, to, &opts)?;
             files::write_atomic(output, &out).map_err(CliError::Io)
         }
+        Command::Reduce {
+            input,
+            output,
+            max_influences,
+            normalize,
+            quantize,
+            min_weight,
+            empty,
+            manifest,
+            locked,
+            quiet,
+        } => reduce::reduce(&reduce::ReduceArgs {
+            input,
+            output,
+            config: dash_reduce::Config {
+                max_influences: *max_influences,
+                normalize: match normalize {
+                    NormalizeArg::None => dash_reduce::Normalize::None,
+                    NormalizeArg::Unit => dash_reduce::Normalize::Unit,
+                },
+                quantize: match quantize {
+                    QuantizeArg::F32 => dash_reduce::Quantize::F32,
+                    QuantizeArg::Unorm16 => dash_reduce::Quantize::Unorm16,
+                    QuantizeArg::Unorm8 => dash_reduce::Quantize::Unorm8,
+                },
+                min_weight: *min_weight,
+                empty: match empty {
+                    EmptyArg::Error => dash_reduce::Empty::Error,
+                    EmptyArg::Zero => dash_reduce::Empty::Zero,
+                    EmptyArg::Root => dash_reduce::Empty::Root,
+                },
+            },
+            manifest: manifest.as_deref(),
+            locked: *locked,
+            limits,
+            quiet: *quiet,
+        }),
+        Command::Manifest { command } => match command {
+            ManifestCommand::Init {
+                from,
+                output,
+                force,
+            } => reduce::manifest_init(from, output, *force, &limits),
+            ManifestCommand::Update {
+                manifest,
+                from,
+                rename,
+                partial,
+                compact,
+                locked,
+            } => reduce::manifest_update(
+                manifest,
+                from.as_deref(),
+                rename,
+                *partial,
+                *compact,
+                *locked,
+                &limits,
+            ),
+            ManifestCommand::Show { manifest } => {
+                print!("{}", reduce::manifest_show(manifest)?);
+                Ok(())
+            }
+        },
         Command::Inspect {
             file,
             from,

@@ -1,0 +1,425 @@
+//! Reducer input: the bones (names and parents) and, per vertex, the candidate
+//! influences, whatever format they came from.
+
+use dash_core::{InfluenceSet, Mesh};
+
+use crate::manifest::BoneRef;
+
+/// One candidate influence.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cand {
+    /// Index into [`Input::bones`].
+    pub bone: u32,
+    /// The weight as read.
+    pub weight: f32,
+    /// Where it came from within the vertex (a set × 4 + slot, or a group entry).
+    pub at: u32,
+}
+
+/// Candidates of every vertex, stored contiguously (one allocation, not one per vertex).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Candidates {
+    starts: Vec<usize>,
+    ends: Vec<usize>,
+    entries: Vec<Cand>,
+}
+
+impl Candidates {
+    /// Room for `counts[v]` candidates of each vertex `v`.
+    pub fn with_counts(counts: &[u32]) -> Self {
+        let mut starts = Vec::with_capacity(counts.len());
+        let mut total = 0usize;
+        for &c in counts {
+            starts.push(total);
+            total += c as usize;
+        }
+        Candidates {
+            ends: starts.clone(),
+            starts,
+            entries: vec![
+                Cand {
+                    bone: 0,
+                    weight: 0.0,
+                    at: 0
+                };
+                total
+            ],
+        }
+    }
+
+    /// Adds a candidate to vertex `v` (within the count given for it).
+    pub fn push(&mut self, v: usize, bone: u32, weight: f32, at: u32) {
+        let limit = self
+            .starts
+            .get(v + 1)
+            .copied()
+            .unwrap_or(self.entries.len());
+        if let Some(end) = self.ends.get_mut(v).filter(|e| **e < limit) {
+            if let Some(slot) = self.entries.get_mut(*end) {
+                *slot = Cand { bone, weight, at };
+            }
+            *end += 1;
+        }
+    }
+
+    /// The candidates of vertex `v`.
+    pub fn of(&self, v: usize) -> &[Cand] {
+        match (self.starts.get(v), self.ends.get(v)) {
+            (Some(&s), Some(&e)) => self.entries.get(s..e).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// True when there is no vertex.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// The largest number of candidates of any vertex.
+    pub fn max_per_vertex(&self) -> usize {
+        self.starts
+            .iter()
+            .zip(&self.ends)
+            .map(|(s, e)| e - s)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Candidates of a block of vertices (see [`Input::block`]).
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    /// Start of each vertex's candidates in `cands`, plus the end.
+    pub starts: Vec<usize>,
+    /// The candidates.
+    pub cands: Vec<Cand>,
+    counts: Vec<u32>,
+    fill: Vec<usize>,
+}
+
+impl Block {
+    /// The candidates of the `i`th vertex of the block.
+    pub fn of(&self, i: usize) -> &[Cand] {
+        match (self.starts.get(i), self.starts.get(i + 1)) {
+            (Some(&s), Some(&e)) => self.cands.get(s..e).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+}
+
+/// Where the candidates came from, for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A per-bone weights document.
+    BoneWeights,
+    /// Influence sets (DashVertex or glTF JOINTS_n / WEIGHTS_n).
+    Sets,
+    /// glTF per-bone attributes; the names of the attributes by input bone.
+    Attributes(Vec<Option<String>>),
+}
+
+/// The candidates, in the layout the source had.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Data {
+    /// A list per vertex.
+    Lists(Candidates),
+    /// One weight column per bone: `(bone, weights)`, one weight per vertex.
+    Columns(Vec<(u32, Vec<f32>)>),
+    /// Influence sets, set-major: `sets[s][v]`.
+    Sets(Vec<Vec<InfluenceSet>>),
+}
+
+/// Everything the reducer needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Input {
+    /// The bones candidates refer to (by position).
+    pub bones: Vec<BoneRef>,
+    /// One position per vertex.
+    pub positions: Vec<[f32; 3]>,
+    /// The candidates.
+    pub data: Data,
+    /// Where candidates came from.
+    pub origin: Origin,
+}
+
+/// Why an input cannot be reduced.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    /// A bone index has no bone.
+    #[error(
+        "vertex {vertex}, set {set} slot {slot}: bone index {bone} has no bone (the skeleton has {bones})"
+    )]
+    BoneRange {
+        /// Vertex.
+        vertex: usize,
+        /// Set.
+        set: usize,
+        /// Slot.
+        slot: usize,
+        /// The index.
+        bone: u32,
+        /// Skeleton size.
+        bones: usize,
+    },
+}
+
+impl Input {
+    /// Describes where candidate `c` of vertex `v` came from.
+    pub fn describe(&self, v: usize, c: &Cand) -> String {
+        let name = self
+            .bones
+            .get(c.bone as usize)
+            .map_or("?", |b| b.name.as_str());
+        match &self.origin {
+            Origin::BoneWeights => format!("vertex {v}, bone {name:?}"),
+            Origin::Sets => format!(
+                "vertex {v}, set {} slot {} (bone {name:?})",
+                c.at / 4,
+                c.at % 4
+            ),
+            Origin::Attributes(a) => match a.get(c.bone as usize).and_then(Option::as_deref) {
+                Some(attr) => format!("vertex {v}, attribute {attr} (bone {name:?})"),
+                None => format!("vertex {v}, bone {name:?}"),
+            },
+        }
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// True when there is no vertex.
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// True when a vertex may list a bone twice (columns cannot).
+    pub fn may_repeat_bones(&self) -> bool {
+        !matches!(self.data, Data::Columns(_))
+    }
+
+    /// Replaces `out` with the non-zero candidates of vertex `v`.
+    pub fn candidates(&self, v: usize, out: &mut Vec<Cand>) {
+        out.clear();
+        match &self.data {
+            Data::Lists(c) => out.extend_from_slice(c.of(v)),
+            Data::Columns(cols) => {
+                for (bone, col) in cols {
+                    if let Some(&w) = col.get(v).filter(|w| **w != 0.0) {
+                        out.push(Cand {
+                            bone: *bone,
+                            weight: w,
+                            at: *bone,
+                        });
+                    }
+                }
+            }
+            Data::Sets(sets) => {
+                for (s, set) in sets.iter().enumerate() {
+                    let Some(x) = set.get(v) else { continue };
+                    for (k, (j, w)) in x.pairs().enumerate() {
+                        if w != 0.0 {
+                            out.push(Cand {
+                                bone: j,
+                                weight: w,
+                                at: (s * 4 + k) as u32,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fills `out` with the non-zero candidates of vertices `start..end`, vertex by
+    /// vertex: `out.starts[i]..out.starts[i + 1]` are those of vertex `start + i`. Columns
+    /// and sets are read one array at a time, which keeps memory access sequential.
+    pub fn block(&self, start: usize, end: usize, out: &mut Block) {
+        let len = end.saturating_sub(start);
+        out.starts.clear();
+        out.cands.clear();
+        match &self.data {
+            Data::Lists(c) => {
+                for v in start..end {
+                    out.starts.push(out.cands.len());
+                    out.cands.extend_from_slice(c.of(v));
+                }
+            }
+            Data::Columns(cols) => {
+                // Count, then fill: the block's slice of every column is read twice, the
+                // second time from cache.
+                out.counts.clear();
+                out.counts.resize(len, 0);
+                for (_, col) in cols {
+                    for (n, &w) in out
+                        .counts
+                        .iter_mut()
+                        .zip(col.get(start..end).unwrap_or_default())
+                    {
+                        *n += u32::from(w != 0.0);
+                    }
+                }
+                let mut total = 0usize;
+                out.fill.clear();
+                for &n in &out.counts {
+                    out.starts.push(total);
+                    out.fill.push(total);
+                    total += n as usize;
+                }
+                out.cands.resize(
+                    total,
+                    Cand {
+                        bone: 0,
+                        weight: 0.0,
+                        at: 0,
+                    },
+                );
+                for (bone, col) in cols {
+                    for (f, &w) in out
+                        .fill
+                        .iter_mut()
+                        .zip(col.get(start..end).unwrap_or_default())
+                    {
+                        if w != 0.0 {
+                            if let Some(slot) = out.cands.get_mut(*f) {
+                                *slot = Cand {
+                                    bone: *bone,
+                                    weight: w,
+                                    at: *bone,
+                                };
+                            }
+                            *f += 1;
+                        }
+                    }
+                }
+            }
+            Data::Sets(sets) => {
+                for v in start..end {
+                    out.starts.push(out.cands.len());
+                    for (s, set) in sets.iter().enumerate() {
+                        let Some(x) = set.get(v) else { continue };
+                        for (k, (j, w)) in x.pairs().enumerate() {
+                            if w != 0.0 {
+                                out.cands.push(Cand {
+                                    bone: j,
+                                    weight: w,
+                                    at: (s * 4 + k) as u32,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out.starts.push(out.cands.len());
+    }
+
+    /// The candidates of vertex `v` (allocates; for tests and tools).
+    pub fn candidates_of(&self, v: usize) -> Vec<Cand> {
+        let mut out = Vec::new();
+        self.candidates(v, &mut out);
+        out
+    }
+
+    /// The largest number of candidates of any vertex.
+    pub fn max_per_vertex(&self) -> usize {
+        match &self.data {
+            Data::Lists(c) => c.max_per_vertex(),
+            _ => {
+                let mut buf = Vec::new();
+                (0..self.len())
+                    .map(|v| {
+                        self.candidates(v, &mut buf);
+                        buf.len()
+                    })
+                    .max()
+                    .unwrap_or(0)
+            }
+        }
+    }
+
+    /// Input from influence sets whose bone indices refer to `bones` (or, when `bones` is
+    /// empty, to bones named `#0`, `#1`, … by their index).
+    pub fn from_mesh(mesh: &Mesh, bones: Vec<BoneRef>) -> Result<Input, InputError> {
+        let named = !bones.is_empty();
+        let mut max_bone = 0u32;
+        for v in 0..mesh.len() {
+            for (s, set) in mesh.sets_of(v).enumerate() {
+                for (k, (j, w)) in set.pairs().enumerate() {
+                    if w == 0.0 {
+                        continue;
+                    }
+                    if named && j as usize >= bones.len() {
+                        return Err(InputError::BoneRange {
+                            vertex: v,
+                            set: s,
+                            slot: k,
+                            bone: j,
+                            bones: bones.len(),
+                        });
+                    }
+                    max_bone = max_bone.max(j);
+                }
+            }
+        }
+        let bones = if named {
+            bones
+        } else {
+            (0..=max_bone)
+                .map(|i| BoneRef {
+                    name: format!("#{i}"),
+                    parent: None,
+                })
+                .collect()
+        };
+        let mut sets = vec![mesh.vertices().iter().map(|v| v.skin).collect::<Vec<_>>()];
+        sets.extend(mesh.extra_sets().iter().cloned());
+        Ok(Input {
+            bones,
+            positions: mesh.vertices().iter().map(|v| v.position).collect(),
+            data: Data::Sets(sets),
+            origin: Origin::Sets,
+        })
+    }
+
+    /// Input from per-bone weight columns (`(bone, weights)`, one weight per vertex).
+    pub fn from_columns(
+        bones: Vec<BoneRef>,
+        positions: Vec<[f32; 3]>,
+        columns: Vec<(u32, Vec<f32>)>,
+        attributes: Vec<Option<String>>,
+    ) -> Input {
+        Input {
+            bones,
+            positions,
+            data: Data::Columns(columns),
+            origin: Origin::Attributes(attributes),
+        }
+    }
+
+    /// The bones' names and parents, for the manifest.
+    pub fn skeleton(&self) -> &[BoneRef] {
+        &self.bones
+    }
+}
+
+/// Bone references of a dash skeleton (parents by name).
+pub fn bone_refs(skeleton: &dash_core::Skeleton) -> Vec<BoneRef> {
+    skeleton
+        .bones
+        .iter()
+        .map(|b| BoneRef {
+            name: b.name.clone(),
+            parent: b
+                .parent
+                .and_then(|p| skeleton.bones.get(p as usize))
+                .map(|p| p.name.clone()),
+        })
+        .collect()
+}

@@ -1,0 +1,95 @@
+//! Reduces skin influences to the strongest K per vertex and gives bones stable indices.
+//!
+//! - [`manifest`]: the append-only bone manifest (name → index).
+//! - [`input`]: reducer input from influence sets, per-bone weight columns (Blender
+//!   attributes) or a per-bone weights document ([`weights_doc`]).
+//! - [`reduce`]: the algorithm of `spec/reduction.md`: merge, threshold, order by weight
+//!   then bone index, keep K, normalize, quantize with exact integer sums, pad.
+//!
+//! ```
+//! use dash_reduce::{Config, Normalize, input::Input, manifest::{BoneRef, Manifest}};
+//! use dash_core::{InfluenceSet, Mesh, Vertex};
+//! let bones = vec![
+//!     BoneRef { name: "root".into(), parent: None },
+//!     BoneRef { name: "arm".into(), parent: Some("root".into()) },
+//! ];
+//! let v = Vertex { position: [0.0; 3], skin: InfluenceSet::from_pairs(&[(1, 0.6), (0, 0.2)]).unwrap() };
+//! let input = Input::from_mesh(&Mesh::skinned(vec![v]), bones.clone())?;
+//! let manifest = Manifest::init(&bones)?;
+//! let map = dash_reduce::index_map(&input, &manifest)?;
+//! let cfg = Config { normalize: Normalize::Unit, ..Config::default() };
+//! let out = dash_reduce::reduce(&input, &map, None, &cfg)?;
+//! assert_eq!(out.influences[0].joints, [1, 0, 0, 0]);
+//! assert_eq!(out.influences[0].weights, [0.75, 0.25, 0.0, 0.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod gltf;
+pub mod input;
+pub mod manifest;
+mod reduce;
+pub mod weights_doc;
+
+pub use reduce::{
+    Config, Dropped, Empty, Normalize, Quantize, ReduceError, Reduced, Report, reduce,
+};
+
+use input::Input;
+use manifest::{Manifest, ManifestError};
+
+/// The output index of each input bone, from the manifest (every input bone must be in
+/// it; call [`Manifest::update`] first).
+pub fn index_map(input: &Input, manifest: &Manifest) -> Result<Vec<u32>, ManifestError> {
+    let lookup = manifest.lookup();
+    input
+        .bones
+        .iter()
+        .map(|b| {
+            lookup.get(b.name.as_str()).copied().ok_or_else(|| {
+                ManifestError::Locked(vec![format!("bone {:?} is not in the manifest", b.name)])
+            })
+        })
+        .collect()
+}
+
+/// The manifest index of the skeleton's root: the first root in the manifest's
+/// numbering order.
+pub fn root_index(input: &Input, manifest: &Manifest) -> Option<u32> {
+    let order = manifest::canonical_order(&input.bones);
+    let first_root = order.first()?;
+    manifest.index_of(first_root)
+}
+
+/// The skeleton in manifest order, for DashVertex output: bone `i` is manifest entry `i`.
+/// Retired bones (and bones the input does not have) keep their place with their name
+/// and last known parent, so that no index moves. Transforms are copied by name from
+/// `source` when given.
+pub fn manifest_skeleton(
+    source: Option<&dash_core::Skeleton>,
+    input: &Input,
+    manifest: &Manifest,
+) -> dash_core::Skeleton {
+    let lookup = manifest.lookup();
+    let bones = manifest
+        .bones
+        .iter()
+        .map(|e| {
+            let parent_name = input
+                .bones
+                .iter()
+                .find(|b| b.name == e.name)
+                .map_or(e.parent.clone(), |b| b.parent.clone());
+            let parent = parent_name
+                .and_then(|p| lookup.get(p.as_str()).copied())
+                .filter(|&p| p != e.index);
+            let mut bone = dash_core::Bone::new(e.name.clone(), parent);
+            if let Some(src) = source.and_then(|s| s.bones.iter().find(|b| b.name == e.name)) {
+                bone.position = src.position;
+                bone.rotation = src.rotation;
+                bone.scale = src.scale;
+            }
+            bone
+        })
+        .collect();
+    dash_core::Skeleton { bones }
+}

@@ -1,0 +1,412 @@
+//! `dash reduce` and `dash manifest`.
+
+use std::path::Path;
+
+use dash_core::{Document, Limits, Skeleton};
+use dash_gltf::{Container, Gltf};
+use dash_reduce::gltf::PrimitiveInput;
+use dash_reduce::input::{Input, bone_refs};
+use dash_reduce::manifest::{BoneRef, Changes, Manifest, ManifestError};
+use dash_reduce::{Config, Reduced};
+
+use crate::error::CliError;
+use crate::files;
+use crate::formats::{self, Format, Loaded, SaveOptions};
+
+/// A reducer input file, loaded.
+pub enum Source {
+    /// DashVertex (JSON, DMX or raw).
+    Dash(Loaded),
+    /// A per-bone weights document.
+    Weights(Input),
+    /// glTF.
+    Gltf(Box<Gltf>, Vec<PrimitiveInput>),
+}
+
+fn input_error(file: &Path, message: impl std::fmt::Display) -> CliError {
+    CliError::Input {
+        file: file.display().to_string(),
+        message: message.to_string(),
+    }
+}
+
+fn is_gltf(path: &Path) -> Option<Container> {
+    match path
+        .extension()?
+        .to_string_lossy()
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "gltf" => Some(Container::Gltf),
+        "glb" => Some(Container::Glb),
+        _ => None,
+    }
+}
+
+/// Loads a reducer input.
+pub fn load(path: &Path, limits: &Limits) -> Result<Source, CliError> {
+    if is_gltf(path).is_some() {
+        let gltf = dash_gltf::load_path(path, limits).map_err(|e| input_error(path, e))?;
+        let inputs = dash_reduce::gltf::inputs(&gltf, limits).map_err(|e| input_error(path, e))?;
+        if inputs.is_empty() {
+            return Err(input_error(
+                path,
+                "no primitive has influences or per-bone weight attributes",
+            ));
+        }
+        return Ok(Source::Gltf(Box::new(gltf), inputs));
+    }
+    let bytes = files::read_input(path, limits.max_input_bytes).map_err(CliError::Io)?;
+    let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&bytes));
+    if format == Format::Json {
+        let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
+        if dash_reduce::weights_doc::is_weights_doc(text) {
+            return dash_reduce::weights_doc::parse(text, limits.max_vertices)
+                .map(Source::Weights)
+                .map_err(|e| input_error(path, e));
+        }
+    }
+    Ok(Source::Dash(formats::load(
+        &path.display().to_string(),
+        &bytes,
+        format,
+        limits,
+    )?))
+}
+
+impl Source {
+    /// Every reducer input of the file, with the skeleton it came with (if any).
+    fn inputs(&self, path: &Path) -> Result<Vec<(Input, Option<Skeleton>)>, CliError> {
+        Ok(match self {
+            Source::Dash(l) => {
+                let doc = l.document();
+                let bones = doc.skeleton.as_ref().map(bone_refs).unwrap_or_default();
+                vec![(
+                    Input::from_mesh(&doc.mesh, bones).map_err(|e| input_error(path, e))?,
+                    doc.skeleton.clone(),
+                )]
+            }
+            Source::Weights(i) => vec![(i.clone(), None)],
+            Source::Gltf(_, inputs) => inputs.iter().map(|p| (p.input.clone(), None)).collect(),
+        })
+    }
+
+    /// The skeleton the file describes (all bones, for `manifest init/update`).
+    pub fn skeleton(&self, path: &Path) -> Result<Vec<BoneRef>, CliError> {
+        let mut out: Vec<BoneRef> = Vec::new();
+        match self {
+            Source::Gltf(g, _) => {
+                for s in 0..g.root.skins.len() {
+                    if let Some(sk) = dash_gltf::import::skeleton(g, s) {
+                        for b in bone_refs(&sk) {
+                            if !out.iter().any(|x| x.name == b.name) {
+                                out.push(b);
+                            }
+                        }
+                    }
+                }
+            }
+            other => {
+                for (i, _) in other.inputs(path)? {
+                    for b in i.bones {
+                        if !out.iter().any(|x| x.name == b.name) {
+                            out.push(b);
+                        }
+                    }
+                }
+            }
+        }
+        if out.is_empty() || out.iter().all(|b| b.name.starts_with('#')) {
+            return Err(input_error(
+                path,
+                "the file has no named bones (no skeleton)",
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// `dash reduce` options.
+pub struct ReduceArgs<'a> {
+    /// Input.
+    pub input: &'a Path,
+    /// Output.
+    pub output: &'a Path,
+    /// Algorithm settings.
+    pub config: Config,
+    /// Manifest file.
+    pub manifest: Option<&'a Path>,
+    /// Fail when the manifest would change.
+    pub locked: bool,
+    /// Decoder limits.
+    pub limits: Limits,
+    /// Print nothing on success.
+    pub quiet: bool,
+}
+
+fn read_manifest(path: &Path) -> Result<Option<Manifest>, CliError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Manifest::from_json(&text)
+            .map(Some)
+            .map_err(|e| input_error(path, e)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(CliError::Io(format!("{}: {e}", path.display()))),
+    }
+}
+
+fn locked(changes: &Changes) -> CliError {
+    CliError::Output(ManifestError::Locked(changes.describe()).to_string())
+}
+
+fn describe(r: &Reduced) -> String {
+    let rep = &r.report;
+    let mut s = format!(
+        "reduced {} vertices to {} set(s): {} changed, {} influence(s) dropped over the limit, {} below the threshold, {} rounded away, {} merged, {} negative",
+        rep.vertices,
+        r.sets,
+        rep.changed,
+        rep.dropped,
+        rep.below_threshold,
+        rep.quantized_away,
+        rep.merged,
+        rep.negative
+    );
+    if let Some(d) = &rep.largest_dropped {
+        s.push_str(&format!(
+            "; largest dropped weight {} at {}",
+            d.weight, d.at
+        ));
+    }
+    if let Some(d) = &rep.first_negative {
+        s.push_str(&format!("; first negative weight {} at {}", d.weight, d.at));
+    }
+    if rep.empty > 0 {
+        s.push_str(&format!(
+            "; {} vertex(es) without influence (first: vertex {})",
+            rep.empty,
+            rep.first_empty.unwrap_or(0)
+        ));
+    }
+    s
+}
+
+/// Runs `dash reduce`.
+pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
+    let source = load(a.input, &a.limits)?;
+    let inputs = source.inputs(a.input)?;
+    let named = inputs
+        .iter()
+        .all(|(i, _)| !i.bones.iter().any(|b| b.name.starts_with('#')));
+    let existing = match a.manifest {
+        Some(p) => read_manifest(p)?,
+        None => None,
+    };
+    if a.locked && existing.is_none() {
+        return Err(CliError::Usage(
+            "--locked needs an existing --manifest file".into(),
+        ));
+    }
+    if a.manifest.is_some() && !named {
+        return Err(input_error(
+            a.input,
+            "the input has no bone names (no skeleton), so a manifest cannot index it",
+        ));
+    }
+    let mut manifest = existing.clone().unwrap_or_default();
+    manifest.version = dash_reduce::manifest::VERSION;
+    let mut changes = Changes::default();
+    for (i, _) in &inputs {
+        let c = manifest
+            .update(&i.bones, false)
+            .map_err(|e| input_error(a.input, e))?;
+        changes.added.extend(c.added);
+        changes.revived.extend(c.revived);
+        changes.reparented.extend(c.reparented);
+    }
+    if a.locked && !changes.is_empty() {
+        return Err(locked(&changes));
+    }
+    let mut results: Vec<Reduced> = Vec::new();
+    for (i, _) in &inputs {
+        let map: Vec<u32> = if named {
+            dash_reduce::index_map(i, &manifest).map_err(|e| input_error(a.input, e))?
+        } else {
+            (0..i.bones.len() as u32).collect()
+        };
+        let root = if named {
+            dash_reduce::root_index(i, &manifest)
+        } else {
+            None
+        };
+        results.push(
+            dash_reduce::reduce(i, &map, root, &a.config).map_err(|e| input_error(a.input, e))?,
+        );
+    }
+    let bytes = match (is_gltf(a.output), &source) {
+        (Some(container), Source::Gltf(g, prims)) => {
+            let pairs: Vec<(PrimitiveInput, Reduced)> =
+                prims.iter().cloned().zip(results.iter().cloned()).collect();
+            dash_reduce::gltf::write(g, &manifest, &pairs, a.config.quantize, container)
+                .map_err(|e| CliError::Output(e.to_string()))?
+        }
+        (Some(_), _) => {
+            return Err(CliError::Usage(
+                "glTF output needs glTF input (the skin and mesh come from it)".into(),
+            ));
+        }
+        (None, _) => {
+            let format = Format::from_path(a.output).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "cannot tell the output format of {}; use .json, .dmx, .raw, .gltf or .glb",
+                    a.output.display()
+                ))
+            })?;
+            let ((input, skeleton), reduced) = match (inputs.as_slice(), results.as_slice()) {
+                ([one], [r]) => (one, r),
+                _ => {
+                    return Err(CliError::Usage(format!(
+                        "the input has {} skinned primitives; DashVertex output holds one (write .gltf/.glb instead)",
+                        inputs.len()
+                    )));
+                }
+            };
+            let document = Document {
+                mesh: reduced.to_mesh(&input.positions),
+                skeleton: named
+                    .then(|| dash_reduce::manifest_skeleton(skeleton.as_ref(), input, &manifest)),
+            };
+            let loaded = match &source {
+                Source::Dash(Loaded::Json(j)) => {
+                    let mut j = j.clone();
+                    j.document = document;
+                    Loaded::Json(j)
+                }
+                Source::Dash(Loaded::Binary(b)) => {
+                    let mut b = b.clone();
+                    b.document = document;
+                    Loaded::Binary(b)
+                }
+                _ => Loaded::Json(dash_json::JsonFile::new_document(document)),
+            };
+            formats::save(&loaded, format, &SaveOptions::default())?
+        }
+    };
+    files::write_atomic(a.output, &bytes).map_err(CliError::Io)?;
+    if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
+        files::write_atomic(p, manifest.to_json().as_bytes()).map_err(CliError::Io)?;
+    }
+    if !a.quiet {
+        for r in &results {
+            eprintln!("{}", describe(r));
+        }
+        for line in changes.describe() {
+            eprintln!("manifest: {line}");
+        }
+    }
+    Ok(())
+}
+
+/// `dash manifest init`.
+pub fn manifest_init(
+    from: &Path,
+    out: &Path,
+    force: bool,
+    limits: &Limits,
+) -> Result<(), CliError> {
+    if out.exists() && !force {
+        return Err(CliError::Usage(format!(
+            "{} exists; use `dash manifest update`, or --force to replace it",
+            out.display()
+        )));
+    }
+    let skeleton = load(from, limits)?.skeleton(from)?;
+    let m = Manifest::init(&skeleton).map_err(|e| input_error(from, e))?;
+    files::write_atomic(out, m.to_json().as_bytes()).map_err(CliError::Io)?;
+    eprintln!("{}: {} bones", out.display(), m.len());
+    Ok(())
+}
+
+/// `dash manifest update`.
+pub fn manifest_update(
+    manifest_path: &Path,
+    from: Option<&Path>,
+    renames: &[(String, String)],
+    partial: bool,
+    compact: bool,
+    locked_flag: bool,
+    limits: &Limits,
+) -> Result<(), CliError> {
+    let original = read_manifest(manifest_path)?
+        .ok_or_else(|| CliError::Io(format!("{}: no such manifest", manifest_path.display())))?;
+    let mut m = original.clone();
+    let mut changes = m
+        .rename(renames)
+        .map_err(|e| input_error(manifest_path, e))?;
+    if let Some(from) = from {
+        let skeleton = load(from, limits)?.skeleton(from)?;
+        let c = m
+            .update(&skeleton, !partial)
+            .map_err(|e| input_error(from, e))?;
+        changes.added.extend(c.added);
+        changes.removed.extend(c.removed);
+        changes.revived.extend(c.revived);
+        changes.reparented.extend(c.reparented);
+    }
+    let moved = if compact { m.compact() } else { Vec::new() };
+    if locked_flag && (!changes.is_empty() || !moved.is_empty()) {
+        let mut why = changes.describe();
+        why.extend(
+            moved
+                .iter()
+                .map(|(n, a, b)| format!("move bone {n:?} from {a} to {b}")),
+        );
+        return Err(CliError::Output(ManifestError::Locked(why).to_string()));
+    }
+    for line in changes.describe() {
+        println!("{line}");
+    }
+    if !moved.is_empty() {
+        println!("compacted; old -> new indices:");
+        for (n, a, b) in &moved {
+            println!("  {a:>5} -> {b:<5} {n}");
+        }
+    }
+    if m != original {
+        files::write_atomic(manifest_path, m.to_json().as_bytes()).map_err(CliError::Io)?;
+    } else {
+        println!("no change");
+    }
+    Ok(())
+}
+
+/// `dash manifest show`.
+pub fn manifest_show(path: &Path) -> Result<String, CliError> {
+    let m = read_manifest(path)?
+        .ok_or_else(|| CliError::Io(format!("{}: no such manifest", path.display())))?;
+    let mut out = format!(
+        "{}: {} indices ({} live, {} retired)\n",
+        path.display(),
+        m.len(),
+        m.bones.iter().filter(|e| !e.removed).count(),
+        m.bones.iter().filter(|e| e.removed).count()
+    );
+    for e in &m.bones {
+        let line = format!(
+            "{:>5}  {:<32} {:<24}{}{}",
+            e.index,
+            e.name,
+            e.parent
+                .as_deref()
+                .map_or("(root)".to_owned(), |p| format!("parent {p}")),
+            if e.removed { "  retired" } else { "" },
+            if e.aliases.is_empty() {
+                String::new()
+            } else {
+                format!("  formerly {}", e.aliases.join(", "))
+            }
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    Ok(out)
+}

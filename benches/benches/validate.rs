@@ -40,6 +40,25 @@ fn validate(c: &mut Criterion) {
     });
     g.finish();
     let _ = std::fs::remove_file(&path);
+
+    // glTF: a 1 M-vertex GLB (POSITION, JOINTS_0 u8, WEIGHTS_0 f32, one 64-joint skin).
+    let glb = dash_benches::skinned_glb(1_000_000, 64);
+    let mut g = c.benchmark_group("validate_gltf_1m_vertices");
+    g.throughput(Throughput::Bytes(glb.len() as u64));
+    g.sample_size(10);
+    let mut warm = vec![0u8; glb.len()];
+    g.bench_function("baseline_memcpy_warm", |b| {
+        b.iter(|| {
+            warm.copy_from_slice(black_box(&glb));
+            black_box(warm.len())
+        })
+    });
+    let report = dash_validate::validate_bytes("/nonexistent/x.glb", &glb, &gltf);
+    assert_eq!(report.counts.errors, 0, "{:?}", report.diagnostics.first());
+    g.bench_function("validate_glb_gltf_profile", |b| {
+        b.iter(|| dash_validate::validate_bytes("/nonexistent/x.glb", black_box(&glb), &gltf))
+    });
+    g.finish();
 }
 
 criterion_group!(benches, validate);

@@ -75,3 +75,73 @@ pub fn document(n: usize, sets: usize, bones: u32) -> Document {
         skeleton: Some(chain_skeleton(bones)),
     }
 }
+
+/// A GLB file with one skinned primitive of `n` vertices (POSITION, JOINTS_0 as
+/// UNSIGNED_BYTE, WEIGHTS_0 as FLOAT summing to 1) and a skin of `joints` joints.
+pub fn skinned_glb(n: usize, joints: u32) -> Vec<u8> {
+    let mesh = skinned_mesh(n, 1, joints);
+    let mut bin: Vec<u8> = Vec::with_capacity(n * (12 + 4 + 16) + joints as usize * 64);
+    let mut min = [f32::MAX; 3];
+    let mut max = [f32::MIN; 3];
+    for v in mesh.vertices() {
+        for (c, x) in v.position.iter().enumerate() {
+            if let (Some(lo), Some(hi)) = (min.get_mut(c), max.get_mut(c)) {
+                *lo = lo.min(*x);
+                *hi = hi.max(*x);
+            }
+            bin.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let joints_at = bin.len();
+    for v in mesh.vertices() {
+        bin.extend(v.skin.joints.iter().map(|&j| j as u8));
+    }
+    let weights_at = bin.len();
+    for v in mesh.vertices() {
+        // Renormalize in float32 so the glTF rule holds.
+        let total: f32 = v.skin.weights.iter().sum();
+        let mut w = v.skin.weights.map(|x| x / total);
+        let rest: f32 = w.iter().skip(1).sum();
+        if let Some(first) = w.first_mut() {
+            *first = 1.0 - rest;
+        }
+        for x in w {
+            bin.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let ibm_at = bin.len();
+    for _ in 0..joints {
+        for x in [
+            1.0f32, 0., 0., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 1.,
+        ] {
+            bin.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let nodes: Vec<String> = std::iter::once(r#"{"name":"mesh","mesh":0,"skin":0}"#.to_owned())
+        .chain((0..joints).map(|i| {
+            if i + 1 < joints {
+                format!(r#"{{"name":"j{i}","children":[{}]}}"#, i + 2)
+            } else {
+                format!(r#"{{"name":"j{i}"}}"#)
+            }
+        }))
+        .collect();
+    let joint_list: Vec<String> = (1..=joints).map(|i| i.to_string()).collect();
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,1]}}],"nodes":[{}],"skins":[{{"joints":[{}],"inverseBindMatrices":3}}],"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,"JOINTS_0":1,"WEIGHTS_0":2}}}}]}}],"accessors":[{{"bufferView":0,"componentType":5126,"count":{n},"type":"VEC3","min":[{},{},{}],"max":[{},{},{}]}},{{"bufferView":1,"componentType":5121,"count":{n},"type":"VEC4"}},{{"bufferView":2,"componentType":5126,"count":{n},"type":"VEC4"}},{{"bufferView":3,"componentType":5126,"count":{joints},"type":"MAT4"}}],"bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":{},"target":34962}},{{"buffer":0,"byteOffset":{joints_at},"byteLength":{},"target":34962}},{{"buffer":0,"byteOffset":{weights_at},"byteLength":{},"target":34962}},{{"buffer":0,"byteOffset":{ibm_at},"byteLength":{}}}],"buffers":[{{"byteLength":{}}}]}}"#,
+        nodes.join(","),
+        joint_list.join(","),
+        min[0],
+        min[1],
+        min[2],
+        max[0],
+        max[1],
+        max[2],
+        joints_at,
+        weights_at - joints_at,
+        ibm_at - weights_at,
+        bin.len() - ibm_at,
+        bin.len(),
+    );
+    dash_gltf::glb::build(json.as_bytes(), Some(&bin))
+}

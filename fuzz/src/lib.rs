@@ -4,7 +4,11 @@
 //! `tests/smoke.rs` runs the same functions over the checked-in seed corpora on stable, so
 //! `cargo test` exercises every target. A function panics exactly when it finds a bug.
 
-use dash_core::Limits;
+use std::sync::OnceLock;
+
+use arbitrary::{Arbitrary, Unstructured};
+use dash_binary::{Expect, VertexLayout, WriteError, WriteOptions};
+use dash_core::{InfluenceSet, Limits};
 
 /// Limits small enough to keep a fuzzer's memory bounded.
 pub fn fuzz_limits() -> Limits {
@@ -44,5 +48,372 @@ pub fn json_decode(data: &[u8]) {
             assert!(e.line >= 1 && e.column >= 1, "unlocated error: {e:?}");
             assert!(!e.message.is_empty());
         }
+    }
+}
+
+fn schema() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        let schema = dash_json::schema::dashvertex();
+        let value = serde_json::to_value(&schema).unwrap_or_default();
+        match jsonschema::draft202012::new(&value) {
+            Ok(v) => v,
+            Err(e) => panic!("the generated schema does not compile: {e}"),
+        }
+    })
+}
+
+/// `json_schema_agreement`: the JSON Schema and the decoder accept exactly the same
+/// texts (resource limits aside).
+pub fn json_schema_agreement(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let by_schema = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) => dash_json::find_duplicate_key(text).is_none() && schema().is_valid(&v),
+        Err(_) => false,
+    };
+    match dash_json::decode(text, &Limits::default()) {
+        Err(e) if e.kind == dash_json::ErrorKind::Limit => {}
+        r => assert_eq!(
+            by_schema,
+            r.is_ok(),
+            "schema says {by_schema}, decoder says {:?}",
+            r.err()
+        ),
+    }
+}
+
+fn outcome(
+    r: Result<dash_binary::BinaryFile, dash_binary::BinaryError>,
+) -> Result<dash_binary::BinaryFile, dash_binary::BinaryError> {
+    r
+}
+
+fn same(
+    a: &Result<dash_binary::BinaryFile, dash_binary::BinaryError>,
+    b: &Result<dash_binary::BinaryFile, dash_binary::BinaryError>,
+) -> bool {
+    match (a, b) {
+        (Ok(x), Ok(y)) => x.bit_eq(y),
+        (Err(x), Err(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// `binary_decode`: the zero-copy, binrw and nom decoders return the same file or the
+/// same error offset, and the nom decoder gives the same result for any chunking.
+pub fn binary_decode(data: &[u8]) {
+    let limits = fuzz_limits();
+    let chunk = 1 + data
+        .iter()
+        .fold(0usize, |a, &b| a.wrapping_mul(31).wrapping_add(b as usize))
+        % 97;
+    for expect in [Expect::Detect, Expect::Container, Expect::Raw] {
+        let view = outcome(match expect {
+            Expect::Container => dash_binary::decode_container(data, &limits),
+            Expect::Raw => dash_binary::decode_raw(data, &limits),
+            Expect::Detect => dash_binary::decode(data, &limits),
+        });
+        let binrw = match expect {
+            Expect::Container => dash_binary::binrw_io::decode_container(data, &limits),
+            Expect::Raw => dash_binary::binrw_io::decode_raw(data, &limits),
+            Expect::Detect => dash_binary::binrw_io::decode(data, &limits),
+        };
+        assert!(same(&view, &binrw), "zerocopy {view:?}\nbinrw {binrw:?}");
+        for c in [data.len().max(1), 1, chunk] {
+            let nom = dash_binary::decode_chunked(data, c, expect, &limits);
+            assert!(
+                same(&view, &nom),
+                "zerocopy {view:?}\nnom ({c}-byte chunks) {nom:?}"
+            );
+        }
+    }
+}
+
+/// `roundtrip`: whatever decodes (JSON or binary) encodes and decodes back to the same
+/// content, and encodes to the same bytes again.
+pub fn roundtrip(data: &[u8]) {
+    json_decode(data);
+    let limits = fuzz_limits();
+    let Ok(file) = dash_binary::decode(data, &limits) else {
+        return;
+    };
+    let opts = WriteOptions {
+        compact_unskinned: file.vertex_layout == VertexLayout::Compact,
+        drop_unreferenced: true,
+    };
+    let bytes = match (file.kind, dash_binary::encode(&file, &opts)) {
+        (dash_binary::FileKind::Raw, _) => match dash_binary::encode_raw(&file.document) {
+            Ok(b) => b,
+            Err(e) => panic!("a raw file failed to re-encode: {e}"),
+        },
+        (_, Ok(b)) => b,
+        // Refusals that protect data (a moved TEX section, names that do not fit) are
+        // not bugs; anything else is.
+        (_, Err(WriteError::TexRelocation { .. } | WriteError::BoneName { .. })) => return,
+        (_, Err(e)) => panic!("a decoded file failed to re-encode: {e}"),
+    };
+    let back = match dash_binary::decode(&bytes, &limits) {
+        Ok(b) => b,
+        Err(e) => panic!("re-encoded bytes failed to decode: {e}"),
+    };
+    assert!(
+        back.document.bit_eq(&file.document),
+        "binary round trip changed the document"
+    );
+    let again = if back.kind == dash_binary::FileKind::Raw {
+        dash_binary::encode_raw(&back.document)
+    } else {
+        dash_binary::encode(&back, &opts)
+    };
+    assert_eq!(again.ok(), Some(bytes), "binary output not stable");
+    // Binary → JSON → binary, when JSON can hold it.
+    if file.document.mesh.vertices().iter().all(|v| {
+        v.position
+            .iter()
+            .chain(&v.skin.weights)
+            .all(|x| x.is_finite())
+    }) && file
+        .document
+        .mesh
+        .extra_sets()
+        .iter()
+        .flatten()
+        .all(|s| s.weights.iter().all(|w| w.is_finite()))
+        && file.document.skeleton.as_ref().is_none_or(|s| {
+            s.bones.iter().all(|b| {
+                b.position
+                    .iter()
+                    .chain(&b.rotation)
+                    .chain(&b.scale)
+                    .all(|x| x.is_finite())
+            })
+        })
+    {
+        let text = match dash_json::encode_document(&file.document) {
+            Ok(t) => t,
+            Err(e) => panic!("finite content failed to encode as JSON: {e}"),
+        };
+        let j = match dash_json::decode(&text, &Limits::default()) {
+            Ok(j) => j,
+            Err(e) => panic!("JSON written from binary failed to decode: {e}"),
+        };
+        // JSON cannot say that an empty mesh is skinned, or hold an empty skeleton.
+        if !file.document.mesh.is_empty() {
+            assert!(
+                j.document.mesh.bit_eq(&file.document.mesh),
+                "binary → JSON changed the mesh"
+            );
+        }
+    }
+}
+
+/// `validate_any`: arbitrary bytes validated as every input format never panic, and
+/// every diagnostic is located.
+pub fn validate_any(data: &[u8]) {
+    use dash_validate::{InputFormat, Options};
+    let opts = |format| Options {
+        format,
+        limits: fuzz_limits(),
+        max_diagnostics: 50,
+        ..Options::default()
+    };
+    for format in [
+        None,
+        Some(InputFormat::Json),
+        Some(InputFormat::Dmx),
+        Some(InputFormat::Raw),
+        Some(InputFormat::Gltf),
+        Some(InputFormat::Glb),
+    ] {
+        // A directory that does not exist: glTF buffers cannot name local files.
+        let report =
+            dash_validate::validate_bytes("/nonexistent-dash-fuzz/input", data, &opts(format));
+        for d in &report.diagnostics {
+            assert!(!d.message.is_empty(), "empty message: {d:?}");
+        }
+        assert_eq!(report.valid, report.counts.errors == 0);
+    }
+}
+
+/// Structured reducer input.
+#[derive(Debug)]
+struct ReduceCase {
+    bones: Vec<dash_reduce::manifest::BoneRef>,
+    vertices: Vec<Vec<(u32, f32)>>,
+    config: dash_reduce::Config,
+}
+
+impl<'a> Arbitrary<'a> for ReduceCase {
+    fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<Self> {
+        let nb = u.int_in_range(1u32..=12)?;
+        let mut bones = Vec::new();
+        for i in 0..nb {
+            let parent = if i == 0 {
+                None
+            } else {
+                Some(u.int_in_range(0..=i - 1)?)
+            };
+            bones.push(dash_reduce::manifest::BoneRef {
+                name: format!("b{}", u.int_in_range(0u32..=99)? * 100 + i),
+                parent: parent.map(|p| format!("#{p}")),
+            });
+        }
+        // Parents by name (fixed up after the names are known).
+        let names: Vec<String> = bones.iter().map(|b| b.name.clone()).collect();
+        for b in &mut bones {
+            if let Some(p) = b.parent.take() {
+                b.parent = p
+                    .strip_prefix('#')
+                    .and_then(|i| i.parse::<usize>().ok())
+                    .and_then(|i| names.get(i).cloned());
+            }
+        }
+        let nv = u.int_in_range(0usize..=40)?;
+        let mut vertices = Vec::with_capacity(nv);
+        for _ in 0..nv {
+            let nc = u.int_in_range(0usize..=20)?;
+            let mut list = Vec::with_capacity(nc);
+            for _ in 0..nc {
+                let bone = u.int_in_range(0..=nb - 1)?;
+                let w = match u.int_in_range(0u8..=9)? {
+                    0 => 0.0,
+                    1 => -f32::from(u.int_in_range(1u8..=100)?) / 100.0,
+                    2 => 0.5,
+                    3 => f32::from_bits(u.int_in_range(1u32..=0x007F_FFFF)?),
+                    _ => f32::from(u.int_in_range(1u16..=1000)?) / 1000.0,
+                };
+                list.push((bone, w));
+            }
+            vertices.push(list);
+        }
+        let q = u.int_in_range(0u8..=2)?;
+        let config = dash_reduce::Config {
+            max_influences: u.int_in_range(1usize..=10)?,
+            normalize: if q > 0 || u.arbitrary()? {
+                dash_reduce::Normalize::Unit
+            } else {
+                dash_reduce::Normalize::None
+            },
+            quantize: [
+                dash_reduce::Quantize::F32,
+                dash_reduce::Quantize::Unorm16,
+                dash_reduce::Quantize::Unorm8,
+            ][q as usize],
+            min_weight: [0.0, 1e-4, 0.05][u.int_in_range(0usize..=2)?],
+            empty: dash_reduce::Empty::Zero,
+        };
+        Ok(ReduceCase {
+            bones,
+            vertices,
+            config,
+        })
+    }
+}
+
+fn reduce_input(c: &ReduceCase) -> dash_reduce::input::Input {
+    let counts: Vec<u32> = c.vertices.iter().map(|v| v.len() as u32).collect();
+    let mut cands = dash_reduce::input::Candidates::with_counts(&counts);
+    for (v, list) in c.vertices.iter().enumerate() {
+        for (k, &(b, w)) in list.iter().enumerate() {
+            cands.push(v, b, w, k as u32);
+        }
+    }
+    dash_reduce::input::Input {
+        bones: c.bones.clone(),
+        positions: vec![[0.0; 3]; c.vertices.len()],
+        data: dash_reduce::input::Data::Lists(cands),
+        origin: dash_reduce::input::Origin::BoneWeights,
+    }
+}
+
+/// `reduce`: arbitrary reducer input never panics; the result is deterministic,
+/// ordered, normalized as asked, exactly summed when quantized, and idempotent.
+pub fn reduce(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(case) = ReduceCase::arbitrary(&mut u) else {
+        return;
+    };
+    let Ok(manifest) = dash_reduce::manifest::Manifest::init(&case.bones) else {
+        return;
+    };
+    let input = reduce_input(&case);
+    let Ok(map) = dash_reduce::index_map(&input, &manifest) else {
+        return;
+    };
+    let root = dash_reduce::root_index(&input, &manifest);
+    let Ok(out) = dash_reduce::reduce(&input, &map, root, &case.config) else {
+        return;
+    };
+    assert_eq!(
+        dash_reduce::reduce(&input, &map, root, &case.config)
+            .ok()
+            .as_ref(),
+        Some(&out),
+        "not deterministic"
+    );
+    for (v, sets) in out.influences.chunks(out.sets.max(1)).enumerate() {
+        let kept: Vec<(u32, f32)> = sets
+            .iter()
+            .flat_map(InfluenceSet::pairs)
+            .filter(|p| p.1 != 0.0)
+            .collect();
+        for pair in kept.windows(2) {
+            if let [a, b] = pair {
+                assert!(
+                    a.1 > b.1 || (a.1 == b.1 && a.0 < b.0),
+                    "vertex {v}: not in order: {kept:?}"
+                );
+            }
+        }
+        assert!(kept.len() <= case.config.max_influences);
+        if kept.is_empty() {
+            continue;
+        }
+        if case.config.normalize == dash_reduce::Normalize::Unit
+            && case.config.quantize == dash_reduce::Quantize::F32
+        {
+            assert!(
+                dash_core::weights::check_float_sets(sets).passes(),
+                "vertex {v}: {sets:?}"
+            );
+        }
+        if let (Some(max), Some(ints)) = (case.config.quantize.max(), &out.integers) {
+            let total: u32 = ints
+                .iter()
+                .skip(v * out.sets)
+                .take(out.sets)
+                .flatten()
+                .sum();
+            assert_eq!(total, max, "vertex {v}");
+        }
+    }
+    // Idempotence.
+    let again = ReduceCase {
+        bones: manifest
+            .bones
+            .iter()
+            .map(|e| dash_reduce::manifest::BoneRef {
+                name: e.name.clone(),
+                parent: e.parent.clone(),
+            })
+            .collect(),
+        vertices: out
+            .influences
+            .chunks(out.sets.max(1))
+            .map(|v| {
+                v.iter()
+                    .flat_map(InfluenceSet::pairs)
+                    .filter(|p| p.1 != 0.0)
+                    .collect()
+            })
+            .collect(),
+        config: case.config,
+    };
+    let input2 = reduce_input(&again);
+    let map2 = dash_reduce::index_map(&input2, &manifest).unwrap_or_default();
+    if let Ok(twice) = dash_reduce::reduce(&input2, &map2, root, &case.config) {
+        assert_eq!(twice.influences, out.influences, "not idempotent");
     }
 }

@@ -250,17 +250,7 @@ pub fn decode_raw(bytes: &[u8], limits: &Limits) -> Result<BinaryFile, BinaryErr
             })
         })
         .collect::<Result<_, _>>()?;
-    let mut document = model::document(false, vertices, Vec::new(), None);
-    let skinned = document.mesh.has_skin_data();
-    document.mesh.set_skinned(skinned);
-    Ok(BinaryFile {
-        kind: FileKind::Raw,
-        minor: 0,
-        vertex_layout: VertexLayout::Full,
-        document,
-        foreign: Vec::new(),
-        unreferenced: 0,
-    })
+    Ok(model::raw_file(vertices))
 }
 
 /// Decodes a file of either kind with binrw (detection as [`crate::detect`]).

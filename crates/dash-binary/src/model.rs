@@ -109,6 +109,21 @@ pub fn bone(
     }
 }
 
+/// A raw record file: skinned when any record carries influence data (§10.1).
+pub fn raw_file(vertices: Vec<Vertex>) -> BinaryFile {
+    let mut document = document(false, vertices, Vec::new(), None);
+    let skinned = document.mesh.has_skin_data();
+    document.mesh.set_skinned(skinned);
+    BinaryFile {
+        kind: FileKind::Raw,
+        minor: 0,
+        vertex_layout: VertexLayout::Full,
+        document,
+        foreign: Vec::new(),
+        unreferenced: 0,
+    }
+}
+
 /// Builds the document from decoded parts. `sets` holds sets 1.. set-major, flattened.
 pub fn document(
     skinned: bool,

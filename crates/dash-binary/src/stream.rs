@@ -404,17 +404,7 @@ impl StreamDecoder {
 
     fn raw(self, total: u64) -> Result<BinaryFile, BinaryError> {
         raw_check(total, &self.limits)?;
-        let mut document = model::document(false, self.content.vertices, Vec::new(), None);
-        let skinned = document.mesh.has_skin_data();
-        document.mesh.set_skinned(skinned);
-        Ok(BinaryFile {
-            kind: FileKind::Raw,
-            minor: 0,
-            vertex_layout: VertexLayout::Full,
-            document,
-            foreign: Vec::new(),
-            unreferenced: 0,
-        })
+        Ok(model::raw_file(self.content.vertices))
     }
 
     fn build(

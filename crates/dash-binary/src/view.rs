@@ -270,15 +270,5 @@ pub fn decode_raw(bytes: &[u8], limits: &Limits) -> Result<BinaryFile, BinaryErr
     raw_check(bytes.len() as u64, limits)?;
     let records = <[RawVertex]>::ref_from_bytes(bytes).unwrap_or_default();
     let vertices: Vec<Vertex> = records.iter().map(RawVertex::vertex).collect();
-    let mut document = model::document(false, vertices, Vec::new(), None);
-    let skinned = document.mesh.has_skin_data();
-    document.mesh.set_skinned(skinned);
-    Ok(BinaryFile {
-        kind: FileKind::Raw,
-        minor: 0,
-        vertex_layout: VertexLayout::Full,
-        document,
-        foreign: Vec::new(),
-        unreferenced: 0,
-    })
+    Ok(model::raw_file(vertices))
 }

@@ -21,8 +21,12 @@ pub struct AccessorData {
     pub normalized: bool,
     /// Number of elements.
     pub count: usize,
-    /// `count × components` values, element-major.
+    /// `count × components` values, element-major; empty for an accessor without a buffer
+    /// view, whose elements are zero except the `sparse` ones.
     pub values: Vec<f64>,
+    /// Sparse elements of a data-less accessor, sorted by element: `(element, values)`.
+    /// (With a buffer view, sparse values are applied to `values` directly.)
+    pub sparse: Vec<(u64, Vec<f64>)>,
     /// Where element 0 starts in its buffer, and the buffer (none for data-less
     /// accessors).
     pub origin: Option<(u64, u64)>,
@@ -33,6 +37,17 @@ pub struct AccessorData {
 impl AccessorData {
     /// Component `c` of element `i`.
     pub fn get(&self, i: usize, c: usize) -> f64 {
+        if self.values.is_empty() {
+            return match self.sparse.binary_search_by_key(&(i as u64), |e| e.0) {
+                Ok(k) => self
+                    .sparse
+                    .get(k)
+                    .and_then(|e| e.1.get(c))
+                    .copied()
+                    .unwrap_or(0.0),
+                Err(_) => 0.0,
+            };
+        }
         self.values
             .get(i * self.components + c)
             .copied()
@@ -146,49 +161,51 @@ pub fn read(gltf: &Gltf, index: u64, limits: &Limits) -> Result<AccessorData, Ac
         normalized: a.normalized,
         count,
         values: Vec::new(),
+        sparse: Vec::new(),
         origin: None,
         stride: elem,
     };
-    match a.buffer_view {
-        Some(view) => {
-            let View {
-                bytes,
-                offset: view_offset,
-                buffer,
-                stride,
-            } = view_bytes(gltf, index, view)?;
-            let stride = stride.unwrap_or(elem);
-            let need = if count == 0 {
-                0
-            } else {
-                a.byte_offset + (count as u64 - 1) * stride + elem
-            };
-            if need > bytes.len() as u64 || stride < elem {
-                return Err(AccessorError::OutOfRange {
-                    index,
-                    what: if stride < elem {
-                        format!("byteStride {stride} is smaller than an element ({elem} bytes)")
-                    } else {
-                        format!(
-                            "{count} elements from byte {} need {need} bytes of buffer view {view}, which has {}",
-                            a.byte_offset,
-                            bytes.len()
-                        )
-                    },
-                });
-            }
-            data.values.reserve(count * comps as usize);
-            for i in 0..count as u64 {
-                for c in 0..comps {
-                    let at = (a.byte_offset + i * stride + c * size) as usize;
-                    let v = bytes.get(at..at + size as usize).unwrap_or_default();
-                    data.values.push(decode(v, a.component_type));
-                }
-            }
-            data.origin = Some((view_offset + a.byte_offset, buffer));
-            data.stride = stride;
+    // Without a buffer view the elements are zeros: nothing is allocated for them (memory
+    // never follows a declared count).
+    if let Some(view) = a.buffer_view {
+        let View {
+            bytes,
+            offset: view_offset,
+            buffer,
+            stride,
+        } = view_bytes(gltf, index, view)?;
+        let stride = stride.unwrap_or(elem);
+        let need = if count == 0 {
+            0
+        } else {
+            a.byte_offset
+                .saturating_add((count as u64 - 1).saturating_mul(stride))
+                .saturating_add(elem)
+        };
+        if need > bytes.len() as u64 || stride < elem {
+            return Err(AccessorError::OutOfRange {
+                index,
+                what: if stride < elem {
+                    format!("byteStride {stride} is smaller than an element ({elem} bytes)")
+                } else {
+                    format!(
+                        "{count} elements from byte {} need {need} bytes of buffer view {view}, which has {}",
+                        a.byte_offset,
+                        bytes.len()
+                    )
+                },
+            });
         }
-        None => data.values = vec![0.0; count * comps as usize],
+        data.values.reserve(count * comps as usize);
+        for i in 0..count as u64 {
+            for c in 0..comps {
+                let at = (a.byte_offset + i * stride + c * size) as usize;
+                let v = bytes.get(at..at + size as usize).unwrap_or_default();
+                data.values.push(decode(v, a.component_type));
+            }
+        }
+        data.origin = Some((view_offset + a.byte_offset, buffer));
+        data.stride = stride;
     }
     if let Some(sp) = &a.sparse {
         let isize_ = component::size(sp.indices.component_type)
@@ -229,17 +246,36 @@ pub fn read(gltf: &Gltf, index: u64, limits: &Limits) -> Result<AccessorData, Ac
                     what: format!("sparse index {target} is not below count {}", a.count),
                 });
             }
-            for c in 0..comps {
-                let at = (k * elem + c * size) as usize;
-                let v = decode(
-                    vb.get(at..at + size as usize).unwrap_or_default(),
-                    a.component_type,
-                );
-                if let Some(slot) = data.values.get_mut((target * comps + c) as usize) {
-                    *slot = v;
+            let values: Vec<f64> = (0..comps)
+                .map(|c| {
+                    let at = (k * elem + c * size) as usize;
+                    decode(
+                        vb.get(at..at + size as usize).unwrap_or_default(),
+                        a.component_type,
+                    )
+                })
+                .collect();
+            if data.values.is_empty() {
+                data.sparse.push((target, values));
+            } else {
+                for (c, v) in values.into_iter().enumerate() {
+                    if let Some(slot) = data.values.get_mut(target as usize * comps as usize + c) {
+                        *slot = v;
+                    }
                 }
             }
         }
+        // Sorted by element, the last substitution of an element winning (the
+        // specification requires increasing indices; this keeps bad files cheap).
+        data.sparse.sort_by_key(|e| e.0);
+        let mut deduped: Vec<(u64, Vec<f64>)> = Vec::with_capacity(data.sparse.len());
+        for e in data.sparse.drain(..) {
+            match deduped.last_mut() {
+                Some(last) if last.0 == e.0 => *last = e,
+                _ => deduped.push(e),
+            }
+        }
+        data.sparse = deduped;
         // Sparse elements do not live at `origin + i × stride`.
         data.origin = None;
     }

@@ -163,18 +163,7 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
     )) {
         Ok(r) => r,
         Err(e) => {
-            let mut pointer = String::new();
-            for seg in track.path().iter() {
-                match seg {
-                    serde_path_to_error::Segment::Seq { index } => {
-                        dash_json::push_token(&mut pointer, &index.to_string())
-                    }
-                    serde_path_to_error::Segment::Map { key } => {
-                        dash_json::push_token(&mut pointer, key)
-                    }
-                    _ => {}
-                }
-            }
+            let pointer = dash_json::pointer_of(&track.path());
             let (line, column) = Locator::new(&text).line_col(&pointer).unwrap_or((1, 1));
             return Err(LoadError::Json {
                 pointer,

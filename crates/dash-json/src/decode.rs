@@ -148,20 +148,7 @@ fn locate_error(text: &str, limits: &Limits) -> JsonError {
             rule: None,
         },
         Err(err) => {
-            let path = track.path();
-            let mut pointer = String::new();
-            for seg in path.iter() {
-                match seg {
-                    serde_path_to_error::Segment::Seq { index } => {
-                        push_token(&mut pointer, &index.to_string())
-                    }
-                    serde_path_to_error::Segment::Map { key } => push_token(&mut pointer, key),
-                    serde_path_to_error::Segment::Enum { variant } => {
-                        push_token(&mut pointer, variant)
-                    }
-                    serde_path_to_error::Segment::Unknown => {}
-                }
-            }
+            let mut pointer = crate::error::pointer_of(&track.path());
             let kind = match err.classify() {
                 serde_json::error::Category::Data => ErrorKind::Structure,
                 _ => ErrorKind::Syntax,
@@ -193,9 +180,10 @@ fn locate_error(text: &str, limits: &Limits) -> JsonError {
             let (line, column) = match &explicit {
                 Some(p) => {
                     pointer = p.clone();
-                    locator
-                        .line_col(p)
-                        .unwrap_or((err.line(), locator.char_column(err.line(), err.column())))
+                    locator.line_col(p).unwrap_or((
+                        err.line().max(1),
+                        locator.char_column(err.line(), err.column()).max(1),
+                    ))
                 }
                 None if err.line() == 0 => (1, 1),
                 None => (

@@ -73,6 +73,22 @@ pub enum EncodeError {
     },
 }
 
+/// The JSON Pointer of a `serde_path_to_error` path.
+pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    let mut pointer = String::new();
+    for seg in path.iter() {
+        match seg {
+            serde_path_to_error::Segment::Seq { index } => {
+                push_token(&mut pointer, &index.to_string())
+            }
+            serde_path_to_error::Segment::Map { key } => push_token(&mut pointer, key),
+            serde_path_to_error::Segment::Enum { variant } => push_token(&mut pointer, variant),
+            serde_path_to_error::Segment::Unknown => {}
+        }
+    }
+    pointer
+}
+
 /// Appends one reference token to a JSON Pointer, escaping `~` and `/`.
 pub fn push_token(pointer: &mut String, token: &str) {
     pointer.push('/');

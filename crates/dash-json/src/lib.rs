@@ -31,5 +31,5 @@ pub mod wire;
 
 pub use decode::{DocKey, Form, JsonFile, decode, decode_bytes, find_duplicate_key};
 pub use encode::{encode, encode_document};
-pub use error::{EncodeError, ErrorKind, JsonError, push_token};
+pub use error::{EncodeError, ErrorKind, JsonError, pointer_of, push_token};
 pub use locate::Locator;

@@ -56,6 +56,21 @@ impl<'a> Locator<'a> {
         self.offset(pointer).map(|o| self.line_col_at(o))
     }
 
+    /// The (line, column) of `pointer`'s value or, when the text has no such value (a
+    /// padded array slot, a member of a damaged object), of its nearest ancestor.
+    pub fn line_col_nearest(&self, pointer: &str) -> (usize, usize) {
+        let mut probe = pointer;
+        loop {
+            if let Some(lc) = self.line_col(probe) {
+                return lc;
+            }
+            match probe.rfind('/') {
+                Some(i) => probe = probe.get(..i).unwrap_or(""),
+                None => return (1, 1),
+            }
+        }
+    }
+
     /// The 1-based (line, column) of a byte offset; the column counts characters.
     pub fn line_col_at(&self, offset: usize) -> (usize, usize) {
         let mut cache = self.line_starts.borrow_mut();
@@ -125,11 +140,11 @@ impl<'a> Locator<'a> {
     }
 }
 
-/// Offset of the value of member `key` in the object starting at `pos`. The last
-/// occurrence wins if a key repeats.
+/// Offset of the value of member `key` in the object starting at `pos` (the first
+/// occurrence; the text after it need not be well-formed, so truncated documents can be
+/// located too).
 fn member(bytes: &[u8], pos: usize, key: &str) -> Option<usize> {
     let mut pos = skip_ws(bytes, pos + 1);
-    let mut found = None;
     if bytes.get(pos) == Some(&b'}') {
         return None;
     }
@@ -141,13 +156,12 @@ fn member(bytes: &[u8], pos: usize, key: &str) -> Option<usize> {
         }
         pos = skip_ws(bytes, pos + 1);
         if name == key {
-            found = Some(pos);
+            return Some(pos);
         }
         pos = skip_ws(bytes, skip_value(bytes, pos)?);
         match bytes.get(pos)? {
             b',' => pos = skip_ws(bytes, pos + 1),
-            b'}' => return found,
-            _ => return found,
+            _ => return None,
         }
     }
 }

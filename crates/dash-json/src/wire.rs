@@ -152,17 +152,27 @@ pub struct JsonBone {
     #[serde(default)]
     pub parent_index: Option<BoneIndex>,
     /// Local translation; default (0, 0, 0).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     #[schemars(with = "Vec3")]
     pub position: Option<Vec3>,
     /// Local rotation; default (0, 0, 0, 1).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     #[schemars(with = "Quat")]
     pub rotation: Option<Quat>,
     /// Local scale; default (1, 1, 1).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     #[schemars(with = "Vec3")]
     pub scale: Option<Vec3>,
+}
+
+/// An optional member that, when present, must hold a value (not `null`): the schema
+/// says the same.
+fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 /// The constant `"DashModelExchange"`.

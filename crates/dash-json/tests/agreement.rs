@@ -204,7 +204,7 @@ fn mutate(v: &mut Value, kind: u8, a: usize, b: usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// The schema and the decoder return the same verdict on valid and mutated texts.
     #[test]

@@ -114,18 +114,7 @@ pub fn is_weights_doc(text: &str) -> bool {
 pub fn parse(text: &str, max_vertices: u64) -> Result<Input, DocError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let doc: WeightsDoc = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let mut pointer = String::new();
-        for seg in e.path().iter() {
-            match seg {
-                serde_path_to_error::Segment::Seq { index } => {
-                    dash_json::push_token(&mut pointer, &index.to_string())
-                }
-                serde_path_to_error::Segment::Map { key } => {
-                    dash_json::push_token(&mut pointer, key)
-                }
-                _ => {}
-            }
-        }
+        let pointer = dash_json::pointer_of(e.path());
         DocError {
             pointer,
             message: e.into_inner().to_string(),

@@ -53,6 +53,9 @@ const NO_VECTOR: &[(Code, &str)] = &[(
 
 #[test]
 fn vectors_produce_exactly_the_listed_diagnostics() {
+    // spec: I2 S1 S2 X1 T2
+    // (I2: bone 3 in set 1 and in set 0 is the same bone — multiset-duplicate-across-sets;
+    // S2: parents first, one root — bone-parent, bone-root.)
     let mut covered = BTreeSet::new();
     for v in manifest() {
         let file = v["file"].as_str().unwrap();

@@ -21,16 +21,7 @@ struct Doc<'a> {
 
 impl Doc<'_> {
     fn at(&self, pointer: &str) -> Location {
-        let mut probe = pointer;
-        let (line, column) = loop {
-            if let Some(lc) = self.locator.line_col(probe) {
-                break lc;
-            }
-            match probe.rfind('/') {
-                Some(i) => probe = probe.get(..i).unwrap_or(""),
-                None => break (1, 1),
-            }
-        };
+        let (line, column) = self.locator.line_col_nearest(pointer);
         Location {
             pointer: Some(pointer.to_owned()),
             line: Some(line as u64),

@@ -35,16 +35,7 @@ impl<'a> JsonLocate<'a> {
     /// A location for `pointer`; when the text has no such value (a padded slot), the
     /// nearest enclosing value gives the line and column.
     pub fn at(&self, pointer: String, vertex: Option<u64>) -> Location {
-        let mut probe = pointer.as_str();
-        let (line, column) = loop {
-            if let Some(lc) = self.locator.line_col(probe) {
-                break lc;
-            }
-            match probe.rfind('/') {
-                Some(i) => probe = probe.get(..i).unwrap_or(""),
-                None => break (1, 1),
-            }
-        };
+        let (line, column) = self.locator.line_col_nearest(&pointer);
         Location {
             vertex,
             pointer: Some(pointer),

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS seconds each (default 20), one after the other, and
+# fails on the first crash. Usage: fuzz/run.sh [SECONDS] [TARGET...]
+# Needs the nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-20}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(json_decode json_schema_agreement binary_decode roundtrip validate_any reduce)
+fi
+mkdir -p fuzz/logs
+cargo +nightly fuzz build
+for t in "${targets[@]}"; do
+  mkdir -p "fuzz/corpus/$t"
+  echo "== $t (${seconds}s)"
+  if ! cargo +nightly fuzz run "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
+      -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
+      > "fuzz/logs/$t.log" 2>&1; then
+    tail -n 40 "fuzz/logs/$t.log"
+    echo "fuzz target $t failed (crash input in fuzz/artifacts/$t/)"
+    exit 1
+  fi
+  grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov: " "fuzz/logs/$t.log" | tail -n 3
+done

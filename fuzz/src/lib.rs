@@ -121,7 +121,10 @@ pub fn binary_decode(data: &[u8]) {
             Expect::Detect => dash_binary::binrw_io::decode(data, &limits),
         };
         assert!(same(&view, &binrw), "zerocopy {view:?}\nbinrw {binrw:?}");
-        for c in [data.len().max(1), 1, chunk] {
+        // Whole, in pseudo-random chunks of 1 to 97 bytes, and (for inputs small enough
+        // to keep the target fast) one byte at a time.
+        let single = if data.len() <= 512 { 1 } else { chunk };
+        for c in [data.len().max(1), chunk, single] {
             let nom = dash_binary::decode_chunked(data, c, expect, &limits);
             assert!(
                 same(&view, &nom),
@@ -389,6 +392,7 @@ pub fn reduce(data: &[u8]) {
             assert_eq!(total, max, "vertex {v}");
         }
     }
+    same_from_every_layout(&case, &input, &map, root, &out);
     // Idempotence.
     let again = ReduceCase {
         bones: manifest
@@ -416,4 +420,110 @@ pub fn reduce(data: &[u8]) {
     if let Ok(twice) = dash_reduce::reduce(&input2, &map2, root, &case.config) {
         assert_eq!(twice.influences, out.influences, "not idempotent");
     }
+}
+
+/// The same influences reduce to the same output whatever their layout and order: the
+/// candidate lists reversed, the skeleton listed in reverse, packed as influence sets, and
+/// as per-bone columns (repeated bones merged as the reducer merges them, negatives left
+/// out). Each layout takes its own selection path in the reducer.
+fn same_from_every_layout(
+    case: &ReduceCase,
+    input: &dash_reduce::input::Input,
+    map: &[u32],
+    root: Option<u32>,
+    out: &dash_reduce::Reduced,
+) {
+    use dash_reduce::input::{Data, Input};
+    let run = |i: &Input, map: &[u32]| dash_reduce::reduce(i, map, root, &case.config);
+    let manifest = match dash_reduce::manifest::Manifest::init(&case.bones) {
+        Ok(m) => m,
+        Err(e) => panic!("manifest: {e}"),
+    };
+    // Reversed candidates.
+    let reversed = ReduceCase {
+        bones: case.bones.clone(),
+        vertices: case
+            .vertices
+            .iter()
+            .map(|l| l.iter().rev().copied().collect())
+            .collect(),
+        config: case.config,
+    };
+    let r = run(&reduce_input(&reversed), map).ok();
+    assert_eq!(
+        r.as_ref().map(|r| &r.influences),
+        Some(&out.influences),
+        "candidate order matters"
+    );
+    // Reversed skeleton, candidates renumbered.
+    let nb = case.bones.len() as u32;
+    let flipped = ReduceCase {
+        bones: case.bones.iter().rev().cloned().collect(),
+        vertices: case
+            .vertices
+            .iter()
+            .map(|l| l.iter().map(|&(b, w)| (nb - 1 - b, w)).collect())
+            .collect(),
+        config: case.config,
+    };
+    let flipped_input = reduce_input(&flipped);
+    if let Ok(m) = dash_reduce::manifest::Manifest::init(&flipped.bones) {
+        assert_eq!(m.bones, manifest.bones, "bone order changed the manifest");
+        let fmap = dash_reduce::index_map(&flipped_input, &m).unwrap_or_default();
+        let r = run(&flipped_input, &fmap).ok();
+        assert_eq!(
+            r.as_ref().map(|r| &r.influences),
+            Some(&out.influences),
+            "bone order matters"
+        );
+    }
+    // Influence sets: four candidates per set.
+    let n_sets = case
+        .vertices
+        .iter()
+        .map(|l| l.len().div_ceil(4))
+        .max()
+        .unwrap_or(0);
+    let mut sets = vec![vec![InfluenceSet::ZERO; case.vertices.len()]; n_sets];
+    for (v, l) in case.vertices.iter().enumerate() {
+        for (i, &(b, w)) in l.iter().enumerate() {
+            if let Some(x) = sets.get_mut(i / 4).and_then(|s| s.get_mut(v)) {
+                x.joints[i % 4] = b;
+                x.weights[i % 4] = w;
+            }
+        }
+    }
+    let from_sets = Input {
+        data: Data::Sets(sets),
+        ..input.clone()
+    };
+    let r = run(&from_sets, map).ok();
+    assert_eq!(r.as_ref(), Some(out), "sets and lists disagree");
+    // Per-bone columns.
+    let mut columns: Vec<(u32, Vec<f32>)> = (0..nb)
+        .map(|b| (b, vec![0.0; case.vertices.len()]))
+        .collect();
+    for (v, l) in case.vertices.iter().enumerate() {
+        for (b, col) in columns.iter_mut() {
+            let mut ws: Vec<f32> = l
+                .iter()
+                .filter(|p| p.0 == *b && p.1 > 0.0)
+                .map(|p| p.1)
+                .collect();
+            ws.sort_by(f32::total_cmp);
+            if let Some(x) = col.get_mut(v) {
+                *x = ws.iter().map(|&w| f64::from(w)).sum::<f64>() as f32;
+            }
+        }
+    }
+    let from_columns = Input {
+        data: Data::Columns(columns),
+        ..input.clone()
+    };
+    let r = run(&from_columns, map).ok();
+    assert_eq!(
+        r.as_ref().map(|r| (&r.influences, &r.integers)),
+        Some((&out.influences, &out.integers)),
+        "columns and lists disagree"
+    );
 }

@@ -25,6 +25,15 @@ pub enum Weights {
     Unorm16(Vec<Vec<[u16; 4]>>),
 }
 
+/// The little-endian bytes of one set's values, vertex after vertex.
+fn le_bytes<T: Copy, const B: usize>(set: Option<&Vec<[T; 4]>>, to: fn(T) -> [u8; B]) -> Vec<u8> {
+    set.into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|&x| to(x))
+        .collect()
+}
+
 impl Weights {
     fn sets(&self) -> usize {
         match self {
@@ -219,32 +228,10 @@ impl Editor {
                 false,
             )?;
             new_attrs.push((format!("JOINTS_{s}"), a));
-            let (bytes, ctype, norm): (Vec<u8>, u32, bool) = match &inf.weights {
-                Weights::F32(w) => (
-                    w.get(s)
-                        .into_iter()
-                        .flatten()
-                        .flatten()
-                        .flat_map(|x| x.to_le_bytes())
-                        .collect(),
-                    component::F32,
-                    false,
-                ),
-                Weights::Unorm8(w) => (
-                    w.get(s).into_iter().flatten().flatten().copied().collect(),
-                    component::U8,
-                    true,
-                ),
-                Weights::Unorm16(w) => (
-                    w.get(s)
-                        .into_iter()
-                        .flatten()
-                        .flatten()
-                        .flat_map(|x| x.to_le_bytes())
-                        .collect(),
-                    component::U16,
-                    true,
-                ),
+            let (bytes, ctype, norm) = match &inf.weights {
+                Weights::F32(w) => (le_bytes(w.get(s), f32::to_le_bytes), component::F32, false),
+                Weights::Unorm8(w) => (le_bytes(w.get(s), u8::to_le_bytes), component::U8, true),
+                Weights::Unorm16(w) => (le_bytes(w.get(s), u16::to_le_bytes), component::U16, true),
             };
             let v = self.view(&bytes, Some(34962))?;
             let a = self.accessor(v, ctype, "VEC4", count, norm)?;

@@ -924,7 +924,10 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
 }
 
 /// Returns the JSON Pointer of the first object member whose key repeats an earlier key
-/// of the same object, if any (and `None` for text that is not JSON).
+/// of the same object, if any (and `None` for text that is not JSON). The values of a
+/// top-level object's members other than the ones dash models (`type`, `vertex`, `bone`
+/// and the vertex members) are not searched: a document keeps them verbatim, repeated keys
+/// included (spec §3.4), and a lone vertex rejects them anyway.
 pub fn find_duplicate_key(text: &str) -> Option<String> {
     struct Walk<'p> {
         path: &'p mut String,
@@ -982,18 +985,34 @@ pub fn find_duplicate_key(text: &str) -> Option<String> {
             while let Some(k) = map.next_key::<String>()? {
                 let len = self.path.len();
                 push_token(self.path, &k);
+                let verbatim = len == 0 && !MODELED.contains(&k.as_str());
                 if !seen.insert(k) && self.found.is_none() {
                     *self.found = Some(self.path.clone());
                 }
-                map.next_value_seed(Walk {
-                    path: self.path,
-                    found: self.found,
-                })?;
+                if verbatim {
+                    map.next_value::<IgnoredAny>()?;
+                } else {
+                    map.next_value_seed(Walk {
+                        path: self.path,
+                        found: self.found,
+                    })?;
+                }
                 self.path.truncate(len);
             }
             Ok(())
         }
     }
+    const MODELED: [&str; 9] = [
+        "type",
+        "vertex",
+        "bone",
+        "x",
+        "y",
+        "z",
+        "skinIndex",
+        "skinWeight",
+        "skinSets",
+    ];
     let mut path = String::new();
     let mut found = None;
     let mut de = serde_json::Deserializer::from_str(text);

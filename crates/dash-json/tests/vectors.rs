@@ -141,6 +141,42 @@ fn foreign_members_survive_verbatim_in_place() {
 }
 
 #[test]
+fn repeated_keys_inside_a_verbatim_member_are_kept_but_rejected_elsewhere() {
+    // spec: J8 (found by the json_schema_agreement fuzz target)
+    let kept = r#"{"type": "DashModelExchange", "vertex": [], "face": [{"b": 1, "b": 2}]}"#;
+    let file = dash_json::decode(kept, &Limits::default()).unwrap();
+    assert!(
+        dash_json::encode(&file)
+            .unwrap()
+            .contains(r#"[{"b": 1, "b": 2}]"#)
+    );
+    assert_eq!(dash_json::find_duplicate_key(kept), None);
+    let v = common::schema_validator();
+    assert!(common::schema_accepts(&v, kept));
+    for (text, pointer) in [
+        (
+            r#"{"type": "DashModelExchange", "vertex": [], "face": [], "face": []}"#,
+            "/face",
+        ),
+        (r#"[{"x": 0, "y": 0, "z": 0, "x": 1}]"#, "/0/x"),
+        (
+            r#"{"type": "DashModelExchange", "vertex": [], "bone": [{"name": "a", "name": "b", "parentIndex": null}]}"#,
+            "/bone/0/name",
+        ),
+    ] {
+        assert_eq!(
+            dash_json::find_duplicate_key(text).as_deref(),
+            Some(pointer)
+        );
+        assert!(!common::schema_accepts(&v, text));
+        assert!(
+            dash_json::decode(text, &Limits::default()).is_err(),
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn non_finite_values_cannot_be_written() {
     // spec: N3
     let mut doc = dash_core::Document::default();

@@ -91,27 +91,6 @@ impl Candidates {
     }
 }
 
-/// Candidates of a block of vertices (see [`Input::block`]).
-#[derive(Clone, Debug, Default)]
-pub struct Block {
-    /// Start of each vertex's candidates in `cands`, plus the end.
-    pub starts: Vec<usize>,
-    /// The candidates.
-    pub cands: Vec<Cand>,
-    counts: Vec<u32>,
-    fill: Vec<usize>,
-}
-
-impl Block {
-    /// The candidates of the `i`th vertex of the block.
-    pub fn of(&self, i: usize) -> &[Cand] {
-        match (self.starts.get(i), self.starts.get(i + 1)) {
-            (Some(&s), Some(&e)) => self.cands.get(s..e).unwrap_or_default(),
-            _ => &[],
-        }
-    }
-}
-
 /// Where the candidates came from, for messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -235,89 +214,6 @@ impl Input {
                 }
             }
         }
-    }
-
-    /// Fills `out` with the non-zero candidates of vertices `start..end`, vertex by
-    /// vertex: `out.starts[i]..out.starts[i + 1]` are those of vertex `start + i`. Columns
-    /// and sets are read one array at a time, which keeps memory access sequential.
-    pub fn block(&self, start: usize, end: usize, out: &mut Block) {
-        let len = end.saturating_sub(start);
-        out.starts.clear();
-        out.cands.clear();
-        match &self.data {
-            Data::Lists(c) => {
-                for v in start..end {
-                    out.starts.push(out.cands.len());
-                    out.cands.extend_from_slice(c.of(v));
-                }
-            }
-            Data::Columns(cols) => {
-                // Count, then fill: the block's slice of every column is read twice, the
-                // second time from cache.
-                out.counts.clear();
-                out.counts.resize(len, 0);
-                for (_, col) in cols {
-                    for (n, &w) in out
-                        .counts
-                        .iter_mut()
-                        .zip(col.get(start..end).unwrap_or_default())
-                    {
-                        *n += u32::from(w != 0.0);
-                    }
-                }
-                let mut total = 0usize;
-                out.fill.clear();
-                for &n in &out.counts {
-                    out.starts.push(total);
-                    out.fill.push(total);
-                    total += n as usize;
-                }
-                out.cands.resize(
-                    total,
-                    Cand {
-                        bone: 0,
-                        weight: 0.0,
-                        at: 0,
-                    },
-                );
-                for (bone, col) in cols {
-                    for (f, &w) in out
-                        .fill
-                        .iter_mut()
-                        .zip(col.get(start..end).unwrap_or_default())
-                    {
-                        if w != 0.0 {
-                            if let Some(slot) = out.cands.get_mut(*f) {
-                                *slot = Cand {
-                                    bone: *bone,
-                                    weight: w,
-                                    at: *bone,
-                                };
-                            }
-                            *f += 1;
-                        }
-                    }
-                }
-            }
-            Data::Sets(sets) => {
-                for v in start..end {
-                    out.starts.push(out.cands.len());
-                    for (s, set) in sets.iter().enumerate() {
-                        let Some(x) = set.get(v) else { continue };
-                        for (k, (j, w)) in x.pairs().enumerate() {
-                            if w != 0.0 {
-                                out.cands.push(Cand {
-                                    bone: j,
-                                    weight: w,
-                                    at: (s * 4 + k) as u32,
-                                });
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        out.starts.push(out.cands.len());
     }
 
     /// The candidates of vertex `v` (allocates; for tests and tools).

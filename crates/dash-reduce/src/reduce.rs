@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use dash_core::weights::SumCheck;
 use dash_core::{InfluenceSet, Mesh, Vertex};
 
-use crate::input::Input;
+use crate::input::{Data, Input};
 
 /// Weight normalization.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,13 +285,156 @@ fn largest_remainder(w: &[f32], max: u32, out: &mut Vec<u32>, rems: &mut Vec<(f6
     }
 }
 
+/// Influences the fast selection keeps per vertex at most; a larger K takes the general
+/// path.
+const TOP: usize = 16;
+/// Vertices selected together from per-bone columns (a block of each column is scanned
+/// in turn, so memory access stays sequential).
+const BLOCK: usize = 256;
+
+/// A sort key ordering like [`order`] for positive finite weights: their bit patterns grow
+/// with the value, so `(!bits, bone)` ascending is weight descending, bone ascending.
+fn key(bone: u32, w: f32) -> u64 {
+    (u64::from(!w.to_bits()) << 32) | u64::from(bone)
+}
+
+/// The influence behind a [`key`].
+fn unkey(k: u64) -> (u32, f32) {
+    (
+        (k & 0xFFFF_FFFF) as u32,
+        f32::from_bits(!((k >> 32) as u32)),
+    )
+}
+
+/// What a weight means to the fast selection.
+enum Weight {
+    /// Zero (either sign): not an influence.
+    Zero,
+    /// Positive and finite.
+    Fast,
+    /// Negative, NaN or infinite: the general path decides.
+    Other,
+}
+
+#[inline(always)]
+fn classify(w: f32) -> Weight {
+    let bits = w.to_bits();
+    // Positive finite non-zero weights are exactly the bit patterns 1 ..= 0x7F7F_FFFF.
+    if bits.wrapping_sub(1) < 0x7F7F_FFFF {
+        Weight::Fast
+    } else if bits << 1 == 0 {
+        Weight::Zero
+    } else {
+        Weight::Other
+    }
+}
+
+/// The fast selection of one vertex: its `K` first keys, sorted (unused slots
+/// `u64::MAX`), how many influences it was offered and the first key it dropped.
+#[derive(Clone, Copy)]
+struct Sel<const K: usize> {
+    keys: [u64; K],
+    offered: u64,
+    best_dropped: u64,
+}
+
+impl<const K: usize> Sel<K> {
+    const EMPTY: Self = Sel {
+        keys: [u64::MAX; K],
+        offered: 0,
+        best_dropped: u64::MAX,
+    };
+
+    /// Offers a positive finite influence. Branch-free when it is kept: the key walks
+    /// down the sorted slots, each keeping the smaller of itself and the key, and what
+    /// falls off the end is dropped; influences often come heaviest first, and then a
+    /// full selection drops the key at once.
+    #[inline(always)]
+    fn offer(&mut self, bone: u32, w: f32) {
+        let mut x = key(bone, w);
+        if self.keys.last().is_none_or(|&last| x < last) {
+            for slot in &mut self.keys {
+                let low = (*slot).min(x);
+                x = (*slot).max(x);
+                *slot = low;
+            }
+        }
+        self.best_dropped = self.best_dropped.min(x);
+        self.offered += 1;
+    }
+
+    /// The selection for `k ≤ K`: the kept influences into `list`, and the number
+    /// dropped with the first of them.
+    fn take(&self, k: usize, list: &mut Vec<(u32, f32)>) -> (u64, u64) {
+        let kept = (self.offered as usize).min(k);
+        list.clear();
+        list.extend(self.keys.iter().take(kept).map(|&x| unkey(x)));
+        // Keys k.. were kept only because K > k: the first of them was dropped too.
+        let best = self
+            .best_dropped
+            .min(self.keys.get(k).copied().unwrap_or(u64::MAX));
+        (self.offered - kept as u64, best)
+    }
+}
+
+/// Bit `i` set when `w[i] != 0` (at most 64 weights). Full chunks go through one flag
+/// byte per weight, which compiles to vector compares, and a multiply that gathers eight
+/// flags into a byte.
+#[inline]
+fn nonzero_mask(w: &[f32]) -> u64 {
+    if let Ok(w) = <&[f32; 64]>::try_from(w) {
+        let mut flags = [0u8; 64];
+        for (f, &x) in flags.iter_mut().zip(w) {
+            *f = u8::from(x != 0.0);
+        }
+        let mut m = 0u64;
+        for (g, eight) in flags.chunks_exact(8).enumerate() {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(eight);
+            // Byte k (0 or 1) lands on bit 56 + k.
+            let x = u64::from_le_bytes(bytes).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            m |= x << (g * 8);
+        }
+        return m;
+    }
+    let mut m = 0u64;
+    for (i, &x) in w.iter().enumerate() {
+        m |= u64::from(x != 0.0) << (i & 63);
+    }
+    m
+}
+
+/// Tells repeated bones apart within one vertex: `stamp[bone] == generation` when the
+/// vertex listed `bone` already.
+#[derive(Default)]
+struct Stamps {
+    stamp: Vec<u64>,
+    generation: u64,
+}
+
+impl Stamps {
+    fn next_vertex(&mut self) {
+        self.generation += 1;
+    }
+
+    /// Marks `bone`; true when this vertex had marked it already.
+    #[inline]
+    fn repeated(&mut self, bone: u32) -> bool {
+        match self.stamp.get_mut(bone as usize) {
+            Some(st) if *st == self.generation => true,
+            Some(st) => {
+                *st = self.generation;
+                false
+            }
+            None => false,
+        }
+    }
+}
+
 /// Reusable per-vertex buffers.
 #[derive(Default)]
 struct Scratch {
-    block: crate::input::Block,
-    /// `stamp[bone] == generation` when the current pass over a vertex listed `bone`.
-    stamp: Vec<u64>,
-    generation: u64,
+    stamps: Stamps,
     list: Vec<(u32, f32)>,
     weights: Vec<f32>,
     ints: Vec<u32>,
@@ -299,249 +442,66 @@ struct Scratch {
     fin: Vec<(u32, f32, u32)>,
 }
 
-/// Reduces every vertex of `input`. `map[b]` is the output bone index of input bone `b`;
-/// `root` is the output index of the root bone (for [`Empty::Root`]).
-pub fn reduce(
-    input: &Input,
-    map: &[u32],
+/// The vertex-by-vertex stage after selection: empty vertices, normalization,
+/// quantization, final order and output.
+struct Finish<'a> {
+    input: &'a Input,
+    map: &'a [u32],
     root: Option<u32>,
-    cfg: &Config,
-) -> Result<Reduced, ReduceError> {
-    if cfg.max_influences == 0 {
-        return Err(ReduceError::Config(
-            "--max-influences must be at least 1".into(),
-        ));
-    }
-    if cfg.quantize != Quantize::F32 && cfg.normalize == Normalize::None {
-        return Err(ReduceError::Config(
-            "integer weights always sum to exactly 255 or 65535; use --normalize unit with --quantize unorm8/unorm16".into(),
-        ));
-    }
-    if !(cfg.min_weight.is_finite() && cfg.min_weight >= 0.0) {
-        return Err(ReduceError::Config(
-            "--min-weight must be a finite number ≥ 0".into(),
-        ));
-    }
-    if cfg.empty == Empty::Root && root.is_none() {
-        return Err(ReduceError::Config(
-            "--empty root needs a skeleton with a root bone".into(),
-        ));
-    }
-    let n = input.len();
-    let k_max = cfg.max_influences;
-    let max_sets = k_max.div_ceil(4).max(1);
-    let qmax = cfg.quantize.max();
-    let repeats = input.may_repeat_bones();
-    let _ = &repeats;
-    let mut report = Report {
-        vertices: n as u64,
-        ..Report::default()
-    };
-    let mut influences = vec![InfluenceSet::ZERO; n * max_sets];
-    let mut integers = qmax.map(|_| vec![[0u32; 4]; n * max_sets]);
-    let mut widest = 1usize;
-    let mut sc = Scratch::default();
-    const BLOCK: usize = 256;
-    const TOP: usize = 16;
-    sc.stamp = vec![0; map.iter().copied().max().map_or(0, |m| m as usize + 1)];
-    sc.generation = 0;
-    for v in 0..n {
-        let i_in_block = v % BLOCK;
-        if i_in_block == 0 {
-            input.block(v, (v + BLOCK).min(n), &mut sc.block);
+    cfg: &'a Config,
+    qmax: Option<u32>,
+    max_sets: usize,
+    report: Report,
+    influences: Vec<InfluenceSet>,
+    integers: Option<Vec<[u32; 4]>>,
+    widest: usize,
+}
+
+impl Finish<'_> {
+    /// Puts the fast selection of vertex `v` into `sc.list` and records what it dropped.
+    /// Returns whether it dropped anything.
+    fn take_fast<const K: usize>(&mut self, v: usize, sel: &Sel<K>, sc: &mut Scratch) -> bool {
+        let (dropped, best_dropped) = sel.take(self.cfg.max_influences, &mut sc.list);
+        let listed = sc.list.len() as u64 + dropped;
+        self.report.max_influences_in = self.report.max_influences_in.max(listed);
+        if dropped > 0 {
+            let (b, w) = unkey(best_dropped);
+            let (input, map) = (self.input, self.map);
+            note_drop(&mut self.report, w, v as u64, b, || {
+                format!("vertex {v}, {}", bone_label(input, map, b))
+            });
+            self.report.dropped += dropped;
         }
-        let cands = sc.block.of(i_in_block);
-        report.max_influences_in = report.max_influences_in.max(cands.len() as u64);
-        let mut dirty = false;
-        // Fast path: every weight positive and finite, no bone repeated, no threshold.
-        // It selects exactly what the general path below would (a test compares them).
-        let mut fast = cfg.min_weight == 0.0 && !cands.is_empty() && k_max <= TOP;
-        if fast {
-            sc.generation += 1;
-            // Keys sort like `order`: for positive finite weights the bit patterns grow
-            // with the value, so (!bits, bone) ascending is weight descending, bone
-            // ascending.
-            let key = |b: u32, w: f32| (u64::from(!w.to_bits()) << 32) | u64::from(b);
-            let mut top = [u64::MAX; TOP];
-            let mut len = 0usize;
-            let mut best_dropped = u64::MAX;
-            let mut dropped = 0u64;
-            for c in cands {
-                let w = c.weight;
-                if !(w > 0.0 && w.is_finite()) {
-                    fast = false;
-                    break;
-                }
-                let b = map.get(c.bone as usize).copied().unwrap_or(u32::MAX);
-                if repeats {
-                    match sc.stamp.get_mut(b as usize) {
-                        Some(st) if *st == sc.generation => {
-                            fast = false;
-                            break;
-                        }
-                        Some(st) => *st = sc.generation,
-                        None => {}
-                    }
-                }
-                let mut x = key(b, w);
-                if len == k_max {
-                    let last = top.get(len - 1).copied().unwrap_or(u64::MAX);
-                    dropped += 1;
-                    if x >= last {
-                        best_dropped = best_dropped.min(x);
-                        continue;
-                    }
-                    best_dropped = best_dropped.min(last);
-                    len -= 1;
-                }
-                // Insertion into the sorted prefix.
-                let mut i = len;
-                while i > 0 {
-                    let prev = top.get(i - 1).copied().unwrap_or(0);
-                    if prev <= x {
-                        break;
-                    }
-                    if let Some(t) = top.get_mut(i) {
-                        *t = prev;
-                    }
-                    i -= 1;
-                }
-                if let Some(t) = top.get_mut(i) {
-                    std::mem::swap(t, &mut x);
-                }
-                len += 1;
-            }
-            if fast {
-                let unkey = |k: u64| {
-                    (
-                        (k & 0xFFFF_FFFF) as u32,
-                        f32::from_bits(!((k >> 32) as u32)),
-                    )
-                };
-                sc.list.clear();
-                sc.list.extend(top.iter().take(len).map(|&k| unkey(k)));
-                if dropped > 0 {
-                    let (b, w) = unkey(best_dropped);
-                    note_drop(&mut report, w, v as u64, b, || {
-                        format!("vertex {v}, {}", bone_label(input, map, b))
-                    });
-                    report.dropped += dropped;
-                    dirty = true;
-                }
-            }
-        }
-        if !fast {
-            sc.generation += 1;
-            sc.list.clear();
-            let mut repeated = false;
-            for c in cands {
-                if !c.weight.is_finite() {
-                    return Err(ReduceError::NonFinite {
-                        at: input.describe(v, c),
-                        weight: c.weight.to_string(),
-                    });
-                }
-                let bone = map.get(c.bone as usize).copied().unwrap_or(u32::MAX);
-                if c.weight < 0.0 {
-                    report.negative += 1;
-                    // The first by (vertex, bone index, weight), whatever the input order.
-                    if report.first_negative.as_ref().is_none_or(|d| {
-                        (v as u64, bone)
-                            .cmp(&(d.vertex, d.bone))
-                            .then(c.weight.total_cmp(&d.weight))
-                            == Ordering::Less
-                    }) {
-                        report.first_negative = Some(Dropped {
-                            weight: c.weight,
-                            vertex: v as u64,
-                            bone,
-                            at: input.describe(v, c),
-                        });
-                    }
-                    dirty = true;
-                } else if c.weight != 0.0 {
-                    if let Some(st) = sc.stamp.get_mut(bone as usize).filter(|_| repeats) {
-                        repeated |= *st == sc.generation;
-                        *st = sc.generation;
-                    }
-                    sc.list.push((bone, c.weight));
-                }
-            }
-            // Merge a bone listed twice: sum in float64 (ascending weights), rounding once.
-            if repeated {
-                sc.list
-                    .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-                let mut out = 0usize;
-                let mut i = 0usize;
-                while let Some(&(b, w)) = sc.list.get(i) {
-                    let mut total = f64::from(w);
-                    let mut j = i + 1;
-                    while let Some(&(_, w2)) = sc.list.get(j).filter(|x| x.0 == b) {
-                        total += f64::from(w2);
-                        j += 1;
-                    }
-                    if j > i + 1 {
-                        report.merged += (j - i - 1) as u64;
-                        dirty = true;
-                    }
-                    if let Some(slot) = sc.list.get_mut(out) {
-                        *slot = (b, total as f32);
-                    }
-                    out += 1;
-                    i = j;
-                }
-                sc.list.truncate(out);
-            }
-            // Threshold: never the heaviest. With unit normalization it applies to each
-            // weight's share of the vertex total, so reducing twice gives the same result.
-            if cfg.min_weight > 0.0 && sc.list.len() > 1 {
-                let total: f64 = sc.list.iter().map(|x| f64::from(x.1)).sum();
-                let scale = match cfg.normalize {
-                    Normalize::Unit if total > 0.0 => 1.0 / total,
-                    _ => 1.0,
-                };
-                let best = sc.list.iter().copied().min_by(order);
-                let before = sc.list.len();
-                let min = f64::from(cfg.min_weight);
-                let mut dropped = Vec::new();
-                sc.list.retain(|&x| {
-                    let keep = Some(x) == best || f64::from(x.1) * scale >= min;
-                    if !keep {
-                        dropped.push(x);
-                    }
-                    keep
-                });
-                for (b, w) in dropped {
-                    note_drop(&mut report, w, v as u64, b, || {
-                        format!("vertex {v}, {}", bone_label(input, map, b))
-                    });
-                }
-                report.below_threshold += (before - sc.list.len()) as u64;
-                dirty |= before != sc.list.len();
-            }
-            // Keep K: the first K in the total order.
-            if sc.list.len() > k_max {
-                sc.list.select_nth_unstable_by(k_max - 1, order);
-                // The heaviest dropped one (first in the order among the rest).
-                if let Some(&(b, w)) = sc
-                    .list
-                    .get(k_max..)
-                    .unwrap_or_default()
-                    .iter()
-                    .min_by(|a, b| order(a, b))
-                {
-                    note_drop(&mut report, w, v as u64, b, || {
-                        format!("vertex {v}, {}", bone_label(input, map, b))
-                    });
-                }
-                report.dropped += (sc.list.len() - k_max) as u64;
-                sc.list.truncate(k_max);
-                dirty = true;
-            }
-            if sc.list.len() > 1 {
-                sc.list.sort_unstable_by(order);
-            }
-        }
+        dropped > 0
+    }
+
+    /// Runs the general path on vertex `v` (reading its candidates into `cands`), leaving
+    /// the kept influences in `sc.list`. Returns whether anything changed.
+    fn general(
+        &mut self,
+        v: usize,
+        cands: &mut Vec<crate::input::Cand>,
+        sc: &mut Scratch,
+    ) -> Result<bool, ReduceError> {
+        self.input.candidates(v, cands);
+        let listed = cands.iter().filter(|c| c.weight != 0.0).count();
+        self.report.max_influences_in = self.report.max_influences_in.max(listed as u64);
+        select_general(
+            self.input,
+            self.map,
+            v,
+            cands,
+            self.cfg,
+            &mut self.report,
+            sc,
+        )
+    }
+
+    /// Finishes vertex `v`, whose kept influences are in `sc.list` in the total order.
+    /// `dirty`: the selection changed something already.
+    fn vertex(&mut self, v: usize, mut dirty: bool, sc: &mut Scratch) -> Result<(), ReduceError> {
+        let (input, map, cfg, qmax) = (self.input, self.map, self.cfg, self.qmax);
+        let report = &mut self.report;
         if sc.list.is_empty() {
             report.empty += 1;
             report.first_empty.get_or_insert(v as u64);
@@ -549,7 +509,7 @@ pub fn reduce(
                 Empty::Error => return Err(ReduceError::Empty(v as u64)),
                 Empty::Zero => {}
                 Empty::Root => {
-                    sc.list.push((root.unwrap_or(0), 1.0));
+                    sc.list.push((self.root.unwrap_or(0), 1.0));
                     dirty = true;
                 }
             }
@@ -579,7 +539,7 @@ pub fn reduce(
             if qmax.is_some() && q == 0 {
                 report.quantized_away += 1;
                 note_drop(
-                    &mut report,
+                    report,
                     sc.list.get(i).map_or(0.0, |x| x.1),
                     v as u64,
                     b,
@@ -605,9 +565,15 @@ pub fn reduce(
                 }
             }
         }
-        let base = v * max_sets;
+        // Vertices are finished in order: vertex v's sets start at v × max_sets.
+        let base = self.influences.len();
+        self.influences
+            .resize(base + self.max_sets, InfluenceSet::ZERO);
+        if let Some(q) = self.integers.as_mut() {
+            q.resize(base + self.max_sets, [0; 4]);
+        }
         for (i, &(b, w, q)) in sc.fin.iter().enumerate() {
-            if let Some(set) = influences.get_mut(base + i / 4) {
+            if let Some(set) = self.influences.get_mut(base + i / 4) {
                 if let Some(j) = set.joints.get_mut(i % 4) {
                     *j = b;
                 }
@@ -615,7 +581,8 @@ pub fn reduce(
                     *x = w;
                 }
             }
-            if let Some(x) = integers
+            if let Some(x) = self
+                .integers
                 .as_mut()
                 .and_then(|q| q.get_mut(base + i / 4))
                 .and_then(|slot| slot.get_mut(i % 4))
@@ -623,9 +590,334 @@ pub fn reduce(
                 *x = q;
             }
         }
-        widest = widest.max(sc.fin.len().div_ceil(4));
+        self.widest = self.widest.max(sc.fin.len().div_ceil(4));
         report.changed += u64::from(dirty);
+        Ok(())
     }
+}
+
+/// The fast selection of every vertex of `input` from sets or lists, with `K ≥ k` known
+/// at compile time. A vertex the fast selection cannot take goes down the general path.
+fn reduce_rows<const K: usize>(
+    f: &mut Finish,
+    sc: &mut Scratch,
+    cands: &mut Vec<crate::input::Cand>,
+) -> Result<(), ReduceError> {
+    let (input, map) = (f.input, f.map);
+    let out = |b: u32| map.get(b as usize).copied().unwrap_or(u32::MAX);
+    for v in 0..input.len() {
+        sc.stamps.next_vertex();
+        let mut sel = Sel::<K>::EMPTY;
+        let mut fast = true;
+        let mut offer = |b: u32, w: f32, stamps: &mut Stamps| match classify(w) {
+            Weight::Zero => {}
+            Weight::Fast => {
+                let b = out(b);
+                if stamps.repeated(b) {
+                    fast = false;
+                } else {
+                    sel.offer(b, w);
+                }
+            }
+            Weight::Other => fast = false,
+        };
+        match &input.data {
+            Data::Sets(sets) => {
+                for set in sets {
+                    if let Some(x) = set.get(v) {
+                        for (&b, &w) in x.joints.iter().zip(&x.weights) {
+                            offer(b, w, &mut sc.stamps);
+                        }
+                    }
+                }
+            }
+            Data::Lists(lists) => {
+                for c in lists.of(v) {
+                    offer(c.bone, c.weight, &mut sc.stamps);
+                }
+            }
+            Data::Columns(_) => fast = false,
+        }
+        let dirty = if fast {
+            f.take_fast(v, &sel, sc)
+        } else {
+            f.general(v, cands, sc)?
+        };
+        f.vertex(v, dirty, sc)?;
+    }
+    Ok(())
+}
+
+/// The fast selection from per-bone columns: a block of vertices at a time, each column's
+/// block scanned in turn with zeros skipped 64 at a time. A column lists a bone once per
+/// vertex and the columns' bones are distinct, so there is no repeat to look for.
+fn reduce_columns<const K: usize>(
+    f: &mut Finish,
+    cols: &[(u32, Vec<f32>)],
+    sc: &mut Scratch,
+    cands: &mut Vec<crate::input::Cand>,
+) -> Result<(), ReduceError> {
+    let (input, map) = (f.input, f.map);
+    let n = input.len();
+    let mut sels: Vec<Sel<K>> = std::iter::repeat_n(Sel::EMPTY, BLOCK).collect();
+    let mut bail = [false; BLOCK];
+    for start in (0..n).step_by(BLOCK) {
+        let end = (start + BLOCK).min(n);
+        sels.fill(Sel::EMPTY);
+        bail.fill(false);
+        for (bone, col) in cols {
+            let b = map.get(*bone as usize).copied().unwrap_or(u32::MAX);
+            let col = col.get(start..end.min(col.len())).unwrap_or_default();
+            for (c, chunk) in col.chunks(64).enumerate() {
+                let mut m = nonzero_mask(chunk);
+                while m != 0 {
+                    let j = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let w = chunk.get(j).copied().unwrap_or(0.0);
+                    match classify(w) {
+                        Weight::Fast => {
+                            if let Some(s) = sels.get_mut(c * 64 + j) {
+                                s.offer(b, w);
+                            }
+                        }
+                        _ => {
+                            if let Some(x) = bail.get_mut(c * 64 + j) {
+                                *x = true;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (v, (sel, bailed)) in (start..end).zip(sels.iter().zip(bail)) {
+            let dirty = if bailed {
+                f.general(v, cands, sc)?
+            } else {
+                f.take_fast(v, sel, sc)
+            };
+            f.vertex(v, dirty, sc)?;
+        }
+    }
+    Ok(())
+}
+
+/// The general path for vertex `v` (`cands` are its candidates): drops negative weights,
+/// merges repeated bones, applies the threshold and keeps K, leaving the kept influences in
+/// `sc.list` in the total order. Returns whether anything changed.
+fn select_general(
+    input: &Input,
+    map: &[u32],
+    v: usize,
+    cands: &[crate::input::Cand],
+    cfg: &Config,
+    report: &mut Report,
+    sc: &mut Scratch,
+) -> Result<bool, ReduceError> {
+    let k_max = cfg.max_influences;
+    let repeats = input.may_repeat_bones();
+    let mut dirty = false;
+    sc.stamps.next_vertex();
+    sc.list.clear();
+    let mut repeated = false;
+    for c in cands {
+        if !c.weight.is_finite() {
+            return Err(ReduceError::NonFinite {
+                at: input.describe(v, c),
+                weight: c.weight.to_string(),
+            });
+        }
+        let bone = map.get(c.bone as usize).copied().unwrap_or(u32::MAX);
+        if c.weight < 0.0 {
+            report.negative += 1;
+            // The first by (vertex, bone index, weight), whatever the input order.
+            if report.first_negative.as_ref().is_none_or(|d| {
+                (v as u64, bone)
+                    .cmp(&(d.vertex, d.bone))
+                    .then(c.weight.total_cmp(&d.weight))
+                    == Ordering::Less
+            }) {
+                report.first_negative = Some(Dropped {
+                    weight: c.weight,
+                    vertex: v as u64,
+                    bone,
+                    at: input.describe(v, c),
+                });
+            }
+            dirty = true;
+        } else if c.weight != 0.0 {
+            if repeats {
+                repeated |= sc.stamps.repeated(bone);
+            }
+            sc.list.push((bone, c.weight));
+        }
+    }
+    // Merge a bone listed twice: sum in float64 (ascending weights), rounding once.
+    if repeated {
+        sc.list
+            .sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let mut out = 0usize;
+        let mut i = 0usize;
+        while let Some(&(b, w)) = sc.list.get(i) {
+            let mut total = f64::from(w);
+            let mut j = i + 1;
+            while let Some(&(_, w2)) = sc.list.get(j).filter(|x| x.0 == b) {
+                total += f64::from(w2);
+                j += 1;
+            }
+            if j > i + 1 {
+                report.merged += (j - i - 1) as u64;
+                dirty = true;
+            }
+            if let Some(slot) = sc.list.get_mut(out) {
+                *slot = (b, total as f32);
+            }
+            out += 1;
+            i = j;
+        }
+        sc.list.truncate(out);
+    }
+    // Threshold: never the heaviest. With unit normalization it applies to each weight's
+    // share of the vertex total, so reducing twice gives the same result.
+    if cfg.min_weight > 0.0 && sc.list.len() > 1 {
+        let total: f64 = sc.list.iter().map(|x| f64::from(x.1)).sum();
+        let scale = match cfg.normalize {
+            Normalize::Unit if total > 0.0 => 1.0 / total,
+            _ => 1.0,
+        };
+        let best = sc.list.iter().copied().min_by(order);
+        let before = sc.list.len();
+        let min = f64::from(cfg.min_weight);
+        let mut dropped = Vec::new();
+        sc.list.retain(|&x| {
+            let keep = Some(x) == best || f64::from(x.1) * scale >= min;
+            if !keep {
+                dropped.push(x);
+            }
+            keep
+        });
+        for (b, w) in dropped {
+            note_drop(report, w, v as u64, b, || {
+                format!("vertex {v}, {}", bone_label(input, map, b))
+            });
+        }
+        report.below_threshold += (before - sc.list.len()) as u64;
+        dirty |= before != sc.list.len();
+    }
+    // Keep K: the first K in the total order.
+    if sc.list.len() > k_max {
+        sc.list.select_nth_unstable_by(k_max - 1, order);
+        // The heaviest dropped one (first in the order among the rest).
+        if let Some(&(b, w)) = sc
+            .list
+            .get(k_max..)
+            .unwrap_or_default()
+            .iter()
+            .min_by(|a, b| order(a, b))
+        {
+            note_drop(report, w, v as u64, b, || {
+                format!("vertex {v}, {}", bone_label(input, map, b))
+            });
+        }
+        report.dropped += (sc.list.len() - k_max) as u64;
+        sc.list.truncate(k_max);
+        dirty = true;
+    }
+    if sc.list.len() > 1 {
+        sc.list.sort_unstable_by(order);
+    }
+    Ok(dirty)
+}
+
+/// Reduces every vertex of `input`. `map[b]` is the output bone index of input bone `b`;
+/// `root` is the output index of the root bone (for [`Empty::Root`]).
+pub fn reduce(
+    input: &Input,
+    map: &[u32],
+    root: Option<u32>,
+    cfg: &Config,
+) -> Result<Reduced, ReduceError> {
+    reduce_with(input, map, root, cfg, true)
+}
+
+/// [`reduce`], with the fast selection allowed or not (tests compare both).
+fn reduce_with(
+    input: &Input,
+    map: &[u32],
+    root: Option<u32>,
+    cfg: &Config,
+    allow_fast: bool,
+) -> Result<Reduced, ReduceError> {
+    if cfg.max_influences == 0 {
+        return Err(ReduceError::Config(
+            "--max-influences must be at least 1".into(),
+        ));
+    }
+    if cfg.quantize != Quantize::F32 && cfg.normalize == Normalize::None {
+        return Err(ReduceError::Config(
+            "integer weights always sum to exactly 255 or 65535; use --normalize unit with --quantize unorm8/unorm16".into(),
+        ));
+    }
+    if !(cfg.min_weight.is_finite() && cfg.min_weight >= 0.0) {
+        return Err(ReduceError::Config(
+            "--min-weight must be a finite number ≥ 0".into(),
+        ));
+    }
+    if cfg.empty == Empty::Root && root.is_none() {
+        return Err(ReduceError::Config(
+            "--empty root needs a skeleton with a root bone".into(),
+        ));
+    }
+    let n = input.len();
+    let k = cfg.max_influences;
+    let max_sets = k.div_ceil(4).max(1);
+    let qmax = cfg.quantize.max();
+    let mut f = Finish {
+        input,
+        map,
+        root,
+        cfg,
+        qmax,
+        max_sets,
+        report: Report {
+            vertices: n as u64,
+            ..Report::default()
+        },
+        influences: Vec::with_capacity(n * max_sets),
+        integers: qmax.map(|_| Vec::with_capacity(n * max_sets)),
+        widest: 1,
+    };
+    let mut sc = Scratch::default();
+    sc.stamps.stamp = vec![0; map.iter().copied().max().map_or(0, |m| m as usize + 1)];
+    let mut cands = Vec::new();
+    // The fast selection takes every vertex whose weights are positive and finite and
+    // whose bones are distinct, when there is no threshold; it selects exactly what the
+    // general path would (a test compares them). K is rounded up to 4, 8 or 16 for it.
+    let fast = allow_fast && cfg.min_weight == 0.0 && k <= TOP;
+    match (&input.data, fast) {
+        (Data::Columns(cols), true) => match k {
+            1..=4 => reduce_columns::<4>(&mut f, cols, &mut sc, &mut cands)?,
+            5..=8 => reduce_columns::<8>(&mut f, cols, &mut sc, &mut cands)?,
+            _ => reduce_columns::<TOP>(&mut f, cols, &mut sc, &mut cands)?,
+        },
+        (_, true) => match k {
+            1..=4 => reduce_rows::<4>(&mut f, &mut sc, &mut cands)?,
+            5..=8 => reduce_rows::<8>(&mut f, &mut sc, &mut cands)?,
+            _ => reduce_rows::<TOP>(&mut f, &mut sc, &mut cands)?,
+        },
+        (_, false) => {
+            for v in 0..n {
+                let dirty = f.general(v, &mut cands, &mut sc)?;
+                f.vertex(v, dirty, &mut sc)?;
+            }
+        }
+    }
+    let Finish {
+        mut influences,
+        mut integers,
+        widest,
+        report,
+        ..
+    } = f;
     // Every vertex gets the sets the widest one needs.
     if widest < max_sets {
         influences = influences
@@ -754,17 +1046,41 @@ mod tests {
         }
     }
 
+    #[test]
+    fn nonzero_mask_marks_every_non_zero_weight() {
+        let mut w = [0.0f32; 64];
+        for i in [0, 1, 7, 8, 31, 32, 55, 63] {
+            w[i] = if i % 2 == 0 { 0.5 } else { f32::NAN };
+        }
+        w[9] = -0.0;
+        w[10] = f32::from_bits(1);
+        let expected = [0u32, 1, 7, 8, 10, 31, 32, 55, 63]
+            .iter()
+            .fold(0u64, |m, &i| m | 1 << i);
+        assert_eq!(nonzero_mask(&w), expected);
+        assert_eq!(nonzero_mask(&w[..11]), expected & 0x7FF);
+        assert_eq!(nonzero_mask(&[]), 0);
+    }
+
     use proptest::prelude::*;
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
 
-        /// The fast path selects exactly what the general path selects. A `-0.0`
-        /// candidate sends a vertex down the general path without changing its result.
+        /// The fast selection selects exactly what the general path selects, from
+        /// lists, per-bone columns and influence sets alike, whatever the weights
+        /// (zeros, `-0.0`, negatives, infinities and repeated bones included).
         #[test]
         fn fast_path_equals_general_path(
-            lists in proptest::collection::vec(proptest::collection::vec((0u32..10, prop_oneof![(1u32..200).prop_map(|n| n as f32 / 100.0), Just(0.5f32)]), 0..14), 1..8),
-            k in 1usize..9,
+            lists in proptest::collection::vec(proptest::collection::vec((0u32..10, prop_oneof![
+                8 => (1u32..200).prop_map(|n| n as f32 / 100.0),
+                2 => Just(0.5f32),
+                1 => Just(0.0f32),
+                1 => Just(-0.0f32),
+                1 => Just(-0.25f32),
+                1 => Just(f32::INFINITY),
+            ]), 0..20), 1..8),
+            k in 1usize..18,
             q in 0u8..3,
             unit_norm in any::<bool>(),
         ) {
@@ -775,17 +1091,73 @@ mod tests {
                 empty: Empty::Zero,
                 ..Config::default()
             };
-            let fast: Vec<&[(u32, f32)]> = lists.iter().map(Vec::as_slice).collect();
-            let slow_lists: Vec<Vec<(u32, f32)>> = lists.iter().map(|l| {
-                let mut l = l.clone();
-                l.push((0, -0.0));
-                l
-            }).collect();
-            let slow: Vec<&[(u32, f32)]> = slow_lists.iter().map(Vec::as_slice).collect();
-            let a = reduce(&input(&fast, 10), &identity(10), None, &cfg).unwrap();
-            let mut b = reduce(&input(&slow, 10), &identity(10), None, &cfg).unwrap();
-            b.report.max_influences_in = a.report.max_influences_in;
-            prop_assert_eq!(a, b);
+            let refs: Vec<&[(u32, f32)]> = lists.iter().map(Vec::as_slice).collect();
+            let from_lists = input(&refs, 10);
+            // Columns: the first weight each vertex gives a bone.
+            let mut columns: Vec<(u32, Vec<f32>)> =
+                (0..10).map(|b| (b, vec![0.0; lists.len()])).collect();
+            for (v, l) in lists.iter().enumerate() {
+                for (b, w) in l.iter().rev() {
+                    columns[*b as usize].1[v] = *w;
+                }
+            }
+            let from_columns = Input {
+                data: crate::input::Data::Columns(columns),
+                ..from_lists.clone()
+            };
+            // Sets: four list entries per set, zero-padded.
+            let n_sets = lists.iter().map(|l| l.len().div_ceil(4)).max().unwrap_or(0);
+            let mut sets = vec![vec![InfluenceSet::ZERO; lists.len()]; n_sets];
+            for (v, l) in lists.iter().enumerate() {
+                for (i, (b, w)) in l.iter().enumerate() {
+                    sets[i / 4][v].joints[i % 4] = *b;
+                    sets[i / 4][v].weights[i % 4] = *w;
+                }
+            }
+            let from_sets = Input {
+                data: crate::input::Data::Sets(sets),
+                ..from_lists.clone()
+            };
+            for i in [&from_lists, &from_columns, &from_sets] {
+                let fast = reduce_with(i, &identity(10), None, &cfg, true);
+                let general = reduce_with(i, &identity(10), None, &cfg, false);
+                prop_assert_eq!(fast, general);
+            }
+        }
+
+        /// Blocks of vertices change nothing: a long input reduces as its vertices do
+        /// one at a time.
+        #[test]
+        fn blocks_change_nothing(
+            lists in proptest::collection::vec(proptest::collection::vec((0u32..70, (1u32..200).prop_map(|n| n as f32 / 100.0)), 0..9), 250..600),
+        ) {
+            let refs: Vec<&[(u32, f32)]> = lists.iter().map(Vec::as_slice).collect();
+            let mut columns: Vec<(u32, Vec<f32>)> =
+                (0..70).map(|b| (b, vec![0.0; lists.len()])).collect();
+            for (v, l) in lists.iter().enumerate() {
+                for (b, w) in l.iter().rev() {
+                    columns[*b as usize].1[v] = *w;
+                }
+            }
+            let whole = Input {
+                data: crate::input::Data::Columns(columns),
+                ..input(&refs, 70)
+            };
+            let cfg = Config { empty: Empty::Zero, normalize: Normalize::Unit, ..Config::default() };
+            let all = reduce(&whole, &identity(70), None, &cfg).unwrap();
+            let last = lists.len() - 1;
+            for v in [0, 63, 64, 200, last.min(255), last.min(256), last] {
+                let one = Input {
+                    positions: vec![[0.0; 3]],
+                    data: crate::input::Data::Columns(match &whole.data {
+                        crate::input::Data::Columns(c) => c.iter().map(|(b, col)| (*b, vec![col[v]])).collect(),
+                        _ => unreachable!(),
+                    }),
+                    ..whole.clone()
+                };
+                let r = reduce(&one, &identity(70), None, &cfg).unwrap();
+                prop_assert_eq!(r.influences[0], all.influences[v]);
+            }
         }
     }
 

@@ -450,12 +450,7 @@ fn primitive(
             if is_joints {
                 if !joints_format_ok(&data) {
                     blocked = true;
-                    let t = gltf
-                        .root
-                        .accessors
-                        .get(index as usize)
-                        .map(|a| a.kind.clone())
-                        .unwrap_or_default();
+                    let t = accessor_kind(gltf, index);
                     doc.push(sink, Code::GLTF_JOINTS_FORMAT, &ptr, || {
                         format!(
                             "{attr} is {t} {}{}; joints must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT (data not checked)",
@@ -468,12 +463,7 @@ fn primitive(
             } else {
                 let (enc, ok) = weights_format(&data);
                 if !ok {
-                    let t = gltf
-                        .root
-                        .accessors
-                        .get(index as usize)
-                        .map(|a| a.kind.clone())
-                        .unwrap_or_default();
+                    let t = accessor_kind(gltf, index);
                     let code = Code::GLTF_WEIGHTS_FORMAT;
                     doc.push(sink, code, &ptr, || {
                         format!(
@@ -584,4 +574,13 @@ fn primitive(
         &|s| doc.at(&p.attribute_pointer(&format!("WEIGHTS_{s}"))),
         sink,
     );
+}
+
+/// The `type` of accessor `index` (empty when there is none).
+fn accessor_kind(gltf: &Gltf, index: u64) -> String {
+    gltf.root
+        .accessors
+        .get(index as usize)
+        .map(|a| a.kind.clone())
+        .unwrap_or_default()
 }

@@ -192,6 +192,16 @@ impl Mesh {
             || self.extra_sets.iter().flatten().any(|s| !s.is_zero())
     }
 
+    /// True when any set holds a non-zero bit (a `-0.0` weight counts): skin data a writer
+    /// must keep even in an unskinned mesh.
+    pub fn has_skin_bits(&self) -> bool {
+        let set_bits = |s: &InfluenceSet| {
+            s.joints.iter().any(|&j| j != 0) || s.weights.iter().any(|w| w.to_bits() != 0)
+        };
+        self.vertices.iter().any(|v| set_bits(&v.skin))
+            || self.extra_sets.iter().flatten().any(set_bits)
+    }
+
     /// Bit-exact equality (toggle, positions, every set).
     pub fn bit_eq(&self, other: &Self) -> bool {
         self.skinned == other.skinned

@@ -25,7 +25,9 @@ pub fn encode(file: &JsonFile) -> Result<String, EncodeError> {
     }
     let mut w = Writer {
         out: String::new(),
-        skinned: file.document.mesh.is_skinned() || file.document.mesh.has_skin_data(),
+        // JSON cannot say "unskinned, with skin data": such data is written (and reads back
+        // as a skinned mesh) rather than dropped (spec §6).
+        skinned: file.document.mesh.is_skinned() || file.document.mesh.has_skin_bits(),
     };
     match form {
         Form::Vertex => {

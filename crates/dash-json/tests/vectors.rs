@@ -177,6 +177,29 @@ fn repeated_keys_inside_a_verbatim_member_are_kept_but_rejected_elsewhere() {
 }
 
 #[test]
+fn skin_data_of_an_unskinned_mesh_is_written_not_dropped() {
+    // spec: T1 (found by the roundtrip fuzz target)
+    let mut a = dash_core::Vertex::at([1.0, 2.0, 3.0]);
+    a.skin.joints[0] = 63;
+    let mut b = dash_core::Vertex::at([0.0, 0.0, 0.0]);
+    b.skin.weights[1] = -0.0;
+    for v in [a, b] {
+        let mut mesh = dash_core::Mesh::skinned(vec![v]);
+        mesh.set_skinned(false);
+        let doc = dash_core::Document {
+            mesh,
+            skeleton: None,
+        };
+        let text = dash_json::encode_document(&doc).unwrap();
+        assert!(text.contains("\"skinIndex\""), "{text}");
+        let back = dash_json::decode(&text, &Limits::default()).unwrap();
+        let mut expected = doc.mesh.clone();
+        expected.set_skinned(true);
+        assert!(back.document.mesh.bit_eq(&expected), "{text}");
+    }
+}
+
+#[test]
 fn non_finite_values_cannot_be_written() {
     // spec: N3
     let mut doc = dash_core::Document::default();

@@ -110,7 +110,8 @@ pub struct Report {
     pub dropped: u64,
     /// Influences dropped by the minimum-weight threshold.
     pub below_threshold: u64,
-    /// Influences that became 0 when quantized.
+    /// Influences rounded to 0 by quantization (or, with `unit` and `f32`, a share too
+    /// small for binary32), and dropped.
     pub quantized_away: u64,
     /// Duplicate bones merged into one influence.
     pub merged: u64,
@@ -536,7 +537,10 @@ impl Finish<'_> {
         sc.fin.clear();
         for (i, (&(b, _), &w)) in sc.list.iter().zip(&sc.weights).enumerate() {
             let q = sc.ints.get(i).copied().unwrap_or(0);
-            if qmax.is_some() && q == 0 {
+            // Rounded to nothing: a unorm of 0, or a float share below the smallest
+            // subnormal. Dropped, so no slot holds a bone with weight 0.
+            let gone = if qmax.is_some() { q == 0 } else { w == 0.0 };
+            if gone {
                 report.quantized_away += 1;
                 note_drop(
                     report,
@@ -1044,6 +1048,22 @@ mod tests {
                 assert_eq!(total, m);
             }
         }
+    }
+
+    #[test]
+    fn a_share_too_small_for_binary32_is_dropped_not_left_as_a_zero_weight() {
+        // Found by the reduce fuzz target: 1.4e-45 / 3 rounds to 0 in binary32.
+        let tiny = f32::from_bits(1);
+        let i = input(&[&[(2, tiny), (1, 3.0)]], 3);
+        let cfg = Config {
+            normalize: Normalize::Unit,
+            ..Config::default()
+        };
+        let r = reduce(&i, &identity(3), None, &cfg).unwrap();
+        assert_eq!(r.influences[0].joints, [1, 0, 0, 0]);
+        assert_eq!(r.influences[0].weights, [1.0, 0.0, 0.0, 0.0]);
+        assert_eq!(r.report.quantized_away, 1);
+        assert_eq!(r.report.largest_dropped.as_ref().map(|d| d.bone), Some(2));
     }
 
     #[test]

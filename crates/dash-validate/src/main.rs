@@ -17,8 +17,8 @@ use dash_validate::{FileReport, InputFormat, Options, Profile, Report};
 #[derive(Parser)]
 #[command(name = "dash-validate", version, about)]
 struct Args {
-    /// Files or directories (searched recursively for .json, .dmx and .raw files); `-`
-    /// reads standard input.
+    /// Files or directories (searched recursively for .json, .dmx, .raw, .gltf and .glb
+    /// files); `-` reads standard input.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Weight-sum rule: `dash` (sums may differ from 1) or `gltf` (the official rule).

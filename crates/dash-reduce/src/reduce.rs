@@ -259,6 +259,18 @@ fn unit(w: &mut [f32]) {
     }
 }
 
+/// What the threshold multiplies a weight by: `1 / Σw` with `unit` (Σ in float64, summed
+/// in ascending order so it never depends on input order), 1 otherwise.
+fn share_scale(weights: impl Iterator<Item = f32>, normalize: Normalize) -> f64 {
+    if normalize != Normalize::Unit {
+        return 1.0;
+    }
+    let mut w: Vec<f32> = weights.collect();
+    w.sort_unstable_by(f32::total_cmp);
+    let total: f64 = w.iter().map(|&x| f64::from(x)).sum();
+    if total > 0.0 { 1.0 / total } else { 1.0 }
+}
+
 /// Largest-remainder rounding of `w` to integers summing to exactly `max`; ties give the
 /// extra unit to the influence that comes first (heavier, then lower bone index).
 fn largest_remainder(w: &[f32], max: u32, out: &mut Vec<u32>, rems: &mut Vec<(f64, usize)>) {
@@ -515,59 +527,93 @@ impl Finish<'_> {
                 }
             }
         }
-        sc.weights.clear();
-        sc.weights.extend(sc.list.iter().map(|x| x.1));
-        if cfg.normalize == Normalize::Unit {
-            unit(&mut sc.weights);
-        }
-        sc.ints.clear();
-        if let Some(max) = qmax {
-            largest_remainder(&sc.weights, max, &mut sc.ints, &mut sc.rems);
-            for (x, q) in sc.weights.iter_mut().zip(&sc.ints) {
-                *x = (f64::from(*q) / f64::from(max)) as f32;
-            }
-        }
-        dirty |= sc
-            .list
-            .iter()
-            .zip(&sc.weights)
-            .any(|(a, b)| a.1.to_bits() != b.to_bits());
-        // Order by the final weights: rounding can make two weights equal, and equal
-        // weights go by bone index (so reducing the output again changes nothing).
-        sc.fin.clear();
-        for (i, (&(b, _), &w)) in sc.list.iter().zip(&sc.weights).enumerate() {
-            let q = sc.ints.get(i).copied().unwrap_or(0);
-            // Rounded to nothing: a unorm of 0, or a float share below the smallest
-            // subnormal. Dropped, so no slot holds a bone with weight 0.
-            let gone = if qmax.is_some() { q == 0 } else { w == 0.0 };
-            if gone {
-                report.quantized_away += 1;
-                note_drop(
-                    report,
-                    sc.list.get(i).map_or(0.0, |x| x.1),
-                    v as u64,
-                    b,
-                    || format!("vertex {v}, {} (rounded to 0)", bone_label(input, map, b)),
-                );
-                continue;
-            }
-            sc.fin.push((b, w, q));
-        }
-        if !sc.fin.windows(2).all(|p| {
-            p.first()
-                .zip(p.get(1))
-                .is_none_or(|(a, b)| order(&(a.0, a.1), &(b.0, b.1)) != Ordering::Greater)
-        }) {
-            sc.fin
-                .sort_unstable_by(|a, b| order(&(a.0, a.1), &(b.0, b.1)));
-            if cfg.normalize == Normalize::Unit && qmax.is_none() {
-                sc.weights.clear();
-                sc.weights.extend(sc.fin.iter().map(|x| x.1));
+        loop {
+            sc.weights.clear();
+            sc.weights.extend(sc.list.iter().map(|x| x.1));
+            if cfg.normalize == Normalize::Unit {
                 unit(&mut sc.weights);
-                for (x, w) in sc.fin.iter_mut().zip(&sc.weights) {
-                    x.1 = *w;
+            }
+            sc.ints.clear();
+            if let Some(max) = qmax {
+                largest_remainder(&sc.weights, max, &mut sc.ints, &mut sc.rems);
+                for (x, q) in sc.weights.iter_mut().zip(&sc.ints) {
+                    *x = (f64::from(*q) / f64::from(max)) as f32;
                 }
             }
+            dirty |= sc
+                .list
+                .iter()
+                .zip(&sc.weights)
+                .any(|(a, b)| a.1.to_bits() != b.to_bits());
+            // Order by the final weights: rounding can make two weights equal, and equal
+            // weights go by bone index (so reducing the output again changes nothing).
+            sc.fin.clear();
+            for (i, (&(b, _), &w)) in sc.list.iter().zip(&sc.weights).enumerate() {
+                let q = sc.ints.get(i).copied().unwrap_or(0);
+                // Rounded to nothing: a unorm of 0, or a float share below the smallest
+                // subnormal. Dropped, so no slot holds a bone with weight 0.
+                let gone = if qmax.is_some() { q == 0 } else { w == 0.0 };
+                if gone {
+                    report.quantized_away += 1;
+                    note_drop(
+                        report,
+                        sc.list.get(i).map_or(0.0, |x| x.1),
+                        v as u64,
+                        b,
+                        || format!("vertex {v}, {} (rounded to 0)", bone_label(input, map, b)),
+                    );
+                    continue;
+                }
+                sc.fin.push((b, w, q));
+            }
+            if !sc.fin.windows(2).all(|p| {
+                p.first()
+                    .zip(p.get(1))
+                    .is_none_or(|(a, b)| order(&(a.0, a.1), &(b.0, b.1)) != Ordering::Greater)
+            }) {
+                sc.fin
+                    .sort_unstable_by(|a, b| order(&(a.0, a.1), &(b.0, b.1)));
+                if cfg.normalize == Normalize::Unit && qmax.is_none() {
+                    sc.weights.clear();
+                    sc.weights.extend(sc.fin.iter().map(|x| x.1));
+                    unit(&mut sc.weights);
+                    for (x, w) in sc.fin.iter_mut().zip(&sc.weights) {
+                        x.1 = *w;
+                    }
+                }
+            }
+            // With `unit` the threshold holds for the weights written, too: anything now
+            // below it (as a share of the written weights, which is what reducing this
+            // output again would see) is dropped and the rest finished again.
+            if cfg.normalize != Normalize::Unit || cfg.min_weight <= 0.0 || sc.fin.len() < 2 {
+                break;
+            }
+            let scale = share_scale(sc.fin.iter().map(|x| x.1), cfg.normalize);
+            let min = f64::from(cfg.min_weight);
+            let heaviest = sc.fin.first().map(|x| x.0);
+            let fin = &sc.fin;
+            let before = sc.list.len();
+            let mut below = 0u64;
+            sc.list.retain(|&(b, w)| {
+                // Bones rounded away were counted already.
+                let Some(&(_, written, _)) = fin.iter().find(|x| x.0 == b) else {
+                    return false;
+                };
+                let keep = Some(b) == heaviest || f64::from(written) * scale >= min;
+                if !keep {
+                    below += 1;
+                    note_drop(report, w, v as u64, b, || {
+                        format!("vertex {v}, {}", bone_label(input, map, b))
+                    });
+                }
+                keep
+            });
+            if below == 0 {
+                break;
+            }
+            debug_assert!(sc.list.len() < before);
+            report.below_threshold += below;
+            dirty = true;
         }
         // Vertices are finished in order: vertex v's sets start at v × max_sets.
         let base = self.influences.len();
@@ -783,11 +829,7 @@ fn select_general(
     // Threshold: never the heaviest. With unit normalization it applies to each weight's
     // share of the vertex total, so reducing twice gives the same result.
     if cfg.min_weight > 0.0 && sc.list.len() > 1 {
-        let total: f64 = sc.list.iter().map(|x| f64::from(x.1)).sum();
-        let scale = match cfg.normalize {
-            Normalize::Unit if total > 0.0 => 1.0 / total,
-            _ => 1.0,
-        };
+        let scale = share_scale(sc.list.iter().map(|x| x.1), cfg.normalize);
         let best = sc.list.iter().copied().min_by(order);
         let before = sc.list.len();
         let min = f64::from(cfg.min_weight);

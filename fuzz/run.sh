@@ -12,7 +12,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 mkdir -p fuzz/logs
 # Overflow checks and debug assertions on; no sanitizer: the workspace forbids `unsafe`, so
-# AddressSanitizer would mostly cost executions (about 2-3x here) without finding more.
+# AddressSanitizer would mostly cost executions (about 4-5x here) without finding more.
 flags=(--debug-assertions --sanitizer none)
 cargo +nightly fuzz build "${flags[@]}"
 for t in "${targets[@]}"; do

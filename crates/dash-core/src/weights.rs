@@ -30,6 +30,7 @@ impl SumCheck {
     /// Adds a weight given as its exact value in float64 (a float weight widened, or a
     /// normalized integer divided by 255 / 65535 in float64). The sum is rounded to
     /// float32 after every addition, as the reference implementation does.
+    #[inline]
     pub fn add(&mut self, weight: f64) {
         self.sum = (f64::from(self.sum) + weight) as f32;
         self.threshold += TOLERANCE_PER_WEIGHT;
@@ -37,12 +38,14 @@ impl SumCheck {
     }
 
     /// `|sum - 1|` in float64.
+    #[inline]
     pub fn error(&self) -> f64 {
         (f64::from(self.sum) - 1.0).abs()
     }
 
     /// True when the sum is within tolerance. NaN sums pass, exactly as in the reference
     /// (NaN weights have a rule of their own).
+    #[inline]
     pub fn passes(&self) -> bool {
         // Written as the negation of the reference's `> threshold` test on purpose.
         #[allow(clippy::neg_cmp_op_on_partial_ord)]

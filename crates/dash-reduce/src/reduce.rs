@@ -211,9 +211,19 @@ fn note_drop(
 
 /// The glTF sum check of weights laid out influence `i` → set `i / 4`, slot `i % 4`,
 /// taken in the reference order (slot-major, set-minor).
+#[inline]
 fn layout_check(w: &[f32]) -> SumCheck {
     let sets = w.len().div_ceil(4);
     let mut check = SumCheck::new();
+    if sets <= 1 {
+        // One set: the reference order is the slot order.
+        for &x in w {
+            if x != 0.0 {
+                check.add(f64::from(x));
+            }
+        }
+        return check;
+    }
     for slot in 0..4 {
         for set in 0..sets {
             if let Some(&x) = w.get(set * 4 + slot).filter(|x| **x != 0.0) {
@@ -227,6 +237,7 @@ fn layout_check(w: &[f32]) -> SumCheck {
 /// Makes `w` (heaviest first) pass the glTF sum rule in the output layout: weights that
 /// already pass are kept; otherwise each becomes `w / Σw` and the heaviest absorbs the
 /// rounding residual.
+#[inline]
 fn unit(w: &mut [f32]) {
     if layout_check(w).passes() {
         return;
@@ -379,14 +390,25 @@ impl<const K: usize> Sel<K> {
     /// The selection for `k ≤ K`: the kept influences into `list`, and the number
     /// dropped with the first of them.
     fn take(&self, k: usize, list: &mut Vec<(u32, f32)>) -> (u64, u64) {
-        let kept = (self.offered as usize).min(k);
         list.clear();
-        list.extend(self.keys.iter().take(kept).map(|&x| unkey(x)));
+        list.extend(self.keys.iter().take(self.kept(k)).map(|&x| unkey(x)));
+        self.dropped(k)
+    }
+
+    /// How many influences the selection for `k ≤ K` keeps.
+    #[inline(always)]
+    fn kept(&self, k: usize) -> usize {
+        (self.offered as usize).min(k)
+    }
+
+    /// The number of influences the selection for `k ≤ K` drops, with the first of them.
+    #[inline(always)]
+    fn dropped(&self, k: usize) -> (u64, u64) {
         // Keys k.. were kept only because K > k: the first of them was dropped too.
         let best = self
             .best_dropped
             .min(self.keys.get(k).copied().unwrap_or(u64::MAX));
-        (self.offered - kept as u64, best)
+        (self.offered - self.kept(k) as u64, best)
     }
 }
 
@@ -417,22 +439,31 @@ fn nonzero_mask(w: &[f32]) -> u64 {
     m
 }
 
-/// Tells repeated bones apart within one vertex: `stamp[bone] == generation` when the
-/// vertex listed `bone` already.
+/// Tells repeated bones apart within one vertex: bit `bone` of `low` for bones below 64,
+/// else `stamp[bone] == generation` when the vertex listed `bone` already.
 #[derive(Default)]
 struct Stamps {
+    low: u64,
     stamp: Vec<u64>,
     generation: u64,
 }
 
 impl Stamps {
+    #[inline(always)]
     fn next_vertex(&mut self) {
+        self.low = 0;
         self.generation += 1;
     }
 
     /// Marks `bone`; true when this vertex had marked it already.
-    #[inline]
+    #[inline(always)]
     fn repeated(&mut self, bone: u32) -> bool {
+        if bone < 64 {
+            let bit = 1u64 << bone;
+            let seen = self.low & bit != 0;
+            self.low |= bit;
+            return seen;
+        }
         match self.stamp.get_mut(bone as usize) {
             Some(st) if *st == self.generation => true,
             Some(st) => {
@@ -474,8 +505,16 @@ impl Finish<'_> {
     /// Puts the fast selection of vertex `v` into `sc.list` and records what it dropped.
     /// Returns whether it dropped anything.
     fn take_fast<const K: usize>(&mut self, v: usize, sel: &Sel<K>, sc: &mut Scratch) -> bool {
-        let (dropped, best_dropped) = sel.take(self.cfg.max_influences, &mut sc.list);
-        let listed = sc.list.len() as u64 + dropped;
+        sel.take(self.cfg.max_influences, &mut sc.list);
+        self.record_fast(v, sel)
+    }
+
+    /// Records what the fast selection of vertex `v` dropped; returns whether it dropped
+    /// anything.
+    #[inline(always)]
+    fn record_fast<const K: usize>(&mut self, v: usize, sel: &Sel<K>) -> bool {
+        let (dropped, best_dropped) = sel.dropped(self.cfg.max_influences);
+        let listed = sel.kept(self.cfg.max_influences) as u64 + dropped;
         self.report.max_influences_in = self.report.max_influences_in.max(listed);
         if dropped > 0 {
             let (b, w) = unkey(best_dropped);
@@ -486,6 +525,67 @@ impl Finish<'_> {
             self.report.dropped += dropped;
         }
         dropped > 0
+    }
+
+    /// Finishes vertex `v` from its fast selection. When at most four influences are
+    /// kept into a single set, nothing is quantized and normalizing neither reorders nor
+    /// zeroes a weight (the usual case), this is [`Finish::take_fast`] followed by
+    /// [`Finish::vertex`] without the buffers; otherwise it is exactly those two.
+    #[inline(always)]
+    fn fast_vertex<const K: usize>(
+        &mut self,
+        v: usize,
+        sel: &Sel<K>,
+        sc: &mut Scratch,
+    ) -> Result<(), ReduceError> {
+        let k = self.cfg.max_influences;
+        let kept = sel.kept(k);
+        if self.max_sets == 1 && self.qmax.is_none() && kept > 0 {
+            let mut set = InfluenceSet::ZERO;
+            for ((&x, j), w) in sel
+                .keys
+                .iter()
+                .take(kept)
+                .zip(set.joints.iter_mut())
+                .zip(set.weights.iter_mut())
+            {
+                (*j, *w) = unkey(x);
+            }
+            let listed = set.weights;
+            let weights = set.weights.get_mut(..kept).unwrap_or_default();
+            if self.cfg.normalize == Normalize::Unit {
+                unit(weights);
+            }
+            let ordered = weights.iter().all(|&w| w != 0.0)
+                && set
+                    .joints
+                    .iter()
+                    .zip(set.weights.iter())
+                    .take(kept)
+                    .zip(
+                        set.joints
+                            .iter()
+                            .zip(set.weights.iter())
+                            .skip(1)
+                            .take(kept - 1),
+                    )
+                    .all(|((&ba, &wa), (&bb, &wb))| {
+                        order(&(ba, wa), &(bb, wb)) != Ordering::Greater
+                    });
+            if ordered {
+                let dropped = self.record_fast(v, sel);
+                let changed = dropped
+                    || listed
+                        .iter()
+                        .zip(&set.weights)
+                        .any(|(a, b)| a.to_bits() != b.to_bits());
+                self.influences.push(set);
+                self.report.changed += u64::from(changed);
+                return Ok(());
+            }
+        }
+        let dirty = self.take_fast(v, sel, sc);
+        self.vertex(v, dirty, sc)
     }
 
     /// Runs the general path on vertex `v` (reading its candidates into `cands`), leaving
@@ -688,12 +788,12 @@ fn reduce_rows<const K: usize>(
             }
             Data::Columns(_) => fast = false,
         }
-        let dirty = if fast {
-            f.take_fast(v, &sel, sc)
+        if fast {
+            f.fast_vertex(v, &sel, sc)?;
         } else {
-            f.general(v, cands, sc)?
-        };
-        f.vertex(v, dirty, sc)?;
+            let dirty = f.general(v, cands, sc)?;
+            f.vertex(v, dirty, sc)?;
+        }
     }
     Ok(())
 }
@@ -740,12 +840,12 @@ fn reduce_columns<const K: usize>(
             }
         }
         for (v, (sel, bailed)) in (start..end).zip(sels.iter().zip(bail)) {
-            let dirty = if bailed {
-                f.general(v, cands, sc)?
+            if bailed {
+                let dirty = f.general(v, cands, sc)?;
+                f.vertex(v, dirty, sc)?;
             } else {
-                f.take_fast(v, sel, sc)
-            };
-            f.vertex(v, dirty, sc)?;
+                f.fast_vertex(v, sel, sc)?;
+            }
         }
     }
     Ok(())

@@ -37,6 +37,16 @@ impl SumCheck {
         self.counted += 1;
     }
 
+    /// Adds a float32 weight; the same as `add(f64::from(weight))`, but with one float32
+    /// addition: binary64 has more than twice binary32's precision plus two bits, so
+    /// rounding the exact sum to binary64 and then to binary32 gives the binary32 sum.
+    #[inline]
+    pub fn add_f32(&mut self, weight: f32) {
+        self.sum += weight;
+        self.threshold += TOLERANCE_PER_WEIGHT;
+        self.counted += 1;
+    }
+
     /// `|sum - 1|` in float64.
     #[inline]
     pub fn error(&self) -> f64 {
@@ -119,6 +129,27 @@ mod tests {
         // NaN passes the sum rule (it has its own rule).
         assert!(one(&[f32::NAN]).passes());
         assert!(!one(&[f32::INFINITY]).passes());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn add_f32_is_add_of_the_widened_weight(
+            a in proptest::num::f32::ANY,
+            b in proptest::num::f32::ANY,
+            c in proptest::num::f32::ANY,
+        ) {
+            let mut wide = SumCheck::new();
+            let mut narrow = SumCheck::new();
+            for w in [a, b, c] {
+                wide.add(f64::from(w));
+                narrow.add_f32(w);
+                proptest::prop_assert!(
+                    wide.sum.to_bits() == narrow.sum.to_bits()
+                        || (wide.sum.is_nan() && narrow.sum.is_nan())
+                );
+                proptest::prop_assert_eq!(wide.threshold.to_bits(), narrow.threshold.to_bits());
+            }
+        }
     }
 
     #[test]

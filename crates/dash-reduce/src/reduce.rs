@@ -219,7 +219,7 @@ fn layout_check(w: &[f32]) -> SumCheck {
         // One set: the reference order is the slot order.
         for &x in w {
             if x != 0.0 {
-                check.add(f64::from(x));
+                check.add_f32(x);
             }
         }
         return check;
@@ -227,7 +227,7 @@ fn layout_check(w: &[f32]) -> SumCheck {
     for slot in 0..4 {
         for set in 0..sets {
             if let Some(&x) = w.get(set * 4 + slot).filter(|x| **x != 0.0) {
-                check.add(f64::from(x));
+                check.add_f32(x);
             }
         }
     }

@@ -82,6 +82,40 @@ fn decode(bytes: &[u8], t: u32) -> f64 {
     }
 }
 
+/// The elements of an accessor in its buffer view (bounds checked by the caller).
+struct Run<'b> {
+    bytes: &'b [u8],
+    start: u64,
+    stride: u64,
+    count: u64,
+    comps: u64,
+}
+
+impl Run<'_> {
+    /// Appends `count × comps` components of `N` bytes each, widened by `widen`; a
+    /// component beyond the bytes (which the caller's checks rule out) reads as 0, as
+    /// [`decode`] reads it.
+    fn decode<const N: usize>(&self, out: &mut Vec<f64>, widen: impl Fn([u8; N]) -> f64) {
+        let width = self.comps as usize * N;
+        for i in 0..self.count {
+            let at = usize::try_from(self.start + i * self.stride).unwrap_or(usize::MAX);
+            let elem = self
+                .bytes
+                .get(at..)
+                .map(|b| b.get(..width).unwrap_or(b))
+                .unwrap_or_default();
+            let mut got = 0;
+            for c in elem.chunks_exact(N) {
+                out.push(widen(<[u8; N]>::try_from(c).unwrap_or([0; N])));
+                got += 1;
+            }
+            for _ in got..self.comps {
+                out.push(0.0);
+            }
+        }
+    }
+}
+
 /// A buffer view's bytes, its offset in the buffer, the buffer, and its stride.
 struct View<'g> {
     bytes: &'g [u8],
@@ -197,11 +231,29 @@ pub fn read(gltf: &Gltf, index: u64, limits: &Limits) -> Result<AccessorData, Ac
             });
         }
         data.values.reserve(count * comps as usize);
-        for i in 0..count as u64 {
-            for c in 0..comps {
-                let at = (a.byte_offset + i * stride + c * size) as usize;
-                let v = bytes.get(at..at + size as usize).unwrap_or_default();
-                data.values.push(decode(v, a.component_type));
+        let run = Run {
+            bytes,
+            start: a.byte_offset,
+            stride,
+            count: count as u64,
+            comps,
+        };
+        let out = &mut data.values;
+        match a.component_type {
+            component::I8 => run.decode(out, |[b]: [u8; 1]| f64::from(b as i8)),
+            component::U8 => run.decode(out, |[b]: [u8; 1]| f64::from(b)),
+            component::I16 => run.decode(out, |b| f64::from(i16::from_le_bytes(b))),
+            component::U16 => run.decode(out, |b| f64::from(u16::from_le_bytes(b))),
+            component::U32 => run.decode(out, |b| f64::from(u32::from_le_bytes(b))),
+            component::F32 => run.decode(out, |b| f64::from(f32::from_le_bytes(b))),
+            t => {
+                for i in 0..count as u64 {
+                    for c in 0..comps {
+                        let at = (a.byte_offset + i * stride + c * size) as usize;
+                        let v = bytes.get(at..at + size as usize).unwrap_or_default();
+                        out.push(decode(v, t));
+                    }
+                }
             }
         }
         data.origin = Some((view_offset + a.byte_offset, buffer));

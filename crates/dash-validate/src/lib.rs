@@ -20,6 +20,7 @@ mod codes;
 mod diagnostic;
 pub mod influences;
 pub mod inputs;
+mod manifest;
 mod options;
 pub mod render;
 mod report;
@@ -29,6 +30,7 @@ pub mod skeleton;
 pub use codes::{Code, Severity};
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
+pub use manifest::{MANIFEST_VERSION, manifest_bone_count};
 pub use options::{InputFormat, Options};
 pub use report::{Counts, FileReport, Report, Summary, schema};
 

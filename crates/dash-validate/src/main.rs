@@ -26,8 +26,12 @@ struct Args {
     profile: Option<ProfileArg>,
     /// Number of bones to range-check bone indices against (overrides the file's
     /// skeleton).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "manifest")]
     bones: Option<u64>,
+    /// Bone manifest (`dash manifest`) whose indices bone indices are range-checked
+    /// against (overrides the file's skeleton).
+    #[arg(long, value_name = "FILE")]
+    manifest: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     format: OutputFormat,
@@ -117,12 +121,25 @@ fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    let bones = match &args.manifest {
+        None => args.bones,
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| dash_validate::manifest_bone_count(&text))
+        {
+            Ok(n) => Some(n),
+            Err(e) => {
+                eprintln!("error: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+    };
     let opts = Options {
         profile: args.profile.map(|p| match p {
             ProfileArg::Dash => Profile::Dash,
             ProfileArg::Gltf => Profile::Gltf,
         }),
-        bones: args.bones,
+        bones,
         progress: None,
         max_diagnostics: args.max_diagnostics,
         deny_warnings: args.deny.is_some(),

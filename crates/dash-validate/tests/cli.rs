@@ -173,3 +173,44 @@ fn colour_only_when_asked_or_on_a_terminal() {
     ]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("\x1b[1;33mwarning"));
 }
+
+#[test]
+fn a_bone_manifest_gives_the_bone_count() {
+    // examples/arm.manifest.json (written by `dash manifest`) numbers six bones: 0..=5.
+    let dir = std::env::temp_dir().join(format!("dash-validate-manifest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mesh = |bone: u32| {
+        let path = dir.join(format!("bone{bone}.json"));
+        let text =
+            format!(r#"[{{"x": 0, "y": 0, "z": 0, "skinIndex": [{bone}], "skinWeight": [1]}}]"#);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let (inside, outside) = (mesh(5), mesh(6));
+    let manifest = "examples/arm.manifest.json";
+    assert_eq!(
+        run(&["--manifest", manifest, &inside]).status.code(),
+        Some(0)
+    );
+    let o = run(&["--manifest", manifest, "--format", "json", &outside]);
+    assert_eq!(o.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let codes: Vec<&str> = report["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["BONE_INDEX_RANGE"]);
+    // Not a manifest, or both ways of giving a bone count: usage errors.
+    let o = run(&["--manifest", "examples/rig.json", &inside]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a bone manifest"));
+    assert_eq!(
+        run(&["--manifest", manifest, "--bones", "3", &inside])
+            .status
+            .code(),
+        Some(2)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

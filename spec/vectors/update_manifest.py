@@ -25,6 +25,7 @@ for v in m["vectors"]:
     opts = v.get("options", {})
     if "profile" in opts: args += ["--profile", opts["profile"]]
     if "bones" in opts: args += ["--bones", str(opts["bones"])]
+    if "manifest" in opts: args += ["--manifest", os.path.join(here, opts["manifest"])]
     if "max_vertices" in opts: args += ["--max-vertices", str(opts["max_vertices"])]
     if "deny" in opts: args += ["--deny", opts["deny"]]
     args.append(os.path.join(here, v["file"]))

@@ -117,6 +117,8 @@ codes! {
     WEIGHTS_ALL_ZERO = Warning, "dashvertex.md §8", "", "bind it to a bone, or mark the mesh unskinned";
     /// A bone index is beyond the skeleton.
     BONE_INDEX_RANGE = Error, "dashvertex.md §1, §7", "ACCESSOR_JOINTS_INDEX_OOB", "";
+    /// A bone index with non-zero weight names a bone the manifest marks removed.
+    BONE_REMOVED = Error, "validation.md §2", "", "the bone left the skeleton: reduce the mesh again with the current manifest, or restore the bone";
     /// The same bone carries non-zero weight twice in one vertex (across all sets).
     BONE_DUPLICATE = Error, "dashvertex.md §1", "ACCESSOR_JOINTS_INDEX_DUPLICATE", "merge the two weights into one slot";
     /// An unused slot (weight 0) names a bone other than 0.

@@ -72,12 +72,14 @@ pub struct MeshStats {
 }
 
 /// The rules' configuration.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Checker {
     /// Sum rule.
     pub profile: Profile,
     /// Number of bones, when known.
     pub bones: Option<u64>,
+    /// Bone indices that must carry no weight (removed bones), sorted.
+    pub removed: Vec<u32>,
     /// Whether the mesh is skinned (all-zero weights matter only then).
     pub skinned: bool,
     /// Storage of the weights.
@@ -95,6 +97,12 @@ fn slot_name(set: usize, slot: usize) -> String {
 }
 
 impl Checker {
+    /// Whether `bone` is a removed bone.
+    #[inline]
+    fn is_removed(&self, bone: u32) -> bool {
+        !self.removed.is_empty() && self.removed.binary_search(&bone).is_ok()
+    }
+
     /// Checks a position.
     pub fn position(&self, v: u64, p: [f32; 3], loc: &dyn Locate, sink: &mut Sink) {
         if p.iter().any(|c| !c.is_finite()) {
@@ -131,7 +139,7 @@ impl Checker {
             if !(f32::MIN_POSITIVE..=1.0).contains(&w) {
                 return false;
             }
-            if self.bones.is_some_and(|n| u64::from(bone) >= n) {
+            if self.bones.is_some_and(|n| u64::from(bone) >= n) || self.is_removed(bone) {
                 return false;
             }
             let earlier = set.joints.get(..k).unwrap_or_default();
@@ -240,6 +248,20 @@ impl Checker {
                             "vertex {v}: bone index {bone} in {} is out of range (the skeleton has {n} bone{})",
                             slot_name(s, k),
                             if n == 1 { "" } else { "s" }
+                        ),
+                        loc.slot(v, s, k, Field::Bone),
+                    )
+                });
+                continue;
+            }
+            if w != 0.0 && self.is_removed(bone) {
+                blocked = true;
+                sink.push(Code::BONE_REMOVED, || {
+                    Diagnostic::new(
+                        Code::BONE_REMOVED,
+                        format!(
+                            "vertex {v}: bone index {bone} in {} is a removed bone (a tombstone in the manifest)",
+                            slot_name(s, k)
                         ),
                         loc.slot(v, s, k, Field::Bone),
                     )
@@ -549,10 +571,12 @@ mod tests {
             weights in [weight(), weight(), weight(), weight()],
             gltf in any::<bool>(),
             bones in proptest::option::of(1u64..4),
+            removed in proptest::sample::subsequence(vec![0u32, 1, 2, 3], 0..=2),
         ) {
             let checker = Checker {
                 profile: if gltf { Profile::Gltf } else { Profile::Dash },
                 bones,
+                removed,
                 skinned: true,
                 encoding: Encoding::Float,
             };

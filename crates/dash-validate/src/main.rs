@@ -28,8 +28,8 @@ struct Args {
     /// skeleton).
     #[arg(long, conflicts_with = "manifest")]
     bones: Option<u64>,
-    /// Bone manifest (`dash manifest`) whose indices bone indices are range-checked
-    /// against (overrides the file's skeleton).
+    /// Bone manifest (`dash manifest`): bone indices are range-checked against its
+    /// indices (overriding the file's skeleton), and removed bones must carry no weight.
     #[arg(long, value_name = "FILE")]
     manifest: Option<PathBuf>,
     /// Output format.
@@ -121,13 +121,13 @@ fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let bones = match &args.manifest {
-        None => args.bones,
+    let (bones, removed_bones) = match &args.manifest {
+        None => (args.bones, Vec::new()),
         Some(path) => match std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
-            .and_then(|text| dash_validate::manifest_bone_count(&text))
+            .and_then(|text| dash_validate::manifest_bones(&text))
         {
-            Ok(n) => Some(n),
+            Ok(m) => (Some(m.count), m.removed),
             Err(e) => {
                 eprintln!("error: {}: {e}", path.display());
                 return ExitCode::from(2);
@@ -140,6 +140,7 @@ fn main() -> ExitCode {
             ProfileArg::Gltf => Profile::Gltf,
         }),
         bones,
+        removed_bones,
         progress: None,
         max_diagnostics: args.max_diagnostics,
         deny_warnings: args.deny.is_some(),

@@ -1,9 +1,9 @@
 //! Bone counts from a bone manifest (`schemas/manifest.schema.json`, written by
 //! `dash manifest`), so `--manifest FILE` can range-check bone indices.
 //!
-//! Only what range checking needs is read: the format version and the entries, whose
-//! indices must be 0, 1, 2, … in order. Removed bones (tombstones) keep their index, so
-//! they count.
+//! Only what the checks need is read: the format version and the entries, whose indices
+//! must be 0, 1, 2, … in order. Removed bones (tombstones) keep their index, so they count
+//! toward the range, and weight on one is `BONE_REMOVED`.
 
 use serde::Deserialize;
 
@@ -20,10 +20,21 @@ struct File {
 struct Entry {
     index: u64,
     name: String,
+    #[serde(default)]
+    removed: bool,
 }
 
-/// The number of bone indices a manifest defines, or why the text is not a manifest.
-pub fn manifest_bone_count(text: &str) -> Result<u64, String> {
+/// What a bone manifest tells the validator.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ManifestBones {
+    /// Number of bone indices the manifest defines (removed bones included).
+    pub count: u64,
+    /// The indices of removed bones, ascending.
+    pub removed: Vec<u32>,
+}
+
+/// Reads a bone manifest, or says why the text is not one.
+pub fn manifest_bones(text: &str) -> Result<ManifestBones, String> {
     let file: File = serde_json::from_str(text).map_err(|e| format!("not a bone manifest: {e}"))?;
     if file.version != MANIFEST_VERSION {
         return Err(format!(
@@ -46,7 +57,15 @@ pub fn manifest_bone_count(text: &str) -> Result<u64, String> {
             ));
         }
     }
-    Ok(file.bones.len() as u64)
+    Ok(ManifestBones {
+        count: file.bones.len() as u64,
+        removed: file
+            .bones
+            .iter()
+            .filter(|e| e.removed)
+            .filter_map(|e| u32::try_from(e.index).ok())
+            .collect(),
+    })
 }
 
 #[cfg(test)]
@@ -54,12 +73,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counts_every_index_including_removed_bones() {
+    fn counts_every_index_and_lists_removed_bones() {
         let text = r#"{"version": 1, "bones": [
             {"index": 0, "name": "root"},
             {"index": 1, "name": "gone", "removed": true},
             {"index": 2, "name": "arm", "parent": "root", "aliases": ["limb"]}]}"#;
-        assert_eq!(manifest_bone_count(text), Ok(3));
+        assert_eq!(
+            manifest_bones(text),
+            Ok(ManifestBones {
+                count: 3,
+                removed: vec![1]
+            })
+        );
     }
 
     #[test]
@@ -76,7 +101,7 @@ mod tests {
             ),
             (r#"[1, 2]"#, "not a bone manifest"),
         ] {
-            let err = manifest_bone_count(text).unwrap_err();
+            let err = manifest_bones(text).unwrap_err();
             assert!(err.contains(says), "{text}: {err}");
         }
     }

@@ -77,6 +77,9 @@ pub struct Options {
     pub profile: Option<Profile>,
     /// Number of bones to range-check indices against (overrides the file's skeleton).
     pub bones: Option<u64>,
+    /// Bone indices a bone manifest marks removed (tombstones), sorted: weight on one of
+    /// them is `BONE_REMOVED`. Applies to DashVertex input (glTF joints come from the skin).
+    pub removed_bones: Vec<u32>,
     /// Diagnostics kept per file (all are counted).
     pub max_diagnostics: usize,
     /// Treat warnings as errors.
@@ -94,6 +97,7 @@ impl std::fmt::Debug for Options {
         f.debug_struct("Options")
             .field("profile", &self.profile)
             .field("bones", &self.bones)
+            .field("removed_bones", &self.removed_bones)
             .field("max_diagnostics", &self.max_diagnostics)
             .field("deny_warnings", &self.deny_warnings)
             .field("limits", &self.limits)
@@ -107,6 +111,7 @@ impl Default for Options {
         Options {
             profile: None,
             bones: None,
+            removed_bones: Vec::new(),
             max_diagnostics: 200,
             deny_warnings: false,
             limits: Limits::default(),

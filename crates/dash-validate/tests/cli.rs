@@ -202,6 +202,14 @@ fn a_bone_manifest_gives_the_bone_count() {
         .map(|d| d["code"].as_str().unwrap())
         .collect();
     assert_eq!(codes, ["BONE_INDEX_RANGE"]);
+    // A removed bone (tombstone) with weight is an error of its own.
+    let o = run(&[
+        "--manifest",
+        "spec/vectors/manifests/arm-without-thumb.json",
+        "spec/vectors/validate/bone-removed.json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("error[BONE_REMOVED]"));
     // Not a manifest, or both ways of giving a bone count: usage errors.
     let o = run(&["--manifest", "examples/rig.json", &inside]);
     assert_eq!(o.status.code(), Some(2));

@@ -20,13 +20,18 @@ fn repo() -> PathBuf {
 
 fn options(v: &Value) -> Options {
     let o = &v["options"];
+    let manifest = o["manifest"].as_str().map(|m| {
+        let text = std::fs::read_to_string(repo().join("spec/vectors").join(m)).unwrap();
+        dash_validate::manifest_bones(&text).unwrap()
+    });
     Options {
         profile: match o["profile"].as_str() {
             Some("gltf") => Some(Profile::Gltf),
             Some("dash") => Some(Profile::Dash),
             _ => None,
         },
-        bones: o["bones"].as_u64(),
+        bones: o["bones"].as_u64().or(manifest.as_ref().map(|m| m.count)),
+        removed_bones: manifest.map(|m| m.removed).unwrap_or_default(),
         max_diagnostics: 1000,
         deny_warnings: o["deny"].as_str() == Some("warnings"),
         limits: Limits {

@@ -279,6 +279,7 @@ fn vertices<R: Read + Seek>(
     let checker = Checker {
         profile,
         bones,
+        removed: opts.removed_bones.clone(),
         skinned: layout.skinned,
         encoding: Encoding::Float,
     };
@@ -438,6 +439,7 @@ fn raw<R: Read + Seek>(r: &mut R, len: u64, profile: Profile, opts: &Options, si
     let mut checker = Checker {
         profile,
         bones: opts.bones,
+        removed: opts.removed_bones.clone(),
         skinned: true,
         encoding: Encoding::Float,
     };

@@ -524,6 +524,7 @@ fn primitive(
     let checker = Checker {
         profile,
         bones: limit.map(|(_, n)| n as u64),
+        removed: Vec::new(),
         skinned: true,
         encoding: if uniform { encoding } else { Encoding::Float },
     };

@@ -156,6 +156,7 @@ pub fn validate(bytes: &[u8], opts: &Options, sink: &mut Sink) -> Profile {
     let checker = Checker {
         profile,
         bones,
+        removed: opts.removed_bones.clone(),
         skinned: mesh.is_skinned(),
         encoding: Encoding::Float,
     };

@@ -11,6 +11,7 @@
 mod document;
 mod influence;
 mod limits;
+mod manifest;
 mod mesh;
 mod skeleton;
 pub mod weights;
@@ -18,6 +19,7 @@ pub mod weights;
 pub use document::Document;
 pub use influence::{InfluenceSet, SLOTS};
 pub use limits::{LimitError, Limits};
+pub use manifest::{MANIFEST_VERSION, check_manifest};
 pub use mesh::{Mesh, ModelError, Vertex};
 pub use skeleton::{Bone, Skeleton};
 

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Manifest format version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = dash_core::MANIFEST_VERSION;
 
 /// One bone of the manifest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -177,27 +177,13 @@ impl Manifest {
     pub fn from_json(text: &str) -> Result<Self, ManifestError> {
         let m: Manifest =
             serde_json::from_str(text).map_err(|e| ManifestError::Invalid(e.to_string()))?;
-        if m.version != VERSION {
-            return Err(ManifestError::Invalid(format!(
-                "version {} (this dash reads version {VERSION})",
-                m.version
-            )));
-        }
-        let mut names = BTreeSet::new();
-        for (i, e) in m.bones.iter().enumerate() {
-            if e.index as usize != i {
-                return Err(ManifestError::Invalid(format!(
-                    "entry {i} has index {}; indices must be 0, 1, 2, … in order",
-                    e.index
-                )));
-            }
-            if e.name.is_empty() || !names.insert(e.name.as_str()) {
-                return Err(ManifestError::Invalid(format!(
-                    "bone name {:?} is empty or used twice",
-                    e.name
-                )));
-            }
-        }
+        dash_core::check_manifest(
+            m.version,
+            m.bones
+                .iter()
+                .map(|e| (u64::from(e.index), e.name.as_str())),
+        )
+        .map_err(ManifestError::Invalid)?;
         Ok(m)
     }
 

@@ -30,7 +30,7 @@ pub mod skeleton;
 pub use codes::{Code, Severity};
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
-pub use manifest::{MANIFEST_VERSION, ManifestBones, manifest_bones};
+pub use manifest::{ManifestBones, manifest_bones};
 pub use options::{InputFormat, Options};
 pub use report::{Counts, FileReport, Report, Summary, schema};
 

@@ -1,14 +1,11 @@
 //! Bone counts from a bone manifest (`schemas/manifest.schema.json`, written by
 //! `dash manifest`), so `--manifest FILE` can range-check bone indices.
 //!
-//! Only what the checks need is read: the format version and the entries, whose indices
-//! must be 0, 1, 2, … in order. Removed bones (tombstones) keep their index, so they count
+//! Only what the checks need is read; the manifest rules are `dash_core::check_manifest`,
+//! the same as the writer's. Removed bones (tombstones) keep their index, so they count
 //! toward the range, and weight on one is `BONE_REMOVED`.
 
 use serde::Deserialize;
-
-/// The manifest format version this reader understands.
-pub const MANIFEST_VERSION: u32 = 1;
 
 #[derive(Deserialize)]
 struct File {
@@ -36,27 +33,11 @@ pub struct ManifestBones {
 /// Reads a bone manifest, or says why the text is not one.
 pub fn manifest_bones(text: &str) -> Result<ManifestBones, String> {
     let file: File = serde_json::from_str(text).map_err(|e| format!("not a bone manifest: {e}"))?;
-    if file.version != MANIFEST_VERSION {
-        return Err(format!(
-            "manifest version {} (this dash-validate reads version {MANIFEST_VERSION})",
-            file.version
-        ));
-    }
-    let mut names = std::collections::BTreeSet::new();
-    for (i, e) in file.bones.iter().enumerate() {
-        if e.index != i as u64 {
-            return Err(format!(
-                "manifest entry {i} has index {}; indices must be 0, 1, 2, … in order",
-                e.index
-            ));
-        }
-        if e.name.is_empty() || !names.insert(e.name.as_str()) {
-            return Err(format!(
-                "manifest bone name {:?} is empty or used twice",
-                e.name
-            ));
-        }
-    }
+    dash_core::check_manifest(
+        file.version,
+        file.bones.iter().map(|e| (e.index, e.name.as_str())),
+    )
+    .map_err(|e| format!("bone manifest: {e}"))?;
     Ok(ManifestBones {
         count: file.bones.len() as u64,
         removed: file

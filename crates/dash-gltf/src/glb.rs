@@ -65,6 +65,15 @@ pub fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
             ),
         ));
     }
+    if length < bytes.len() as u64 {
+        return Err(err(
+            8,
+            format!(
+                "header length {length} is less than the file's {} bytes",
+                bytes.len()
+            ),
+        ));
+    }
     let end = length as usize;
     let mut pos = 12usize;
     let mut json = None;
@@ -84,11 +93,24 @@ pub fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
                     format!("chunk of {len} bytes runs past the end"),
                 )
             })?;
+        if len % 4 != 0 {
+            return Err(err(
+                pos as u64,
+                format!("chunk length {len} is not a multiple of 4"),
+            ));
+        }
         let data = bytes.get(data_start..data_end).unwrap_or_default();
         match (index, kind) {
             (0, JSON) => json = Some((data, data_start as u64)),
             (0, _) => return Err(err(pos as u64 + 4, "the first chunk is not JSON")),
             (1, BIN) => bin = Some((data, data_start as u64)),
+            (_, JSON) => return Err(err(pos as u64 + 4, "a second JSON chunk")),
+            (_, BIN) => {
+                return Err(err(
+                    pos as u64 + 4,
+                    "a BIN chunk that is not the second chunk (duplicate or out of order)",
+                ));
+            }
             _ => {} // Unknown chunks are ignored, as the specification asks.
         }
         index += 1;

@@ -94,19 +94,25 @@ pub enum ImportError {
 pub fn skeleton(gltf: &Gltf, s: usize) -> Option<Skeleton> {
     let skin = gltf.root.skins.get(s)?;
     let parents = skinning::parents(&gltf.root);
+    let position: std::collections::HashMap<u64, usize> = skin
+        .joints
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, &j)| (j, i))
+        .collect();
+    let joint_parents = skinning::nearest_marked(&parents, &position, &skin.joints, false);
     let bones = skin
         .joints
         .iter()
-        .map(|&j| {
+        .zip(joint_parents)
+        .enumerate()
+        .map(|(k, (&j, parent))| {
             let node = usize::try_from(j).ok().and_then(|j| gltf.root.nodes.get(j));
             let name = node
                 .and_then(|n| n.name.clone())
                 .unwrap_or_else(|| format!("node{j}"));
-            let parent = skinning::ancestors_or_self(&parents, j)
-                .into_iter()
-                .skip(1)
-                .find_map(|a| skin.joints.iter().position(|&x| x == a))
-                .map(|p| p as u32);
+            let parent = parent.filter(|&p| p != k).map(|p| p as u32);
             let mut b = Bone::new(name, parent);
             if let Some(n) = node {
                 if let Some(t) = n.translation {

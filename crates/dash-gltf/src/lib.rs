@@ -19,4 +19,4 @@ pub mod skinning;
 pub mod spec;
 
 pub use error::{AccessorError, LoadError};
-pub use load::{Container, FsResolver, Gltf, NoFiles, Resolver, load, load_path};
+pub use load::{Container, FsResolver, Gltf, NoFiles, Resolver, load, load_path, load_path_in};

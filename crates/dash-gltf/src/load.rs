@@ -12,41 +12,42 @@ use crate::spec::Root;
 
 /// Reads the external resources a `.gltf` file names.
 pub trait Resolver {
-    /// The bytes of `uri` (already percent-decoded), or why they are unavailable.
-    fn read(&self, uri: &str) -> Result<Vec<u8>, String>;
+    /// The bytes of the resource `uri` (already percent-decoded): at most
+    /// `byte_length + 1` of them (one more tells that the resource is longer), or why
+    /// they are unavailable.
+    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dash_fs::FsError>;
 }
 
-/// Resolves relative URIs against a directory. Absolute paths and URLs with a scheme
-/// are refused: a validator must not read arbitrary files or the network.
+/// Resolves relative references inside the glTF file's folder (and folders allowed
+/// explicitly), regular files only (`spec/security.md`). Absolute paths, references with
+/// a scheme, and references that leave the allowed folders after `..` and symlinks are
+/// refused without reading anything.
 #[derive(Clone, Debug)]
 pub struct FsResolver {
-    /// The directory of the `.gltf` file.
-    pub base: PathBuf,
-    /// Largest file read.
+    /// Where references resolve and may lead.
+    pub root: dash_fs::ResourceRoot,
+    /// Largest resource read.
     pub max_bytes: u64,
 }
 
+impl FsResolver {
+    /// The resolver for the glTF file at `path`: its folder, plus `allowed` folders.
+    pub fn for_file(
+        path: &Path,
+        allowed: &[PathBuf],
+        max_bytes: u64,
+    ) -> Result<Self, dash_fs::FsError> {
+        let mut root = dash_fs::ResourceRoot::of_file(path)?;
+        for d in allowed {
+            root.allow(d)?;
+        }
+        Ok(FsResolver { root, max_bytes })
+    }
+}
+
 impl Resolver for FsResolver {
-    fn read(&self, uri: &str) -> Result<Vec<u8>, String> {
-        let scheme = uri.split_once(':').is_some_and(|(s, _)| {
-            !s.is_empty()
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
-        });
-        if scheme || Path::new(uri).is_absolute() {
-            return Err(format!("{uri:?} is not a relative file reference"));
-        }
-        let path = self.base.join(uri);
-        let len = std::fs::metadata(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?
-            .len();
-        if len > self.max_bytes {
-            return Err(format!(
-                "{}: {len} bytes exceeds the input limit",
-                path.display()
-            ));
-        }
-        std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))
+    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dash_fs::FsError> {
+        self.root.read(uri, byte_length, self.max_bytes)
     }
 }
 
@@ -55,8 +56,10 @@ impl Resolver for FsResolver {
 pub struct NoFiles;
 
 impl Resolver for NoFiles {
-    fn read(&self, uri: &str) -> Result<Vec<u8>, String> {
-        Err(format!("{uri:?}: external files cannot be read here"))
+    fn read(&self, uri: &str, _: u64) -> Result<Vec<u8>, dash_fs::FsError> {
+        Err(dash_fs::FsError::NoFolder {
+            uri: dash_fs::short(uri),
+        })
     }
 }
 
@@ -151,12 +154,37 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
                 pointer: String::new(),
                 line: 1,
                 column: 1,
-                message: format!("the JSON is not UTF-8 (byte {})", e.valid_up_to()),
+                message: if container == Container::Gltf && !bytes.is_empty() && e.valid_up_to() < 4
+                {
+                    "neither a GLB container (magic \"glTF\") nor glTF JSON text".to_owned()
+                } else {
+                    format!("the JSON is not UTF-8 (byte {})", e.valid_up_to())
+                },
             });
         }
     };
+    if container == Container::Gltf
+        && !text.trim_start().starts_with('{')
+        && !text.trim_start().starts_with('[')
+    {
+        return Err(LoadError::Json {
+            pointer: String::new(),
+            line: 1,
+            column: 1,
+            message: "neither a GLB container (magic \"glTF\") nor glTF JSON text (an object)"
+                .into(),
+        });
+    }
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| json_error(&text, String::new(), e.line(), e.column(), e.to_string()))?;
+    if !value.is_object() {
+        return Err(LoadError::Json {
+            pointer: String::new(),
+            line: 1,
+            column: 1,
+            message: "the glTF root is not a JSON object".into(),
+        });
+    }
     let mut track = serde_path_to_error::Track::new();
     let root: Root = match serde::Deserialize::deserialize(serde_path_to_error::Deserializer::new(
         &value, &mut track,
@@ -190,7 +218,9 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
                             .map_err(|e| format!("bad base64 data URI: {e}")),
                         None => Err("data URI is not base64".to_owned()),
                     },
-                    None => resolver.read(&percent_decode(uri)),
+                    None => resolver
+                        .read(&percent_decode(uri), b.byte_length)
+                        .map_err(|e| e.to_string()),
                 },
             };
             data.and_then(|mut d| {
@@ -217,23 +247,17 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
     })
 }
 
-/// Loads a file from disk, resolving external buffers next to it.
+/// Loads a file from disk, resolving external buffers inside its folder.
 pub fn load_path(path: &Path, limits: &Limits) -> Result<Gltf, String> {
-    let len = std::fs::metadata(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?
-        .len();
-    limits.check_input(len).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    load(
-        &bytes,
-        &FsResolver {
-            base,
-            max_bytes: limits.max_input_bytes,
-        },
-        limits,
-    )
-    .map_err(|e| e.to_string())
+    load_path_in(path, &[], limits)
+}
+
+/// Loads a file from disk; external buffers may also lie in the `allowed` folders.
+pub fn load_path_in(path: &Path, allowed: &[PathBuf], limits: &Limits) -> Result<Gltf, String> {
+    let bytes = dash_fs::read_input(path, limits.max_input_bytes).map_err(|e| e.to_string())?;
+    let resolver =
+        FsResolver::for_file(path, allowed, limits.max_input_bytes).map_err(|e| e.to_string())?;
+    load(&bytes, &resolver, limits).map_err(|e| e.to_string())
 }
 
 impl Gltf {

@@ -110,12 +110,13 @@ pub fn primitive_sets(root: &Root) -> Vec<PrimitiveSets> {
     out
 }
 
-/// The parent of each node (`None` for roots).
+/// The parent of each node (`None` for roots). A node listed as the child of several
+/// nodes (invalid: `GLTF_NODE_HIERARCHY`) keeps the first.
 pub fn parents(root: &Root) -> Vec<Option<u64>> {
     let mut parents = vec![None; root.nodes.len()];
     for (i, n) in root.nodes.iter().enumerate() {
         for &c in &n.children {
-            if let Some(slot) = usize::try_from(c).ok().and_then(|c| parents.get_mut(c)) {
+            if let Some(slot @ None) = usize::try_from(c).ok().and_then(|c| parents.get_mut(c)) {
                 *slot = Some(i as u64);
             }
         }
@@ -123,17 +124,21 @@ pub fn parents(root: &Root) -> Vec<Option<u64>> {
     parents
 }
 
-/// Node `n` and its ancestors, nearest first (cycles are cut).
-pub fn ancestors_or_self(parents: &[Option<u64>], n: u64) -> Vec<u64> {
-    let mut out = vec![n];
-    let mut cur = n;
-    while let Some(p) = usize::try_from(cur)
+fn parent_of(parents: &[Option<u64>], n: u64) -> Option<u64> {
+    usize::try_from(n)
         .ok()
         .and_then(|c| parents.get(c))
         .copied()
         .flatten()
-    {
-        if out.contains(&p) {
+}
+
+/// Node `n` and its ancestors, nearest first (a cycle is cut where it closes).
+pub fn ancestors_or_self(parents: &[Option<u64>], n: u64) -> Vec<u64> {
+    let mut out = vec![n];
+    let mut seen = std::collections::HashSet::from([n]);
+    let mut cur = n;
+    while let Some(p) = parent_of(parents, cur) {
+        if !seen.insert(p) {
             break;
         }
         out.push(p);
@@ -142,17 +147,65 @@ pub fn ancestors_or_self(parents: &[Option<u64>], n: u64) -> Vec<u64> {
     out
 }
 
+/// For each node of `starts`, the value `marked` gives its nearest ancestor in
+/// `marked` (the node itself included when `or_self`). Paths already walked are
+/// remembered, so the whole call is linear in the nodes visited, whatever the depth or
+/// the number of starts; a cycle ends a walk with `None`.
+pub fn nearest_marked(
+    parents: &[Option<u64>],
+    marked: &std::collections::HashMap<u64, usize>,
+    starts: &[u64],
+    or_self: bool,
+) -> Vec<Option<usize>> {
+    let mut memo: std::collections::HashMap<u64, Option<usize>> = std::collections::HashMap::new();
+    starts
+        .iter()
+        .map(|&j| {
+            let mut path = Vec::new();
+            let mut cur = if or_self {
+                Some(j)
+            } else {
+                parent_of(parents, j)
+            };
+            let found = loop {
+                let Some(c) = cur else { break None };
+                if let Some(&k) = marked.get(&c) {
+                    break Some(k);
+                }
+                if let Some(&m) = memo.get(&c) {
+                    break m;
+                }
+                if path.len() > parents.len() {
+                    break None;
+                }
+                path.push(c);
+                cur = parent_of(parents, c);
+            };
+            for p in path {
+                memo.insert(p, found);
+            }
+            found
+        })
+        .collect()
+}
+
 /// The nodes that are an ancestor-or-self of every joint of a skin, nearest first.
+/// Linear in the nodes visited (no quadratic walk on deep or wide hierarchies).
 pub fn common_ancestors(parents: &[Option<u64>], joints: &[u64]) -> Vec<u64> {
     let Some((&first, rest)) = joints.split_first() else {
         return Vec::new();
     };
-    let mut common = ancestors_or_self(parents, first);
-    for &j in rest {
-        let a = ancestors_or_self(parents, j);
-        common.retain(|n| a.contains(n));
+    let chain = ancestors_or_self(parents, first);
+    let rank: std::collections::HashMap<u64, usize> =
+        chain.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let mut cut = 0usize;
+    for r in nearest_marked(parents, &rank, rest, true) {
+        match r {
+            Some(k) => cut = cut.max(k),
+            None => return Vec::new(),
+        }
     }
-    common
+    chain.get(cut..).map(<[u64]>::to_vec).unwrap_or_default()
 }
 
 /// For each mesh, the nodes that instantiate it.

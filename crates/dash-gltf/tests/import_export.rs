@@ -117,7 +117,7 @@ fn all_sets_and_skin_joints_import() {
     ] {
         let g = dash_gltf::load_path(
             &repo()
-                .join("../shared/corpus/gltf/assetgen/Animation_SkinType")
+                .join("fixtures/corpus/gltf/assetgen/Animation_SkinType")
                 .join(file),
             &Limits::default(),
         )
@@ -199,8 +199,8 @@ fn roundtrip(path: &Path, container: Container) -> Vec<u8> {
 fn export_preserves_everything_else() {
     for rel in [
         "fixtures/blender/rig24_all.glb",
-        "../shared/corpus/gltf/khronos_samples/Fox.glb",
-        "../shared/corpus/gltf/blenderio/03_skinned_cylinder/03_skinned_cylinder.gltf",
+        "fixtures/corpus/gltf/khronos_samples/Fox.glb",
+        "fixtures/corpus/gltf/blenderio/03_skinned_cylinder/03_skinned_cylinder.gltf",
         "spec/vectors/gltf/multiset-valid.gltf",
     ] {
         for c in [Container::Glb, Container::Gltf] {

@@ -240,11 +240,13 @@ impl Input {
         }
     }
 
-    /// Input from influence sets whose bone indices refer to `bones` (or, when `bones` is
-    /// empty, to bones named `#0`, `#1`, … by their index).
+    /// Input from influence sets whose bone indices refer to `bones`. When `bones` is
+    /// empty (no skeleton), only the bones that carry weight become input bones, named
+    /// `#N` by their index in the file (see [`Input::unnamed_indices`]): memory and work
+    /// follow the influences, not the largest index a file names.
     pub fn from_mesh(mesh: &Mesh, bones: Vec<BoneRef>) -> Result<Input, InputError> {
         let named = !bones.is_empty();
-        let mut max_bone = 0u32;
+        let mut used: Vec<u32> = Vec::new();
         for v in 0..mesh.len() {
             for (s, set) in mesh.sets_of(v).enumerate() {
                 for (k, (j, w)) in set.pairs().enumerate() {
@@ -260,28 +262,53 @@ impl Input {
                             bones: bones.len(),
                         });
                     }
-                    max_bone = max_bone.max(j);
+                    if !named {
+                        used.push(j);
+                    }
                 }
             }
         }
+        let mut sets = vec![mesh.vertices().iter().map(|v| v.skin).collect::<Vec<_>>()];
+        sets.extend(mesh.extra_sets().iter().cloned());
         let bones = if named {
             bones
         } else {
-            (0..=max_bone)
+            used.sort_unstable();
+            used.dedup();
+            // Renumber the file's indices to positions in `used` (weightless slots to 0).
+            for set in &mut sets {
+                for x in set.iter_mut() {
+                    for (j, w) in x.joints.iter_mut().zip(&x.weights) {
+                        *j = if *w == 0.0 {
+                            0
+                        } else {
+                            used.binary_search(j).map_or(0, |p| p as u32)
+                        };
+                    }
+                }
+            }
+            used.iter()
                 .map(|i| BoneRef {
                     name: format!("#{i}"),
                     parent: None,
                 })
                 .collect()
         };
-        let mut sets = vec![mesh.vertices().iter().map(|v| v.skin).collect::<Vec<_>>()];
-        sets.extend(mesh.extra_sets().iter().cloned());
         Ok(Input {
             bones,
             positions: mesh.vertices().iter().map(|v| v.position).collect(),
             data: Data::Sets(sets),
             origin: Origin::Sets,
         })
+    }
+
+    /// For input without a skeleton (every bone named `#N`), the file's index `N` of each
+    /// input bone: the output keeps the file's numbering. `None` when a bone has a name.
+    pub fn unnamed_indices(&self) -> Option<Vec<u32>> {
+        self.bones
+            .iter()
+            .map(|b| b.name.strip_prefix('#').and_then(|n| n.parse().ok()))
+            .collect()
     }
 
     /// Input from per-bone weight columns (`(bone, weights)`, one weight per vertex).

@@ -70,20 +70,26 @@ pub fn manifest_skeleton(
     manifest: &Manifest,
 ) -> dash_core::Skeleton {
     let lookup = manifest.lookup();
+    let input_parent: std::collections::HashMap<&str, &Option<String>> = input
+        .bones
+        .iter()
+        .map(|b| (b.name.as_str(), &b.parent))
+        .collect();
+    let source_bone: std::collections::HashMap<&str, &dash_core::Bone> = source
+        .map(|s| s.bones.iter().map(|b| (b.name.as_str(), b)).collect())
+        .unwrap_or_default();
     let bones = manifest
         .bones
         .iter()
         .map(|e| {
-            let parent_name = input
-                .bones
-                .iter()
-                .find(|b| b.name == e.name)
-                .map_or(e.parent.clone(), |b| b.parent.clone());
+            let parent_name = input_parent
+                .get(e.name.as_str())
+                .map_or(e.parent.clone(), |p| (*p).clone());
             let parent = parent_name
                 .and_then(|p| lookup.get(p.as_str()).copied())
                 .filter(|&p| p != e.index);
             let mut bone = dash_core::Bone::new(e.name.clone(), parent);
-            if let Some(src) = source.and_then(|s| s.bones.iter().find(|b| b.name == e.name)) {
+            if let Some(src) = source_bone.get(e.name.as_str()) {
                 bone.position = src.position;
                 bone.rotation = src.rotation;
                 bone.scale = src.scale;

@@ -277,8 +277,10 @@ impl Manifest {
                 None => {}
             }
         }
+        let mut known: std::collections::HashSet<String> =
+            self.bones.iter().map(|e| e.name.clone()).collect();
         for name in canonical_order(skeleton) {
-            if self.index_of(&name).is_none() {
+            if known.insert(name.clone()) {
                 let index = self.bones.len() as u32;
                 let parent = parents.get(name.as_str()).copied().flatten().cloned();
                 changes.added.push((name.clone(), index));

@@ -965,6 +965,10 @@ fn select_general(
     Ok(dirty)
 }
 
+/// The most influences per vertex the reducer keeps (256 sets of 4): the number sizes
+/// per-vertex buffers, so it is bounded here whatever a caller asks.
+pub const MAX_INFLUENCES: usize = 1024;
+
 /// Reduces every vertex of `input`. `map[b]` is the output bone index of input bone `b`;
 /// `root` is the output index of the root bone (for [`Empty::Root`]).
 pub fn reduce(
@@ -988,6 +992,12 @@ fn reduce_with(
         return Err(ReduceError::Config(
             "--max-influences must be at least 1".into(),
         ));
+    }
+    if cfg.max_influences > MAX_INFLUENCES {
+        return Err(ReduceError::Config(format!(
+            "--max-influences {} is more than {MAX_INFLUENCES}",
+            cfg.max_influences
+        )));
     }
     if cfg.quantize != Quantize::F32 && cfg.normalize == Normalize::None {
         return Err(ReduceError::Config(

@@ -127,14 +127,23 @@ pub fn parse(text: &str, max_vertices: u64) -> Result<Input, DocError> {
             message: format!("{n} vertices exceeds the limit of {max_vertices}"),
         });
     }
+    // Every vertex costs the document at least a byte (a dense weight, a sparse entry
+    // or a position), so a count beyond the text's length is a claim, not data: it
+    // would only drive allocations.
+    if n > text.len() {
+        return Err(DocError {
+            pointer: "/vertexCount".into(),
+            message: format!(
+                "{n} vertices in a document of {} bytes: more vertices than the document can describe",
+                text.len()
+            ),
+        });
+    }
     let err = |pointer: String, message: String| DocError { pointer, message };
+    let mut seen_names = std::collections::HashSet::new();
     let mut bones = Vec::with_capacity(doc.bones.len());
     for (i, b) in doc.bones.iter().enumerate() {
-        if doc
-            .bones
-            .get(..i)
-            .is_some_and(|e| e.iter().any(|x| x.name == b.name))
-        {
+        if !seen_names.insert(b.name.as_str()) {
             return Err(err(
                 format!("/bones/{i}/name"),
                 format!("bone name {:?} is used twice", b.name),

@@ -80,7 +80,9 @@ codes! {
     /// The file could not be read.
     IO_ERROR = Error, "—", "IO_ERROR", "";
     /// The file is neither DashVertex JSON, a DMX container, raw records nor glTF.
-    FORMAT_UNKNOWN = Error, "dashvertex.md §10.1", "", "name the format with --format, or check the file";
+    FORMAT_UNKNOWN = Error, "dashvertex.md §10.1", "", "name the format with --input-format, or check the file";
+    /// The input holds no bytes.
+    EMPTY_INPUT = Error, "dashvertex.md §10.1", "", "an empty file is no format: check how it was written";
     /// A resource limit was exceeded.
     LIMIT_EXCEEDED = Error, "dashvertex.md §12", "", "raise the limit (--max-vertices, --max-bones, --max-sets, --max-input-bytes) if the file is trusted";
     /// The text is not JSON.
@@ -153,6 +155,17 @@ codes! {
     GLTF_JSON = Error, "validation.md §6", "INVALID_JSON, TYPE_MISMATCH", "";
     /// A buffer's data is unavailable or shorter than its byteLength.
     GLTF_BUFFER = Error, "validation.md §6", "IO_ERROR, BUFFER_EXTERNAL_BYTELENGTH_MISMATCH", "";
+    /// An index names an object that does not exist (a buffer view's buffer, a node's
+    /// mesh, skin or child, a scene's node, a skin's skeleton).
+    GLTF_REFERENCE = Error, "validation.md §6", "UNRESOLVED_REFERENCE", "";
+    /// The node hierarchy is not a forest: a node has two parents, or is its own
+    /// ancestor, or a scene lists a node that is not a root.
+    GLTF_NODE_HIERARCHY = Error, "validation.md §6", "NODE_PARENT_OVERRIDE, NODE_LOOP, SCENE_NON_ROOT_NODE", "";
+    /// A byteStride is not a multiple of 4 in 4…252, or is smaller than an element of an
+    /// accessor that uses the view, or not a multiple of its component size.
+    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, BUFFER_VIEW_INVALID_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
+    /// A glTF array that must have at least one element is empty.
+    GLTF_EMPTY_ARRAY = Error, "validation.md §6", "EMPTY_ENTITY, ARRAY_LENGTH_OUT_OF_RANGE", "leave the member out instead of writing []";
     /// An influence accessor's data cannot be read (missing buffer view, out of range).
     GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, BUFFER_VIEW_TOO_LONG, UNRESOLVED_REFERENCE", "";
     /// An influence accessor is not 4-byte aligned.

@@ -36,6 +36,39 @@ pub struct Location {
     pub column: Option<u64>,
 }
 
+impl std::fmt::Display for Location {
+    /// `vertex 3, set 0 slot 1, /meshes/0/primitives/0 (12:5), byte 96` — the parts that
+    /// are set, or `the whole file`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(v) = self.vertex {
+            parts.push(format!("vertex {v}"));
+        }
+        if let Some(b) = self.bone {
+            parts.push(format!("bone {b}"));
+        }
+        match (self.set, self.slot) {
+            (Some(s), Some(k)) => parts.push(format!("set {s} slot {k}")),
+            (Some(s), None) => parts.push(format!("set {s}")),
+            _ => {}
+        }
+        if let Some(p) = &self.pointer {
+            match (self.line, self.column) {
+                (Some(l), Some(c)) => parts.push(format!("{p} ({l}:{c})")),
+                _ => parts.push(p.clone()),
+            }
+        }
+        if let Some(o) = self.offset {
+            parts.push(format!("byte {o}"));
+        }
+        if parts.is_empty() {
+            f.write_str("the whole file")
+        } else {
+            f.write_str(&parts.join(", "))
+        }
+    }
+}
+
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Diagnostic {

@@ -35,7 +35,7 @@ pub use options::{InputFormat, Options};
 pub use report::{Counts, FileReport, Report, Summary, schema};
 
 use std::io::{Cursor, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sink::Sink;
 
@@ -67,6 +67,20 @@ fn finish(
     )
 }
 
+/// The report of an input with no bytes: no format can hold nothing.
+fn empty(name: &str, mut sink: Sink, opts: &Options) -> FileReport {
+    sink.push(Code::EMPTY_INPUT, || {
+        Diagnostic::new(Code::EMPTY_INPUT, "the input is empty", Location::default())
+    });
+    finish(
+        name,
+        None,
+        opts.profile.unwrap_or(Profile::Dash),
+        sink,
+        opts,
+    )
+}
+
 /// A JSON text with an `asset` member is glTF, not DashVertex.
 fn refine(format: Option<InputFormat>, explicit: bool, bytes: &[u8]) -> Option<InputFormat> {
     match format {
@@ -83,27 +97,47 @@ fn refine(format: Option<InputFormat>, explicit: bool, bytes: &[u8]) -> Option<I
     }
 }
 
-/// The resolver for a glTF file's external buffers: its directory, when it has one.
+/// The resolver for a glTF file's external buffers: its folder (and the allowed
+/// folders), when it has one on disk; none for input held only in memory.
 fn resolver(name: &str, opts: &Options) -> Box<dyn dash_gltf::Resolver> {
-    match Path::new(name).parent() {
-        Some(dir) if dir.as_os_str().is_empty() || dir.is_dir() => {
-            Box::new(dash_gltf::FsResolver {
-                base: if dir.as_os_str().is_empty() {
-                    PathBuf::from(".")
-                } else {
-                    dir.to_path_buf()
-                },
-                max_bytes: opts.limits.max_input_bytes,
-            })
+    let path = Path::new(name);
+    let on_disk = match path.parent() {
+        Some(dir) => dir.as_os_str().is_empty() || dir.is_dir(),
+        None => false,
+    };
+    if on_disk {
+        if let Ok(r) =
+            dash_gltf::FsResolver::for_file(path, &opts.resource_dirs, opts.limits.max_input_bytes)
+        {
+            return Box::new(r);
         }
-        _ => Box::new(dash_gltf::NoFiles),
     }
+    Box::new(dash_gltf::NoFiles)
 }
 
 /// Validates a file held in memory. A glTF file's external buffers are read from the
 /// directory `name` is in.
 pub fn validate_bytes(name: &str, bytes: &[u8], opts: &Options) -> FileReport {
+    let r = resolver(name, opts);
+    validate_with(name, bytes, r.as_ref(), opts)
+}
+
+/// Validates bytes that stand alone: a glTF file's external buffers are never read
+/// (they are reported unavailable). For checking an output before it is written.
+pub fn validate_standalone(name: &str, bytes: &[u8], opts: &Options) -> FileReport {
+    validate_with(name, bytes, &dash_gltf::NoFiles, opts)
+}
+
+fn validate_with(
+    name: &str,
+    bytes: &[u8],
+    resolver: &dyn dash_gltf::Resolver,
+    opts: &Options,
+) -> FileReport {
     let mut sink = Sink::new(opts.max_diagnostics);
+    if bytes.is_empty() {
+        return empty(name, sink, opts);
+    }
     let by_name = opts
         .format
         .or_else(|| InputFormat::from_path(Path::new(name)));
@@ -114,8 +148,7 @@ pub fn validate_bytes(name: &str, bytes: &[u8], opts: &Options) -> FileReport {
     );
     let profile = match format {
         Some(InputFormat::Gltf | InputFormat::Glb) => {
-            let r = resolver(name, opts);
-            inputs::gltf::validate(bytes, r.as_ref(), opts, &mut sink)
+            inputs::gltf::validate(bytes, resolver, opts, &mut sink)
         }
         Some(InputFormat::Json) => inputs::json::validate(bytes, opts, &mut sink),
         Some(f @ (InputFormat::Dmx | InputFormat::Raw)) => {
@@ -155,6 +188,7 @@ pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
         Ok(m) if m.is_dir() => {
             return io_fail(std::io::Error::other("is a directory"), sink);
         }
+        Ok(m) if m.len() == 0 && m.is_file() => return empty(&name, sink, opts),
         Ok(m) => m.len(),
         Err(e) => return io_fail(e, sink),
     };

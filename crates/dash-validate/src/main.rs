@@ -3,7 +3,7 @@
 //! Exit status: 0 when every file is valid, 1 when any is invalid, 2 on a usage or I/O
 //! error.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -47,6 +47,13 @@ struct Args {
     /// Colour: auto (on a terminal), always, never.
     #[arg(long, value_enum, default_value = "auto")]
     color: ColorArg,
+    /// A folder glTF external resources may also resolve into (repeatable). By default a
+    /// buffer URI must stay inside its glTF file's folder.
+    #[arg(long, value_name = "DIR")]
+    resource_dir: Vec<PathBuf>,
+    /// Walk hidden files and folders, and paths `.gitignore` excludes, too.
+    #[arg(long)]
+    all_files: bool,
     /// Largest input read into memory, in bytes.
     #[arg(long, default_value_t = Limits::default().max_input_bytes)]
     max_input_bytes: u64,
@@ -87,52 +94,51 @@ enum ColorArg {
 
 const EXTENSIONS: &[&str] = &["json", "dmx", "raw", "gltf", "glb"];
 
-/// Expands directories (recursively, sorted) into the files they hold.
-fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    for p in inputs {
-        if p.is_dir() {
-            let mut stack = vec![p.clone()];
-            let mut found = Vec::new();
-            while let Some(dir) = stack.pop() {
-                let entries =
-                    std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                for e in entries {
-                    let path = e.map_err(|e| format!("{}: {e}", dir.display()))?.path();
-                    if path.is_dir() {
-                        stack.push(path);
-                    } else if path
-                        .extension()
-                        .map(|x| x.to_string_lossy().to_ascii_lowercase())
-                        .is_some_and(|x| EXTENSIONS.contains(&x.as_str()))
-                    {
-                        found.push(path);
-                    }
-                }
-            }
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
+/// Expands directories into the files they hold (each once, symlink loops detected,
+/// hidden and `.gitignore`d paths skipped unless `all`).
+fn expand(inputs: &[PathBuf], all: bool) -> Result<Vec<PathBuf>, dash_fs::FsError> {
+    let walk = dash_fs::Walk::new()
+        .extensions(EXTENSIONS)
+        .hidden(all)
+        .gitignore(!all);
+    Ok(walk
+        .run(inputs)?
+        .into_iter()
+        .filter_map(|e| match e {
+            dash_fs::WalkEntry::File(p) => Some(p),
+            dash_fs::WalkEntry::Skipped { .. } => None,
+        })
+        .collect())
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
     let (bones, removed_bones) = match &args.manifest {
         None => (args.bones, Vec::new()),
-        Some(path) => match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| dash_validate::manifest_bones(&text))
-        {
-            Ok(m) => (Some(m.count), m.removed),
-            Err(e) => {
-                eprintln!("error: {}: {e}", path.display());
-                return ExitCode::from(2);
+        Some(path) => {
+            // An unreadable manifest is an I/O problem (2); a corrupt one is invalid data (1).
+            let bytes = match dash_fs::read_input(path, Limits::default().max_input_bytes) {
+                Ok(b) => b,
+                Err(e @ dash_fs::FsError::Empty { .. }) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(1);
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            match std::str::from_utf8(&bytes)
+                .map_err(|e| format!("not UTF-8 (byte {})", e.valid_up_to()))
+                .and_then(dash_validate::manifest_bones)
+            {
+                Ok(m) => (Some(m.count), m.removed),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", path.display());
+                    return ExitCode::from(1);
+                }
             }
-        },
+        }
     };
     let opts = Options {
         profile: args.profile.map(|p| match p {
@@ -151,8 +157,9 @@ fn main() -> ExitCode {
             max_sets: args.max_sets,
         },
         format: args.input_format,
+        resource_dirs: args.resource_dir.clone(),
     };
-    let files = match expand(&args.inputs) {
+    let files = match expand(&args.inputs, args.all_files) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");
@@ -176,14 +183,13 @@ fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     for path in &files {
         let report = if path == Path::new("-") {
-            let mut bytes = Vec::new();
-            let read = std::io::stdin()
-                .take(opts.limits.max_input_bytes.saturating_add(1))
-                .read_to_end(&mut bytes);
-            match read {
-                Ok(_) => dash_validate::validate_bytes("<stdin>", &bytes, &opts),
+            match dash_fs::read_input(path, opts.limits.max_input_bytes) {
+                Ok(bytes) => dash_validate::validate_bytes("<stdin>", &bytes, &opts),
+                Err(dash_fs::FsError::Empty { .. }) => {
+                    dash_validate::validate_bytes("<stdin>", &[], &opts)
+                }
                 Err(e) => {
-                    eprintln!("error: standard input: {e}");
+                    eprintln!("error: {e}");
                     return ExitCode::from(2);
                 }
             }

@@ -90,6 +90,9 @@ pub struct Options {
     pub format: Option<InputFormat>,
     /// Progress callback for long files.
     pub progress: Option<ProgressFn>,
+    /// Folders, besides each glTF file's own, that its external resources may resolve
+    /// into (`--resource-dir`); see `spec/security.md`.
+    pub resource_dirs: Vec<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for Options {
@@ -102,6 +105,7 @@ impl std::fmt::Debug for Options {
             .field("deny_warnings", &self.deny_warnings)
             .field("limits", &self.limits)
             .field("format", &self.format)
+            .field("resource_dirs", &self.resource_dirs)
             .finish_non_exhaustive()
     }
 }
@@ -117,6 +121,7 @@ impl Default for Options {
             limits: Limits::default(),
             format: None,
             progress: None,
+            resource_dirs: Vec::new(),
         }
     }
 }

@@ -20,6 +20,29 @@ pub enum CliError {
     /// The output cannot be produced without losing data or breaking a rule.
     #[error("{0}")]
     Output(String),
+    /// Standard output was closed by its reader (`| head`): the command ends quietly.
+    #[error("standard output closed")]
+    BrokenPipe,
+}
+
+impl From<dash_fs::FsError> for CliError {
+    fn from(e: dash_fs::FsError) -> Self {
+        match e {
+            dash_fs::FsError::Empty { .. } => CliError::Input {
+                file: match &e {
+                    dash_fs::FsError::Empty { path } => path.display().to_string(),
+                    _ => String::new(),
+                },
+                message: "the input is empty".into(),
+            },
+            dash_fs::FsError::Io { ref source, .. }
+                if source.kind() == std::io::ErrorKind::BrokenPipe =>
+            {
+                CliError::BrokenPipe
+            }
+            other => CliError::Io(other.to_string()),
+        }
+    }
 }
 
 impl CliError {
@@ -28,6 +51,7 @@ impl CliError {
         match self {
             CliError::Usage(_) | CliError::Io(_) => 2,
             CliError::Input { .. } | CliError::Output(_) => 1,
+            CliError::BrokenPipe => 0,
         }
     }
 }

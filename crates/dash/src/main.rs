@@ -34,6 +34,14 @@ struct Cli {
     /// Largest number of influence sets per vertex accepted.
     #[arg(long, global = true, default_value_t = Limits::default().max_sets)]
     max_sets: u64,
+    /// A folder glTF external resources may also resolve into (repeatable). By default a
+    /// buffer URI must stay inside its glTF file's folder.
+    #[arg(long, global = true, value_name = "DIR")]
+    resource_dir: Vec<PathBuf>,
+    /// Fail at once (exit 2) when another run holds the manifest's lock, instead of
+    /// waiting for it.
+    #[arg(long, global = true)]
+    no_wait: bool,
 }
 
 /// JSON output shape.
@@ -209,7 +217,7 @@ fn name(path: &Path) -> String {
 }
 
 fn read(path: &Path, from: Option<Format>, limits: &Limits) -> Result<(Vec<u8>, Format), CliError> {
-    let bytes = files::read_input(path, limits.max_input_bytes).map_err(CliError::Io)?;
+    let bytes = files::read_input(path, limits.max_input_bytes)?;
     let format = from
         .or_else(|| Format::from_path(path))
         .unwrap_or_else(|| Format::sniff(&bytes));
@@ -218,6 +226,11 @@ fn read(path: &Path, from: Option<Format>, limits: &Limits) -> Result<(Vec<u8>, 
 
 fn run(cli: &Cli) -> Result<(), CliError> {
     let limits = limits(cli);
+    let ctx = reduce::Context {
+        limits,
+        resource_dirs: &cli.resource_dir,
+        wait: !cli.no_wait,
+    };
     match &cli.command {
         Command::Convert {
             input,
@@ -248,7 +261,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 },
             };
             let out = formats::save(&loaded, to, &opts)?;
-            files::write_atomic(output, &out).map_err(CliError::Io)
+            files::write_output(output, &out)
         }
         Command::Reduce {
             input,
@@ -286,13 +299,15 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             locked: *locked,
             limits,
             quiet: *quiet,
+            resource_dirs: &cli.resource_dir,
+            wait: !cli.no_wait,
         }),
         Command::Manifest { command } => match command {
             ManifestCommand::Init {
                 from,
                 output,
                 force,
-            } => reduce::manifest_init(from, output, *force, &limits),
+            } => reduce::manifest_init(from, output, *force, &ctx),
             ManifestCommand::Update {
                 manifest,
                 from,
@@ -307,11 +322,10 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 *partial,
                 *compact,
                 *locked,
-                &limits,
+                &ctx,
             ),
             ManifestCommand::Show { manifest } => {
-                print!("{}", reduce::manifest_show(manifest)?);
-                Ok(())
+                files::write_output(Path::new("-"), reduce::manifest_show(manifest)?.as_bytes())
             }
         },
         Command::Inspect {
@@ -321,16 +335,16 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         } => {
             let (bytes, format) = read(file, *from, &limits)?;
             let text = inspect::inspect(&name(file), &bytes, format, *records, &limits)?;
-            print!("{text}");
-            Ok(())
+            files::write_output(Path::new("-"), text.as_bytes())
         }
     }
 }
 
 fn main() -> ExitCode {
+    dash_fs::install_signal_cleanup();
     let cli = Cli::parse();
     match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) | Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())

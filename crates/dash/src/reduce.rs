@@ -1,6 +1,6 @@
 //! `dash reduce` and `dash manifest`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use dash_core::{Document, Limits, Skeleton};
 use dash_gltf::{Container, Gltf};
@@ -43,10 +43,21 @@ fn is_gltf(path: &Path) -> Option<Container> {
     }
 }
 
+/// What every command that reads inputs and manifests shares.
+pub struct Context<'a> {
+    /// Decoder limits.
+    pub limits: Limits,
+    /// Folders glTF resources may also resolve into.
+    pub resource_dirs: &'a [PathBuf],
+    /// Wait for a manifest lock another run holds (else fail at once).
+    pub wait: bool,
+}
+
 /// Loads a reducer input.
-pub fn load(path: &Path, limits: &Limits) -> Result<Source, CliError> {
+pub fn load(path: &Path, limits: &Limits, resource_dirs: &[PathBuf]) -> Result<Source, CliError> {
     if is_gltf(path).is_some() {
-        let gltf = dash_gltf::load_path(path, limits).map_err(|e| input_error(path, e))?;
+        let gltf = dash_gltf::load_path_in(path, resource_dirs, limits)
+            .map_err(|e| input_error(path, e))?;
         let inputs = dash_reduce::gltf::inputs(&gltf, limits).map_err(|e| input_error(path, e))?;
         if inputs.is_empty() {
             return Err(input_error(
@@ -56,7 +67,7 @@ pub fn load(path: &Path, limits: &Limits) -> Result<Source, CliError> {
         }
         return Ok(Source::Gltf(Box::new(gltf), inputs));
     }
-    let bytes = files::read_input(path, limits.max_input_bytes).map_err(CliError::Io)?;
+    let bytes = files::read_input(path, limits.max_input_bytes)?;
     let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&bytes));
     if format == Format::Json {
         let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
@@ -94,14 +105,18 @@ impl Source {
     /// The skeleton the file describes (all bones, for `manifest init/update`).
     pub fn skeleton(&self, path: &Path) -> Result<Vec<BoneRef>, CliError> {
         let mut out: Vec<BoneRef> = Vec::new();
+        let mut names = std::collections::HashSet::new();
+        let mut add = |b: BoneRef, out: &mut Vec<BoneRef>| {
+            if names.insert(b.name.clone()) {
+                out.push(b);
+            }
+        };
         match self {
             Source::Gltf(g, _) => {
                 for s in 0..g.root.skins.len() {
                     if let Some(sk) = dash_gltf::import::skeleton(g, s) {
                         for b in bone_refs(&sk) {
-                            if !out.iter().any(|x| x.name == b.name) {
-                                out.push(b);
-                            }
+                            add(b, &mut out);
                         }
                     }
                 }
@@ -109,9 +124,7 @@ impl Source {
             other => {
                 for (i, _) in other.inputs(path)? {
                     for b in i.bones {
-                        if !out.iter().any(|x| x.name == b.name) {
-                            out.push(b);
-                        }
+                        add(b, &mut out);
                     }
                 }
             }
@@ -142,16 +155,39 @@ pub struct ReduceArgs<'a> {
     pub limits: Limits,
     /// Print nothing on success.
     pub quiet: bool,
+    /// Folders glTF resources may also resolve into.
+    pub resource_dirs: &'a [PathBuf],
+    /// Wait for the manifest lock (else fail at once).
+    pub wait: bool,
 }
 
+/// Reads a manifest; `None` when there is none yet. Unreadable: exit 2; corrupt (not
+/// UTF-8, not a manifest, empty): exit 1.
 fn read_manifest(path: &Path) -> Result<Option<Manifest>, CliError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Manifest::from_json(&text)
-            .map(Some)
-            .map_err(|e| input_error(path, e)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(CliError::Io(format!("{}: {e}", path.display()))),
+    match dash_fs::read_input(path, Limits::default().max_input_bytes) {
+        Ok(bytes) => {
+            let text = std::str::from_utf8(&bytes).map_err(|e| {
+                input_error(
+                    path,
+                    format!("the manifest is not UTF-8 (byte {})", e.valid_up_to()),
+                )
+            })?;
+            Manifest::from_json(text)
+                .map(Some)
+                .map_err(|e| input_error(path, e))
+        }
+        Err(dash_fs::FsError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
     }
+}
+
+/// Takes the manifest's lock (held from its read to its rename).
+fn lock(path: &Path, wait: bool) -> Result<dash_fs::FileLock, CliError> {
+    dash_fs::FileLock::acquire(path, wait).map_err(CliError::from)
 }
 
 fn locked(changes: &Changes) -> CliError {
@@ -192,11 +228,28 @@ fn describe(r: &Reduced) -> String {
 
 /// Runs `dash reduce`.
 pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
-    let source = load(a.input, &a.limits)?;
+    let most = a.limits.max_sets.saturating_mul(4);
+    if a.config.max_influences as u64 > most {
+        return Err(CliError::Usage(format!(
+            "--max-influences {} is more than --max-sets {} can hold ({most})",
+            a.config.max_influences, a.limits.max_sets
+        )));
+    }
+    let source = load(a.input, &a.limits, a.resource_dirs)?;
     let inputs = source.inputs(a.input)?;
+    for (i, _) in &inputs {
+        a.limits
+            .check_bones(i.bones.len() as u64)
+            .map_err(|e| input_error(a.input, e))?;
+    }
     let named = inputs
         .iter()
         .all(|(i, _)| !i.bones.iter().any(|b| b.name.starts_with('#')));
+    // Held from the manifest's read to its rename; a --locked run writes nothing.
+    let _lock = match a.manifest.filter(|_| !a.locked) {
+        Some(p) => Some(lock(p, a.wait)?),
+        None => None,
+    };
     let existing = match a.manifest {
         Some(p) => read_manifest(p)?,
         None => None,
@@ -231,7 +284,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         let map: Vec<u32> = if named {
             dash_reduce::index_map(i, &manifest).map_err(|e| input_error(a.input, e))?
         } else {
-            (0..i.bones.len() as u32).collect()
+            i.unnamed_indices().unwrap_or_default()
         };
         let root = if named {
             dash_reduce::root_index(i, &manifest)
@@ -239,7 +292,10 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             None
         };
         results.push(
-            dash_reduce::reduce(i, &map, root, &a.config).map_err(|e| input_error(a.input, e))?,
+            dash_reduce::reduce(i, &map, root, &a.config).map_err(|e| match e {
+                dash_reduce::ReduceError::Config(why) => CliError::Usage(why),
+                other => input_error(a.input, other),
+            })?,
         );
     }
     let bytes = match (is_gltf(a.output), &source) {
@@ -291,37 +347,73 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             formats::save(&loaded, format, &SaveOptions::default())?
         }
     };
-    files::write_atomic(a.output, &bytes).map_err(CliError::Io)?;
+    verify(a.output, &bytes, &a.limits)?;
+    // The manifest first: if the output then fails, the manifest only holds bones
+    // added early (it is append-only), never an output whose indices it lacks.
     if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
-        files::write_atomic(p, manifest.to_json().as_bytes()).map_err(CliError::Io)?;
+        files::write_output(p, manifest.to_json().as_bytes())?;
     }
+    files::write_output(a.output, &bytes)?;
     if !a.quiet {
         for r in &results {
             eprintln!("{}", describe(r));
         }
-        for line in changes.describe() {
-            eprintln!("manifest: {line}");
+        if a.manifest.is_some() {
+            for line in changes.describe() {
+                eprintln!("manifest: {line}");
+            }
         }
     }
     Ok(())
 }
 
+/// Runs the validator over an output before it is written: `dash reduce` writes only
+/// what `dash-validate` accepts (spec/reduction.md), and refuses otherwise, naming the
+/// first error and where it is in the output.
+fn verify(output: &Path, bytes: &[u8], limits: &Limits) -> Result<(), CliError> {
+    let format = match is_gltf(output) {
+        Some(Container::Glb) => dash_validate::InputFormat::Glb,
+        Some(Container::Gltf) => dash_validate::InputFormat::Gltf,
+        None => match Format::from_path(output) {
+            Some(Format::Dmx) => dash_validate::InputFormat::Dmx,
+            Some(Format::Raw) => dash_validate::InputFormat::Raw,
+            _ => dash_validate::InputFormat::Json,
+        },
+    };
+    let opts = dash_validate::Options {
+        format: Some(format),
+        limits: *limits,
+        max_diagnostics: 1,
+        ..dash_validate::Options::default()
+    };
+    let report = dash_validate::validate_standalone(&output.display().to_string(), bytes, &opts);
+    if report.counts.errors == 0 {
+        return Ok(());
+    }
+    let first = report
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == dash_validate::Severity::Error)
+        .map(|d| format!("{}: {} ({})", d.code.as_str(), d.message, d.location))
+        .unwrap_or_default();
+    Err(CliError::Output(format!(
+        "nothing written: the output would not be valid ({} error(s)); first: {first}",
+        report.counts.errors
+    )))
+}
+
 /// `dash manifest init`.
-pub fn manifest_init(
-    from: &Path,
-    out: &Path,
-    force: bool,
-    limits: &Limits,
-) -> Result<(), CliError> {
+pub fn manifest_init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Result<(), CliError> {
+    let _lock = lock(out, ctx.wait)?;
     if out.exists() && !force {
         return Err(CliError::Usage(format!(
             "{} exists; use `dash manifest update`, or --force to replace it",
             out.display()
         )));
     }
-    let skeleton = load(from, limits)?.skeleton(from)?;
+    let skeleton = load(from, &ctx.limits, ctx.resource_dirs)?.skeleton(from)?;
     let m = Manifest::init(&skeleton).map_err(|e| input_error(from, e))?;
-    files::write_atomic(out, m.to_json().as_bytes()).map_err(CliError::Io)?;
+    files::write_output(out, m.to_json().as_bytes())?;
     eprintln!("{}: {} bones", out.display(), m.len());
     Ok(())
 }
@@ -334,8 +426,13 @@ pub fn manifest_update(
     partial: bool,
     compact: bool,
     locked_flag: bool,
-    limits: &Limits,
+    ctx: &Context,
 ) -> Result<(), CliError> {
+    let _lock = if locked_flag {
+        None
+    } else {
+        Some(lock(manifest_path, ctx.wait)?)
+    };
     let original = read_manifest(manifest_path)?
         .ok_or_else(|| CliError::Io(format!("{}: no such manifest", manifest_path.display())))?;
     let mut m = original.clone();
@@ -343,7 +440,7 @@ pub fn manifest_update(
         .rename(renames)
         .map_err(|e| input_error(manifest_path, e))?;
     if let Some(from) = from {
-        let skeleton = load(from, limits)?.skeleton(from)?;
+        let skeleton = load(from, &ctx.limits, ctx.resource_dirs)?.skeleton(from)?;
         let c = m
             .update(&skeleton, !partial)
             .map_err(|e| input_error(from, e))?;
@@ -372,7 +469,7 @@ pub fn manifest_update(
         }
     }
     if m != original {
-        files::write_atomic(manifest_path, m.to_json().as_bytes()).map_err(CliError::Io)?;
+        files::write_output(manifest_path, m.to_json().as_bytes())?;
     } else {
         println!("no change");
     }

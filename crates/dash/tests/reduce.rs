@@ -87,8 +87,8 @@ fn reduces_a_weights_document_with_a_locked_manifest() {
     ]);
     assert_eq!(
         o.status.code(),
-        Some(1),
-        "unorm8 without --normalize unit is refused"
+        Some(2),
+        "unorm8 without --normalize unit is refused as a usage error"
     );
 }
 

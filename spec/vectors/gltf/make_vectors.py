@@ -198,3 +198,47 @@ with open("json-type-mismatch.gltf", "w") as f:
     f.write('{"asset": {"version": "2.0"}, "accessors": [{"componentType": "FLOAT", "count": 1, "type": "VEC4"}]}\n')
 with open("json-syntax.gltf", "w") as f:
     f.write('{"asset": {"version": "2.0"}, "nodes": [\n')
+
+# Structure the skinning data depends on (spec/validation.md: GLTF_REFERENCE,
+# GLTF_NODE_HIERARCHY, GLTF_BYTE_STRIDE, GLTF_EMPTY_ARRAY, GLTF_GLB, GLTF_BUFFER).
+def view_missing_buffer(doc, a):
+    doc["bufferViews"][2]["buffer"] = 5
+write("buffer-view-missing-buffer.gltf", skinned(OKJ, OKW, tweak=view_missing_buffer))
+def node_missing_skin(doc, a):
+    doc["nodes"][0]["skin"] = 9
+write("node-missing-skin.gltf", skinned(OKJ, OKW, tweak=node_missing_skin))
+def node_cycle(doc, a):
+    doc["nodes"][2]["children"] = [1]
+write("node-cycle.gltf", skinned(OKJ, OKW, tweak=node_cycle))
+def node_two_parents(doc, a):
+    doc["nodes"].append({"name": "second-parent", "children": [2]})
+    doc["scenes"][0]["nodes"].append(len(doc["nodes"]) - 1)
+write("node-two-parents.gltf", skinned(OKJ, OKW, tweak=node_two_parents))
+def stride_256(doc, a):
+    doc["bufferViews"][2]["byteStride"] = 256
+write("byte-stride-out-of-range.gltf", skinned(OKJ, OKW, tweak=stride_256))
+def skins_empty(doc, a):
+    del doc["nodes"][0]["skin"]
+    doc["skins"] = []
+    del doc["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"]
+    del doc["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"]
+write("skins-empty-array.gltf", skinned(OKJ, OKW, tweak=skins_empty))
+with open("root-not-object.gltf", "w") as f:
+    f.write("[]\n")
+def outside(doc, a):
+    doc["buffers"][0]["uri"] = "../manifest.json"
+write("buffer-outside-folder.gltf", skinned(OKJ, OKW, tweak=outside))
+def two_json_chunks(data):
+    text = b'{"asset":{"version":"2.0"}}' + b" "
+    chunk = struct.pack("<I", len(text)) + b"JSON" + text
+    body = data[12:] + chunk
+    return b"glTF" + struct.pack("<II", 2, 12 + len(body)) + body
+with open("glb-second-json-chunk.glb", "wb") as f:
+    f.write(two_json_chunks(glb(skinned(OKJ, OKW))))
+def misaligned_json(data):
+    (n,) = struct.unpack_from("<I", data, 12)
+    out = bytearray(data)
+    struct.pack_into("<I", out, 12, n - 1)
+    return bytes(out)
+with open("glb-chunk-length-unaligned.glb", "wb") as f:
+    f.write(misaligned_json(glb(skinned(OKJ, OKW))))

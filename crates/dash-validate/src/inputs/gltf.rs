@@ -122,6 +122,7 @@ pub fn validate(bytes: &[u8], resolver: &dyn Resolver, opts: &Options, sink: &mu
             });
         }
     }
+    structure(&gltf, &doc, sink);
     skins(&gltf, &doc, opts, sink);
     let prims = skinning::primitive_sets(&gltf.root);
     let users = skinning::mesh_nodes(&gltf.root);
@@ -130,6 +131,209 @@ pub fn validate(bytes: &[u8], resolver: &dyn Resolver, opts: &Options, sink: &mu
         primitive(&gltf, &doc, p, &users, profile, opts, sink);
     }
     profile
+}
+
+/// The arrays the glTF schema gives `minItems: 1`.
+const NON_EMPTY: &[&str] = &[
+    "accessors",
+    "animations",
+    "buffers",
+    "bufferViews",
+    "cameras",
+    "extensionsRequired",
+    "extensionsUsed",
+    "images",
+    "materials",
+    "meshes",
+    "nodes",
+    "samplers",
+    "scenes",
+    "skins",
+    "textures",
+];
+
+/// Structure the skinning data depends on: non-empty arrays, references that resolve,
+/// a node forest, byte strides. Every check is linear in the document.
+fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
+    let root = &gltf.root;
+    if let Some(obj) = gltf.value.as_object() {
+        for key in NON_EMPTY {
+            if obj
+                .get(*key)
+                .and_then(|v| v.as_array())
+                .is_some_and(Vec::is_empty)
+            {
+                doc.push(sink, Code::GLTF_EMPTY_ARRAY, &format!("/{key}"), || {
+                    format!("`{key}` is an empty array")
+                });
+            }
+        }
+    }
+    let missing = |sink: &mut Sink, pointer: String, what: &str, index: u64, have: usize| {
+        doc.push(sink, Code::GLTF_REFERENCE, &pointer, || {
+            format!("{what} {index} does not exist ({have} defined)")
+        });
+    };
+    let (n_buffers, n_nodes) = (root.buffers.len(), root.nodes.len());
+    for (i, v) in root.buffer_views.iter().enumerate() {
+        if v.buffer >= n_buffers as u64 {
+            missing(
+                sink,
+                format!("/bufferViews/{i}/buffer"),
+                "buffer",
+                v.buffer,
+                n_buffers,
+            );
+        }
+        if let Some(stride) = v.byte_stride {
+            if !(4..=252).contains(&stride) || stride % 4 != 0 {
+                doc.push(
+                    sink,
+                    Code::GLTF_BYTE_STRIDE,
+                    &format!("/bufferViews/{i}/byteStride"),
+                    || {
+                        format!(
+                            "buffer view {i}: byteStride {stride} is not a multiple of 4 in 4…252"
+                        )
+                    },
+                );
+            }
+        }
+    }
+    for (i, a) in root.accessors.iter().enumerate() {
+        let Some(view) = a.buffer_view else { continue };
+        let Some(stride) = usize::try_from(view)
+            .ok()
+            .and_then(|v| root.buffer_views.get(v))
+            .and_then(|v| v.byte_stride)
+            .filter(|s| (4..=252).contains(s) && s % 4 == 0)
+        else {
+            continue;
+        };
+        let (Some(size), Some(n)) = (
+            component::size(a.component_type),
+            dash_gltf::spec::components(&a.kind),
+        ) else {
+            continue;
+        };
+        if stride < size * n || stride % size != 0 {
+            doc.push(sink, Code::GLTF_BYTE_STRIDE, &format!("/accessors/{i}/bufferView"), || {
+                format!(
+                    "accessor {i}: the byteStride {stride} of buffer view {view} does not fit {} {} elements of {} bytes",
+                    a.kind,
+                    component::name(a.component_type),
+                    size * n
+                )
+            });
+        }
+    }
+    // A node forest: one parent at most, no node its own ancestor.
+    let mut parent: Vec<Option<usize>> = vec![None; n_nodes];
+    for (p, node) in root.nodes.iter().enumerate() {
+        if let Some(m) = node.mesh.filter(|&m| m >= root.meshes.len() as u64) {
+            missing(
+                sink,
+                format!("/nodes/{p}/mesh"),
+                "mesh",
+                m,
+                root.meshes.len(),
+            );
+        }
+        if let Some(s) = node.skin.filter(|&s| s >= root.skins.len() as u64) {
+            missing(
+                sink,
+                format!("/nodes/{p}/skin"),
+                "skin",
+                s,
+                root.skins.len(),
+            );
+        }
+        for (k, &c) in node.children.iter().enumerate() {
+            let ptr = format!("/nodes/{p}/children/{k}");
+            match usize::try_from(c).ok().and_then(|c| parent.get_mut(c)) {
+                None => missing(sink, ptr, "node", c, n_nodes),
+                Some(slot @ None) => *slot = Some(p),
+                Some(Some(first)) => {
+                    let first = *first;
+                    doc.push(sink, Code::GLTF_NODE_HIERARCHY, &ptr, || {
+                        format!("node {c} is a child of node {first} and again of node {p}")
+                    });
+                }
+            }
+        }
+    }
+    // Colour walk up the parent links: 1 = on the current path, 2 = known acyclic.
+    let mut state = vec![0u8; n_nodes];
+    for start in 0..n_nodes {
+        let mut path = Vec::new();
+        let mut cur = Some(start);
+        while let Some(c) = cur {
+            match state.get(c).copied() {
+                Some(0) => {
+                    if let Some(s) = state.get_mut(c) {
+                        *s = 1;
+                    }
+                    path.push(c);
+                    cur = parent.get(c).copied().flatten();
+                }
+                Some(1) => {
+                    // One diagnostic per cycle, at the node array, naming its members
+                    // (the official validator reports each member separately).
+                    let from = path.iter().position(|&n| n == c).unwrap_or(0);
+                    let members = path.get(from..).unwrap_or_default();
+                    let mut names: Vec<String> =
+                        members.iter().take(8).map(|n| n.to_string()).collect();
+                    if members.len() > 8 {
+                        names.push(format!("… ({} nodes)", members.len()));
+                    }
+                    doc.push(sink, Code::GLTF_NODE_HIERARCHY, "/nodes", || {
+                        format!(
+                            "nodes {} form a cycle: each is its own ancestor",
+                            names.join(", ")
+                        )
+                    });
+                    break;
+                }
+                _ => break,
+            }
+        }
+        for n in path {
+            if let Some(s) = state.get_mut(n) {
+                *s = 2;
+            }
+        }
+    }
+    for (s, scene) in root.scenes.iter().enumerate() {
+        for (k, &n) in scene.nodes.iter().enumerate() {
+            let ptr = format!("/scenes/{s}/nodes/{k}");
+            match usize::try_from(n).ok().and_then(|n| parent.get(n)) {
+                None => missing(sink, ptr, "node", n, n_nodes),
+                Some(Some(p)) => doc.push(sink, Code::GLTF_NODE_HIERARCHY, &ptr, || {
+                    format!(
+                        "scene {s} lists node {n}, which is not a root (its parent is node {p})"
+                    )
+                }),
+                Some(None) => {}
+            }
+        }
+    }
+    for (s, skin) in root.skins.iter().enumerate() {
+        if let Some(k) = skin.skeleton.filter(|&k| k >= n_nodes as u64) {
+            missing(sink, format!("/skins/{s}/skeleton"), "node", k, n_nodes);
+        }
+    }
+}
+
+/// True when the accessor's buffer view has a byteStride outside 4…252 or not a
+/// multiple of 4 (reported once by [`structure`]).
+fn bad_stride(gltf: &Gltf, accessor: u64) -> bool {
+    usize::try_from(accessor)
+        .ok()
+        .and_then(|i| gltf.root.accessors.get(i))
+        .and_then(|a| a.buffer_view)
+        .and_then(|v| gltf.root.buffer_views.get(usize::try_from(v).ok()?))
+        .and_then(|v| v.byte_stride)
+        .is_some_and(|s| !(4..=252).contains(&s) || s % 4 != 0)
 }
 
 /// Skin rules: joints, common root, skeleton, inverse bind matrices.
@@ -145,13 +349,14 @@ fn skins(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
             continue;
         }
         let mut bad = false;
+        let mut listed = std::collections::HashSet::new();
         for (k, &j) in skin.joints.iter().enumerate() {
             if j >= n_nodes {
                 bad = true;
                 doc.push(sink, Code::GLTF_SKIN_JOINTS, &format!("{ptr}/{k}"), || {
                     format!("skin {s}: joint {k} names node {j}, which does not exist")
                 });
-            } else if skin.joints.get(..k).is_some_and(|e| e.contains(&j)) {
+            } else if !listed.insert(j) {
                 bad = true;
                 doc.push(sink, Code::GLTF_SKIN_JOINTS, &format!("{ptr}/{k}"), || {
                     format!("skin {s}: node {j} is listed twice")
@@ -164,7 +369,10 @@ fn skins(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
                 doc.push(sink, Code::GLTF_SKIN_ROOT, &ptr, || {
                     format!("skin {s}: the joints have no common root node")
                 });
-            } else if let Some(k) = skin.skeleton.filter(|k| !common.contains(k)) {
+            } else if let Some(k) = skin
+                .skeleton
+                .filter(|k| *k < n_nodes && !common.contains(k))
+            {
                 doc.push(
                     sink,
                     Code::GLTF_SKIN_SKELETON,
@@ -410,8 +618,11 @@ fn primitive(
                 Ok(d) => d,
                 Err(e) => {
                     blocked = true;
-                    // An unavailable buffer was reported once, as GLTF_BUFFER.
-                    if !matches!(e, dash_gltf::AccessorError::Buffer { .. }) {
+                    // An unavailable buffer was reported once, as GLTF_BUFFER (or a
+                    // missing one as GLTF_REFERENCE), a bad stride as GLTF_BYTE_STRIDE.
+                    if !matches!(e, dash_gltf::AccessorError::Buffer { .. })
+                        && !bad_stride(gltf, index)
+                    {
                         doc.push(sink, Code::GLTF_ACCESSOR_DATA, &ptr, || {
                             format!("{attr}: {e}")
                         });

@@ -1,0 +1,190 @@
+//! Reading inputs with a byte limit.
+
+use std::fs::{File, Metadata};
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::FsError;
+
+/// What a file is, for messages; `None` for a regular file.
+pub(crate) fn special_kind(meta: &Metadata) -> Option<&'static str> {
+    let t = meta.file_type();
+    if t.is_file() {
+        return None;
+    }
+    if t.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO");
+        }
+        if t.is_char_device() {
+            return Some("a character device");
+        }
+        if t.is_block_device() {
+            return Some("a block device");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a regular file")
+}
+
+/// Reads up to `max + 1` bytes from `r`, refusing more than `max`.
+fn read_bounded(mut r: impl Read, path: &Path, max: u64, hint: u64) -> Result<Vec<u8>, FsError> {
+    let mut bytes = Vec::with_capacity(usize::try_from(hint.min(max)).unwrap_or(0));
+    (&mut r)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| FsError::io(path, e))?;
+    if bytes.len() as u64 > max {
+        return Err(FsError::TooLarge {
+            path: path.to_path_buf(),
+            size: bytes.len() as u64,
+            limit: max,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Reads a named input whole: a file, a device or FIFO the user named (read until end or
+/// the limit), or standard input for `-`. More than `max` bytes, a directory, or no bytes
+/// at all are errors.
+pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>, FsError> {
+    let bytes = if path == Path::new("-") {
+        read_bounded(std::io::stdin().lock(), Path::new("<stdin>"), max, 0)?
+    } else {
+        let file = File::open(path).map_err(|e| FsError::io(path, e))?;
+        let meta = file.metadata().map_err(|e| FsError::io(path, e))?;
+        if meta.is_dir() {
+            return Err(FsError::NotRegular {
+                path: path.to_path_buf(),
+                kind: "a directory",
+            });
+        }
+        if meta.is_file() && meta.len() > max {
+            return Err(FsError::TooLarge {
+                path: path.to_path_buf(),
+                size: meta.len(),
+                limit: max,
+            });
+        }
+        read_bounded(file, path, max, meta.len())?
+    };
+    if bytes.is_empty() {
+        return Err(FsError::Empty {
+            path: if path == Path::new("-") {
+                "<stdin>".into()
+            } else {
+                path.to_path_buf()
+            },
+        });
+    }
+    Ok(bytes)
+}
+
+/// Opens `path` for reading only if it is a regular file. The check is made on the open
+/// handle, and the open itself does not block on a FIFO (Linux), so a file swapped for a
+/// FIFO between a look and the open cannot hang the process.
+pub fn open_regular(path: &Path) -> Result<(File, Metadata), FsError> {
+    // A first look avoids even opening devices (opening some has side effects).
+    let meta = std::fs::metadata(path).map_err(|e| FsError::io(path, e))?;
+    if let Some(kind) = special_kind(&meta) {
+        return Err(FsError::NotRegular {
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(all(
+        target_os = "linux",
+        any(
+            target_arch = "x86_64",
+            target_arch = "x86",
+            target_arch = "aarch64",
+            target_arch = "arm",
+            target_arch = "riscv64"
+        )
+    ))]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        /// `O_NONBLOCK` on these architectures; it has no effect on regular files.
+        const O_NONBLOCK: i32 = 0o4000;
+        options.custom_flags(O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| FsError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| FsError::io(path, e))?;
+    if let Some(kind) = special_kind(&meta) {
+        return Err(FsError::NotRegular {
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
+    Ok((file, meta))
+}
+
+/// Reads a regular file whole, refusing anything else and more than `max` bytes.
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, FsError> {
+    let (file, meta) = open_regular(path)?;
+    if meta.len() > max {
+        return Err(FsError::TooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            limit: max,
+        });
+    }
+    read_bounded(file, path, max, meta.len())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_stops_at_the_limit() {
+        if !Path::new("/dev/zero").exists() {
+            return;
+        }
+        match read_input(Path::new("/dev/zero"), 1000) {
+            Err(FsError::TooLarge { size, limit, .. }) => {
+                assert_eq!((size, limit), (1001, 1000));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn resources_must_be_regular_files() {
+        if !Path::new("/dev/zero").exists() {
+            return;
+        }
+        assert!(matches!(
+            read_regular(Path::new("/dev/zero"), 1000),
+            Err(FsError::NotRegular {
+                kind: "a character device",
+                ..
+            })
+        ));
+        assert!(matches!(
+            read_regular(Path::new("/"), 1000),
+            Err(FsError::NotRegular {
+                kind: "a directory",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn empty_input_is_an_error() {
+        let dir = std::env::temp_dir().join(format!("dash-fs-empty-{}", std::process::id()));
+        std::fs::write(&dir, b"").unwrap();
+        assert!(matches!(read_input(&dir, 10), Err(FsError::Empty { .. })));
+        std::fs::remove_file(&dir).unwrap();
+    }
+}

@@ -1,0 +1,407 @@
+//! Writing outputs: atomic replacement of regular files, direct writes to everything
+//! else.
+//!
+//! | destination | what happens |
+//! |---|---|
+//! | `-` | standard output |
+//! | missing, or a regular file | a new file beside it (exclusive create, the old file's mode and owner), written, synced, renamed over it, the folder synced |
+//! | a symlink | followed: its final target is the destination, the link stays |
+//! | a character device, FIFO or socket (`/dev/null`, `/proc/self/fd/1`) | opened and written directly; never replaced |
+//! | a directory | refused |
+//!
+//! The temporary file is named `.NAME.dash-tmp-PID-N` beside the destination. It is removed
+//! when writing fails, when the [`Output`] is dropped without [`Output::commit`], and on
+//! SIGINT, SIGTERM or SIGHUP once [`install_signal_cleanup`] has run. A run killed with
+//! SIGKILL cannot clean up; the next write to the same destination removes temporary files
+//! whose process is gone (Linux).
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::FsError;
+use crate::input::special_kind;
+
+/// Temporary files not yet renamed or removed, for the signal handler.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+const TMP_TAG: &str = ".dash-tmp-";
+
+fn pending(f: impl FnOnce(&mut Vec<PathBuf>)) {
+    let mut guard = PENDING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    f(&mut guard);
+}
+
+/// Removes every temporary file a write in progress holds (what the signal handler
+/// does). Safe to call at any time; the writes then fail at commit.
+pub fn remove_pending_temps() {
+    pending(|list| {
+        for p in list.drain(..) {
+            let _ = std::fs::remove_file(p);
+        }
+    });
+}
+
+/// Installs a handler that removes temporary files on SIGINT, SIGTERM and SIGHUP, then
+/// ends the process as the signal would have. Call once, early, in a command's `main`.
+/// Without it (or on systems without signals) an interrupted run may leave a
+/// `.NAME.dash-tmp-PID-N` file.
+pub fn install_signal_cleanup() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        let _ = std::thread::Builder::new()
+            .name("dash-signals".into())
+            .spawn(move || {
+                if let Some(sig) = signals.forever().next() {
+                    remove_pending_temps();
+                    let _ = signal_hook::low_level::emulate_default_handler(sig);
+                    std::process::exit(128 + sig);
+                }
+            });
+    }
+}
+
+enum Target {
+    Stdout(BufWriter<std::io::Stdout>),
+    Direct(BufWriter<File>),
+    Atomic {
+        file: BufWriter<File>,
+        tmp: PathBuf,
+        dest: PathBuf,
+    },
+    Done,
+}
+
+/// An output being written; nothing is visible at the destination (for a regular file)
+/// until [`Output::commit`].
+pub struct Output {
+    name: PathBuf,
+    target: Target,
+}
+
+/// Where a destination path finally points: symlinks followed, also dangling ones.
+fn follow_links(path: &Path) -> Result<PathBuf, FsError> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let t = std::fs::read_link(&p).map_err(|e| FsError::io(&p, e))?;
+                p = if t.is_absolute() {
+                    t
+                } else {
+                    p.parent().unwrap_or(Path::new(".")).join(t)
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(FsError::io(
+        path,
+        std::io::Error::other("too many levels of symbolic links"),
+    ))
+}
+
+fn temp_prefix(name: &str) -> String {
+    let mut end = name.len().min(180);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(".{}{TMP_TAG}", name.get(..end).unwrap_or_default())
+}
+
+/// Removes `.NAME.dash-tmp-PID-N` files of processes that no longer run (Linux only:
+/// elsewhere a process cannot be told alive from a file name).
+fn remove_stale(dir: &Path, prefix: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let me = std::process::id().to_string();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(prefix)) else {
+            continue;
+        };
+        let Some((pid, _)) = rest.split_once('-') else {
+            continue;
+        };
+        if !pid.is_empty()
+            && pid.bytes().all(|b| b.is_ascii_digit())
+            && pid != me
+            && !Path::new("/proc").join(pid).exists()
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+impl Output {
+    /// Opens `path` for writing (`-` is standard output); see the module table.
+    pub fn create(path: &Path) -> Result<Output, FsError> {
+        let name = path.to_path_buf();
+        if path == Path::new("-") {
+            return Ok(Output {
+                name: "<stdout>".into(),
+                target: Target::Stdout(BufWriter::with_capacity(1 << 16, std::io::stdout())),
+            });
+        }
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(FsError::NotRegular {
+                    path: name,
+                    kind: "a directory",
+                });
+            }
+            Ok(meta) if special_kind(&meta).is_some() => {
+                // Opened through the path as given, so that links such as
+                // /proc/self/fd/1 reach what they stand for.
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| FsError::io(path, e))?;
+                return Ok(Output {
+                    name,
+                    target: Target::Direct(BufWriter::with_capacity(1 << 16, file)),
+                });
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(FsError::io(path, e)),
+        }
+        let dest = follow_links(path)?;
+        let existing = std::fs::metadata(&dest).ok();
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let file_name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .ok_or_else(|| FsError::io(path, std::io::Error::other("the path names no file")))?;
+        let prefix = temp_prefix(&file_name);
+        remove_stale(&dir, &prefix);
+        let tmp = dir.join(format!(
+            "{prefix}{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        if let Some(m) = &existing {
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            options.mode(m.permissions().mode() & 0o7777);
+        }
+        let file = options.open(&tmp).map_err(|e| FsError::io(&tmp, e))?;
+        pending(|l| l.push(tmp.clone()));
+        let out = Output {
+            name,
+            target: Target::Atomic {
+                file: BufWriter::with_capacity(1 << 16, file),
+                tmp,
+                dest,
+            },
+        };
+        if let (Some(m), Target::Atomic { file, tmp, .. }) = (&existing, &out.target) {
+            // The create mode passed through the umask; the old mode is set exactly.
+            file.get_ref()
+                .set_permissions(m.permissions())
+                .map_err(|e| FsError::io(tmp, e))?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                // Best effort: only a privileged process may give a file away.
+                let _ = std::os::unix::fs::fchown(file.get_ref(), Some(m.uid()), Some(m.gid()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The destination as the user named it.
+    pub fn path(&self) -> &Path {
+        &self.name
+    }
+
+    /// Finishes the output: flushes, and for a regular file syncs it, renames it over the
+    /// destination and syncs the folder. On error the destination is as it was.
+    pub fn commit(mut self) -> Result<(), FsError> {
+        let name = self.name.clone();
+        match std::mem::replace(&mut self.target, Target::Done) {
+            Target::Stdout(mut w) => w.flush().map_err(|e| FsError::io(name, e)),
+            Target::Direct(w) => w
+                .into_inner()
+                .map_err(|e| FsError::io(&name, e.into_error()))
+                .and_then(|f| f.sync_all().or(Ok(())).map_err(|e| FsError::io(&name, e))),
+            Target::Atomic { file, tmp, dest } => {
+                let result = (|| -> std::io::Result<()> {
+                    let f = file.into_inner().map_err(|e| e.into_error())?;
+                    f.sync_all()?;
+                    drop(f);
+                    std::fs::rename(&tmp, &dest)?;
+                    if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
+                        // Some filesystems cannot sync a folder; the rename stands anyway.
+                        let _ = File::open(dir).and_then(|d| d.sync_all());
+                    }
+                    Ok(())
+                })();
+                pending(|l| l.retain(|p| p != &tmp));
+                if let Err(e) = result {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(FsError::io(name, e));
+                }
+                Ok(())
+            }
+            Target::Done => Ok(()),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match &mut self.target {
+            Target::Stdout(w) => w.write(buf),
+            Target::Direct(w) => w.write(buf),
+            Target::Atomic { file, .. } => file.write(buf),
+            Target::Done => Err(std::io::Error::other("output already committed")),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match &mut self.target {
+            Target::Stdout(w) => w.write_all(buf),
+            Target::Direct(w) => w.write_all(buf),
+            Target::Atomic { file, .. } => file.write_all(buf),
+            Target::Done => Err(std::io::Error::other("output already committed")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.target {
+            Target::Stdout(w) => w.flush(),
+            Target::Direct(w) => w.flush(),
+            // Nothing is visible before commit; flushing early only costs.
+            Target::Atomic { .. } | Target::Done => Ok(()),
+        }
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Target::Atomic { tmp, .. } = &self.target {
+            let _ = std::fs::remove_file(tmp);
+            let tmp = tmp.clone();
+            pending(|l| l.retain(|p| p != &tmp));
+        }
+    }
+}
+
+/// Writes `bytes` to `path` as one [`Output`] (`-` is standard output).
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
+    let mut out = Output::create(path)?;
+    out.write_all(bytes)
+        .map_err(|e| FsError::io(out.path().to_path_buf(), e))?;
+    out.commit()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("dash-fs-out-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn names(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn replaces_a_regular_file_and_leaves_no_temp() {
+        let d = dir("plain");
+        let p = d.join("out.bin");
+        write_file(&p, b"one").unwrap();
+        write_file(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        assert_eq!(names(&d), ["out.bin"]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keeps_the_mode_follows_links_and_writes_devices_directly() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = dir("unix");
+        let p = d.join("secret.json");
+        std::fs::write(&p, b"old").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        write_file(&p, b"new").unwrap();
+        let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o600);
+        let link = d.join("link.json");
+        std::os::unix::fs::symlink("secret.json", &link).unwrap();
+        write_file(&link, b"through").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&p).unwrap(), b"through");
+        let dangling = d.join("dangling.json");
+        std::os::unix::fs::symlink("target.json", &dangling).unwrap();
+        write_file(&dangling, b"made").unwrap();
+        assert_eq!(std::fs::read(d.join("target.json")).unwrap(), b"made");
+        if Path::new("/dev/null").exists() {
+            write_file(Path::new("/dev/null"), b"gone").unwrap();
+            let m = std::fs::metadata("/dev/null").unwrap();
+            assert!(special_kind(&m).is_some(), "/dev/null is still a device");
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn an_uncommitted_output_leaves_the_destination_alone() {
+        let d = dir("drop");
+        let p = d.join("keep.bin");
+        std::fs::write(&p, b"before").unwrap();
+        {
+            let mut o = Output::create(&p).unwrap();
+            o.write_all(b"partial").unwrap();
+        }
+        assert_eq!(std::fs::read(&p).unwrap(), b"before");
+        assert_eq!(names(&d), ["keep.bin"]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn stale_temps_of_dead_processes_are_removed() {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        let d = dir("stale");
+        // PID 4194305 is above Linux's largest (2^22), so it never runs.
+        std::fs::write(d.join(".x.glb.dash-tmp-4194305-0"), b"left by a kill").unwrap();
+        write_file(&d.join("x.glb"), b"new").unwrap();
+        assert_eq!(names(&d), ["x.glb"]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}

@@ -114,10 +114,12 @@ impl Walk {
                 if !seen_dirs.insert(id) {
                     continue;
                 }
-                if self.gitignore {
-                    if let Ok(text) = std::fs::read_to_string(dir.join(".gitignore")) {
-                        rules.push((dir.clone(), Rules::parse(&text)));
-                    }
+                if let Some(text) = self
+                    .gitignore
+                    .then(|| std::fs::read_to_string(dir.join(".gitignore")).ok())
+                    .flatten()
+                {
+                    rules.push((dir.clone(), Rules::parse(&text)));
                 }
                 let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
                     .map_err(|e| FsError::io(&dir, e))?
@@ -185,6 +187,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn loops_end_and_files_come_once() {
+        // spec: D1
         let d = std::env::temp_dir().join(format!("dash-fs-walk-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(d.join("a/b")).unwrap();
@@ -198,7 +201,10 @@ mod tests {
         std::os::unix::fs::symlink("..", d.join("a/b/up")).unwrap();
         std::os::unix::fs::symlink("../../a", d.join("a/b/loop2")).unwrap();
         std::os::unix::fs::symlink("b/m.json", d.join("a/same.json")).unwrap();
-        let got = Walk::new().extensions(&["json"]).run(&[d.clone()]).unwrap();
+        let got = Walk::new()
+            .extensions(&["json"])
+            .run(std::slice::from_ref(&d))
+            .unwrap();
         let files: Vec<_> = got
             .iter()
             .filter_map(|e| match e {

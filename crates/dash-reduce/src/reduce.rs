@@ -431,13 +431,19 @@ fn nonzero_mask(w: &[f32]) -> u64 {
 }
 
 /// Tells repeated bones apart within one vertex: bit `bone` of `low` for bones below 64,
-/// else `stamp[bone] == generation` when the vertex listed `bone` already.
+/// else `stamp[bone] == generation` when the vertex listed `bone` already; bones beyond
+/// the table (indices a file can name without having the bones, up to 2^32) go to a
+/// map, so memory follows the influences, not the largest index.
 #[derive(Default)]
 struct Stamps {
     low: u64,
     stamp: Vec<u64>,
+    far: std::collections::HashMap<u32, u64>,
     generation: u64,
 }
+
+/// The largest bone index kept in the direct table of [`Stamps`] (32 MiB of stamps).
+const STAMP_TABLE: usize = 1 << 22;
 
 impl Stamps {
     #[inline(always)]
@@ -455,13 +461,16 @@ impl Stamps {
             self.low |= bit;
             return seen;
         }
-        match self.stamp.get_mut(bone as usize) {
-            Some(st) if *st == self.generation => true,
-            Some(st) => {
-                *st = self.generation;
-                false
-            }
-            None => false,
+        let generation = self.generation;
+        let st = match self.stamp.get_mut(bone as usize) {
+            Some(st) => st,
+            None => self.far.entry(bone).or_insert(0),
+        };
+        if *st == generation {
+            true
+        } else {
+            *st = generation;
+            false
         }
     }
 }
@@ -1034,7 +1043,14 @@ fn reduce_with(
         widest: 1,
     };
     let mut sc = Scratch::default();
-    sc.stamps.stamp = vec![0; map.iter().copied().max().map_or(0, |m| m as usize + 1)];
+    sc.stamps.stamp = vec![
+        0;
+        map.iter()
+            .copied()
+            .max()
+            .map_or(0, |m| m as usize + 1)
+            .min(STAMP_TABLE)
+    ];
     let mut cands = Vec::new();
     // The fast selection takes every vertex whose weights are positive and finite and
     // whose bones are distinct, when there is no threshold; it selects exactly what the

@@ -105,14 +105,16 @@ fn resolver(name: &str, opts: &Options) -> Box<dyn dash_gltf::Resolver> {
         Some(dir) => dir.as_os_str().is_empty() || dir.is_dir(),
         None => false,
     };
-    if on_disk {
-        if let Ok(r) =
+    match on_disk
+        .then(|| {
             dash_gltf::FsResolver::for_file(path, &opts.resource_dirs, opts.limits.max_input_bytes)
-        {
-            return Box::new(r);
-        }
+                .ok()
+        })
+        .flatten()
+    {
+        Some(r) => Box::new(r),
+        None => Box::new(dash_gltf::NoFiles),
     }
-    Box::new(dash_gltf::NoFiles)
 }
 
 /// Validates a file held in memory. A glTF file's external buffers are read from the

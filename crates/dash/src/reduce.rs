@@ -383,7 +383,7 @@ fn verify(output: &Path, bytes: &[u8], limits: &Limits) -> Result<(), CliError> 
     let opts = dash_validate::Options {
         format: Some(format),
         limits: *limits,
-        max_diagnostics: 1,
+        max_diagnostics: 1000,
         ..dash_validate::Options::default()
     };
     let report = dash_validate::validate_standalone(&output.display().to_string(), bytes, &opts);
@@ -394,7 +394,13 @@ fn verify(output: &Path, bytes: &[u8], limits: &Limits) -> Result<(), CliError> 
         .diagnostics
         .iter()
         .find(|d| d.severity == dash_validate::Severity::Error)
-        .map(|d| format!("{}: {} ({})", d.code.as_str(), d.message, d.location))
+        .map(|d| {
+            let help = d
+                .help
+                .as_deref()
+                .map_or(String::new(), |h| format!("; {h}"));
+            format!("{}: {} ({}){help}", d.code.as_str(), d.message, d.location)
+        })
         .unwrap_or_default();
     Err(CliError::Output(format!(
         "nothing written: the output would not be valid ({} error(s)); first: {first}",

@@ -185,8 +185,11 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
                 n_buffers,
             );
         }
-        if let Some(stride) = v.byte_stride {
-            if !(4..=252).contains(&stride) || stride % 4 != 0 {
+        if let Some(stride) = v
+            .byte_stride
+            .filter(|s| !(4..=252).contains(s) || s % 4 != 0)
+        {
+            {
                 doc.push(
                     sink,
                     Code::GLTF_BYTE_STRIDE,

@@ -238,10 +238,14 @@ impl Output {
         let name = self.name.clone();
         match std::mem::replace(&mut self.target, Target::Done) {
             Target::Stdout(mut w) => w.flush().map_err(|e| FsError::io(name, e)),
-            Target::Direct(w) => w
-                .into_inner()
-                .map_err(|e| FsError::io(&name, e.into_error()))
-                .and_then(|f| f.sync_all().or(Ok(())).map_err(|e| FsError::io(&name, e))),
+            Target::Direct(w) => {
+                let f = w
+                    .into_inner()
+                    .map_err(|e| FsError::io(&name, e.into_error()))?;
+                // Devices and pipes often cannot be synced; what was written stands.
+                let _ = f.sync_all();
+                Ok(())
+            }
             Target::Atomic { file, tmp, dest } => {
                 let result = (|| -> std::io::Result<()> {
                     let f = file.into_inner().map_err(|e| e.into_error())?;

@@ -147,26 +147,14 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
     } else {
         (Container::Gltf, bytes, 0, None)
     };
-    let text = match std::str::from_utf8(json) {
-        Ok(t) => t.strip_prefix('\u{feff}').unwrap_or(t).to_owned(),
-        Err(e) => {
-            return Err(LoadError::Json {
-                pointer: String::new(),
-                line: 1,
-                column: 1,
-                message: if container == Container::Gltf && !bytes.is_empty() && e.valid_up_to() < 4
-                {
-                    "neither a GLB container (magic \"glTF\") nor glTF JSON text".to_owned()
-                } else {
-                    format!("the JSON is not UTF-8 (byte {})", e.valid_up_to())
-                },
-            });
-        }
-    };
-    if container == Container::Gltf
-        && !text.trim_start().starts_with('{')
-        && !text.trim_start().starts_with('[')
-    {
+    // Neither the GLB magic nor JSON text: say so, rather than report the first
+    // non-UTF-8 byte of a binary file.
+    let first = json
+        .strip_prefix(b"\xef\xbb\xbf".as_slice())
+        .unwrap_or(json)
+        .iter()
+        .find(|b| !b.is_ascii_whitespace());
+    if container == Container::Gltf && !matches!(first, Some(b'{' | b'[')) {
         return Err(LoadError::Json {
             pointer: String::new(),
             line: 1,
@@ -175,6 +163,17 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
                 .into(),
         });
     }
+    let text = match std::str::from_utf8(json) {
+        Ok(t) => t.strip_prefix('\u{feff}').unwrap_or(t).to_owned(),
+        Err(e) => {
+            return Err(LoadError::Json {
+                pointer: String::new(),
+                line: 1,
+                column: 1,
+                message: format!("the JSON is not UTF-8 (byte {})", e.valid_up_to()),
+            });
+        }
+    };
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| json_error(&text, String::new(), e.line(), e.column(), e.to_string()))?;
     if !value.is_object() {

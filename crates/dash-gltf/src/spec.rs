@@ -238,6 +238,11 @@ pub mod component {
     }
 }
 
+/// True for a `byteStride` the glTF schema allows: a multiple of 4 in 4…252.
+pub fn byte_stride_valid(stride: u64) -> bool {
+    (4..=252).contains(&stride) && stride.is_multiple_of(4)
+}
+
 /// Number of components of an accessor type.
 pub fn components(kind: &str) -> Option<u64> {
     match kind {

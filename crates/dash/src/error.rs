@@ -26,20 +26,15 @@ pub enum CliError {
 }
 
 impl From<dash_fs::FsError> for CliError {
+    /// Empty input is invalid data (exit 1); a closed standard output ends quietly;
+    /// everything else is an I/O problem (exit 2).
     fn from(e: dash_fs::FsError) -> Self {
         match e {
-            dash_fs::FsError::Empty { .. } => CliError::Input {
-                file: match &e {
-                    dash_fs::FsError::Empty { path } => path.display().to_string(),
-                    _ => String::new(),
-                },
+            dash_fs::FsError::Empty { path } => CliError::Input {
+                file: path.display().to_string(),
                 message: "the input is empty".into(),
             },
-            dash_fs::FsError::Io { ref source, .. }
-                if source.kind() == std::io::ErrorKind::BrokenPipe =>
-            {
-                CliError::BrokenPipe
-            }
+            e if e.is_broken_pipe() => CliError::BrokenPipe,
             other => CliError::Io(other.to_string()),
         }
     }

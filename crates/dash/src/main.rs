@@ -1,7 +1,6 @@
 //! `dash`: convert, inspect, reduce and manage bone manifests for DashVertex data.
 
 mod error;
-mod files;
 mod formats;
 mod inspect;
 mod reduce;
@@ -217,7 +216,7 @@ fn name(path: &Path) -> String {
 }
 
 fn read(path: &Path, from: Option<Format>, limits: &Limits) -> Result<(Vec<u8>, Format), CliError> {
-    let bytes = files::read_input(path, limits.max_input_bytes)?;
+    let bytes = dash_fs::read_input(path, limits.max_input_bytes)?;
     let format = from
         .or_else(|| Format::from_path(path))
         .unwrap_or_else(|| Format::sniff(&bytes));
@@ -261,7 +260,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 },
             };
             let out = formats::save(&loaded, to, &opts)?;
-            files::write_output(output, &out)
+            Ok(dash_fs::write_file(output, &out)?)
         }
         Command::Reduce {
             input,
@@ -297,10 +296,8 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             },
             manifest: manifest.as_deref(),
             locked: *locked,
-            limits,
             quiet: *quiet,
-            resource_dirs: &cli.resource_dir,
-            wait: !cli.no_wait,
+            ctx: &ctx,
         }),
         Command::Manifest { command } => match command {
             ManifestCommand::Init {
@@ -325,7 +322,8 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 &ctx,
             ),
             ManifestCommand::Show { manifest } => {
-                files::write_output(Path::new("-"), reduce::manifest_show(manifest)?.as_bytes())
+                let text = reduce::manifest_show(manifest)?;
+                Ok(dash_fs::write_file(Path::new("-"), text.as_bytes())?)
             }
         },
         Command::Inspect {
@@ -335,7 +333,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         } => {
             let (bytes, format) = read(file, *from, &limits)?;
             let text = inspect::inspect(&name(file), &bytes, format, *records, &limits)?;
-            files::write_output(Path::new("-"), text.as_bytes())
+            Ok(dash_fs::write_file(Path::new("-"), text.as_bytes())?)
         }
     }
 }

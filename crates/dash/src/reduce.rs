@@ -10,7 +10,6 @@ use dash_reduce::manifest::{BoneRef, Changes, Manifest, ManifestError};
 use dash_reduce::{Config, Reduced};
 
 use crate::error::CliError;
-use crate::files;
 use crate::formats::{self, Format, Loaded, SaveOptions};
 
 /// A reducer input file, loaded.
@@ -54,9 +53,10 @@ pub struct Context<'a> {
 }
 
 /// Loads a reducer input.
-pub fn load(path: &Path, limits: &Limits, resource_dirs: &[PathBuf]) -> Result<Source, CliError> {
+pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
+    let limits = &ctx.limits;
     if is_gltf(path).is_some() {
-        let gltf = dash_gltf::load_path_in(path, resource_dirs, limits)
+        let gltf = dash_gltf::load_path_in(path, ctx.resource_dirs, limits)
             .map_err(|e| input_error(path, e))?;
         let inputs = dash_reduce::gltf::inputs(&gltf, limits).map_err(|e| input_error(path, e))?;
         if inputs.is_empty() {
@@ -67,7 +67,7 @@ pub fn load(path: &Path, limits: &Limits, resource_dirs: &[PathBuf]) -> Result<S
         }
         return Ok(Source::Gltf(Box::new(gltf), inputs));
     }
-    let bytes = files::read_input(path, limits.max_input_bytes)?;
+    let bytes = dash_fs::read_input(path, limits.max_input_bytes)?;
     let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&bytes));
     if format == Format::Json {
         let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
@@ -151,14 +151,10 @@ pub struct ReduceArgs<'a> {
     pub manifest: Option<&'a Path>,
     /// Fail when the manifest would change.
     pub locked: bool,
-    /// Decoder limits.
-    pub limits: Limits,
     /// Print nothing on success.
     pub quiet: bool,
-    /// Folders glTF resources may also resolve into.
-    pub resource_dirs: &'a [PathBuf],
-    /// Wait for the manifest lock (else fail at once).
-    pub wait: bool,
+    /// Limits, resource folders, lock waiting.
+    pub ctx: &'a Context<'a>,
 }
 
 /// Reads a manifest; `None` when there is none yet. Unreadable: exit 2; corrupt (not
@@ -228,17 +224,18 @@ fn describe(r: &Reduced) -> String {
 
 /// Runs `dash reduce`.
 pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
-    let most = a.limits.max_sets.saturating_mul(4);
+    let limits = &a.ctx.limits;
+    let most = limits.max_sets.saturating_mul(4);
     if a.config.max_influences as u64 > most {
         return Err(CliError::Usage(format!(
             "--max-influences {} is more than --max-sets {} can hold ({most})",
-            a.config.max_influences, a.limits.max_sets
+            a.config.max_influences, limits.max_sets
         )));
     }
-    let source = load(a.input, &a.limits, a.resource_dirs)?;
+    let source = load(a.input, a.ctx)?;
     let inputs = source.inputs(a.input)?;
     for (i, _) in &inputs {
-        a.limits
+        limits
             .check_bones(i.bones.len() as u64)
             .map_err(|e| input_error(a.input, e))?;
     }
@@ -247,7 +244,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         .all(|(i, _)| !i.bones.iter().any(|b| b.name.starts_with('#')));
     // Held from the manifest's read to its rename; a --locked run writes nothing.
     let _lock = match a.manifest.filter(|_| !a.locked) {
-        Some(p) => Some(lock(p, a.wait)?),
+        Some(p) => Some(lock(p, a.ctx.wait)?),
         None => None,
     };
     let existing = match a.manifest {
@@ -347,13 +344,13 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             formats::save(&loaded, format, &SaveOptions::default())?
         }
     };
-    verify(a.output, &bytes, &a.limits)?;
+    verify(a.output, &bytes, limits)?;
     // The manifest first: if the output then fails, the manifest only holds bones
     // added early (it is append-only), never an output whose indices it lacks.
     if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
-        files::write_output(p, manifest.to_json().as_bytes())?;
+        dash_fs::write_file(p, manifest.to_json().as_bytes())?;
     }
-    files::write_output(a.output, &bytes)?;
+    dash_fs::write_file(a.output, &bytes)?;
     if !a.quiet {
         for r in &results {
             eprintln!("{}", describe(r));
@@ -371,15 +368,9 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
 /// what `dash-validate` accepts (spec/reduction.md), and refuses otherwise, naming the
 /// first error and where it is in the output.
 fn verify(output: &Path, bytes: &[u8], limits: &Limits) -> Result<(), CliError> {
-    let format = match is_gltf(output) {
-        Some(Container::Glb) => dash_validate::InputFormat::Glb,
-        Some(Container::Gltf) => dash_validate::InputFormat::Gltf,
-        None => match Format::from_path(output) {
-            Some(Format::Dmx) => dash_validate::InputFormat::Dmx,
-            Some(Format::Raw) => dash_validate::InputFormat::Raw,
-            _ => dash_validate::InputFormat::Json,
-        },
-    };
+    // The output's extension chose its encoder (checked above), so it names the format.
+    let format =
+        dash_validate::InputFormat::from_path(output).unwrap_or(dash_validate::InputFormat::Json);
     let opts = dash_validate::Options {
         format: Some(format),
         limits: *limits,
@@ -417,9 +408,9 @@ pub fn manifest_init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Res
             out.display()
         )));
     }
-    let skeleton = load(from, &ctx.limits, ctx.resource_dirs)?.skeleton(from)?;
+    let skeleton = load(from, ctx)?.skeleton(from)?;
     let m = Manifest::init(&skeleton).map_err(|e| input_error(from, e))?;
-    files::write_output(out, m.to_json().as_bytes())?;
+    dash_fs::write_file(out, m.to_json().as_bytes())?;
     eprintln!("{}: {} bones", out.display(), m.len());
     Ok(())
 }
@@ -446,7 +437,7 @@ pub fn manifest_update(
         .rename(renames)
         .map_err(|e| input_error(manifest_path, e))?;
     if let Some(from) = from {
-        let skeleton = load(from, &ctx.limits, ctx.resource_dirs)?.skeleton(from)?;
+        let skeleton = load(from, ctx)?.skeleton(from)?;
         let c = m
             .update(&skeleton, !partial)
             .map_err(|e| input_error(from, e))?;
@@ -475,7 +466,7 @@ pub fn manifest_update(
         }
     }
     if m != original {
-        files::write_output(manifest_path, m.to_json().as_bytes())?;
+        dash_fs::write_file(manifest_path, m.to_json().as_bytes())?;
     } else {
         println!("no change");
     }

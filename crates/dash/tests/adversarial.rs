@@ -91,32 +91,10 @@ fn gltf_with_uri(path: &Path, uri: &str) -> Vec<u8> {
     let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
     let data = doc["buffers"][0]["uri"].as_str().unwrap().to_owned();
     let b64 = data.split_once(',').unwrap().1;
-    let bytes = base64_decode(b64);
+    let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64).unwrap();
     doc["buffers"][0]["uri"] = serde_json::Value::String(uri.to_owned());
     std::fs::write(path, serde_json::to_string(&doc).unwrap()).unwrap();
     bytes
-}
-
-fn base64_decode(s: &str) -> Vec<u8> {
-    let val = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        _ => 63,
-    };
-    let clean: Vec<u8> = s.bytes().filter(|&c| c != b'=').collect();
-    let mut out = Vec::new();
-    for chunk in clean.chunks(4) {
-        let mut n = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            n |= u32::from(val(c)) << (18 - 6 * i);
-        }
-        for i in 0..chunk.len().saturating_sub(1) {
-            out.push((n >> (16 - 8 * i)) as u8);
-        }
-    }
-    out
 }
 
 #[test]

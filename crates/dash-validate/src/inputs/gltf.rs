@@ -4,7 +4,7 @@
 use dash_core::InfluenceSet;
 use dash_gltf::accessor::{self, AccessorData};
 use dash_gltf::skinning::{self, PrimitiveSets};
-use dash_gltf::spec::component;
+use dash_gltf::spec::{self, component};
 use dash_gltf::{Gltf, LoadError, Resolver};
 use dash_json::Locator;
 
@@ -185,22 +185,13 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
                 n_buffers,
             );
         }
-        if let Some(stride) = v
-            .byte_stride
-            .filter(|s| !(4..=252).contains(s) || s % 4 != 0)
-        {
-            {
-                doc.push(
-                    sink,
-                    Code::GLTF_BYTE_STRIDE,
-                    &format!("/bufferViews/{i}/byteStride"),
-                    || {
-                        format!(
-                            "buffer view {i}: byteStride {stride} is not a multiple of 4 in 4…252"
-                        )
-                    },
-                );
-            }
+        if let Some(stride) = v.byte_stride.filter(|&s| !spec::byte_stride_valid(s)) {
+            doc.push(
+                sink,
+                Code::GLTF_BYTE_STRIDE,
+                &format!("/bufferViews/{i}/byteStride"),
+                || format!("buffer view {i}: byteStride {stride} is not a multiple of 4 in 4…252"),
+            );
         }
     }
     for (i, a) in root.accessors.iter().enumerate() {
@@ -209,14 +200,12 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
             .ok()
             .and_then(|v| root.buffer_views.get(v))
             .and_then(|v| v.byte_stride)
-            .filter(|s| (4..=252).contains(s) && s % 4 == 0)
+            .filter(|&s| spec::byte_stride_valid(s))
         else {
             continue;
         };
-        let (Some(size), Some(n)) = (
-            component::size(a.component_type),
-            dash_gltf::spec::components(&a.kind),
-        ) else {
+        let (Some(size), Some(n)) = (component::size(a.component_type), spec::components(&a.kind))
+        else {
             continue;
         };
         if stride < size * n || stride % size != 0 {
@@ -336,7 +325,7 @@ fn bad_stride(gltf: &Gltf, accessor: u64) -> bool {
         .and_then(|a| a.buffer_view)
         .and_then(|v| gltf.root.buffer_views.get(usize::try_from(v).ok()?))
         .and_then(|v| v.byte_stride)
-        .is_some_and(|s| !(4..=252).contains(&s) || s % 4 != 0)
+        .is_some_and(|s| !spec::byte_stride_valid(s))
 }
 
 /// Skin rules: joints, common root, skeleton, inverse bind matrices.

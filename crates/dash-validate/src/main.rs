@@ -184,9 +184,11 @@ fn main() -> ExitCode {
     for path in &files {
         let report = if path == Path::new("-") {
             match dash_fs::read_input(path, opts.limits.max_input_bytes) {
-                Ok(bytes) => dash_validate::validate_bytes("<stdin>", &bytes, &opts),
+                // Standard input has no folder: a glTF read from it has no external
+                // resources (spec/security.md §1), whatever the working directory holds.
+                Ok(bytes) => dash_validate::validate_standalone("<stdin>", &bytes, &opts),
                 Err(dash_fs::FsError::Empty { .. }) => {
-                    dash_validate::validate_bytes("<stdin>", &[], &opts)
+                    dash_validate::validate_standalone("<stdin>", &[], &opts)
                 }
                 Err(e) => {
                     eprintln!("error: {e}");

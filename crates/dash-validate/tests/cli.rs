@@ -163,6 +163,48 @@ fn directories_are_searched_recursively_and_stdin_works() {
 }
 
 #[test]
+fn a_gltf_on_stdin_reads_no_file_from_the_working_directory() {
+    // spec: R1
+    use base64::Engine;
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("dash-validate-stdin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text =
+        std::fs::read_to_string(repo().join("spec/vectors/gltf/valid-minimal.gltf")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let uri = doc["buffers"][0]["uri"].as_str().unwrap().to_owned();
+    let data = base64::engine::general_purpose::STANDARD
+        .decode(uri.split_once(',').unwrap().1)
+        .unwrap();
+    // The buffer is right there in the working directory, and still not read.
+    std::fs::write(dir.join("b.bin"), data).unwrap();
+    doc["buffers"][0]["uri"] = "b.bin".into();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
+        .current_dir(&dir)
+        .args(["--format", "json", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(doc.to_string().as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let d = &report["files"][0]["diagnostics"][0];
+    assert_eq!(d["code"], "GLTF_BUFFER", "{report}");
+    assert!(
+        d["message"].as_str().unwrap().contains("standard input"),
+        "{report}"
+    );
+}
+
+#[test]
 fn colour_only_when_asked_or_on_a_terminal() {
     let o = run(&["spec/vectors/validate/padding-bone.json"]);
     assert!(!String::from_utf8_lossy(&o.stdout).contains('\x1b'));

@@ -23,6 +23,20 @@ fn run(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Runs the command in `dir` with `input` on standard input.
+fn run_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
+        .current_dir(dir)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
 fn golden(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
@@ -139,21 +153,11 @@ fn directories_are_searched_recursively_and_stdin_works() {
     let mut sorted = files.clone();
     sorted.sort();
     assert_eq!(files, sorted, "deterministic order");
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
-        .current_dir(repo())
-        .args(["-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&std::fs::read(repo().join("spec/vectors/validate/vertex-index.dmx")).unwrap())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = run_stdin(
+        &repo(),
+        &["-"],
+        &std::fs::read(repo().join("spec/vectors/validate/vertex-index.dmx")).unwrap(),
+    );
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
@@ -166,7 +170,6 @@ fn directories_are_searched_recursively_and_stdin_works() {
 fn a_gltf_on_stdin_reads_no_file_from_the_working_directory() {
     // spec: R1
     use base64::Engine;
-    use std::io::Write;
     let dir = std::env::temp_dir().join(format!("dash-validate-stdin-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let text =
@@ -179,20 +182,7 @@ fn a_gltf_on_stdin_reads_no_file_from_the_working_directory() {
     // The buffer is right there in the working directory, and still not read.
     std::fs::write(dir.join("b.bin"), data).unwrap();
     doc["buffers"][0]["uri"] = "b.bin".into();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
-        .current_dir(&dir)
-        .args(["--format", "json", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(doc.to_string().as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+    let o = run_stdin(&dir, &["--format", "json", "-"], doc.to_string().as_bytes());
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(o.status.code(), Some(1));
     let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

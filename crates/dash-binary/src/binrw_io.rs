@@ -128,7 +128,8 @@ fn read_layout(bytes: &[u8], limits: &Limits) -> Result<Layout, BinaryError> {
             skinned: h.skinned,
         },
         limits,
-    )?;
+    )?
+    .with_file_len(len);
     while let Some(at) = table.next_row_at() {
         if at + ROW > len {
             break;

@@ -152,6 +152,8 @@ pub struct StreamDecoder {
     pos: u64,
     first: Vec<u8>,
     content: Content,
+    /// The input's total length, when known in advance.
+    len: Option<u64>,
 }
 
 impl StreamDecoder {
@@ -169,7 +171,17 @@ impl StreamDecoder {
             pos: 0,
             first: Vec::new(),
             content: Content::default(),
+            len: None,
         }
+    }
+
+    /// Tells the decoder the input's total length in advance. A section beyond the end
+    /// is then reported at its own row, as the in-memory readers do (spec §10.3); without
+    /// it, that check waits for [`StreamDecoder::finish`].
+    #[must_use]
+    pub fn with_len(mut self, len: u64) -> Self {
+        self.len = Some(len);
+        self
     }
 
     /// Adds the next chunk. An error is returned as soon as it is certain; later calls
@@ -215,7 +227,10 @@ impl StreamDecoder {
                 }
                 State::Header => match header(&self.buf) {
                     Ok((_, h)) => {
-                        let t = TableBuilder::start(h, &self.limits)?;
+                        let mut t = TableBuilder::start(h, &self.limits)?;
+                        if let Some(len) = self.len {
+                            t = t.with_file_len(len);
+                        }
                         self.consume(ROW as usize);
                         self.state = State::Table(t);
                     }
@@ -487,7 +502,7 @@ pub fn decode_chunked(
     expect: Expect,
     limits: &Limits,
 ) -> Result<BinaryFile, BinaryError> {
-    let mut d = StreamDecoder::new(expect, limits);
+    let mut d = StreamDecoder::new(expect, limits).with_len(bytes.len() as u64);
     for c in bytes.chunks(chunk.max(1)) {
         d.feed(c)?;
     }

@@ -174,6 +174,8 @@ pub struct TableBuilder {
     /// Offset of the row whose section starts first.
     first_row: u64,
     layout: VertexLayout,
+    /// The file's length, when the reader knows it before the table ends.
+    file_len: Option<u64>,
 }
 
 fn err(offset: u64, kind: ErrorKind) -> BinaryError {
@@ -201,7 +203,16 @@ impl TableBuilder {
             table_end: None,
             first_row: 0,
             layout: VertexLayout::Full,
+            file_len: None,
         })
+    }
+
+    /// Tells the builder the file's length, so that a row failing phase A after a row
+    /// whose section lies beyond the end is blamed on that earlier row.
+    #[must_use]
+    pub fn with_file_len(mut self, len: u64) -> Self {
+        self.file_len = Some(len);
+        self
     }
 
     /// Offset of the next row to read, or `None` when the table is complete. While no
@@ -214,7 +225,34 @@ impl TableBuilder {
     }
 
     /// Applies the phase A checks to the row at [`TableBuilder::next_row_at`].
+    ///
+    /// When the row fails them and the file's length is known, an earlier row whose
+    /// section lies beyond the end of the file is reported instead: a wrong section
+    /// offset makes the table run on into section data, and the bytes found there are
+    /// only its symptom (spec §10.3).
     pub fn push(&mut self, r: RowFields) -> Result<(), BinaryError> {
+        self.check_row(r)
+            .map_err(|e| self.out_of_bounds().unwrap_or(e))
+    }
+
+    /// The first row read so far whose section ends beyond the known file length.
+    fn out_of_bounds(&self) -> Option<BinaryError> {
+        let file_len = self.file_len?;
+        let r = self
+            .rows
+            .iter()
+            .find(|r| r.present() && r.end() > file_len)?;
+        Some(err(
+            r.at + 8,
+            ErrorKind::OutOfBounds {
+                tag: r.tag,
+                end: r.end(),
+                file_len,
+            },
+        ))
+    }
+
+    fn check_row(&mut self, r: RowFields) -> Result<(), BinaryError> {
         let at = self.next;
         self.next += ROW;
         if r.tag == [0; 4] {

@@ -78,7 +78,8 @@ pub fn row_fields(bytes: &[u8]) -> Option<RowFields> {
 
 /// Reads and checks the section table of a container.
 pub fn layout(bytes: &[u8], limits: &Limits) -> Result<Layout, BinaryError> {
-    let mut table = TableBuilder::start(header_fields(bytes)?, limits)?;
+    let mut table =
+        TableBuilder::start(header_fields(bytes)?, limits)?.with_file_len(bytes.len() as u64);
     while let Some(at) = table.next_row_at() {
         let Some(r) = usize::try_from(at)
             .ok()
@@ -103,7 +104,7 @@ pub fn read_layout<R: std::io::Read + std::io::Seek>(
     if len < ROW || read_at(r, 0, &mut head).is_err() {
         return Err(BinaryError::new(len.min(ROW), ErrorKind::TooShort));
     }
-    let mut table = TableBuilder::start(header_fields(&head)?, limits)?;
+    let mut table = TableBuilder::start(header_fields(&head)?, limits)?.with_file_len(len);
     while let Some(at) = table.next_row_at() {
         if at + ROW > len || read_at(r, at, &mut head).is_err() {
             break;

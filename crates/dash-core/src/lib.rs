@@ -14,6 +14,7 @@ mod limits;
 mod manifest;
 mod mesh;
 mod skeleton;
+pub mod text;
 pub mod weights;
 
 pub use document::Document;

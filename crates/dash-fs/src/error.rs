@@ -1,6 +1,5 @@
 //! The one error type of filesystem access.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Why a file could not be read, resolved or written.
@@ -85,32 +84,4 @@ impl FsError {
     }
 }
 
-/// Quotes user text for a message, cut to a short prefix: names and references from
-/// a file can be megabytes long and hold control characters.
-pub fn short(text: &str) -> String {
-    const MAX: usize = 64;
-    let mut out = String::from("\"");
-    for (n, c) in text.chars().enumerate() {
-        if n == MAX {
-            let _ = write!(out, "\"… ({} bytes)", text.len());
-            return out;
-        }
-        out.extend(c.escape_debug());
-    }
-    out.push('"');
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::short;
-
-    #[test]
-    fn short_quotes_escapes_and_cuts() {
-        assert_eq!(short("a\u{0}b"), "\"a\\0b\"");
-        let long = "x".repeat(10_000);
-        let s = short(&long);
-        assert!(s.len() < 100, "{s}");
-        assert!(s.ends_with("(10000 bytes)"));
-    }
-}
+pub use dash_core::text::short;

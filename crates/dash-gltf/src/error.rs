@@ -12,7 +12,7 @@ pub enum LoadError {
         message: String,
     },
     /// The JSON is not JSON, or not a glTF document of the expected shape.
-    #[error("glTF JSON at {line}:{column} ({pointer}): {message}")]
+    #[error("glTF JSON at {line}:{column}{}: {message}", pointer_note(pointer))]
     Json {
         /// JSON Pointer.
         pointer: String,
@@ -78,4 +78,13 @@ pub enum AccessorError {
         /// Limit.
         limit: u64,
     },
+}
+
+/// ` (at POINTER)`, or nothing for the document root.
+fn pointer_note(pointer: &str) -> String {
+    if pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", dash_fs::short(pointer))
+    }
 }

@@ -87,7 +87,14 @@ pub struct Gltf {
     pub root: Root,
     /// Each buffer's bytes, or why they are unavailable.
     pub buffers: Vec<Result<Vec<u8>, String>>,
+    /// The JSON text started with a UTF-8 byte order mark, which glTF forbids. It is
+    /// skipped so that the rest can still be checked; the validator reports it.
+    pub byte_order_mark: bool,
 }
+
+/// The most arrays and objects a glTF document may nest, the root object included
+/// (serde_json's recursion limit: dash never recurses deeper on input).
+pub const MAX_JSON_DEPTH: usize = 127;
 
 /// Percent-decodes a URI reference.
 fn percent_decode(uri: &str) -> String {
@@ -163,6 +170,7 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
                 .into(),
         });
     }
+    let byte_order_mark = json.starts_with(b"\xef\xbb\xbf");
     let text = match std::str::from_utf8(json) {
         Ok(t) => t.strip_prefix('\u{feff}').unwrap_or(t).to_owned(),
         Err(e) => {
@@ -174,8 +182,16 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
             });
         }
     };
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| json_error(&text, String::new(), e.line(), e.column(), e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        let message = if e.to_string().starts_with("recursion limit exceeded") {
+            format!(
+                "the JSON nests more than {MAX_JSON_DEPTH} arrays and objects, the most dash reads"
+            )
+        } else {
+            e.to_string()
+        };
+        json_error(&text, String::new(), e.line(), e.column(), message)
+    })?;
     if !value.is_object() {
         return Err(LoadError::Json {
             pointer: String::new(),
@@ -243,6 +259,7 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
         value,
         root,
         buffers,
+        byte_order_mark,
     })
 }
 

@@ -120,6 +120,18 @@ pub fn decode(text: &str, limits: &Limits) -> Result<JsonFile, JsonError> {
             rule: None,
         });
     }
+    if text.starts_with('\u{feff}') {
+        return Err(JsonError {
+            kind: ErrorKind::Syntax,
+            pointer: String::new(),
+            line: 1,
+            column: 1,
+            message: "the text starts with a UTF-8 byte order mark (bytes EF BB BF); \
+                      DashVertex JSON has none: remove it"
+                .to_owned(),
+            rule: Some("J11".to_owned()),
+        });
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let fast = FileSeed { limits }
         .deserialize(&mut de)
@@ -193,10 +205,10 @@ fn locate_error(text: &str, limits: &Limits) -> JsonError {
             };
             JsonError {
                 kind,
-                pointer,
+                pointer: dash_core::text::cut_pointer(&pointer),
                 line,
                 column,
-                message,
+                message: dash_core::text::cut_quoted(&message),
                 rule,
             }
         }

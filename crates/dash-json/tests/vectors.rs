@@ -215,3 +215,26 @@ fn non_finite_values_cannot_be_written() {
         }
     );
 }
+
+#[test]
+fn a_byte_order_mark_is_refused_by_name() {
+    // spec: J11
+    let text = "\u{feff}[{\"x\": 0, \"y\": 0, \"z\": 0}]";
+    let e = dash_json::decode(text, &Limits::default()).unwrap_err();
+    assert_eq!((e.line, e.column, e.pointer.as_str()), (1, 1, ""));
+    assert!(e.message.contains("byte order mark"), "{}", e.message);
+    assert_eq!(e.rule.as_deref(), Some("J11"));
+    // The same text without it decodes.
+    assert!(dash_json::decode(&text[3..], &Limits::default()).is_ok());
+}
+
+#[test]
+fn long_member_names_are_cut_in_messages_and_pointers() {
+    let name = "A".repeat(100_000);
+    let text = format!(r#"[{{"x": 0, "y": 0, "z": 0, "{name}": 1}}]"#);
+    let e = dash_json::decode(&text, &Limits::default()).unwrap_err();
+    assert!(e.message.len() < 300, "{}", e.message);
+    assert!(e.message.contains("(100000 bytes)"), "{}", e.message);
+    assert!(e.pointer.len() < 100, "{}", e.pointer);
+    assert!(e.pointer.starts_with("/0/AAAA"), "{}", e.pointer);
+}

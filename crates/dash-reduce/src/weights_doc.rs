@@ -23,7 +23,7 @@ pub struct WeightsType;
 impl<'de> Deserialize<'de> for WeightsType {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        if s == "DashBoneWeights" {
+        if s == WEIGHTS_TYPE {
             Ok(WeightsType)
         } else {
             Err(serde::de::Error::custom(format_args!(
@@ -100,15 +100,20 @@ pub fn schema() -> Schema {
     s
 }
 
-/// True when a JSON text looks like a weights document (`"type": "DashBoneWeights"`).
-pub fn is_weights_doc(text: &str) -> bool {
+/// The `type` member of a JSON text whose outermost value is an object, when it is a
+/// string (`"DashBoneWeights"` for a weights document, `"DashModelExchange"` for a
+/// DashVertex document); `None` otherwise.
+pub fn document_type(text: &str) -> Option<String> {
     #[derive(Deserialize)]
     struct Probe {
         #[serde(rename = "type")]
         kind: Option<String>,
     }
-    serde_json::from_str::<Probe>(text).is_ok_and(|p| p.kind.as_deref() == Some("DashBoneWeights"))
+    serde_json::from_str::<Probe>(text).ok()?.kind
 }
+
+/// The `type` a weights document has.
+pub const WEIGHTS_TYPE: &str = "DashBoneWeights";
 
 /// Parses a weights document and turns it into reducer input.
 pub fn parse(text: &str, max_vertices: u64) -> Result<Input, DocError> {

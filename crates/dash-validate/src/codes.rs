@@ -86,7 +86,7 @@ codes! {
     /// A resource limit was exceeded.
     LIMIT_EXCEEDED = Error, "dashvertex.md §12", "", "raise the limit (--max-vertices, --max-bones, --max-sets, --max-input-bytes) if the file is trusted";
     /// The text is not JSON.
-    JSON_SYNTAX = Error, "dashvertex.md §3.1 [J1]", "", "";
+    JSON_SYNTAX = Error, "dashvertex.md §3.1 [J1 J11]", "", "";
     /// The JSON does not have the DashVertex shape (the JSON Schema rejects it).
     JSON_STRUCTURE = Error, "dashvertex.md §3 [J2 J5 J6 J8 J9 N4]", "", "see schemas/dashvertex.schema.json";
     /// A skinIndex/skinWeight array has more than 4 entries, or the two differ in length.

@@ -64,7 +64,8 @@ struct Args {
     #[arg(long, default_value_t = Limits::default().max_bones)]
     max_bones: u64,
     /// Largest number of influence sets per vertex accepted.
-    #[arg(long, default_value_t = Limits::default().max_sets)]
+    #[arg(long, default_value_t = Limits::default().max_sets,
+          value_parser = clap::value_parser!(u64).range(1..))]
     max_sets: u64,
 }
 

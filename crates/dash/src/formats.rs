@@ -155,7 +155,7 @@ pub fn save(loaded: &Loaded, format: Format, opts: &SaveOptions) -> Result<Vec<u
                 }
             };
             if let Some(form) = opts.form {
-                file.form = form;
+                honour_form(&mut file, form)?;
             }
             dash_json::encode(&file)
                 .map(String::into_bytes)
@@ -192,6 +192,44 @@ pub fn save(loaded: &Loaded, format: Format, opts: &SaveOptions) -> Result<Vec<u
             r.map_err(|e| output(e.to_string()))
         }
     }
+}
+
+/// Sets the JSON shape the user asked for, or says why it cannot hold the file: a
+/// requested shape is never silently replaced by another.
+fn honour_form(file: &mut JsonFile, form: Form) -> Result<(), CliError> {
+    let output = |m: String| Err(CliError::Output(m));
+    if form != Form::Document {
+        let name = if form == Form::Vertex {
+            "vertex"
+        } else {
+            "array"
+        };
+        if let Some(s) = &file.document.skeleton {
+            return output(format!(
+                "--form {name} cannot hold the skeleton ({} bone(s)); use --form document",
+                s.bones.len()
+            ));
+        }
+        let lost: Vec<String> = file.non_empty_foreign().map(dash_fs::short).collect();
+        if !lost.is_empty() {
+            return output(format!(
+                "--form {name} cannot hold the document member(s) {}; use --form document",
+                lost.join(", ")
+            ));
+        }
+        if form == Form::Vertex && file.document.mesh.len() != 1 {
+            return output(format!(
+                "--form vertex holds exactly one vertex, the input has {}; use --form array",
+                file.document.mesh.len()
+            ));
+        }
+        // Only empty `material`/`face`-style arrays remain: the bare shapes have no place
+        // for them and lose nothing by leaving them out.
+        file.foreign.clear();
+        file.order.clear();
+    }
+    file.form = form;
+    Ok(())
 }
 
 #[cfg(test)]

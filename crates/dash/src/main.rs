@@ -30,8 +30,10 @@ struct Cli {
     /// Largest bone count accepted.
     #[arg(long, global = true, default_value_t = Limits::default().max_bones)]
     max_bones: u64,
-    /// Largest number of influence sets per vertex accepted.
-    #[arg(long, global = true, default_value_t = Limits::default().max_sets)]
+    /// Largest number of influence sets per vertex accepted (at least 1: every vertex
+    /// has its first set).
+    #[arg(long, global = true, default_value_t = Limits::default().max_sets,
+          value_parser = clap::value_parser!(u64).range(1..))]
     max_sets: u64,
     /// A folder glTF external resources may also resolve into (repeatable). By default a
     /// buffer URI must stay inside its glTF file's folder.
@@ -246,6 +248,11 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                     name(output)
                 ))
             })?;
+            if form.is_some() && to != Format::Json {
+                return Err(CliError::Usage(
+                    "--form sets the shape of JSON output; the output here is binary".to_owned(),
+                ));
+            }
             let (bytes, from) = read(input, *from, &limits)?;
             let loaded = formats::load(&name(input), &bytes, from, &limits)?;
             let opts = SaveOptions {

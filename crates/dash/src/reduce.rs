@@ -71,10 +71,28 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
     let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&bytes));
     if format == Format::Json {
         let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
-        if dash_reduce::weights_doc::is_weights_doc(text) {
-            return dash_reduce::weights_doc::parse(text, limits.max_vertices)
-                .map(Source::Weights)
-                .map_err(|e| input_error(path, e));
+        match dash_reduce::weights_doc::document_type(text).as_deref() {
+            Some(dash_reduce::weights_doc::WEIGHTS_TYPE) => {
+                return dash_reduce::weights_doc::parse(text, limits.max_vertices)
+                    .map(Source::Weights)
+                    .map_err(|e| input_error(path, e));
+            }
+            Some(t) if t != dash_json::wire::DOCUMENT_TYPE => {
+                let (line, column) = dash_json::Locator::new(text)
+                    .line_col("/type")
+                    .unwrap_or((1, 1));
+                return Err(input_error(
+                    path,
+                    format!(
+                        "{line}:{column}: type is {}; dash reduce reads a DashVertex document \
+                         ({:?}) or a per-bone weights document ({:?}) (at /type)",
+                        dash_fs::short(t),
+                        dash_json::wire::DOCUMENT_TYPE,
+                        dash_reduce::weights_doc::WEIGHTS_TYPE
+                    ),
+                ));
+            }
+            _ => {}
         }
     }
     Ok(Source::Dash(formats::load(

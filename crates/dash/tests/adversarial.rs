@@ -442,3 +442,89 @@ fn empty_input_is_an_error() {
     assert!(stderr(&o).contains("empty"), "{}", stderr(&o));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn messages_say_what_is_wrong_and_where() {
+    let d = scratch("messages");
+    let rig = repo().join("examples/rig.json");
+    let rig = rig.to_str().unwrap();
+    // --form is honoured or refused, never silently replaced.
+    let o = limited(&d, &["convert", rig, "a.json", "--form", "array"], 5);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--form array cannot hold the skeleton"));
+    let o = limited(&d, &["convert", rig, "a.dmx", "--form", "vertex"], 5);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--form sets the shape of JSON output"));
+    std::fs::write(
+        d.join("two.json"),
+        r#"[{"x": 0, "y": 0, "z": 0}, {"x": 1, "y": 0, "z": 0}]"#,
+    )
+    .unwrap();
+    let o = limited(
+        &d,
+        &["convert", "two.json", "v.json", "--form", "vertex"],
+        5,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("holds exactly one vertex, the input has 2"));
+    let o = limited(
+        &d,
+        &["convert", "two.json", "doc.json", "--form", "document"],
+        5,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        std::fs::read_to_string(d.join("doc.json"))
+            .unwrap()
+            .contains("DashModelExchange")
+    );
+    // At least one influence set: every vertex has its first.
+    let o = limited(&d, &["--max-sets", "0", "inspect", rig], 5);
+    assert_eq!(o.status.code(), Some(2));
+    // A weights document of the wrong type is told both types reduce reads.
+    std::fs::write(
+        d.join("w.json"),
+        r#"{"type": "Weights", "vertexCount": 1, "bones": []}"#,
+    )
+    .unwrap();
+    let o = limited(&d, &["reduce", "w.json", "-o", "r.json"], 5);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("1:10: type is \"Weights\""), "{e}");
+    assert!(
+        e.contains("\"DashModelExchange\"") && e.contains("\"DashBoneWeights\""),
+        "{e}"
+    );
+    // A VERT offset past the end is reported at the VERT row, not as a broken later row.
+    let mut dmx = std::fs::read(repo().join("examples/rig.dmx")).unwrap();
+    dmx[0x38..0x3C].copy_from_slice(&0x10000u32.to_le_bytes());
+    std::fs::write(d.join("past.dmx"), &dmx).unwrap();
+    let o = limited(&d, &["inspect", "past.dmx"], 5);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("offset 0x38: section VERT ends at byte 65920, beyond the end"),
+        "{e}"
+    );
+    // A byte order mark is named.
+    std::fs::write(
+        d.join("bom.json"),
+        b"\xef\xbb\xbf[{\"x\": 0, \"y\": 0, \"z\": 0}]",
+    )
+    .unwrap();
+    let o = limited(&d, &["convert", "bom.json", "b.dmx"], 5);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("byte order mark"), "{}", stderr(&o));
+    // A 1 MB member name is quoted as a short prefix.
+    let name = "N".repeat(1 << 20);
+    std::fs::write(
+        d.join("long.json"),
+        format!(r#"[{{"x": 0, "y": 0, "z": 0, "{name}": 1}}]"#),
+    )
+    .unwrap();
+    let o = limited(&d, &["convert", "long.json", "l.dmx"], 5);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stderr.len() < 1000, "{} bytes of message", o.stderr.len());
+    assert!(stderr(&o).contains("(1048576 bytes)"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -84,15 +84,27 @@ fn conversions_through_pipes() {
     let o = dash(&["convert", "examples/rig.json", "-", "--to", "dmx"]);
     assert!(o.status.success());
     let bin = o.stdout;
+    // An array cannot carry the skeleton: asked for one, convert refuses and says why
+    // (it used to write a document instead, silently).
     let o = dash_stdin(
         &["convert", "-", "-", "--to", "json", "--form", "array"],
         &bin,
     );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--form array cannot hold the skeleton (3 bone(s)); use --form document"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+    // Not asked for a shape, binary input becomes a document.
+    let o = dash_stdin(&["convert", "-", "-", "--to", "json"], &bin);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8(o.stdout).unwrap();
-    // An array cannot carry the skeleton, so the output stays a document.
     assert!(
-        text.starts_with("{\n  \"type\": \"DashModelExchange\",\n  \"vertex\""),
+        text.starts_with(
+            "{\n  \"type\": \"DashModelExchange\",\n  \"material\": [],\n  \"vertex\""
+        ),
         "{text}"
     );
     assert!(text.contains("\"bone\": ["));

@@ -90,7 +90,7 @@ write("valid-foreign-sections.dmx", container({
     b"XTRA": (2, b"opaque-bytes-kept-as-is"),
 }, extra_rows=[b"XTRA"]))
 write("valid-raw.raw", verts)
-write("valid-raw-empty.raw", b"")
+write("raw-empty.raw", b"")
 # A DMX v2 reader's seven-row file with every row empty but VERT.
 write("valid-index-mismatch.dmx", container({b"VERT": (2, vert(7, (0, 0, 0)) + vert(7, (1, 1, 1)))}, skinned=0))
 
@@ -110,6 +110,9 @@ write("invalid-4-billion-vertices.dmx", huge)
 # Same claim with a consistent length: refused by the bounds check.
 huge2 = header() + b"".join(row(t) for t in DMX[:2]) + row(b"VERT", 0x5555555, 0x70, 0x5555555 * 48) + b"".join(row(t) for t in DMX[3:]) + b"\0" * 4
 write("invalid-vertices-beyond-eof.dmx", huge2)
+# VERT row's offset moved past the end: reported at that row (phase A), not as a zero-tag
+# row when the table runs on into the section data (spec §10.3).
+bad = bytearray(ok); struct.pack_into("<I", bad, 0x30 + 8, 0x10000); write("invalid-vert-offset-past-end.dmx", bytes(bad))
 # SKEL section overlapping VERT.
 bad = bytearray(ok); vert_off = struct.unpack_from("<I", ok, 0x38)[0]
 struct.pack_into("<I", bad, 0x50 + 8, vert_off + 48); write("invalid-overlap.dmx", bytes(bad))

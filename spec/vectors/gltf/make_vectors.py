@@ -225,6 +225,21 @@ def skins_empty(doc, a):
 write("skins-empty-array.gltf", skinned(OKJ, OKW, tweak=skins_empty))
 with open("root-not-object.gltf", "w") as f:
     f.write("[]\n")
+# A UTF-8 byte order mark, which glTF forbids (INVALID_JSON in the official validator);
+# dash reports it once and still checks the rest.
+with open("json-byte-order-mark.gltf", "w", encoding="utf-8") as f:
+    f.write("\ufeff" + json.dumps(skinned(OKJ, OKW), indent=1) + "\n")
+# Nesting: up to 127 arrays and objects, the root included, are read (spec/security.md);
+# extras 124 arrays deep under a node make 127, 200 deep is refused as GLTF_JSON.
+def deep_extras(levels):
+    def tweak(doc, a):
+        v = 1
+        for _ in range(levels):
+            v = [v]
+        doc["nodes"][0]["extras"] = v
+    return tweak
+write("extras-deep.gltf", skinned(OKJ, OKW, tweak=deep_extras(124)))
+write("extras-too-deep.gltf", skinned(OKJ, OKW, tweak=deep_extras(200)))
 def outside(doc, a):
     doc["buffers"][0]["uri"] = "../manifest.json"
 write("buffer-outside-folder.gltf", skinned(OKJ, OKW, tweak=outside))

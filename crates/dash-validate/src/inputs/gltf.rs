@@ -84,19 +84,20 @@ pub fn validate(bytes: &[u8], resolver: &dyn Resolver, opts: &Options, sink: &mu
     let gltf = match dash_gltf::load(bytes, resolver, &opts.limits) {
         Ok(g) => g,
         Err(e) => {
-            let (code, location) = match &e {
+            let (code, location, message) = match &e {
                 LoadError::Glb { offset, .. } => (
                     Code::GLTF_GLB,
                     Location {
                         offset: Some(*offset),
                         ..Location::default()
                     },
+                    e.to_string(),
                 ),
                 LoadError::Json {
                     pointer,
                     line,
                     column,
-                    ..
+                    message,
                 } => (
                     Code::GLTF_JSON,
                     Location {
@@ -105,16 +106,34 @@ pub fn validate(bytes: &[u8], resolver: &dyn Resolver, opts: &Options, sink: &mu
                         column: Some(*column as u64),
                         ..Location::default()
                     },
+                    // The location is the diagnostic's own; the message need not repeat it.
+                    message.clone(),
                 ),
-                LoadError::Limit(_) => (Code::LIMIT_EXCEEDED, Location::default()),
+                LoadError::Limit(_) => (Code::LIMIT_EXCEEDED, Location::default(), e.to_string()),
             };
-            sink.push(code, || Diagnostic::new(code, e.to_string(), location));
+            sink.push(code, || Diagnostic::new(code, message, location));
             return profile;
         }
     };
     let doc = Doc {
         locator: Locator::new(&gltf.text),
     };
+    if gltf.byte_order_mark {
+        let code = Code::GLTF_JSON;
+        sink.push(code, || {
+            Diagnostic::new(
+                code,
+                "the JSON starts with a UTF-8 byte order mark (bytes EF BB BF); glTF JSON has none"
+                    .to_owned(),
+                Location {
+                    offset: Some(gltf.json_offset),
+                    line: Some(1),
+                    column: Some(1),
+                    ..Location::default()
+                },
+            )
+        });
+    }
     for (i, b) in gltf.buffers.iter().enumerate() {
         if let Err(why) = b {
             doc.push(sink, Code::GLTF_BUFFER, &format!("/buffers/{i}"), || {

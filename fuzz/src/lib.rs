@@ -396,6 +396,7 @@ pub fn reduce(data: &[u8]) {
         }
     }
     same_from_every_layout(&case, &input, &map, root, &out);
+    output_validates(&input, &manifest, &out);
     // Idempotence.
     let again = ReduceCase {
         bones: manifest
@@ -422,6 +423,49 @@ pub fn reduce(data: &[u8]) {
     let map2 = dash_reduce::index_map(&input2, &manifest).unwrap_or_default();
     if let Ok(twice) = dash_reduce::reduce(&input2, &map2, root, &case.config) {
         assert_eq!(twice.influences, out.influences, "not idempotent");
+    }
+}
+
+/// What `dash reduce` would write for this result — the reduced mesh with the manifest's
+/// skeleton, as DashVertex JSON and as a DMX container — has no error diagnostic from the
+/// validator (spec/security.md §5: reduce never writes what `dash-validate` rejects).
+fn output_validates(
+    input: &dash_reduce::input::Input,
+    manifest: &dash_reduce::manifest::Manifest,
+    out: &dash_reduce::Reduced,
+) {
+    let document = dash_core::Document {
+        mesh: out.to_mesh(&input.positions),
+        skeleton: Some(dash_reduce::manifest_skeleton(None, input, manifest)),
+    };
+    let json = dash_json::encode_document(&document).map(String::into_bytes);
+    let dmx = dash_binary::encode(
+        &dash_binary::BinaryFile::new(document.clone()),
+        &dash_binary::WriteOptions::default(),
+    );
+    for (name, bytes, format) in [
+        ("out.json", json.ok(), dash_validate::InputFormat::Json),
+        ("out.dmx", dmx.ok(), dash_validate::InputFormat::Dmx),
+    ] {
+        let Some(bytes) = bytes else {
+            panic!("{name}: the reduced document cannot be encoded");
+        };
+        let opts = dash_validate::Options {
+            format: Some(format),
+            limits: fuzz_limits(),
+            max_diagnostics: 100,
+            ..dash_validate::Options::default()
+        };
+        let report = dash_validate::validate_standalone(name, &bytes, &opts);
+        let errors: Vec<_> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == dash_validate::Severity::Error)
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{name}: reduce output fails validation: {errors:?}"
+        );
     }
 }
 

@@ -145,6 +145,19 @@ pub enum ReduceError {
         "vertex {0} has no influence (use --empty zero or --empty root to accept such vertices)"
     )]
     Empty(u64),
+    /// With `--normalize none`, a kept weight is above 1 (as written, or after repeated
+    /// bones were merged): the output would break the weight range rule.
+    #[error("vertex {vertex}: weight {weight} of {bone} is above 1{merged} (use --normalize unit)")]
+    AboveOne {
+        /// The vertex.
+        vertex: u64,
+        /// The bone, as "bone NAME (index N)".
+        bone: String,
+        /// The weight kept, as text.
+        weight: String,
+        /// " after merging repeats of the bone" when that made it so, else empty.
+        merged: &'static str,
+    },
     /// Settings that contradict each other.
     #[error("{0}")]
     Config(String),
@@ -1093,11 +1106,48 @@ fn reduce_with(
                 .collect()
         });
     }
+    if cfg.normalize == Normalize::None {
+        above_one(input, map, &influences, widest)?;
+    }
     Ok(Reduced {
         sets: widest,
         influences,
         integers,
         report,
+    })
+}
+
+/// Refuses a kept weight above 1 (only possible without normalization): dash reduce
+/// never writes what its validator rejects (spec/security.md §5).
+fn above_one(
+    input: &Input,
+    map: &[u32],
+    influences: &[InfluenceSet],
+    sets: usize,
+) -> Result<(), ReduceError> {
+    let Some(i) = influences
+        .iter()
+        .position(|s| s.weights.iter().any(|&w| w > 1.0))
+    else {
+        return Ok(());
+    };
+    let vertex = i / sets.max(1);
+    let set = influences.get(i).copied().unwrap_or(InfluenceSet::ZERO);
+    let (bone, weight) = set
+        .pairs()
+        .find(|p| p.1 > 1.0)
+        .unwrap_or((0, f32::INFINITY));
+    let weight = format!("{weight:?}");
+    let as_written = input.candidates_of(vertex).iter().any(|c| c.weight > 1.0);
+    Err(ReduceError::AboveOne {
+        vertex: vertex as u64,
+        bone: bone_label(input, map, bone),
+        weight,
+        merged: if as_written {
+            ""
+        } else {
+            " after merging repeats of the bone"
+        },
     })
 }
 
@@ -1108,7 +1158,7 @@ fn bone_label(input: &Input, map: &[u32], out: u32) -> String {
         .position(|&m| m == out)
         .and_then(|b| input.bones.get(b))
     {
-        Some(b) => format!("bone {:?} (index {out})", b.name),
+        Some(b) => format!("bone {} (index {out})", dash_core::text::short(&b.name)),
         None => format!("bone index {out}"),
     }
 }

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Whole-process benchmark of dash beside its peers, on a large real-shaped skinned GLB.
+
+What users run, measured as they run it: each command is a fresh process timed by
+/usr/bin/time (wall time and peak RSS), in alternating rounds so that drift on a shared
+machine hits every command alike; the table gives medians and ratios.
+
+  dash-validate FILE                 vs  the official Khronos glTF validator (tools/oracle)
+  dash reduce FILE -o OUT --max-influences 4 --normalize unit
+                                     vs  Assimp: import + aiProcess_LimitBoneWeights(4)
+  cat FILE > /dev/null               the read floor
+
+Usage: python3 benches/peers.py [--vertices N] [--rounds R] [--threads T] [--keep]
+The input (default 3,300,000 vertices, 64 joints, about 422 MB) is generated once,
+deterministically, by benches/src/bin/make_skinned_glb.rs into target/peers/. A peer that
+cannot be installed is reported and its pair skipped, never faked.
+"""
+import argparse, os, shutil, statistics, subprocess, sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "target", "peers")
+REL = os.path.join(ROOT, "target", "release")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, cwd=ROOT, **kw)
+
+
+def build():
+    sh(["cargo", "build", "--release", "-q", "-p", "dash", "-p", "dash-validate",
+        "-p", "dash-benches", "--bin", "dash", "--bin", "dash-validate",
+        "--bin", "make_skinned_glb"], check=True)
+
+
+def oracle():
+    """The official validator through tools/oracle, installed with npm ci if missing."""
+    d = os.path.join(ROOT, "tools", "oracle")
+    if shutil.which("node") is None:
+        return None, "node is not installed"
+    if not os.path.isdir(os.path.join(d, "node_modules", "gltf-validator")):
+        r = sh(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=d,
+               capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, "npm ci in tools/oracle failed: " + r.stderr.strip()[-200:]
+    return ["node", os.path.join(d, "validate.mjs")], None
+
+
+def assimp():
+    """benches/peers/assimp_limit.cpp built against Debian's libassimp-dev."""
+    exe = os.path.join(OUT, "assimp_limit")
+    src = os.path.join(ROOT, "benches", "peers", "assimp_limit.cpp")
+    if not os.path.exists("/usr/include/assimp/Importer.hpp"):
+        if os.geteuid() == 0 and shutil.which("apt-get"):
+            sh(["apt-get", "install", "-y", "-qq", "libassimp-dev"], capture_output=True)
+        if not os.path.exists("/usr/include/assimp/Importer.hpp"):
+            return None, "libassimp-dev is not installed (apt-get install libassimp-dev)"
+    if shutil.which("g++") is None:
+        return None, "g++ is not installed"
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        r = sh(["g++", "-O2", src, "-lassimp", "-o", exe], capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, "building the Assimp harness failed: " + r.stderr.strip()[-200:]
+    return [exe], None
+
+
+def timed(cmd, stdout=subprocess.DEVNULL):
+    """(wall seconds, peak RSS bytes, exit code) of one process."""
+    r = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd, cwd=ROOT, stdout=stdout,
+                       stderr=subprocess.PIPE, text=True)
+    last = r.stderr.strip().splitlines()[-1].split()
+    return float(last[0]), int(last[1]) * 1024, r.returncode
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vertices", type=int, default=3_300_000)
+    ap.add_argument("--joints", type=int, default=64)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=0, help="dash --threads (0: default)")
+    ap.add_argument("--keep", action="store_true", help="keep the reduced output")
+    a = ap.parse_args()
+    if not os.path.exists("/usr/bin/time"):
+        sys.exit("/usr/bin/time is needed (apt-get install time)")
+    os.makedirs(OUT, exist_ok=True)
+    build()
+    src = os.path.join(OUT, f"skinned-{a.vertices}-{a.joints}.glb")
+    if not os.path.exists(src):
+        sh([os.path.join(REL, "make_skinned_glb"), src, str(a.vertices), str(a.joints)],
+           check=True)
+    size = os.path.getsize(src)
+    reduced = os.path.join(OUT, "reduced.glb")
+    threads = ["--threads", str(a.threads)] if a.threads else []
+    val, why_val = oracle()
+    asp, why_asp = assimp()
+    cmds = {
+        "read floor (cat)": ["sh", "-c", f"cat '{src}' > /dev/null"],
+        "dash-validate": [os.path.join(REL, "dash-validate")] + threads + [src],
+        "dash reduce": [os.path.join(REL, "dash"), "reduce", src, "-o", reduced,
+                        "--max-influences", "4", "--normalize", "unit", "-q"] + threads,
+    }
+    if val:
+        cmds["official validator"] = val + [src]
+    if asp:
+        cmds["Assimp LimitBoneWeights"] = asp + [src]
+    # Warm the page cache, then alternate.
+    timed(cmds["read floor (cat)"])
+    runs = {k: [] for k in cmds}
+    for r in range(a.rounds):
+        for name, cmd in cmds.items():
+            t, rss, code = timed(cmd)
+            if code not in (0,):
+                print(f"warning: {name} exited {code} in round {r + 1}", file=sys.stderr)
+            runs[name].append((t, rss))
+    med = {k: (statistics.median(x[0] for x in v), statistics.median(x[1] for x in v))
+           for k, v in runs.items()}
+    floor = med["read floor (cat)"][0]
+    mb = lambda b: f"{b / 1e6:,.0f} MB"
+    print(f"\ninput: {os.path.relpath(src, ROOT)}, {a.vertices:,} vertices, 16 influences "
+          f"in 4 sets (u16 joints, f32 weights), {a.joints} joints, {mb(size)}")
+    print(f"{a.rounds} alternating rounds, medians; {os.cpu_count()} cores\n")
+    print("| command | wall | × read floor | peak RSS | RSS / file |")
+    print("|---|---|---|---|---|")
+    for k, (t, rss) in med.items():
+        print(f"| {k} | {t:.2f} s | {t / floor:.1f}× | {mb(rss)} | {rss / size:.2f} |")
+    print()
+    pairs = [("dash-validate", "official validator", 20, 1.1, "file"),
+             ("dash reduce", "Assimp LimitBoneWeights", 5, None, "in+out+64MB")]
+    out_size = os.path.getsize(reduced) if os.path.exists(reduced) else 0
+    for ours, peer, speed_target, rss_target, _ in pairs:
+        if peer not in med:
+            why = why_val if peer == "official validator" else why_asp
+            print(f"- {ours} vs {peer}: skipped ({why})")
+            continue
+        (t, rss), (pt, prss) = med[ours], med[peer]
+        line = f"- {ours} vs {peer}: {pt / t:.1f}× faster (target ≥ {speed_target}×), " \
+               f"{rss / prss:.2f}× the peer's memory"
+        if rss_target:
+            line += f"; peak RSS {rss / size:.2f}× the file (target ≤ {rss_target}×)"
+        else:
+            budget = size + out_size + 64e6
+            line += f"; peak RSS {mb(rss)} vs input + output + 64 MB = {mb(budget)}"
+        print(line)
+    if out_size:
+        print(f"- reduced output: {mb(out_size)} ({out_size / size:.2f}× the input)")
+        if not a.keep:
+            os.remove(reduced)
+
+
+if __name__ == "__main__":
+    main()

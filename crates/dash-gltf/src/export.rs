@@ -112,10 +112,10 @@ impl Editor {
     /// Starts an edit of `gltf`. Every buffer must be available.
     pub fn new(gltf: &Gltf) -> Result<Self, ExportError> {
         let mut sources = Vec::new();
-        for (i, b) in gltf.buffers.iter().enumerate() {
+        for (i, b) in gltf.buffers().enumerate() {
             match b {
-                Ok(d) => sources.push(Some(d.clone())),
-                Err(e) => return Err(ExportError::Buffer(i, e.clone())),
+                Ok(d) => sources.push(Some(d.to_vec())),
+                Err(e) => return Err(ExportError::Buffer(i, e.to_owned())),
             }
         }
         let mut value = gltf.value.clone();

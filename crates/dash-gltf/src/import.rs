@@ -131,12 +131,12 @@ pub fn skeleton(gltf: &Gltf, s: usize) -> Option<Skeleton> {
     Some(Skeleton { bones })
 }
 
-fn read(
-    gltf: &Gltf,
+fn read<'g>(
+    gltf: &'g Gltf,
     pointer: &str,
     index: u64,
     limits: &Limits,
-) -> Result<AccessorData, ImportError> {
+) -> Result<AccessorData<'g>, ImportError> {
     accessor::read(gltf, index, limits).map_err(|e| ImportError::Data {
         pointer: pointer.to_owned(),
         message: e.to_string(),

@@ -19,4 +19,6 @@ pub mod skinning;
 pub mod spec;
 
 pub use error::{AccessorError, LoadError};
-pub use load::{Container, FsResolver, Gltf, NoFiles, Resolver, load, load_path, load_path_in};
+pub use load::{
+    Container, FsResolver, Gltf, NoFiles, Resolver, load, load_owned, load_path, load_path_in,
+};

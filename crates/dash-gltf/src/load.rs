@@ -85,8 +85,11 @@ pub struct Gltf {
     pub value: serde_json::Value,
     /// The typed view of the parts skinning uses.
     pub root: Root,
+    /// The file's bytes when it was loaded from an owned GLB ([`load_owned`]): its
+    /// binary chunk is buffer 0, read in place.
+    file: Vec<u8>,
     /// Each buffer's bytes, or why they are unavailable.
-    pub buffers: Vec<Result<Vec<u8>, String>>,
+    buffers: Vec<Result<BufferData, String>>,
     /// The JSON text started with a UTF-8 byte order mark, which glTF forbids. It is
     /// skipped so that the rest can still be checked; the validator reports it.
     pub byte_order_mark: bool,
@@ -95,6 +98,15 @@ pub struct Gltf {
 /// The most arrays and objects a glTF document may nest, the root object included
 /// (serde_json's recursion limit: dash never recurses deeper on input).
 pub const MAX_JSON_DEPTH: usize = 127;
+
+/// Where a buffer's bytes are.
+#[derive(Clone, Debug)]
+enum BufferData {
+    /// Read or decoded into their own allocation.
+    Bytes(Vec<u8>),
+    /// A range of [`Gltf::file`] (the GLB binary chunk, not copied).
+    File(std::ops::Range<usize>),
+}
 
 /// Percent-decodes a URI reference.
 fn percent_decode(uri: &str) -> String {
@@ -143,17 +155,47 @@ fn json_error(
     }
 }
 
-/// Loads a glTF document from its bytes (`.gltf` text or `.glb`).
+/// Loads a glTF document from its bytes (`.gltf` text or `.glb`). A GLB's binary chunk
+/// is copied; [`load_owned`] reads it in place.
 pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gltf, LoadError> {
+    load_from(std::borrow::Cow::Borrowed(bytes), resolver, limits)
+}
+
+/// Loads a glTF document from bytes it takes over: a GLB's binary chunk stays where it
+/// is in them and a `.gltf` text is not copied, so the document costs the file once.
+pub fn load_owned(
+    bytes: Vec<u8>,
+    resolver: &dyn Resolver,
+    limits: &Limits,
+) -> Result<Gltf, LoadError> {
+    load_from(std::borrow::Cow::Owned(bytes), resolver, limits)
+}
+
+fn load_from(
+    input: std::borrow::Cow<'_, [u8]>,
+    resolver: &dyn Resolver,
+    limits: &Limits,
+) -> Result<Gltf, LoadError> {
     limits
-        .check_input(bytes.len() as u64)
+        .check_input(input.len() as u64)
         .map_err(|e| LoadError::Limit(e.to_string()))?;
-    let (container, json, json_offset, bin) = if glb::is_glb(bytes) {
-        let c = glb::split(bytes)?;
-        (Container::Glb, c.json, c.json_offset, c.bin)
+    // Ranges into `input`, so that it can be taken over below.
+    let (container, json_range, json_offset, bin) = if glb::is_glb(&input) {
+        let c = glb::split(&input)?;
+        let at = |offset: u64, len: usize| {
+            let start = usize::try_from(offset).unwrap_or(usize::MAX);
+            start..start.saturating_add(len)
+        };
+        (
+            Container::Glb,
+            at(c.json_offset, c.json.len()),
+            c.json_offset,
+            c.bin.map(|b| at(c.bin_offset, b.len())),
+        )
     } else {
-        (Container::Gltf, bytes, 0, None)
+        (Container::Gltf, 0..input.len(), 0, None)
     };
+    let json = input.get(json_range.clone()).unwrap_or_default();
     // Neither the GLB magic nor JSON text: say so, rather than report the first
     // non-UTF-8 byte of a binary file.
     let first = json
@@ -171,8 +213,30 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
         });
     }
     let byte_order_mark = json.starts_with(b"\xef\xbb\xbf");
-    let text = match std::str::from_utf8(json) {
-        Ok(t) => t.strip_prefix('\u{feff}').unwrap_or(t).to_owned(),
+    let skip = if byte_order_mark { 3 } else { 0 };
+    let json_text = (json_range.start + skip)..json_range.end;
+    // A `.gltf` text taken over becomes the document's text without a copy; a GLB taken
+    // over is kept whole, its binary chunk read in place.
+    let mut bin_copy = match (&input, &bin) {
+        (std::borrow::Cow::Borrowed(b), Some(r)) => b.get(r.clone()).map(<[u8]>::to_vec),
+        _ => None,
+    };
+    let (text, file) = match (container, input) {
+        (Container::Gltf, std::borrow::Cow::Owned(mut v)) => {
+            v.drain(..skip);
+            (String::from_utf8(v).map_err(|e| e.utf8_error()), Vec::new())
+        }
+        (_, std::borrow::Cow::Borrowed(b)) => (
+            std::str::from_utf8(b.get(json_text).unwrap_or_default()).map(str::to_owned),
+            Vec::new(),
+        ),
+        (Container::Glb, std::borrow::Cow::Owned(v)) => (
+            std::str::from_utf8(v.get(json_text).unwrap_or_default()).map(str::to_owned),
+            v,
+        ),
+    };
+    let text = match text {
+        Ok(t) => t,
         Err(e) => {
             return Err(LoadError::Json {
                 pointer: String::new(),
@@ -216,48 +280,58 @@ pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gl
             });
         }
     };
-    let buffers = root
-        .buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let data = match (&b.uri, i, bin) {
-                (None, 0, Some(bin)) => Ok(bin.to_vec()),
-                (None, _, _) => {
-                    Err("the buffer has no uri and is not the GLB binary chunk".to_owned())
-                }
-                (Some(uri), _, _) => match uri.strip_prefix("data:") {
-                    Some(rest) => match rest.split_once(";base64,") {
-                        Some((_, data)) => base64::engine::general_purpose::STANDARD
-                            .decode(data.trim())
-                            .map_err(|e| format!("bad base64 data URI: {e}")),
-                        None => Err("data URI is not base64".to_owned()),
-                    },
-                    None => resolver
-                        .read(&percent_decode(uri), b.byte_length)
-                        .map_err(|e| e.to_string()),
+    let mut buffers = Vec::with_capacity(root.buffers.len());
+    for (i, b) in root.buffers.iter().enumerate() {
+        let data = match (&b.uri, i, &bin) {
+            (None, 0, Some(range)) => match bin_copy.take() {
+                Some(copy) => Ok(BufferData::Bytes(copy)),
+                None => Ok(BufferData::File(range.clone())),
+            },
+            (None, _, _) => Err("the buffer has no uri and is not the GLB binary chunk".to_owned()),
+            (Some(uri), _, _) => match uri.strip_prefix("data:") {
+                Some(rest) => match rest.split_once(";base64,") {
+                    Some((_, data)) => base64::engine::general_purpose::STANDARD
+                        .decode(data.trim())
+                        .map(BufferData::Bytes)
+                        .map_err(|e| format!("bad base64 data URI: {e}")),
+                    None => Err("data URI is not base64".to_owned()),
                 },
+                None => resolver
+                    .read(&percent_decode(uri), b.byte_length)
+                    .map(BufferData::Bytes)
+                    .map_err(|e| e.to_string()),
+            },
+        };
+        // At least byteLength bytes, and only those (a BIN chunk may carry padding).
+        let checked = data.and_then(|d| {
+            let have = match &d {
+                BufferData::Bytes(v) => v.len(),
+                BufferData::File(r) => r.len(),
             };
-            data.and_then(|mut d| {
-                if (d.len() as u64) < b.byte_length {
-                    Err(format!(
-                        "holds {} bytes but byteLength is {}",
-                        d.len(),
-                        b.byte_length
-                    ))
-                } else {
-                    d.truncate(b.byte_length as usize);
-                    Ok(d)
+            if (have as u64) < b.byte_length {
+                return Err(format!(
+                    "holds {have} bytes but byteLength is {}",
+                    b.byte_length
+                ));
+            }
+            let keep = b.byte_length as usize;
+            Ok(match d {
+                BufferData::Bytes(mut v) => {
+                    v.truncate(keep);
+                    BufferData::Bytes(v)
                 }
+                BufferData::File(r) => BufferData::File(r.start..r.start + keep),
             })
-        })
-        .collect();
+        });
+        buffers.push(checked);
+    }
     Ok(Gltf {
         container,
         text,
         json_offset,
         value,
         root,
+        file,
         buffers,
         byte_order_mark,
     })
@@ -273,10 +347,30 @@ pub fn load_path_in(path: &Path, allowed: &[PathBuf], limits: &Limits) -> Result
     let bytes = dash_fs::read_input(path, limits.max_input_bytes).map_err(|e| e.to_string())?;
     let resolver =
         FsResolver::for_file(path, allowed, limits.max_input_bytes).map_err(|e| e.to_string())?;
-    load(&bytes, &resolver, limits).map_err(|e| e.to_string())
+    load_owned(bytes, &resolver, limits).map_err(|e| e.to_string())
 }
 
 impl Gltf {
+    /// The number of buffers the document declares.
+    pub fn buffer_count(&self) -> usize {
+        self.buffers.len()
+    }
+
+    /// Buffer `i`'s bytes (exactly `byteLength` of them), or why they are unavailable;
+    /// `None` when there is no buffer `i`.
+    pub fn buffer(&self, i: usize) -> Option<Result<&[u8], &str>> {
+        self.buffers.get(i).map(|b| match b {
+            Ok(BufferData::Bytes(v)) => Ok(v.as_slice()),
+            Ok(BufferData::File(r)) => Ok(self.file.get(r.clone()).unwrap_or_default()),
+            Err(why) => Err(why.as_str()),
+        })
+    }
+
+    /// Every buffer, in order, as [`Gltf::buffer`] gives it.
+    pub fn buffers(&self) -> impl Iterator<Item = Result<&[u8], &str>> {
+        (0..self.buffers.len()).filter_map(|i| self.buffer(i))
+    }
+
     /// Line and column of a JSON Pointer in the document's JSON text.
     pub fn line_col(&self, pointer: &str) -> Option<(usize, usize)> {
         Locator::new(&self.text).line_col(pointer)

@@ -5,8 +5,8 @@
 //! arrays get an element-offset table the first time they are walked, so locating many
 //! diagnostics in a big file stays linear.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Arrays with at least this many elements get a cached offset table.
 const INDEX_THRESHOLD: usize = 64;
@@ -14,8 +14,15 @@ const INDEX_THRESHOLD: usize = 64;
 /// Locates JSON Pointers in one JSON text.
 pub struct Locator<'a> {
     text: &'a str,
-    line_starts: RefCell<Option<Vec<usize>>>,
-    arrays: RefCell<HashMap<usize, Vec<usize>>>,
+    // Caches filled on first use; behind mutexes so that one locator serves checks
+    // running on several threads (only diagnostics, which are rare, take the locks).
+    line_starts: Mutex<Option<Vec<usize>>>,
+    arrays: Mutex<HashMap<usize, Vec<usize>>>,
+}
+
+/// A cache's lock; a poisoned one is still a valid cache (it is only ever extended).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl<'a> Locator<'a> {
@@ -23,8 +30,8 @@ impl<'a> Locator<'a> {
     pub fn new(text: &'a str) -> Self {
         Locator {
             text,
-            line_starts: RefCell::new(None),
-            arrays: RefCell::new(HashMap::new()),
+            line_starts: Mutex::new(None),
+            arrays: Mutex::new(HashMap::new()),
         }
     }
 
@@ -73,7 +80,7 @@ impl<'a> Locator<'a> {
 
     /// The 1-based (line, column) of a byte offset; the column counts characters.
     pub fn line_col_at(&self, offset: usize) -> (usize, usize) {
-        let mut cache = self.line_starts.borrow_mut();
+        let mut cache = lock(&self.line_starts);
         let starts = cache.get_or_insert_with(|| {
             std::iter::once(0)
                 .chain(
@@ -112,7 +119,7 @@ impl<'a> Locator<'a> {
 
     fn element(&self, array_pos: usize, index: usize) -> Option<usize> {
         let bytes = self.text.as_bytes();
-        if let Some(table) = self.arrays.borrow().get(&array_pos) {
+        if let Some(table) = lock(&self.arrays).get(&array_pos) {
             return table.get(index).copied();
         }
         let mut table = Vec::new();
@@ -134,7 +141,7 @@ impl<'a> Locator<'a> {
         }
         let found = table.get(index).copied();
         if table.len() >= INDEX_THRESHOLD {
-            self.arrays.borrow_mut().insert(array_pos, table);
+            lock(&self.arrays).insert(array_pos, table);
         }
         found
     }
@@ -259,7 +266,7 @@ mod tests {
             let off = l.offset(&format!("/{i}/v")).unwrap();
             assert!(text[off..].starts_with(&i.to_string()));
         }
-        assert_eq!(l.arrays.borrow().len(), 1);
+        assert_eq!(lock(&l.arrays).len(), 1);
         assert_eq!(l.offset("/500"), None);
     }
 

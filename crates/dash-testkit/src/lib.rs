@@ -6,15 +6,18 @@
 //! - [`run_limited`]: a command in a child process under an address-space limit and a
 //!   time bound, failing the test on a crash, a signal or an exit code other than 0/1/2;
 //! - [`snapshot`] and [`changes`]: what a run created, changed or removed in a folder;
+//! - [`gltf::SkinnedGlb`]: skinned GLB files with several primitives and sets and
+//!   chosen faults, built in memory;
 //! - [`hostile`]: a proptest strategy of input files — mutated seeds from the repository
 //!   and random bytes — for CLI-level property tests.
-#![allow(clippy::panic, clippy::expect_used)]
+#![allow(clippy::panic, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod gltf;
 pub mod hostile;
 
 /// The repository root (two levels above a crate's manifest folder).

@@ -71,6 +71,21 @@ pub struct MeshStats {
     pub first_with_data: Option<u64>,
 }
 
+impl MeshStats {
+    /// Adds the statistics of a later chunk of vertices.
+    pub fn append(&mut self, later: MeshStats) {
+        if self.set_used.len() < later.set_used.len() {
+            self.set_used.resize(later.set_used.len(), false);
+        }
+        for (a, b) in self.set_used.iter_mut().zip(later.set_used) {
+            *a |= b;
+        }
+        if self.first_with_data.is_none() {
+            self.first_with_data = later.first_with_data;
+        }
+    }
+}
+
 /// The rules' configuration.
 #[derive(Clone, Debug)]
 pub struct Checker {
@@ -200,6 +215,83 @@ impl Checker {
         );
     }
 
+    /// True when float influence sets, any number of them, break no rule: what
+    /// [`Checker::vertex`] would find, decided in one pass without building a diagnostic
+    /// (weights finite, in `[0, 1]`, neither `-0.0` nor subnormal; bones in range and not
+    /// removed; unused slots on bone 0; no bone twice; the profile's sum rule, summed in
+    /// the reference order; no set used while an earlier one has a free slot; no set
+    /// heavier than an earlier one). Only a shortcut: when it says no, the full checks run.
+    fn clean_float(&self, sets: &[InfluenceSet]) -> bool {
+        let mut sum = SumCheck::new();
+        // Bones below 128 by bit, others (rare) in a short list.
+        let (mut low, mut high) = (0u128, [0u32; 16]);
+        let mut n_high = 0usize;
+        for k in 0..dash_core::SLOTS {
+            for set in sets {
+                let (Some(&bone), Some(&w)) = (set.joints.get(k), set.weights.get(k)) else {
+                    return false;
+                };
+                if self.bones.is_some_and(|n| u64::from(bone) >= n) {
+                    return false;
+                }
+                if w.to_bits() == 0 {
+                    if bone != 0 {
+                        return false;
+                    }
+                    continue;
+                }
+                if !(f32::MIN_POSITIVE..=1.0).contains(&w) || self.is_removed(bone) {
+                    return false;
+                }
+                if bone < 128 {
+                    let bit = 1u128 << bone;
+                    if low & bit != 0 {
+                        return false;
+                    }
+                    low |= bit;
+                } else {
+                    let seen = high.get(..n_high).unwrap_or_default();
+                    if seen.contains(&bone) {
+                        return false;
+                    }
+                    match high.get_mut(n_high) {
+                        Some(slot) => *slot = bone,
+                        None => return false,
+                    }
+                    n_high += 1;
+                }
+                sum.add(f64::from(w));
+            }
+        }
+        let sums_ok = match self.profile {
+            Profile::Dash => !(self.skinned && sum.counted == 0),
+            Profile::Gltf => sum.passes(),
+        };
+        if !sums_ok {
+            return false;
+        }
+        // Set hygiene: no later set used after a free slot, none heavier than an earlier.
+        let mut free_before = false;
+        let mut lightest = f32::INFINITY;
+        for set in sets {
+            let used = set.weights.iter().any(|&w| w != 0.0);
+            if free_before && used {
+                return false;
+            }
+            if set.weights.iter().any(|&w| w > lightest) {
+                return false;
+            }
+            for &w in &set.weights {
+                if w == 0.0 {
+                    free_before = true;
+                } else if w < lightest {
+                    lightest = w;
+                }
+            }
+        }
+        true
+    }
+
     /// Checks the influence sets of vertex `v`. `raw` holds the stored integers of
     /// normalized weights (one `[u32; 4]` per set) when `encoding` is not `Float`.
     #[allow(clippy::too_many_arguments)]
@@ -222,6 +314,23 @@ impl Checker {
                 stats.first_with_data.get_or_insert(v);
             }
         }
+        if raw.is_none() && self.encoding == Encoding::Float && self.clean_float(sets) {
+            return;
+        }
+        self.full(v, sets, raw, loc, sink, scratch);
+    }
+
+    /// Every per-vertex rule, diagnostics built as found (the work behind
+    /// [`Checker::vertex`] once its shortcut said no).
+    fn full(
+        &self,
+        v: u64,
+        sets: &[InfluenceSet],
+        raw: Option<&[[u32; 4]]>,
+        loc: &dyn Locate,
+        sink: &mut Sink,
+        scratch: &mut Scratch,
+    ) {
         let max = self.encoding.max();
         let mut blocked = false;
         let mut sum = SumCheck::new();
@@ -589,6 +698,44 @@ mod tests {
             prop_assert_eq!(a.into_parts(), b.into_parts());
             prop_assert_eq!(sa.first_with_data, sb.first_with_data);
             prop_assert_eq!(sa.set_used, sb.set_used);
+        }
+
+        /// The multi-set shortcut says "clean" exactly when the full checks find nothing
+        /// (bones below 128, where it never falls back for want of room).
+        #[test]
+        fn multi_set_shortcut_equals_the_full_checks(
+            sets in proptest::collection::vec(
+                ([0u32..6, 0u32..6, 0u32..6, 0u32..6], [weight(), weight(), weight(), weight()]),
+                1..5,
+            ),
+            gltf in any::<bool>(),
+            bones in proptest::option::of(1u64..7),
+            removed in proptest::sample::subsequence(vec![0u32, 1, 2, 3, 4, 5], 0..=2),
+            sorted in any::<bool>(),
+        ) {
+            let checker = Checker {
+                profile: if gltf { Profile::Gltf } else { Profile::Dash },
+                bones,
+                removed,
+                skinned: true,
+                encoding: Encoding::Float,
+            };
+            let mut sets: Vec<InfluenceSet> = sets
+                .into_iter()
+                .map(|(joints, weights)| InfluenceSet { joints, weights })
+                .collect();
+            if sorted {
+                // Clean vertices are the common case: make many of them.
+                for (s, set) in sets.iter_mut().enumerate() {
+                    set.weights.sort_by(|a, b| b.total_cmp(a));
+                    for (k, j) in set.joints.iter_mut().enumerate() {
+                        *j = (s * 4 + k) as u32 % 6;
+                    }
+                }
+            }
+            let mut full = Sink::new(100);
+            checker.full(3, &sets, None, &NoLoc, &mut full, &mut Scratch::default());
+            prop_assert_eq!(checker.clean_float(&sets), full.total() == 0);
         }
     }
 }

@@ -150,7 +150,7 @@ fn validate_with(
     );
     let profile = match format {
         Some(InputFormat::Gltf | InputFormat::Glb) => {
-            inputs::gltf::validate(bytes, resolver, opts, &mut sink)
+            inputs::gltf::validate(std::borrow::Cow::Borrowed(bytes), resolver, opts, &mut sink)
         }
         Some(InputFormat::Json) => inputs::json::validate(bytes, opts, &mut sink),
         Some(f @ (InputFormat::Dmx | InputFormat::Raw)) => {
@@ -220,7 +220,12 @@ pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
                 match std::fs::read(path) {
                     Ok(bytes) => {
                         let r = resolver(&name, opts);
-                        inputs::gltf::validate(&bytes, r.as_ref(), opts, &mut sink)
+                        inputs::gltf::validate(
+                            std::borrow::Cow::Owned(bytes),
+                            r.as_ref(),
+                            opts,
+                            &mut sink,
+                        )
                     }
                     Err(e) => return io_fail(e, sink),
                 }

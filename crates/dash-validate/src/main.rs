@@ -67,6 +67,9 @@ struct Args {
     #[arg(long, default_value_t = Limits::default().max_sets,
           value_parser = clap::value_parser!(u64).range(1..))]
     max_sets: u64,
+    /// Threads checking vertices (0: one per core). The report is the same at any count.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -114,6 +117,12 @@ fn expand(inputs: &[PathBuf], all: bool) -> Result<Vec<PathBuf>, dash_fs::FsErro
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if args.threads > 0 {
+        // Fails only when a pool exists already, which cannot happen this early.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(args.threads)
+            .build_global();
+    }
     let (bones, removed_bones) = match &args.manifest {
         None => (args.bones, Vec::new()),
         Some(path) => {

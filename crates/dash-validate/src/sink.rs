@@ -51,6 +51,22 @@ impl Sink {
         self.counts.values().sum()
     }
 
+    /// Appends the findings of `later`, a sink that checked what comes after this one's
+    /// (a later chunk of vertices): the result is what one sink would hold had it seen
+    /// both in order, whatever the chunking.
+    pub fn append(&mut self, later: Sink) {
+        for (code, n) in later.counts {
+            *self.counts.entry(code).or_insert(0) += n;
+        }
+        let room = self.max.saturating_sub(self.kept.len());
+        self.kept.extend(later.kept.into_iter().take(room));
+    }
+
+    /// A sink for a later chunk of the same checks, keeping as many as this one may.
+    pub fn fork(&self) -> Sink {
+        Sink::new(self.max.saturating_sub(self.kept.len()))
+    }
+
     /// Splits into the counts per code and the kept diagnostics.
     pub fn into_parts(self) -> (BTreeMap<Code, u64>, Vec<Diagnostic>) {
         (self.counts, self.kept)

@@ -14,6 +14,10 @@ use crate::influences::{Checker, Encoding, Field, Locate, MeshStats, Profile, Sc
 use crate::options::Options;
 use crate::sink::Sink;
 
+/// Vertices per parallel chunk: large enough that scheduling costs nothing, small
+/// enough that two cores share a 100k-vertex mesh.
+const VERTEX_CHUNK: usize = 1 << 15;
+
 /// Pointer locations in the document's JSON text.
 struct Doc<'a> {
     locator: Locator<'a>,
@@ -38,8 +42,8 @@ impl Doc<'_> {
 /// Per-vertex locations inside one primitive's influence accessors.
 struct PrimLocate<'a> {
     doc: &'a Doc<'a>,
-    joints: Vec<(String, &'a AccessorData)>,
-    weights: Vec<(String, &'a AccessorData)>,
+    joints: Vec<(String, &'a AccessorData<'a>)>,
+    weights: Vec<(String, &'a AccessorData<'a>)>,
 }
 
 impl Locate for PrimLocate<'_> {
@@ -78,10 +82,20 @@ impl Locate for PrimLocate<'_> {
     }
 }
 
-/// Validates a glTF document. Returns the profile used.
-pub fn validate(bytes: &[u8], resolver: &dyn Resolver, opts: &Options, sink: &mut Sink) -> Profile {
+/// Validates a glTF document. Returns the profile used. Bytes handed over (a file read
+/// for the purpose) are read in place; borrowed bytes cost a copy of a GLB's binary chunk.
+pub fn validate(
+    bytes: std::borrow::Cow<'_, [u8]>,
+    resolver: &dyn Resolver,
+    opts: &Options,
+    sink: &mut Sink,
+) -> Profile {
     let profile = opts.profile.unwrap_or(Profile::Gltf);
-    let gltf = match dash_gltf::load(bytes, resolver, &opts.limits) {
+    let loaded = match bytes {
+        std::borrow::Cow::Borrowed(b) => dash_gltf::load(b, resolver, &opts.limits),
+        std::borrow::Cow::Owned(v) => dash_gltf::load_owned(v, resolver, &opts.limits),
+    };
+    let gltf = match loaded {
         Ok(g) => g,
         Err(e) => {
             let (code, location, message) = match &e {
@@ -134,7 +148,7 @@ pub fn validate(bytes: &[u8], resolver: &dyn Resolver, opts: &Options, sink: &mu
             )
         });
     }
-    for (i, b) in gltf.buffers.iter().enumerate() {
+    for (i, b) in gltf.buffers().enumerate() {
         if let Err(why) = b {
             doc.push(sink, Code::GLTF_BUFFER, &format!("/buffers/{i}"), || {
                 format!("buffer {i} is unavailable: {why}")
@@ -755,40 +769,59 @@ fn primitive(
         joints: joints.iter().map(|(p, d)| (p.clone(), d)).collect(),
         weights: weights.iter().map(|(p, d)| (p.clone(), d)).collect(),
     };
-    let mut stats = MeshStats::default();
-    let mut scratch = Scratch::default();
-    let mut sets = vec![InfluenceSet::ZERO; nsets];
-    let mut raw = vec![[0u32; 4]; nsets];
+    // Vertices in chunks, checked in parallel, each into its own sink; the sinks are
+    // appended in vertex order, so the report is the same at any thread count.
     let max = checker.encoding.max();
-    for v in 0..count {
-        for (s, (set, r)) in sets.iter_mut().zip(raw.iter_mut()).enumerate() {
-            let (Some((_, jd)), Some((_, wd)), Some(enc)) =
-                (joints.get(s), weights.get(s), encodings.get(s))
-            else {
-                continue;
-            };
-            let w: [f64; 4] = std::array::from_fn(|k| wd.get(v, k));
-            set.joints = std::array::from_fn(|k| jd.get(v, k) as u32);
-            match enc.max() {
-                Some(m) => {
-                    set.weights = w.map(|x| (x / f64::from(m)) as f32);
-                    *r = w.map(|x| x as u32);
-                }
-                None => {
-                    set.weights = w.map(|x| x as f32);
-                    *r = [0; 4];
+    let chunk_report = |chunk: usize| {
+        let mut sink = sink.fork();
+        let mut stats = MeshStats::default();
+        let mut scratch = Scratch::default();
+        let mut sets = vec![InfluenceSet::ZERO; nsets];
+        let mut raw = vec![[0u32; 4]; nsets];
+        let end = count.min((chunk + 1) * VERTEX_CHUNK);
+        for v in chunk * VERTEX_CHUNK..end {
+            for (s, (set, r)) in sets.iter_mut().zip(raw.iter_mut()).enumerate() {
+                let (Some((_, jd)), Some((_, wd)), Some(enc)) =
+                    (joints.get(s), weights.get(s), encodings.get(s))
+                else {
+                    continue;
+                };
+                let w = wd.get4(v);
+                set.joints = jd.get4(v).map(|j| j as u32);
+                match enc.max() {
+                    Some(m) => {
+                        set.weights = w.map(|x| (x / f64::from(m)) as f32);
+                        *r = w.map(|x| x as u32);
+                    }
+                    None => {
+                        set.weights = w.map(|x| x as f32);
+                        *r = [0; 4];
+                    }
                 }
             }
+            checker.vertex(
+                v as u64,
+                &sets,
+                max.map(|_| raw.as_slice()),
+                &loc,
+                &mut sink,
+                &mut stats,
+                &mut scratch,
+            );
         }
-        checker.vertex(
-            v as u64,
-            &sets,
-            max.map(|_| raw.as_slice()),
-            &loc,
-            sink,
-            &mut stats,
-            &mut scratch,
-        );
+        (sink, stats)
+    };
+    let chunks: Vec<(Sink, MeshStats)> = {
+        use rayon::prelude::*;
+        (0..count.div_ceil(VERTEX_CHUNK))
+            .into_par_iter()
+            .map(chunk_report)
+            .collect()
+    };
+    let mut stats = MeshStats::default();
+    for (s, st) in chunks {
+        sink.append(s);
+        stats.append(st);
     }
     checker.mesh(
         &stats,

@@ -318,7 +318,7 @@ impl<'a> Arbitrary<'a> for ReduceCase {
     }
 }
 
-fn reduce_input(c: &ReduceCase) -> dash_reduce::input::Input {
+fn reduce_input(c: &ReduceCase) -> dash_reduce::input::Input<'static> {
     let counts: Vec<u32> = c.vertices.iter().map(|v| v.len() as u32).collect();
     let mut cands = dash_reduce::input::Candidates::with_counts(&counts);
     for (v, list) in c.vertices.iter().enumerate() {

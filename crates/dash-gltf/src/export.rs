@@ -3,13 +3,19 @@
 //! The document is edited as a JSON value, so everything dash does not touch — other
 //! attributes, nodes, animations, materials, extensions, extras — is written back as it
 //! was. New data (influence accessors, reordered inverse bind matrices) goes into new
-//! buffer views appended to the binary chunk (GLB) or to a new embedded buffer (`.gltf`);
-//! the old influence accessors stay in place (unused), so no existing index changes.
+//! buffer views in buffer 0. When the document uses no extension that could refer to
+//! accessors or buffer data on its own (see [`PRUNE_SAFE_EXTENSIONS`]), the accessors
+//! the edit replaced, and the buffer views only they used, are removed and the buffers
+//! compacted: a reduced file is smaller than its input and carries no unused object the
+//! input did not have. Otherwise they stay in place, unused, and no index changes.
+//!
+//! Buffer bytes are copied once, straight into the output; nothing is assembled twice.
+
+use std::collections::BTreeSet;
 
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
-use crate::glb;
 use crate::load::{Container, Gltf};
 use crate::skinning;
 use crate::spec::component;
@@ -25,23 +31,32 @@ pub enum Weights {
     Unorm16(Vec<Vec<[u16; 4]>>),
 }
 
-/// The little-endian bytes of one set's values, vertex after vertex.
-fn le_bytes<T: Copy, const B: usize>(set: Option<&Vec<[T; 4]>>, to: fn(T) -> [u8; B]) -> Vec<u8> {
-    set.into_iter()
-        .flatten()
-        .flatten()
-        .flat_map(|&x| to(x))
-        .collect()
+/// How weights are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightFormat {
+    /// FLOAT.
+    F32,
+    /// Normalized UNSIGNED_BYTE.
+    Unorm8,
+    /// Normalized UNSIGNED_SHORT.
+    Unorm16,
 }
 
-impl Weights {
-    fn sets(&self) -> usize {
-        match self {
-            Weights::F32(s) => s.len(),
-            Weights::Unorm8(s) => s.len(),
-            Weights::Unorm16(s) => s.len(),
-        }
-    }
+/// Influence sets to write, read vertex by vertex: the exporter encodes them straight
+/// into the output, so a caller need not lay them out in memory again.
+pub trait InfluenceSource {
+    /// Number of sets.
+    fn sets(&self) -> usize;
+    /// Number of vertices.
+    fn vertices(&self) -> usize;
+    /// Joint indices of set `s` of vertex `v`.
+    fn joints(&self, s: usize, v: usize) -> [u32; 4];
+    /// The weight storage.
+    fn format(&self) -> WeightFormat;
+    /// FLOAT weights of set `s` of vertex `v` (for [`WeightFormat::F32`]).
+    fn weights_f32(&self, s: usize, v: usize) -> [f32; 4];
+    /// Stored integers of set `s` of vertex `v` (for the normalized formats).
+    fn weights_int(&self, s: usize, v: usize) -> [u32; 4];
 }
 
 /// The influence sets of one primitive: joints per set (set-major) and weights.
@@ -51,6 +66,68 @@ pub struct Influences {
     pub joints: Vec<Vec<[u32; 4]>>,
     /// Weights in the storage to write.
     pub weights: Weights,
+}
+
+impl InfluenceSource for Influences {
+    fn sets(&self) -> usize {
+        self.joints.len()
+    }
+    fn vertices(&self) -> usize {
+        self.joints.first().map_or(0, Vec::len)
+    }
+    fn joints(&self, s: usize, v: usize) -> [u32; 4] {
+        self.joints
+            .get(s)
+            .and_then(|x| x.get(v))
+            .copied()
+            .unwrap_or_default()
+    }
+    fn format(&self) -> WeightFormat {
+        match self.weights {
+            Weights::F32(_) => WeightFormat::F32,
+            Weights::Unorm8(_) => WeightFormat::Unorm8,
+            Weights::Unorm16(_) => WeightFormat::Unorm16,
+        }
+    }
+    fn weights_f32(&self, s: usize, v: usize) -> [f32; 4] {
+        match &self.weights {
+            Weights::F32(w) => w.get(s).and_then(|x| x.get(v)).copied().unwrap_or_default(),
+            _ => [0.0; 4],
+        }
+    }
+    fn weights_int(&self, s: usize, v: usize) -> [u32; 4] {
+        match &self.weights {
+            Weights::Unorm8(w) => w
+                .get(s)
+                .and_then(|x| x.get(v))
+                .map_or([0; 4], |x| x.map(u32::from)),
+            Weights::Unorm16(w) => w
+                .get(s)
+                .and_then(|x| x.get(v))
+                .map_or([0; 4], |x| x.map(u32::from)),
+            Weights::F32(_) => [0; 4],
+        }
+    }
+}
+
+impl Influences {
+    fn check(&self) -> Result<(), ExportError> {
+        let count = self.vertices();
+        let sets = match &self.weights {
+            Weights::F32(s) => s.iter().map(Vec::len).collect::<Vec<_>>(),
+            Weights::Unorm8(s) => s.iter().map(Vec::len).collect(),
+            Weights::Unorm16(s) => s.iter().map(Vec::len).collect(),
+        };
+        if sets.len() != self.joints.len()
+            || self.joints.iter().any(|s| s.len() != count)
+            || sets.iter().any(|&n| n != count)
+        {
+            return Err(ExportError::Shape(
+                "every set needs joints and weights for every vertex".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// What a skin's joint list becomes.
@@ -64,6 +141,7 @@ pub enum JointSlot {
 
 /// Why a file cannot be written.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ExportError {
     /// A buffer of the source is unavailable, so the file cannot be copied faithfully.
     #[error("buffer {0} of the source is unavailable: {1}")]
@@ -79,18 +157,72 @@ pub enum ExportError {
     TooLarge,
 }
 
-/// An editable copy of a glTF document.
+/// Extensions that never refer to accessors, buffer views or buffers by themselves:
+/// with only these in `extensionsUsed`, replaced data can be pruned safely. Any other
+/// extension (Draco, meshopt, GPU instancing, unknown ones) keeps the old data in place.
+pub const PRUNE_SAFE_EXTENSIONS: &[&str] = &[
+    "KHR_lights_punctual",
+    "KHR_materials_anisotropy",
+    "KHR_materials_clearcoat",
+    "KHR_materials_dispersion",
+    "KHR_materials_emissive_strength",
+    "KHR_materials_ior",
+    "KHR_materials_iridescence",
+    "KHR_materials_pbrSpecularGlossiness",
+    "KHR_materials_sheen",
+    "KHR_materials_specular",
+    "KHR_materials_transmission",
+    "KHR_materials_unlit",
+    "KHR_materials_variants",
+    "KHR_materials_volume",
+    "KHR_mesh_quantization",
+    "KHR_texture_basisu",
+    "KHR_texture_transform",
+    "KHR_xmp_json_ld",
+    "EXT_texture_webp",
+    "EXT_texture_avif",
+];
+
+/// Where a `.gltf` output keeps its buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BufferFiles {
+    /// Every buffer as a base64 data URI in the JSON (the output stands alone).
+    Embed,
+    /// Buffers that were external files (and a GLB's binary chunk) become files named
+    /// after the output, `STEM.bin` (`STEM_N.bin` for buffer N > 0); data URIs stay
+    /// data URIs.
+    Beside {
+        /// The output's file stem.
+        stem: String,
+    },
+}
+
+/// A written document: the main file and the buffer files to write beside it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// The `.gltf` or `.glb` bytes.
+    pub main: Vec<u8>,
+    /// `(file name, bytes)` of external buffers, to write in the same folder.
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// A new buffer view's bytes.
 #[derive(Clone, Debug)]
-pub struct Editor {
+struct NewView {
+    bytes: Vec<u8>,
+    target: Option<u32>,
+}
+
+/// An edit of a glTF document.
+#[derive(Clone, Debug)]
+pub struct Editor<'g> {
+    gltf: &'g Gltf,
     value: Value,
-    /// The GLB binary chunk (buffer 0 of a GLB), extended with new data.
-    bin: Option<Vec<u8>>,
-    /// New data for a `.gltf` (one new embedded buffer).
-    extra: Vec<u8>,
-    /// Index of the buffer new data goes to.
-    target_buffer: usize,
-    /// Buffers of the source, to embed when written elsewhere.
-    sources: Vec<Option<Vec<u8>>>,
+    /// Views added by the edit; in the JSON they are numbered after the source's, with
+    /// `buffer` 0 (placed at [`Editor::finish_files`]).
+    new_views: Vec<NewView>,
+    /// Source accessors the edit stopped using (old influence and bind matrix accessors).
+    replaced: BTreeSet<usize>,
 }
 
 /// The array member `key` of an object, created when missing.
@@ -108,55 +240,29 @@ fn arr<'v>(v: &'v mut Value, key: &str) -> Result<&'v mut Vec<Value>, ExportErro
         .ok_or_else(|| ExportError::Shape(format!("`{key}` is not an array")))
 }
 
-impl Editor {
+impl<'g> Editor<'g> {
     /// Starts an edit of `gltf`. Every buffer must be available.
-    pub fn new(gltf: &Gltf) -> Result<Self, ExportError> {
-        let mut sources = Vec::new();
+    pub fn new(gltf: &'g Gltf) -> Result<Self, ExportError> {
         for (i, b) in gltf.buffers().enumerate() {
-            match b {
-                Ok(d) => sources.push(Some(d.to_vec())),
-                Err(e) => return Err(ExportError::Buffer(i, e.to_owned())),
+            if let Err(e) = b {
+                return Err(ExportError::Buffer(i, e.to_owned()));
             }
         }
-        let mut value = gltf.value.clone();
-        let glb_bin = gltf.container == Container::Glb
-            && gltf.root.buffers.first().is_some_and(|b| b.uri.is_none());
-        let (bin, target_buffer) = if glb_bin {
-            (sources.first().cloned().flatten(), 0)
-        } else {
-            let buffers = arr(&mut value, "buffers")?;
-            buffers.push(json!({"byteLength": 0}));
-            (None, buffers.len() - 1)
-        };
         Ok(Editor {
-            value,
-            bin,
-            extra: Vec::new(),
-            target_buffer,
-            sources,
+            gltf,
+            value: gltf.value.clone(),
+            new_views: Vec::new(),
+            replaced: BTreeSet::new(),
         })
     }
 
-    fn data(&mut self) -> &mut Vec<u8> {
-        match &mut self.bin {
-            Some(b) => b,
-            None => &mut self.extra,
-        }
-    }
-
-    /// Appends bytes as a new buffer view (4-byte aligned); returns its index.
-    fn view(&mut self, bytes: &[u8], target: Option<u32>) -> Result<usize, ExportError> {
-        let buffer = self.target_buffer;
-        let data = self.data();
-        while !data.len().is_multiple_of(4) {
-            data.push(0);
-        }
-        let offset = data.len();
-        data.extend_from_slice(bytes);
-        let mut v = json!({"buffer": buffer, "byteOffset": offset, "byteLength": bytes.len()});
+    /// Adds bytes as a new buffer view; returns its index.
+    fn view(&mut self, bytes: Vec<u8>, target: Option<u32>) -> Result<usize, ExportError> {
+        let mut v = json!({"buffer": 0, "byteOffset": 0, "byteLength": bytes.len()});
         if let (Some(t), Some(o)) = (target, v.as_object_mut()) {
             o.insert("target".into(), json!(t));
         }
+        self.new_views.push(NewView { bytes, target });
         let views = arr(&mut self.value, "bufferViews")?;
         views.push(v);
         Ok(views.len() - 1)
@@ -180,28 +286,34 @@ impl Editor {
         Ok(accs.len() - 1)
     }
 
-    /// Replaces the `JOINTS_n` / `WEIGHTS_n` attributes of a primitive. Joints are written
-    /// as UNSIGNED_BYTE when every index is below 256, else UNSIGNED_SHORT.
+    /// Replaces the `JOINTS_n` / `WEIGHTS_n` attributes of a primitive (see
+    /// [`Editor::set_influences_from`]).
     pub fn set_influences(
         &mut self,
         mesh: usize,
         primitive: usize,
         inf: &Influences,
     ) -> Result<(), ExportError> {
-        let count = inf.joints.first().map_or(0, Vec::len);
-        if inf.joints.len() != inf.weights.sets() || inf.joints.iter().any(|s| s.len() != count) {
-            return Err(ExportError::Shape(
-                "every set needs joints and weights for every vertex".into(),
-            ));
+        inf.check()?;
+        self.set_influences_from(mesh, primitive, inf)
+    }
+
+    /// Replaces the `JOINTS_n` / `WEIGHTS_n` attributes of a primitive with the sets of
+    /// `src`, encoded once. Joints are written as UNSIGNED_BYTE when every index is below
+    /// 256, else UNSIGNED_SHORT. The old accessors are marked replaced.
+    pub fn set_influences_from(
+        &mut self,
+        mesh: usize,
+        primitive: usize,
+        src: &dyn InfluenceSource,
+    ) -> Result<(), ExportError> {
+        let (sets, count) = (src.sets(), src.vertices());
+        let mut max = 0u32;
+        for s in 0..sets {
+            for v in 0..count {
+                max = max.max(src.joints(s, v).into_iter().max().unwrap_or(0));
+            }
         }
-        let max = inf
-            .joints
-            .iter()
-            .flatten()
-            .flatten()
-            .copied()
-            .max()
-            .unwrap_or(0);
         if max > u32::from(u16::MAX) {
             return Err(ExportError::Shape(format!(
                 "joint index {max} does not fit UNSIGNED_SHORT"
@@ -209,32 +321,49 @@ impl Editor {
         }
         let wide = max > 255;
         let mut new_attrs: Vec<(String, usize)> = Vec::new();
-        for (s, joints) in inf.joints.iter().enumerate() {
-            let bytes: Vec<u8> = if wide {
-                joints
-                    .iter()
-                    .flatten()
-                    .flat_map(|&j| (j as u16).to_le_bytes())
-                    .collect()
-            } else {
-                joints.iter().flatten().map(|&j| j as u8).collect()
-            };
-            let v = self.view(&bytes, Some(34962))?;
+        for s in 0..sets {
+            let mut bytes = Vec::with_capacity(count * if wide { 8 } else { 4 });
+            for v in 0..count {
+                for j in src.joints(s, v) {
+                    if wide {
+                        bytes.extend_from_slice(&(j as u16).to_le_bytes());
+                    } else {
+                        bytes.push(j as u8);
+                    }
+                }
+            }
+            let view = self.view(bytes, Some(34962))?;
             let a = self.accessor(
-                v,
+                view,
                 if wide { component::U16 } else { component::U8 },
                 "VEC4",
                 count,
                 false,
             )?;
             new_attrs.push((format!("JOINTS_{s}"), a));
-            let (bytes, ctype, norm) = match &inf.weights {
-                Weights::F32(w) => (le_bytes(w.get(s), f32::to_le_bytes), component::F32, false),
-                Weights::Unorm8(w) => (le_bytes(w.get(s), u8::to_le_bytes), component::U8, true),
-                Weights::Unorm16(w) => (le_bytes(w.get(s), u16::to_le_bytes), component::U16, true),
+            let (size, ctype, norm) = match src.format() {
+                WeightFormat::F32 => (16, component::F32, false),
+                WeightFormat::Unorm8 => (4, component::U8, true),
+                WeightFormat::Unorm16 => (8, component::U16, true),
             };
-            let v = self.view(&bytes, Some(34962))?;
-            let a = self.accessor(v, ctype, "VEC4", count, norm)?;
+            let mut bytes = Vec::with_capacity(count * size);
+            for v in 0..count {
+                match src.format() {
+                    WeightFormat::F32 => {
+                        for w in src.weights_f32(s, v) {
+                            bytes.extend_from_slice(&w.to_le_bytes());
+                        }
+                    }
+                    WeightFormat::Unorm8 => bytes.extend(src.weights_int(s, v).map(|x| x as u8)),
+                    WeightFormat::Unorm16 => {
+                        for x in src.weights_int(s, v) {
+                            bytes.extend_from_slice(&(x as u16).to_le_bytes());
+                        }
+                    }
+                }
+            }
+            let view = self.view(bytes, Some(34962))?;
+            let a = self.accessor(view, ctype, "VEC4", count, norm)?;
             new_attrs.push((format!("WEIGHTS_{s}"), a));
         }
         let attrs = self
@@ -250,7 +379,9 @@ impl Editor {
             .cloned()
             .collect();
         for k in old {
-            attrs.remove(&k);
+            if let Some(i) = attrs.remove(&k).and_then(|v| v.as_u64()) {
+                self.replaced.insert(i as usize);
+            }
         }
         for (k, a) in new_attrs {
             attrs.insert(k, json!(a));
@@ -261,12 +392,8 @@ impl Editor {
     /// Rewrites skin `skin`'s joint list to `slots` (index = new joint index), with the
     /// inverse bind matrices permuted to match. Placeholders become new childless nodes
     /// under the skin's common root, with identity inverse bind matrices.
-    pub fn reorder_skin(
-        &mut self,
-        gltf: &Gltf,
-        skin: usize,
-        slots: &[JointSlot],
-    ) -> Result<(), ExportError> {
+    pub fn reorder_skin(&mut self, skin: usize, slots: &[JointSlot]) -> Result<(), ExportError> {
+        let gltf = self.gltf;
         let s = gltf
             .root
             .skins
@@ -315,7 +442,10 @@ impl Editor {
             joints.push(json!(node));
             mats.extend(m.iter().flat_map(|x| x.to_le_bytes()));
         }
-        let view = self.view(&mats, None)?;
+        if let Some(old) = s.inverse_bind_matrices {
+            self.replaced.insert(old as usize);
+        }
+        let view = self.view(mats, None)?;
         let acc = self.accessor(view, component::F32, "MAT4", slots.len(), false)?;
         let sk = self
             .value
@@ -327,56 +457,456 @@ impl Editor {
         Ok(())
     }
 
-    /// Writes the result as `container`. A `.gltf` output embeds every buffer (so it
-    /// stands alone wherever it is written); a `.glb` output carries buffer 0 in its
-    /// binary chunk when the source had one, and embeds the others.
-    pub fn finish(mut self, container: Container) -> Result<Vec<u8>, ExportError> {
-        let b64 = |d: &[u8]| {
-            format!(
-                "data:application/octet-stream;base64,{}",
-                base64::engine::general_purpose::STANDARD.encode(d)
-            )
+    /// Writes the result as `container` with every buffer of a `.gltf` embedded (the
+    /// output stands alone); see [`Editor::finish_files`].
+    pub fn finish(self, container: Container) -> Result<Vec<u8>, ExportError> {
+        Ok(self.finish_files(container, &BufferFiles::Embed)?.main)
+    }
+
+    /// Writes the result as `container`. A `.glb` carries buffer 0 in its binary chunk
+    /// and embeds the others; a `.gltf` keeps its buffers as `files` says. New data goes
+    /// to buffer 0. Replaced accessors nothing else uses, and the views only they used,
+    /// are removed and every buffer compacted (each kept view keeps its offset modulo 4,
+    /// so every accessor stays aligned), unless an extension outside
+    /// [`PRUNE_SAFE_EXTENSIONS`] is used.
+    pub fn finish_files(
+        self,
+        container: Container,
+        files: &BufferFiles,
+    ) -> Result<Written, ExportError> {
+        let Editor {
+            gltf,
+            mut value,
+            new_views,
+            replaced,
+        } = self;
+        let n_src_views = gltf.root.buffer_views.len();
+        let prune = extensions_used(&value)
+            .iter()
+            .all(|e| PRUNE_SAFE_EXTENSIONS.contains(&e.as_str()));
+        // Which accessors and views stay.
+        let n_acc = value
+            .get("accessors")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
+        let mut used = vec![false; n_acc];
+        for_each_accessor_ref(&mut value, &mut |i| {
+            if let Some(u) = used.get_mut(*i as usize) {
+                *u = true;
+            }
+        });
+        let removed_acc: BTreeSet<usize> = if prune {
+            replaced
+                .iter()
+                .copied()
+                .filter(|&i| !used.get(i).copied().unwrap_or(true))
+                .collect()
+        } else {
+            BTreeSet::new()
         };
-        let bin = self.bin.take();
-        let extra = std::mem::take(&mut self.extra);
-        let target = self.target_buffer;
-        let sources = std::mem::take(&mut self.sources);
-        let buffers = arr(&mut self.value, "buffers")?;
-        let mut glb_bin: Option<Vec<u8>> = None;
-        for (i, b) in buffers.iter_mut().enumerate() {
-            let data: Vec<u8> = if i == 0 && bin.is_some() {
-                bin.clone().unwrap_or_default()
-            } else if i == target && bin.is_none() {
-                extra.clone()
-            } else {
-                sources.get(i).cloned().flatten().unwrap_or_default()
-            };
-            let Some(o) = b.as_object_mut() else { continue };
-            o.insert("byteLength".into(), json!(data.len()));
-            if container == Container::Glb && i == 0 && bin.is_some() {
-                o.remove("uri");
-                glb_bin = Some(data);
-            } else {
-                o.insert("uri".into(), Value::String(b64(&data)));
+        let n_views = n_src_views + new_views.len();
+        let mut view_used = vec![false; n_views];
+        let mut view_of_removed = vec![false; n_views];
+        if let Some(accs) = value.get_mut("accessors").and_then(Value::as_array_mut) {
+            for (i, a) in accs.iter_mut().enumerate() {
+                let gone = removed_acc.contains(&i);
+                for_each_view_ref_of_accessor(a, &mut |v| {
+                    let slot = if gone {
+                        &mut view_of_removed
+                    } else {
+                        &mut view_used
+                    };
+                    if let Some(x) = slot.get_mut(*v as usize) {
+                        *x = true;
+                    }
+                });
             }
         }
-        let text =
-            serde_json::to_string(&self.value).map_err(|e| ExportError::Shape(e.to_string()))?;
-        Ok(match container {
+        for_each_image_view_ref(&mut value, &mut |v| {
+            if let Some(x) = view_used.get_mut(*v as usize) {
+                *x = true;
+            }
+        });
+        let removed_view: Vec<bool> = (0..n_views)
+            .map(|v| {
+                view_of_removed.get(v).copied().unwrap_or(false)
+                    && !view_used.get(v).copied().unwrap_or(false)
+            })
+            .collect();
+        // Renumber.
+        let acc_map: Vec<Option<u64>> = renumber(n_acc, |i| removed_acc.contains(&i));
+        let view_map: Vec<Option<u64>> =
+            renumber(n_views, |v| removed_view.get(v).copied().unwrap_or(false));
+        if let Some(accs) = value.get_mut("accessors").and_then(Value::as_array_mut) {
+            let mut i = 0;
+            accs.retain(|_| {
+                let keep = !removed_acc.contains(&i);
+                i += 1;
+                keep
+            });
+            for a in accs.iter_mut() {
+                for_each_view_ref_of_accessor(a, &mut |v| remap(v, &view_map));
+            }
+        }
+        for_each_image_view_ref(&mut value, &mut |v| remap(v, &view_map));
+        for_each_accessor_ref(&mut value, &mut |i| remap(i, &acc_map));
+        // Lay the buffers out: kept views compacted (when pruning) or in place, new
+        // views appended to buffer 0.
+        let n_buffers = gltf.buffer_count().max(1);
+        let mut sizes = vec![0u64; n_buffers];
+        // (view index in the output, buffer, source range or new view, output offset)
+        let mut placed: Vec<Placed> = Vec::new();
+        let src_views = &gltf.root.buffer_views;
+        let mut order: Vec<usize> = (0..n_src_views)
+            .filter(|&v| !removed_view.get(v).copied().unwrap_or(false))
+            .collect();
+        order.sort_by_key(|&v| src_views.get(v).map(|x| (x.buffer, x.byte_offset)));
+        for v in order {
+            let Some(bv) = src_views.get(v) else { continue };
+            let b = bv.buffer as usize;
+            let Some(size) = sizes.get_mut(b) else {
+                return Err(ExportError::Missing(format!(
+                    "buffer {} does not exist",
+                    bv.buffer
+                )));
+            };
+            let offset = if prune {
+                size.next_multiple_of(4) + bv.byte_offset % 4
+            } else {
+                bv.byte_offset
+            };
+            *size = (*size).max(offset + bv.byte_length);
+            placed.push(Placed {
+                view: v,
+                buffer: b,
+                from: From::Source(bv.byte_offset, bv.byte_length),
+                offset,
+            });
+        }
+        if !prune {
+            // In place: every source buffer keeps its length.
+            for (b, size) in sizes.iter_mut().enumerate() {
+                *size = (*size).max(
+                    gltf.buffer(b)
+                        .and_then(Result::ok)
+                        .map_or(0, |d| d.len() as u64),
+                );
+            }
+        }
+        for (k, nv) in new_views.iter().enumerate() {
+            let size = sizes.first_mut().ok_or(ExportError::TooLarge)?;
+            let offset = size.next_multiple_of(4);
+            *size = offset + nv.bytes.len() as u64;
+            placed.push(Placed {
+                view: n_src_views + k,
+                buffer: 0,
+                from: From::New(k),
+                offset,
+            });
+        }
+        // Views and buffers in the JSON.
+        if let Some(views) = value.get_mut("bufferViews").and_then(Value::as_array_mut) {
+            for p in &placed {
+                if let Some(o) = views.get_mut(p.view).and_then(Value::as_object_mut) {
+                    o.insert("byteOffset".into(), json!(p.offset));
+                    if let From::New(k) = p.from {
+                        let nv = new_views.get(k);
+                        o.insert("byteLength".into(), json!(nv.map_or(0, |n| n.bytes.len())));
+                        if let Some(t) = nv.and_then(|n| n.target) {
+                            o.insert("target".into(), json!(t));
+                        }
+                    }
+                }
+            }
+            let mut v = 0;
+            views.retain(|_| {
+                let keep = !removed_view.get(v).copied().unwrap_or(false);
+                v += 1;
+                keep
+            });
+        }
+        let buffers = arr(&mut value, "buffers")?;
+        if buffers.is_empty() {
+            buffers.push(json!({"byteLength": 0}));
+        }
+        // Where each buffer goes.
+        let src_uri = |b: usize| gltf.root.buffers.get(b).and_then(|x| x.uri.clone());
+        let glb_bin = |b: usize| b == 0 && (src_uri(0).is_none() || container == Container::Glb);
+        let mut bin: Option<usize> = None;
+        let mut outside: Vec<(usize, String)> = Vec::new();
+        let mut embedded: Vec<usize> = Vec::new();
+        for (b, entry) in buffers.iter_mut().enumerate() {
+            let Some(o) = entry.as_object_mut() else {
+                continue;
+            };
+            o.insert(
+                "byteLength".into(),
+                json!(sizes.get(b).copied().unwrap_or(0)),
+            );
+            let data_uri = src_uri(b).is_some_and(|u| u.starts_with("data:"));
+            if container == Container::Glb && glb_bin(b) {
+                o.remove("uri");
+                bin = Some(b);
+            } else {
+                match files {
+                    BufferFiles::Beside { stem } if !data_uri => {
+                        let name = if b == 0 {
+                            format!("{stem}.bin")
+                        } else {
+                            format!("{stem}_{b}.bin")
+                        };
+                        o.insert("uri".into(), Value::String(percent_encode(&name)));
+                        outside.push((b, name));
+                    }
+                    _ => embedded.push(b),
+                }
+            }
+        }
+        let bytes_of = |b: usize| -> Vec<u8> {
+            let mut out = vec![0u8; sizes.get(b).copied().unwrap_or(0) as usize];
+            fill(&mut out, b, &placed, gltf, &new_views, !prune);
+            out
+        };
+        for b in &embedded {
+            let data = bytes_of(*b);
+            let uri = format!(
+                "data:application/octet-stream;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(&data)
+            );
+            if let Some(o) = buffers.get_mut(*b).and_then(Value::as_object_mut) {
+                o.insert("uri".into(), Value::String(uri));
+            }
+        }
+        let files_out: Vec<(String, Vec<u8>)> = outside
+            .into_iter()
+            .map(|(b, name)| (name, bytes_of(b)))
+            .collect();
+        let main = match container {
             Container::Gltf => {
-                let mut t = serde_json::to_string_pretty(&self.value).unwrap_or(text);
+                let mut t = serde_json::to_string_pretty(&value)
+                    .map_err(|e| ExportError::Shape(e.to_string()))?;
                 t.push('\n');
                 t.into_bytes()
             }
             Container::Glb => {
-                let size = text.len() + glb_bin.as_ref().map_or(0, Vec::len) + 64;
-                if size > u32::MAX as usize {
+                let text =
+                    serde_json::to_vec(&value).map_err(|e| ExportError::Shape(e.to_string()))?;
+                let bin_len = bin.and_then(|b| sizes.get(b)).copied().unwrap_or(0) as usize;
+                let pad = |n: usize| (4 - n % 4) % 4;
+                let json_len = text.len() + pad(text.len());
+                let bin_chunk = if bin.is_some() {
+                    8 + bin_len + pad(bin_len)
+                } else {
+                    0
+                };
+                let total = 12 + 8 + json_len + bin_chunk;
+                if total > u32::MAX as usize {
                     return Err(ExportError::TooLarge);
                 }
-                glb::build(text.as_bytes(), glb_bin.as_deref())
+                // One allocation of the final size; the binary chunk is filled in place.
+                let mut out = Vec::with_capacity(total);
+                out.extend_from_slice(b"glTF");
+                out.extend_from_slice(&2u32.to_le_bytes());
+                out.extend_from_slice(&(total as u32).to_le_bytes());
+                out.extend_from_slice(&(json_len as u32).to_le_bytes());
+                out.extend_from_slice(b"JSON");
+                out.extend_from_slice(&text);
+                out.resize(20 + json_len, b' ');
+                if let Some(b) = bin {
+                    out.extend_from_slice(&((bin_len + pad(bin_len)) as u32).to_le_bytes());
+                    out.extend_from_slice(b"BIN\0");
+                    let start = out.len();
+                    out.resize(start + bin_len + pad(bin_len), 0);
+                    if let Some(chunk) = out.get_mut(start..start + bin_len) {
+                        fill(chunk, b, &placed, gltf, &new_views, !prune);
+                    }
+                }
+                out
             }
+        };
+        Ok(Written {
+            main,
+            files: files_out,
         })
     }
+}
+
+/// Where a view's bytes come from.
+#[derive(Clone, Copy, Debug)]
+enum From {
+    /// `(offset, length)` in its source buffer.
+    Source(u64, u64),
+    /// A new view.
+    New(usize),
+}
+
+/// A view placed in an output buffer.
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    view: usize,
+    buffer: usize,
+    from: From,
+    offset: u64,
+}
+
+/// Fills `out`, buffer `b`'s output bytes: with the source buffer whole when kept in
+/// place (then only new views are placed), else view by view.
+fn fill(
+    out: &mut [u8],
+    b: usize,
+    placed: &[Placed],
+    gltf: &Gltf,
+    new_views: &[NewView],
+    in_place: bool,
+) {
+    let src = gltf.buffer(b).and_then(Result::ok).unwrap_or_default();
+    if in_place {
+        let n = src.len().min(out.len());
+        if let (Some(d), Some(s)) = (out.get_mut(..n), src.get(..n)) {
+            d.copy_from_slice(s);
+        }
+    }
+    for p in placed.iter().filter(|p| p.buffer == b) {
+        let bytes: &[u8] = match p.from {
+            From::Source(..) if in_place => continue,
+            From::Source(off, len) => src
+                .get(off as usize..(off + len) as usize)
+                .unwrap_or_default(),
+            From::New(k) => new_views.get(k).map_or(&[][..], |n| n.bytes.as_slice()),
+        };
+        let at = p.offset as usize;
+        if let Some(dst) = out.get_mut(at..at + bytes.len()) {
+            dst.copy_from_slice(bytes);
+        }
+    }
+}
+
+/// Old index → new index, dropping the indices `gone` says.
+fn renumber(n: usize, gone: impl Fn(usize) -> bool) -> Vec<Option<u64>> {
+    let mut next = 0u64;
+    (0..n)
+        .map(|i| {
+            if gone(i) {
+                None
+            } else {
+                next += 1;
+                Some(next - 1)
+            }
+        })
+        .collect()
+}
+
+fn remap(v: &mut u64, map: &[Option<u64>]) {
+    if let Some(Some(n)) = map.get(*v as usize) {
+        *v = *n;
+    }
+}
+
+/// The `extensionsUsed` names.
+fn extensions_used(value: &Value) -> Vec<String> {
+    value
+        .get("extensionsUsed")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|e| e.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Visits an integer member, letting `f` change it.
+fn visit_index(v: Option<&mut Value>, f: &mut dyn FnMut(&mut u64)) {
+    if let Some(v) = v
+        && let Some(mut i) = v.as_u64()
+    {
+        f(&mut i);
+        *v = json!(i);
+    }
+}
+
+/// The elements of an array member (none when it is absent or not an array).
+fn each(v: Option<&mut Value>) -> std::slice::IterMut<'_, Value> {
+    match v.and_then(Value::as_array_mut) {
+        Some(a) => a.iter_mut(),
+        None => [].iter_mut(),
+    }
+}
+
+/// Every place core glTF refers to an accessor: primitive attributes, indices and morph
+/// targets, skins' inverse bind matrices, animation sampler inputs and outputs.
+fn for_each_accessor_ref(value: &mut Value, f: &mut dyn FnMut(&mut u64)) {
+    let Some(root) = value.as_object_mut() else {
+        return;
+    };
+    if let Some(meshes) = root.get_mut("meshes") {
+        for m in each(Some(meshes)) {
+            for p in each(m.get_mut("primitives")) {
+                if let Some(attrs) = p.get_mut("attributes").and_then(Value::as_object_mut) {
+                    for a in attrs.values_mut() {
+                        visit_index(Some(a), f);
+                    }
+                }
+                visit_index(p.get_mut("indices"), f);
+                for t in each(p.get_mut("targets")) {
+                    if let Some(t) = t.as_object_mut() {
+                        for a in t.values_mut() {
+                            visit_index(Some(a), f);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if let Some(skins) = root.get_mut("skins") {
+        for s in each(Some(skins)) {
+            visit_index(s.get_mut("inverseBindMatrices"), f);
+        }
+    }
+    if let Some(anims) = root.get_mut("animations") {
+        for a in each(Some(anims)) {
+            for s in each(a.get_mut("samplers")) {
+                visit_index(s.get_mut("input"), f);
+                visit_index(s.get_mut("output"), f);
+            }
+        }
+    }
+}
+
+/// The buffer views an accessor refers to: its own and its sparse data's.
+fn for_each_view_ref_of_accessor(a: &mut Value, f: &mut dyn FnMut(&mut u64)) {
+    visit_index(a.get_mut("bufferView"), f);
+    if let Some(sp) = a.get_mut("sparse") {
+        if let Some(i) = sp.get_mut("indices") {
+            visit_index(i.get_mut("bufferView"), f);
+        }
+        if let Some(v) = sp.get_mut("values") {
+            visit_index(v.get_mut("bufferView"), f);
+        }
+    }
+}
+
+/// Images stored in buffer views.
+fn for_each_image_view_ref(value: &mut Value, f: &mut dyn FnMut(&mut u64)) {
+    if let Some(images) = value.get_mut("images").and_then(Value::as_array_mut) {
+        for i in images {
+            visit_index(i.get_mut("bufferView"), f);
+        }
+    }
+}
+
+/// A file name as a URI reference: the characters RFC 3986 allows in a path segment
+/// are kept, the others percent-encoded.
+fn percent_encode(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=@".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// A JSON object map (re-exported for callers that edit values).

@@ -174,8 +174,84 @@ fn match_bone(attribute: &str, joints: &[String]) -> Result<Option<usize>, Impor
     Ok(None)
 }
 
-/// Imports every primitive that has influence sets or per-bone attributes.
-pub fn import(gltf: &Gltf, limits: &Limits) -> Result<Vec<Primitive>, ImportError> {
+/// One influence set of a primitive, read where it lies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetView<'g> {
+    /// `JOINTS_n`: VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT.
+    pub joints: AccessorData<'g>,
+    /// `WEIGHTS_n`: VEC4 FLOAT or normalized UNSIGNED_BYTE / UNSIGNED_SHORT.
+    pub weights: AccessorData<'g>,
+    /// What a stored weight is divided by: 1, 255 or 65535.
+    pub scale: f64,
+}
+
+impl SetView<'_> {
+    /// The set of vertex `v`: joint indices, and weights as the model holds them
+    /// (`stored / scale`, rounded once to binary32).
+    #[inline]
+    pub fn get(&self, v: usize) -> InfluenceSet {
+        let w = self.weights.get4(v);
+        InfluenceSet {
+            joints: self.joints.get4(v).map(|j| j as u32),
+            weights: w.map(|x| (x / self.scale) as f32),
+        }
+    }
+}
+
+/// A skinned primitive as views over its accessors: nothing is copied but the
+/// per-bone attributes (Blender's, usually few vertices).
+#[derive(Clone, Debug)]
+pub struct PrimitiveView<'g> {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index.
+    pub primitive: usize,
+    /// The skin the joint indices refer to (the smallest skin of the nodes using the
+    /// mesh), if any.
+    pub skin: Option<usize>,
+    /// The skin's joints as a skeleton.
+    pub skeleton: Option<Skeleton>,
+    /// POSITION, when present.
+    pub positions: Option<AccessorData<'g>>,
+    /// The influence sets, in set order.
+    pub sets: Vec<SetView<'g>>,
+    /// How the weights were stored (the last set's storage when sets differ).
+    pub storage: WeightStorage,
+    /// Per-bone weight attributes.
+    pub bone_attributes: Vec<BoneAttribute>,
+    /// `_` attributes that match no bone (left alone).
+    pub unmatched_attributes: Vec<String>,
+}
+
+impl PrimitiveView<'_> {
+    /// Number of vertices: POSITION's count, else the first set's.
+    pub fn len(&self) -> usize {
+        self.positions
+            .as_ref()
+            .map(|a| a.count)
+            .or_else(|| self.sets.first().map(|s| s.joints.count))
+            .unwrap_or(0)
+    }
+
+    /// True when the primitive has no vertex.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Vertex `v`'s position (zeros without POSITION).
+    pub fn position(&self, v: usize) -> [f32; 3] {
+        self.positions.as_ref().map_or([0.0; 3], |a| {
+            let p = a.get4(v);
+            [p[0] as f32, p[1] as f32, p[2] as f32]
+        })
+    }
+}
+
+/// Every primitive that has influence sets or per-bone attributes, as views.
+pub fn primitives<'g>(
+    gltf: &'g Gltf,
+    limits: &Limits,
+) -> Result<Vec<PrimitiveView<'g>>, ImportError> {
     let users = skinning::mesh_nodes(&gltf.root);
     let sets_of = skinning::primitive_sets(&gltf.root);
     let mut out = Vec::new();
@@ -207,7 +283,7 @@ pub fn import(gltf: &Gltf, limits: &Limits) -> Result<Vec<Primitive>, ImportErro
                 None => None,
             };
             let mut storage = WeightStorage::Float;
-            let mut set_data: Vec<Vec<InfluenceSet>> = Vec::new();
+            let mut views = Vec::new();
             for s in &sets {
                 let (Some(j), Some(w)) = (s.joints, s.weights) else {
                     return Err(ImportError::Data {
@@ -250,46 +326,26 @@ pub fn import(gltf: &Gltf, limits: &Limits) -> Result<Vec<Primitive>, ImportErro
                         message: "weights must be VEC4 with one element per joint element".into(),
                     });
                 }
-                set_data.push(
-                    (0..jd.count)
-                        .map(|v| InfluenceSet {
-                            joints: [0, 1, 2, 3].map(|k| jd.get(v, k) as u32),
-                            weights: [0, 1, 2, 3].map(|k| (wd.get(v, k) / scale) as f32),
-                        })
-                        .collect(),
-                );
+                views.push(SetView {
+                    joints: jd,
+                    weights: wd,
+                    scale,
+                });
             }
             let count = positions
                 .as_ref()
                 .map(|a| a.count)
-                .or_else(|| set_data.first().map(Vec::len))
+                .or_else(|| views.first().map(|s| s.joints.count))
                 .unwrap_or(0);
-            let vertices: Vec<Vertex> = (0..count)
-                .map(|v| Vertex {
-                    position: positions
-                        .as_ref()
-                        .map_or([0.0; 3], |a| [0, 1, 2].map(|c| a.get(v, c) as f32)),
-                    skin: set_data
-                        .first()
-                        .and_then(|s| s.get(v))
-                        .copied()
-                        .unwrap_or(InfluenceSet::ZERO),
-                })
-                .collect();
-            let extra: Vec<Vec<InfluenceSet>> = set_data
-                .into_iter()
-                .skip(1)
-                .map(|mut s| {
-                    s.resize(count, InfluenceSet::ZERO);
-                    s
-                })
-                .collect();
-            let mesh_model = Mesh::from_parts(!sets.is_empty(), vertices, extra).map_err(|e| {
-                ImportError::Data {
-                    pointer: base.clone(),
-                    message: e.to_string(),
-                }
-            })?;
+            if let Some(s) = views.iter().position(|s| s.joints.count != count) {
+                return Err(ImportError::Data {
+                    pointer: format!("{base}/JOINTS_{s}"),
+                    message: format!(
+                        "{} elements but the primitive has {count} vertices",
+                        views.get(s).map_or(0, |v| v.joints.count)
+                    ),
+                });
+            }
             // Per-bone attributes.
             let joint_names: Vec<String> = skel
                 .as_ref()
@@ -342,19 +398,61 @@ pub fn import(gltf: &Gltf, limits: &Limits) -> Result<Vec<Primitive>, ImportErro
                         .collect(),
                 });
             }
-            out.push(Primitive {
+            out.push(PrimitiveView {
                 mesh: m,
                 primitive: p,
-                document: Document {
-                    mesh: mesh_model,
-                    skeleton: skel,
-                },
                 skin,
+                skeleton: skel,
+                positions,
+                sets: views,
                 storage,
                 bone_attributes,
                 unmatched_attributes: unmatched,
             });
         }
+    }
+    Ok(out)
+}
+
+/// Imports every primitive that has influence sets or per-bone attributes into the dash
+/// model (the views of [`primitives`], copied out).
+pub fn import(gltf: &Gltf, limits: &Limits) -> Result<Vec<Primitive>, ImportError> {
+    let mut out = Vec::new();
+    for view in primitives(gltf, limits)? {
+        let count = view.len();
+        let vertices: Vec<Vertex> = (0..count)
+            .map(|v| Vertex {
+                position: view.position(v),
+                skin: view.sets.first().map_or(InfluenceSet::ZERO, |s| s.get(v)),
+            })
+            .collect();
+        let extra: Vec<Vec<InfluenceSet>> = view
+            .sets
+            .iter()
+            .skip(1)
+            .map(|s| (0..count).map(|v| s.get(v)).collect())
+            .collect();
+        let mesh_model = Mesh::from_parts(!view.sets.is_empty(), vertices, extra).map_err(|e| {
+            ImportError::Data {
+                pointer: format!(
+                    "/meshes/{}/primitives/{}/attributes",
+                    view.mesh, view.primitive
+                ),
+                message: e.to_string(),
+            }
+        })?;
+        out.push(Primitive {
+            mesh: view.mesh,
+            primitive: view.primitive,
+            document: Document {
+                mesh: mesh_model,
+                skeleton: view.skeleton,
+            },
+            skin: view.skin,
+            storage: view.storage,
+            bone_attributes: view.bone_attributes,
+            unmatched_attributes: view.unmatched_attributes,
+        });
     }
     Ok(out)
 }

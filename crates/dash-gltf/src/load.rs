@@ -63,6 +63,26 @@ impl Resolver for NoFiles {
     }
 }
 
+/// A resolver over files held in memory, by name (for checking an output, and the
+/// buffer files to be written beside it, before anything is written).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFiles<'a> {
+    /// `(uri as written, bytes)`.
+    pub files: Vec<(&'a str, &'a [u8])>,
+}
+
+impl Resolver for MemoryFiles<'_> {
+    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dash_fs::FsError> {
+        match self.files.iter().find(|(n, _)| percent_decode(n) == uri) {
+            Some((_, b)) => Ok(b
+                .get(..(byte_length.saturating_add(1) as usize).min(b.len()))
+                .unwrap_or_default()
+                .to_vec()),
+            None => NoFiles.read(uri, byte_length),
+        }
+    }
+}
+
 /// `.gltf` (JSON) or `.glb` (binary container).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Container {
@@ -93,6 +113,8 @@ pub struct Gltf {
     /// The JSON text started with a UTF-8 byte order mark, which glTF forbids. It is
     /// skipped so that the rest can still be checked; the validator reports it.
     pub byte_order_mark: bool,
+    /// Loaded by [`load_owned`] from a `.gltf` text, which became [`Gltf::text`].
+    text_taken: bool,
 }
 
 /// The most arrays and objects a glTF document may nest, the root object included
@@ -221,6 +243,7 @@ fn load_from(
         (std::borrow::Cow::Borrowed(b), Some(r)) => b.get(r.clone()).map(<[u8]>::to_vec),
         _ => None,
     };
+    let text_taken = container == Container::Gltf && matches!(input, std::borrow::Cow::Owned(_));
     let (text, file) = match (container, input) {
         (Container::Gltf, std::borrow::Cow::Owned(mut v)) => {
             v.drain(..skip);
@@ -334,6 +357,7 @@ fn load_from(
         file,
         buffers,
         byte_order_mark,
+        text_taken,
     })
 }
 
@@ -364,6 +388,19 @@ impl Gltf {
             Ok(BufferData::File(r)) => Ok(self.file.get(r.clone()).unwrap_or_default()),
             Err(why) => Err(why.as_str()),
         })
+    }
+
+    /// Gives back the bytes [`load_owned`] took over, unchanged: the GLB file, or the
+    /// `.gltf` text (`None` when it was loaded from borrowed bytes, or its byte order
+    /// mark was dropped).
+    pub fn into_input(self) -> Option<Vec<u8>> {
+        if !self.file.is_empty() {
+            Some(self.file)
+        } else if self.text_taken && !self.byte_order_mark {
+            Some(self.text.into_bytes())
+        } else {
+            None
+        }
     }
 
     /// Every buffer, in order, as [`Gltf::buffer`] gives it.

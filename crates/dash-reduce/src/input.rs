@@ -16,6 +16,9 @@ pub struct Cand {
     pub at: u32,
 }
 
+/// Vertices per parallel chunk of the input checks.
+const CHUNK: usize = 1 << 15;
+
 /// Candidates of every vertex, stored contiguously (one allocation, not one per vertex).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Candidates {
@@ -104,24 +107,28 @@ pub enum Origin {
 
 /// The candidates, in the layout the source had.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Data {
+pub enum Data<'a> {
     /// A list per vertex.
     Lists(Candidates),
     /// One weight column per bone: `(bone, weights)`, one weight per vertex.
     Columns(Vec<(u32, Vec<f32>)>),
     /// Influence sets, set-major: `sets[s][v]`.
     Sets(Vec<Vec<InfluenceSet>>),
+    /// glTF influence sets read where they lie in the file's buffers (nothing copied);
+    /// bone indices are joint indices of the skin.
+    Views(Vec<dash_gltf::import::SetView<'a>>),
 }
 
-/// Everything the reducer needs.
+/// Everything the reducer needs. `'a` is the lifetime of a glTF file whose buffers the
+/// influences are read from ([`Data::Views`]); other inputs own their data.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Input {
+pub struct Input<'a> {
     /// The bones candidates refer to (by position).
     pub bones: Vec<BoneRef>,
     /// One position per vertex.
     pub positions: Vec<[f32; 3]>,
     /// The candidates.
-    pub data: Data,
+    pub data: Data<'a>,
     /// Where candidates came from.
     pub origin: Origin,
 }
@@ -147,7 +154,7 @@ pub enum InputError {
     },
 }
 
-impl Input {
+impl<'a> Input<'a> {
     /// Describes where candidate `c` of vertex `v` came from.
     pub fn describe(&self, v: usize, c: &Cand) -> String {
         let name = self
@@ -168,14 +175,20 @@ impl Input {
         }
     }
 
-    /// Number of vertices.
+    /// Number of vertices: one per position, or for glTF sets read in place (whose
+    /// positions stay in the file) one per element of the first set.
     pub fn len(&self) -> usize {
-        self.positions.len()
+        match &self.data {
+            Data::Views(sets) if self.positions.is_empty() => {
+                sets.first().map_or(0, |s| s.joints.count)
+            }
+            _ => self.positions.len(),
+        }
     }
 
     /// True when there is no vertex.
     pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
+        self.len() == 0
     }
 
     /// True when a vertex may list a bone twice (columns cannot).
@@ -202,15 +215,12 @@ impl Input {
             Data::Sets(sets) => {
                 for (s, set) in sets.iter().enumerate() {
                     let Some(x) = set.get(v) else { continue };
-                    for (k, (j, w)) in x.pairs().enumerate() {
-                        if w != 0.0 {
-                            out.push(Cand {
-                                bone: j,
-                                weight: w,
-                                at: (s * 4 + k) as u32,
-                            });
-                        }
-                    }
+                    push_set(out, s, x);
+                }
+            }
+            Data::Views(sets) => {
+                for (s, set) in sets.iter().enumerate() {
+                    push_set(out, s, &set.get(v));
                 }
             }
         }
@@ -244,7 +254,7 @@ impl Input {
     /// empty (no skeleton), only the bones that carry weight become input bones, named
     /// `#N` by their index in the file (see [`Input::unnamed_indices`]): memory and work
     /// follow the influences, not the largest index a file names.
-    pub fn from_mesh(mesh: &Mesh, bones: Vec<BoneRef>) -> Result<Input, InputError> {
+    pub fn from_mesh(mesh: &Mesh, bones: Vec<BoneRef>) -> Result<Input<'static>, InputError> {
         let named = !bones.is_empty();
         let mut used: Vec<u32> = Vec::new();
         for v in 0..mesh.len() {
@@ -302,6 +312,89 @@ impl Input {
         })
     }
 
+    /// Input from glTF influence sets read in place, with bone indices referring to
+    /// `bones` (the skin's joints). Every weighted joint index is checked against the
+    /// skin first. Without a skin (`bones` empty) the sets are copied out and their
+    /// bones kept sparse, as [`Input::from_mesh`] does.
+    ///
+    /// `positions` may be empty (the reducer does not need them): the vertex count is
+    /// then the sets' element count.
+    pub fn from_views(
+        views: Vec<dash_gltf::import::SetView<'a>>,
+        bones: Vec<BoneRef>,
+        positions: Vec<[f32; 3]>,
+    ) -> Result<Input<'a>, InputError> {
+        let n = if positions.is_empty() {
+            views.first().map_or(0, |s| s.joints.count)
+        } else {
+            positions.len()
+        };
+        if bones.is_empty() {
+            let positions = if positions.is_empty() {
+                vec![[0.0; 3]; n]
+            } else {
+                positions
+            };
+            let mut vertices = Vec::with_capacity(n);
+            for (v, &position) in positions.iter().enumerate() {
+                let skin = views.first().map_or(InfluenceSet::ZERO, |s| s.get(v));
+                vertices.push(dash_core::Vertex { position, skin });
+            }
+            let extra = views
+                .iter()
+                .skip(1)
+                .map(|s| (0..n).map(|v| s.get(v)).collect())
+                .collect();
+            let mesh =
+                Mesh::from_parts(true, vertices, extra).map_err(|_| InputError::BoneRange {
+                    vertex: 0,
+                    set: 0,
+                    slot: 0,
+                    bone: 0,
+                    bones: 0,
+                })?;
+            return Input::from_mesh(&mesh, bones);
+        }
+        // Every weighted joint index in range, checked in parallel chunks; the first
+        // fault in vertex order is reported, whatever the thread count.
+        let nb = bones.len();
+        let first_fault = |range: std::ops::Range<usize>| {
+            for v in range {
+                for (s, set) in views.iter().enumerate() {
+                    let x = set.get(v);
+                    for (k, (j, w)) in x.pairs().enumerate() {
+                        if w != 0.0 && j as usize >= nb {
+                            return Some(InputError::BoneRange {
+                                vertex: v,
+                                set: s,
+                                slot: k,
+                                bone: j,
+                                bones: nb,
+                            });
+                        }
+                    }
+                }
+            }
+            None
+        };
+        let faults: Vec<Option<InputError>> = {
+            use rayon::prelude::*;
+            (0..n.div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|c| first_fault(c * CHUNK..n.min((c + 1) * CHUNK)))
+                .collect()
+        };
+        if let Some(e) = faults.into_iter().flatten().next() {
+            return Err(e);
+        }
+        Ok(Input {
+            bones,
+            positions,
+            data: Data::Views(views),
+            origin: Origin::Sets,
+        })
+    }
+
     /// For input without a skeleton (every bone named `#N`), the file's index `N` of each
     /// input bone: the output keeps the file's numbering. `None` when a bone has a name.
     pub fn unnamed_indices(&self) -> Option<Vec<u32>> {
@@ -317,7 +410,7 @@ impl Input {
         positions: Vec<[f32; 3]>,
         columns: Vec<(u32, Vec<f32>)>,
         attributes: Vec<Option<String>>,
-    ) -> Input {
+    ) -> Input<'static> {
         Input {
             bones,
             positions,
@@ -345,4 +438,17 @@ pub fn bone_refs(skeleton: &dash_core::Skeleton) -> Vec<BoneRef> {
                 .map(|p| p.name.clone()),
         })
         .collect()
+}
+
+/// Appends the weighted slots of set `s` as candidates.
+fn push_set(out: &mut Vec<Cand>, s: usize, x: &InfluenceSet) {
+    for (k, (j, w)) in x.pairs().enumerate() {
+        if w != 0.0 {
+            out.push(Cand {
+                bone: j,
+                weight: w,
+                at: (s * 4 + k) as u32,
+            });
+        }
+    }
 }

@@ -502,7 +502,7 @@ struct Scratch {
 /// The vertex-by-vertex stage after selection: empty vertices, normalization,
 /// quantization, final order and output.
 struct Finish<'a> {
-    input: &'a Input,
+    input: &'a Input<'a>,
     map: &'a [u32],
     root: Option<u32>,
     cfg: &'a Config,
@@ -797,6 +797,14 @@ fn reduce_rows<const K: usize>(
             Data::Lists(lists) => {
                 for c in lists.of(v) {
                     offer(c.bone, c.weight, &mut sc.stamps);
+                }
+            }
+            Data::Views(sets) => {
+                for set in sets {
+                    let x = set.get(v);
+                    for (&b, &w) in x.joints.iter().zip(&x.weights) {
+                        offer(b, w, &mut sc.stamps);
+                    }
                 }
             }
             Data::Columns(_) => fast = false,
@@ -1169,7 +1177,7 @@ mod tests {
     use crate::input::Candidates;
     use crate::manifest::BoneRef;
 
-    fn input(vertices: &[&[(u32, f32)]], bones: u32) -> Input {
+    fn input(vertices: &[&[(u32, f32)]], bones: u32) -> Input<'static> {
         let counts: Vec<u32> = vertices.iter().map(|v| v.len() as u32).collect();
         let mut c = Candidates::with_counts(&counts);
         for (v, list) in vertices.iter().enumerate() {

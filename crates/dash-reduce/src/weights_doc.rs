@@ -116,7 +116,7 @@ pub fn document_type(text: &str) -> Option<String> {
 pub const WEIGHTS_TYPE: &str = "DashBoneWeights";
 
 /// Parses a weights document and turns it into reducer input.
-pub fn parse(text: &str, max_vertices: u64) -> Result<Input, DocError> {
+pub fn parse(text: &str, max_vertices: u64) -> Result<Input<'static>, DocError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let doc: WeightsDoc = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let pointer = dash_json::pointer_of(e.path());

@@ -23,7 +23,7 @@ fn fixture(name: &str) -> dash_gltf::Gltf {
     dash_gltf::load_path(&p, &Limits::default()).unwrap()
 }
 
-fn inputs(g: &dash_gltf::Gltf) -> Vec<PrimitiveInput> {
+fn inputs(g: &dash_gltf::Gltf) -> Vec<PrimitiveInput<'_>> {
     dash_reduce::gltf::inputs(g, &Limits::default()).unwrap()
 }
 
@@ -124,11 +124,13 @@ fn a_manifest_survives_a_bone_being_added_to_the_rig() {
     let out = dash_reduce::gltf::write(
         &g25,
         &m,
-        &[(p25.clone(), r25.clone())],
+        vec![(p25, r25.clone())],
         dash_reduce::Quantize::F32,
         Container::Glb,
+        &dash_gltf::export::BufferFiles::Embed,
     )
-    .unwrap();
+    .unwrap()
+    .main;
     let back = dash_gltf::load(&out, &dash_gltf::NoFiles, &Limits::default()).unwrap();
     let sk = dash_gltf::import::skeleton(&back, 0).unwrap();
     let names: Vec<&str> = sk.bones.iter().map(|b| b.name.as_str()).collect();

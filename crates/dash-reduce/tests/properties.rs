@@ -76,7 +76,7 @@ fn at_most_one(mut list: Vec<(u32, f32)>) -> Vec<(u32, f32)> {
     list
 }
 
-fn input(c: &Case) -> Input {
+fn input(c: &Case) -> Input<'static> {
     let counts: Vec<u32> = c.vertices.iter().map(|v| v.len() as u32).collect();
     let mut cands = Candidates::with_counts(&counts);
     for (v, list) in c.vertices.iter().enumerate() {

@@ -19,6 +19,7 @@ pub const SEEDS: &[&str] = &[
     "spec/vectors/gltf/multiset-valid.glb",
     "spec/vectors/gltf/weights-unorm8-valid.gltf",
     "fixtures/blender/rig24_all.glb",
+    "fixtures/corpus/gltf/blenderio/03_skinned_cylinder/03_skinned_cylinder.gltf",
 ];
 
 /// One way to damage a file.

@@ -130,15 +130,39 @@ pub fn validate_standalone(name: &str, bytes: &[u8], opts: &Options) -> FileRepo
     validate_with(name, bytes, &dash_gltf::NoFiles, opts)
 }
 
-fn validate_with(
+/// Validates bytes whose glTF external buffers come from `resolver` (for instance
+/// [`dash_gltf::MemoryFiles`]: an output and its buffer files before they are written).
+pub fn validate_with(
     name: &str,
     bytes: &[u8],
     resolver: &dyn dash_gltf::Resolver,
     opts: &Options,
 ) -> FileReport {
+    dispatch(name, std::borrow::Cow::Borrowed(bytes), resolver, opts).0
+}
+
+/// [`validate_with`] on bytes handed over, which are given back afterwards: a GLB is
+/// checked in place instead of having its binary chunk copied (for checking a large
+/// output before it is written).
+pub fn validate_owned(
+    name: &str,
+    bytes: Vec<u8>,
+    resolver: &dyn dash_gltf::Resolver,
+    opts: &Options,
+) -> (FileReport, Option<Vec<u8>>) {
+    dispatch(name, std::borrow::Cow::Owned(bytes), resolver, opts)
+}
+
+fn dispatch(
+    name: &str,
+    input: std::borrow::Cow<'_, [u8]>,
+    resolver: &dyn dash_gltf::Resolver,
+    opts: &Options,
+) -> (FileReport, Option<Vec<u8>>) {
     let mut sink = Sink::new(opts.max_diagnostics);
+    let bytes: &[u8] = &input;
     if bytes.is_empty() {
-        return empty(name, sink, opts);
+        return (empty(name, sink, opts), Some(Vec::new()));
     }
     let by_name = opts
         .format
@@ -148,21 +172,26 @@ fn validate_with(
         by_name.is_some(),
         bytes,
     );
+    if matches!(format, Some(InputFormat::Gltf | InputFormat::Glb)) {
+        let (profile, back) = inputs::gltf::validate_keeping(input, resolver, opts, &mut sink);
+        return (finish(name, format, profile, sink, opts), back);
+    }
     let profile = match format {
-        Some(InputFormat::Gltf | InputFormat::Glb) => {
-            inputs::gltf::validate(std::borrow::Cow::Borrowed(bytes), resolver, opts, &mut sink)
-        }
         Some(InputFormat::Json) => inputs::json::validate(bytes, opts, &mut sink),
         Some(f @ (InputFormat::Dmx | InputFormat::Raw)) => {
             let len = bytes.len() as u64;
             inputs::binary::validate(&mut Cursor::new(bytes), len, f, opts, &mut sink)
         }
-        None => {
+        _ => {
             unknown(&mut sink);
             opts.profile.unwrap_or(Profile::Dash)
         }
     };
-    finish(name, format, profile, sink, opts)
+    let back = match input {
+        std::borrow::Cow::Owned(v) => Some(v),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    (finish(name, format, profile, sink, opts), back)
 }
 
 /// Validates a file on disk. Binary files are streamed (memory does not grow with the

@@ -113,6 +113,11 @@ enum Command {
         /// Print nothing on success.
         #[arg(short, long)]
         quiet: bool,
+        /// For `.gltf` output: embed every buffer as a base64 data URI. By default buffers
+        /// that were files (and a GLB's binary chunk) are written beside the output as
+        /// `STEM.bin`, each atomically, and data URIs stay data URIs.
+        #[arg(long)]
+        embed: bool,
     },
     /// Create, update or show a bone manifest.
     Manifest {
@@ -280,6 +285,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             manifest,
             locked,
             quiet,
+            embed,
         } => reduce::reduce(&reduce::ReduceArgs {
             input,
             output,
@@ -304,6 +310,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             manifest: manifest.as_deref(),
             locked: *locked,
             quiet: *quiet,
+            embed: *embed,
             ctx: &ctx,
         }),
         Command::Manifest { command } => match command {

@@ -17,9 +17,42 @@ pub enum Source {
     /// DashVertex (JSON, DMX or raw).
     Dash(Loaded),
     /// A per-bone weights document.
-    Weights(Input),
-    /// glTF.
-    Gltf(Box<Gltf>, Vec<PrimitiveInput>),
+    Weights(Input<'static>),
+    /// glTF: its reducer inputs read its buffers in place ([`Source::parts`]).
+    Gltf(Box<Gltf>),
+}
+
+/// One reducer input of a source, with the skeleton it came with.
+struct Part<'s> {
+    input: PartInput<'s>,
+    skeleton: Option<&'s Skeleton>,
+}
+
+/// Where a part's input lives.
+enum PartInput<'s> {
+    /// Built from the source (a DashVertex mesh's sets).
+    Owned(Input<'s>),
+    /// The source's own (a weights document).
+    Borrowed(&'s Input<'s>),
+    /// A glTF primitive, its influences read in place.
+    Primitive(PrimitiveInput<'s>),
+}
+
+impl<'s> Part<'s> {
+    fn input(&self) -> &Input<'s> {
+        match &self.input {
+            PartInput::Owned(i) => i,
+            PartInput::Borrowed(i) => i,
+            PartInput::Primitive(p) => &p.input,
+        }
+    }
+
+    fn primitive(&self) -> Option<&PrimitiveInput<'s>> {
+        match &self.input {
+            PartInput::Primitive(p) => Some(p),
+            _ => None,
+        }
+    }
 }
 
 fn input_error(file: &Path, message: impl std::fmt::Display) -> CliError {
@@ -58,14 +91,7 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
     if is_gltf(path).is_some() {
         let gltf = dash_gltf::load_path_in(path, ctx.resource_dirs, limits)
             .map_err(|e| input_error(path, e))?;
-        let inputs = dash_reduce::gltf::inputs(&gltf, limits).map_err(|e| input_error(path, e))?;
-        if inputs.is_empty() {
-            return Err(input_error(
-                path,
-                "no primitive has influences or per-bone weight attributes",
-            ));
-        }
-        return Ok(Source::Gltf(Box::new(gltf), inputs));
+        return Ok(Source::Gltf(Box::new(gltf)));
     }
     let bytes = dash_fs::read_input(path, limits.max_input_bytes)?;
     let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&bytes));
@@ -104,24 +130,46 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
 }
 
 impl Source {
-    /// Every reducer input of the file, with the skeleton it came with (if any).
-    fn inputs(&self, path: &Path) -> Result<Vec<(Input, Option<Skeleton>)>, CliError> {
+    /// Every reducer input of the file: a DashVertex mesh's sets, a weights document (not
+    /// copied), or each skinned glTF primitive, its influences read in place.
+    fn parts(&self, path: &Path, limits: &Limits) -> Result<Vec<Part<'_>>, CliError> {
         Ok(match self {
             Source::Dash(l) => {
                 let doc = l.document();
                 let bones = doc.skeleton.as_ref().map(bone_refs).unwrap_or_default();
-                vec![(
-                    Input::from_mesh(&doc.mesh, bones).map_err(|e| input_error(path, e))?,
-                    doc.skeleton.clone(),
-                )]
+                vec![Part {
+                    input: PartInput::Owned(
+                        Input::from_mesh(&doc.mesh, bones).map_err(|e| input_error(path, e))?,
+                    ),
+                    skeleton: doc.skeleton.as_ref(),
+                }]
             }
-            Source::Weights(i) => vec![(i.clone(), None)],
-            Source::Gltf(_, inputs) => inputs.iter().map(|p| (p.input.clone(), None)).collect(),
+            Source::Weights(i) => vec![Part {
+                input: PartInput::Borrowed(i),
+                skeleton: None,
+            }],
+            Source::Gltf(g) => {
+                let prims =
+                    dash_reduce::gltf::inputs(g, limits).map_err(|e| input_error(path, e))?;
+                if prims.is_empty() {
+                    return Err(input_error(
+                        path,
+                        "no primitive has influences or per-bone weight attributes",
+                    ));
+                }
+                prims
+                    .into_iter()
+                    .map(|p| Part {
+                        input: PartInput::Primitive(p),
+                        skeleton: None,
+                    })
+                    .collect()
+            }
         })
     }
 
     /// The skeleton the file describes (all bones, for `manifest init/update`).
-    pub fn skeleton(&self, path: &Path) -> Result<Vec<BoneRef>, CliError> {
+    pub fn skeleton(&self, path: &Path, limits: &Limits) -> Result<Vec<BoneRef>, CliError> {
         let mut out: Vec<BoneRef> = Vec::new();
         let mut names = std::collections::HashSet::new();
         let mut add = |b: BoneRef, out: &mut Vec<BoneRef>| {
@@ -130,7 +178,7 @@ impl Source {
             }
         };
         match self {
-            Source::Gltf(g, _) => {
+            Source::Gltf(g) => {
                 for s in 0..g.root.skins.len() {
                     if let Some(sk) = dash_gltf::import::skeleton(g, s) {
                         for b in bone_refs(&sk) {
@@ -140,9 +188,9 @@ impl Source {
                 }
             }
             other => {
-                for (i, _) in other.inputs(path)? {
-                    for b in i.bones {
-                        add(b, &mut out);
+                for part in other.parts(path, limits)? {
+                    for b in &part.input().bones {
+                        add(b.clone(), &mut out);
                     }
                 }
             }
@@ -171,6 +219,9 @@ pub struct ReduceArgs<'a> {
     pub locked: bool,
     /// Print nothing on success.
     pub quiet: bool,
+    /// Embed every buffer of a `.gltf` output as a data URI instead of writing `.bin`
+    /// files beside it.
+    pub embed: bool,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
 }
@@ -208,12 +259,11 @@ fn locked(changes: &Changes) -> CliError {
     CliError::Output(ManifestError::Locked(changes.describe()).to_string())
 }
 
-fn describe(r: &Reduced) -> String {
-    let rep = &r.report;
+fn describe((rep, sets): &(dash_reduce::Report, usize)) -> String {
     let mut s = format!(
         "reduced {} vertices to {} set(s): {} changed, {} influence(s) dropped over the limit, {} below the threshold, {} rounded away, {} merged, {} negative",
         rep.vertices,
-        r.sets,
+        sets,
         rep.changed,
         rep.dropped,
         rep.below_threshold,
@@ -250,127 +300,162 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             a.config.max_influences, limits.max_sets
         )));
     }
-    let source = load(a.input, a.ctx)?;
-    let inputs = source.inputs(a.input)?;
-    for (i, _) in &inputs {
-        limits
-            .check_bones(i.bones.len() as u64)
-            .map_err(|e| input_error(a.input, e))?;
-    }
-    let named = inputs
-        .iter()
-        .all(|(i, _)| !i.bones.iter().any(|b| b.name.starts_with('#')));
-    // Held from the manifest's read to its rename; a --locked run writes nothing.
-    let _lock = match a.manifest.filter(|_| !a.locked) {
-        Some(p) => Some(lock(p, a.ctx.wait)?),
-        None => None,
-    };
-    let existing = match a.manifest {
-        Some(p) => read_manifest(p)?,
-        None => None,
-    };
-    if a.locked && existing.is_none() {
-        return Err(CliError::Usage(
-            "--locked needs an existing --manifest file".into(),
-        ));
-    }
-    if a.manifest.is_some() && !named {
-        return Err(input_error(
-            a.input,
-            "the input has no bone names (no skeleton), so a manifest cannot index it",
-        ));
-    }
-    let mut manifest = existing.clone().unwrap_or_default();
-    manifest.version = dash_reduce::manifest::VERSION;
-    let mut changes = Changes::default();
-    for (i, _) in &inputs {
-        let c = manifest
-            .update(&i.bones, false)
-            .map_err(|e| input_error(a.input, e))?;
-        changes.added.extend(c.added);
-        changes.revived.extend(c.revived);
-        changes.reparented.extend(c.reparented);
-    }
-    if a.locked && !changes.is_empty() {
-        return Err(locked(&changes));
-    }
-    let mut results: Vec<Reduced> = Vec::new();
-    for (i, _) in &inputs {
-        let map: Vec<u32> = if named {
-            dash_reduce::index_map(i, &manifest).map_err(|e| input_error(a.input, e))?
-        } else {
-            i.unnamed_indices().unwrap_or_default()
-        };
-        let root = if named {
-            dash_reduce::root_index(i, &manifest)
-        } else {
-            None
-        };
-        results.push(
-            dash_reduce::reduce(i, &map, root, &a.config).map_err(|e| match e {
-                dash_reduce::ReduceError::Config(why) => CliError::Usage(why),
-                other => input_error(a.input, other),
-            })?,
-        );
-    }
-    let bytes = match (is_gltf(a.output), &source) {
-        (Some(container), Source::Gltf(g, prims)) => {
-            let pairs: Vec<(PrimitiveInput, Reduced)> =
-                prims.iter().cloned().zip(results.iter().cloned()).collect();
-            dash_reduce::gltf::write(g, &manifest, &pairs, a.config.quantize, container)
-                .map_err(|e| CliError::Output(e.to_string()))?
+    // The source and its inputs live in this block only: they are gone before the
+    // output is verified and written, so peak memory is the larger of the two phases.
+    let (bytes, reports, manifest, existing, changes, _lock) = {
+        let source = load(a.input, a.ctx)?;
+        let parts = source.parts(a.input, limits)?;
+        for p in &parts {
+            limits
+                .check_bones(p.input().bones.len() as u64)
+                .map_err(|e| input_error(a.input, e))?;
         }
-        (Some(_), _) => {
+        let named = parts
+            .iter()
+            .all(|p| !p.input().bones.iter().any(|b| b.name.starts_with('#')));
+        // Held from the manifest's read to its rename; a --locked run writes nothing.
+        let lock_guard = match a.manifest.filter(|_| !a.locked) {
+            Some(p) => Some(lock(p, a.ctx.wait)?),
+            None => None,
+        };
+        let existing = match a.manifest {
+            Some(p) => read_manifest(p)?,
+            None => None,
+        };
+        if a.locked && existing.is_none() {
             return Err(CliError::Usage(
-                "glTF output needs glTF input (the skin and mesh come from it)".into(),
+                "--locked needs an existing --manifest file".into(),
             ));
         }
-        (None, _) => {
-            let format = Format::from_path(a.output).ok_or_else(|| {
-                CliError::Usage(format!(
-                    "cannot tell the output format of {}; use .json, .dmx, .raw, .gltf or .glb",
-                    a.output.display()
-                ))
-            })?;
-            let ((input, skeleton), reduced) = match (inputs.as_slice(), results.as_slice()) {
-                ([one], [r]) => (one, r),
-                _ => {
-                    return Err(CliError::Usage(format!(
-                        "the input has {} skinned primitives; DashVertex output holds one (write .gltf/.glb instead)",
-                        inputs.len()
-                    )));
-                }
-            };
-            let document = Document {
-                mesh: reduced.to_mesh(&input.positions),
-                skeleton: named
-                    .then(|| dash_reduce::manifest_skeleton(skeleton.as_ref(), input, &manifest)),
-            };
-            let loaded = match &source {
-                Source::Dash(Loaded::Json(j)) => {
-                    let mut j = j.clone();
-                    j.document = document;
-                    Loaded::Json(j)
-                }
-                Source::Dash(Loaded::Binary(b)) => {
-                    let mut b = b.clone();
-                    b.document = document;
-                    Loaded::Binary(b)
-                }
-                _ => Loaded::Json(dash_json::JsonFile::new_document(document)),
-            };
-            formats::save(&loaded, format, &SaveOptions::default())?
+        if a.manifest.is_some() && !named {
+            return Err(input_error(
+                a.input,
+                "the input has no bone names (no skeleton), so a manifest cannot index it",
+            ));
         }
+        let mut manifest = existing.clone().unwrap_or_default();
+        manifest.version = dash_reduce::manifest::VERSION;
+        let mut changes = Changes::default();
+        for p in &parts {
+            let c = manifest
+                .update(&p.input().bones, false)
+                .map_err(|e| input_error(a.input, e))?;
+            changes.added.extend(c.added);
+            changes.revived.extend(c.revived);
+            changes.reparented.extend(c.reparented);
+        }
+        if a.locked && !changes.is_empty() {
+            return Err(locked(&changes));
+        }
+        let mut results: Vec<Reduced> = Vec::new();
+        let mut reports = Vec::new();
+        for p in &parts {
+            let i = p.input();
+            let map: Vec<u32> = if named {
+                dash_reduce::index_map(i, &manifest).map_err(|e| input_error(a.input, e))?
+            } else {
+                i.unnamed_indices().unwrap_or_default()
+            };
+            let root = if named {
+                dash_reduce::root_index(i, &manifest)
+            } else {
+                None
+            };
+            let r = dash_reduce::reduce(i, &map, root, &a.config).map_err(|e| match e {
+                dash_reduce::ReduceError::Config(why) => CliError::Usage(why),
+                other => input_error(a.input, other),
+            })?;
+            reports.push((r.report.clone(), r.sets));
+            results.push(r);
+        }
+        let bytes = match (is_gltf(a.output), &source) {
+            (Some(container), Source::Gltf(g)) => {
+                let pairs: Vec<(&PrimitiveInput<'_>, Reduced)> = parts
+                    .iter()
+                    .filter_map(Part::primitive)
+                    .zip(std::mem::take(&mut results))
+                    .collect();
+                let files = if a.embed {
+                    dash_gltf::export::BufferFiles::Embed
+                } else {
+                    dash_gltf::export::BufferFiles::Beside {
+                        stem: a
+                            .output
+                            .file_stem()
+                            .map(|s| s.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| "out".into()),
+                    }
+                };
+                dash_reduce::gltf::write(g, &manifest, pairs, a.config.quantize, container, &files)
+                    .map_err(|e| CliError::Output(e.to_string()))?
+            }
+            (Some(_), _) => {
+                return Err(CliError::Usage(
+                    "glTF output needs glTF input (the skin and mesh come from it)".into(),
+                ));
+            }
+            (None, _) => {
+                let format = Format::from_path(a.output).ok_or_else(|| {
+                    CliError::Usage(format!(
+                        "cannot tell the output format of {}; use .json, .dmx, .raw, .gltf or .glb",
+                        a.output.display()
+                    ))
+                })?;
+                let (part, reduced) = match (parts.as_slice(), results.as_slice()) {
+                    ([one], [r]) => (one, r),
+                    _ => {
+                        return Err(CliError::Usage(format!(
+                            "the input has {} skinned primitives; DashVertex output holds one (write .gltf/.glb instead)",
+                            parts.len()
+                        )));
+                    }
+                };
+                let input = part.input();
+                let positions = match part.primitive() {
+                    Some(p) => p.positions(),
+                    None => input.positions.clone(),
+                };
+                let document = Document {
+                    mesh: reduced.to_mesh(&positions),
+                    skeleton: named
+                        .then(|| dash_reduce::manifest_skeleton(part.skeleton, input, &manifest)),
+                };
+                let loaded = match &source {
+                    Source::Dash(Loaded::Json(j)) => {
+                        let mut j = j.clone();
+                        j.document = document;
+                        Loaded::Json(j)
+                    }
+                    Source::Dash(Loaded::Binary(b)) => {
+                        let mut b = b.clone();
+                        b.document = document;
+                        Loaded::Binary(b)
+                    }
+                    _ => Loaded::Json(dash_json::JsonFile::new_document(document)),
+                };
+                dash_gltf::export::Written {
+                    main: formats::save(&loaded, format, &SaveOptions::default())?,
+                    files: Vec::new(),
+                }
+            }
+        };
+        (bytes, reports, manifest, existing, changes, lock_guard)
     };
-    verify(a.output, &bytes, limits)?;
+    let dash_gltf::export::Written { main: bytes, files } = bytes;
+    let bytes = verify(a.output, bytes, &files, limits)?;
     // The manifest first: if the output then fails, the manifest only holds bones
     // added early (it is append-only), never an output whose indices it lacks.
     if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
         dash_fs::write_file(p, manifest.to_json().as_bytes())?;
     }
+    // Buffer files first, each atomically: the main file never names a missing one.
+    let folder = a.output.parent().unwrap_or(Path::new(""));
+    for (name, data) in &files {
+        dash_fs::write_file(&folder.join(name), data)?;
+    }
     dash_fs::write_file(a.output, &bytes)?;
     if !a.quiet {
-        for r in &results {
+        for r in &reports {
             eprintln!("{}", describe(r));
         }
         if a.manifest.is_some() {
@@ -385,7 +470,14 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
 /// Runs the validator over an output before it is written: `dash reduce` writes only
 /// what `dash-validate` accepts (spec/reduction.md), and refuses otherwise, naming the
 /// first error and where it is in the output.
-fn verify(output: &Path, bytes: &[u8], limits: &Limits) -> Result<(), CliError> {
+///
+/// The bytes are handed over and given back, so that a GLB output is checked in place.
+fn verify(
+    output: &Path,
+    bytes: Vec<u8>,
+    files: &[(String, Vec<u8>)],
+    limits: &Limits,
+) -> Result<Vec<u8>, CliError> {
     // The output's extension chose its encoder (checked above), so it names the format.
     let format =
         dash_validate::InputFormat::from_path(output).unwrap_or(dash_validate::InputFormat::Json);
@@ -395,9 +487,18 @@ fn verify(output: &Path, bytes: &[u8], limits: &Limits) -> Result<(), CliError> 
         max_diagnostics: 1000,
         ..dash_validate::Options::default()
     };
-    let report = dash_validate::validate_standalone(&output.display().to_string(), bytes, &opts);
-    if report.counts.errors == 0 {
-        return Ok(());
+    let resolver = dash_gltf::MemoryFiles {
+        files: files
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect(),
+    };
+    let (report, back) =
+        dash_validate::validate_owned(&output.display().to_string(), bytes, &resolver, &opts);
+    if report.counts.errors == 0
+        && let Some(bytes) = back
+    {
+        return Ok(bytes);
     }
     let first = report
         .diagnostics
@@ -411,6 +512,13 @@ fn verify(output: &Path, bytes: &[u8], limits: &Limits) -> Result<(), CliError> 
             format!("{}: {} ({}){help}", d.code.as_str(), d.message, d.location)
         })
         .unwrap_or_default();
+    if report.counts.errors == 0 {
+        // Valid, but the checker could not give the bytes back (cannot happen for what
+        // reduce writes: no byte order mark, and a load that failed is an error).
+        return Err(CliError::Output(
+            "nothing written: the output could not be checked".into(),
+        ));
+    }
     Err(CliError::Output(format!(
         "nothing written: the output would not be valid ({} error(s)); first: {first}",
         report.counts.errors
@@ -426,7 +534,7 @@ pub fn manifest_init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Res
             out.display()
         )));
     }
-    let skeleton = load(from, ctx)?.skeleton(from)?;
+    let skeleton = load(from, ctx)?.skeleton(from, &ctx.limits)?;
     let m = Manifest::init(&skeleton).map_err(|e| input_error(from, e))?;
     dash_fs::write_file(out, m.to_json().as_bytes())?;
     eprintln!("{}: {} bones", out.display(), m.len());
@@ -455,7 +563,7 @@ pub fn manifest_update(
         .rename(renames)
         .map_err(|e| input_error(manifest_path, e))?;
     if let Some(from) = from {
-        let skeleton = load(from, ctx)?.skeleton(from)?;
+        let skeleton = load(from, ctx)?.skeleton(from, &ctx.limits)?;
         let c = m
             .update(&skeleton, !partial)
             .map_err(|e| input_error(from, e))?;

@@ -90,6 +90,17 @@ pub fn validate(
     opts: &Options,
     sink: &mut Sink,
 ) -> Profile {
+    validate_keeping(bytes, resolver, opts, sink).0
+}
+
+/// [`validate`], giving back bytes handed over once the checks are done (`None` when
+/// they were borrowed, or the document could not be loaded).
+pub fn validate_keeping(
+    bytes: std::borrow::Cow<'_, [u8]>,
+    resolver: &dyn Resolver,
+    opts: &Options,
+    sink: &mut Sink,
+) -> (Profile, Option<Vec<u8>>) {
     let profile = opts.profile.unwrap_or(Profile::Gltf);
     let loaded = match bytes {
         std::borrow::Cow::Borrowed(b) => dash_gltf::load(b, resolver, &opts.limits),
@@ -126,7 +137,7 @@ pub fn validate(
                 LoadError::Limit(_) => (Code::LIMIT_EXCEEDED, Location::default(), e.to_string()),
             };
             sink.push(code, || Diagnostic::new(code, message, location));
-            return profile;
+            return (profile, None);
         }
     };
     let doc = Doc {
@@ -163,7 +174,8 @@ pub fn validate(
     for p in &prims {
         primitive(&gltf, &doc, p, &users, profile, opts, sink);
     }
-    profile
+    drop(doc);
+    (profile, gltf.into_input())
 }
 
 /// The arrays the glTF schema gives `minItems: 1`.

@@ -533,6 +533,25 @@ impl<'g> Editor<'g> {
                     && !view_used.get(v).copied().unwrap_or(false)
             })
             .collect();
+        // Trim kept views whose leading or trailing bytes only removed accessors used
+        // (an attribute block shared by JOINTS and TEXCOORD, say): `(start, end)` of
+        // the span the kept accessors cover, when smaller than the view.
+        let trim = if prune && !removed_acc.is_empty() {
+            trims(gltf, &value, &removed_acc, &removed_view)
+        } else {
+            vec![None; n_src_views]
+        };
+        if let Some(accs) = value.get_mut("accessors").and_then(Value::as_array_mut) {
+            for a in accs.iter_mut() {
+                let view = a.get("bufferView").and_then(Value::as_u64);
+                if let Some(Some((start, _))) = view.and_then(|v| trim.get(v as usize))
+                    && let Some(o) = a.as_object_mut()
+                {
+                    let off = o.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
+                    o.insert("byteOffset".into(), json!(off.saturating_sub(*start)));
+                }
+            }
+        }
         // Renumber.
         let acc_map: Vec<Option<u64>> = renumber(n_acc, |i| removed_acc.contains(&i));
         let view_map: Vec<Option<u64>> =
@@ -570,16 +589,20 @@ impl<'g> Editor<'g> {
                     bv.buffer
                 )));
             };
+            let (start, len) = match trim.get(v).copied().flatten() {
+                Some((a, e)) => (bv.byte_offset + a, e - a),
+                None => (bv.byte_offset, bv.byte_length),
+            };
             let offset = if prune {
-                size.next_multiple_of(4) + bv.byte_offset % 4
+                size.next_multiple_of(4) + start % 4
             } else {
                 bv.byte_offset
             };
-            *size = (*size).max(offset + bv.byte_length);
+            *size = (*size).max(offset + len);
             placed.push(Placed {
                 view: v,
                 buffer: b,
-                from: From::Source(bv.byte_offset, bv.byte_length),
+                from: From::Source(start, len),
                 offset,
             });
         }
@@ -609,6 +632,9 @@ impl<'g> Editor<'g> {
             for p in &placed {
                 if let Some(o) = views.get_mut(p.view).and_then(Value::as_object_mut) {
                     o.insert("byteOffset".into(), json!(p.offset));
+                    if let From::Source(_, len) = p.from {
+                        o.insert("byteLength".into(), json!(len));
+                    }
                     if let From::New(k) = p.from {
                         let nv = new_views.get(k);
                         o.insert("byteLength".into(), json!(nv.map_or(0, |n| n.bytes.len())));
@@ -729,6 +755,81 @@ impl<'g> Editor<'g> {
             files: files_out,
         })
     }
+}
+
+/// For each source view, the byte span its kept accessors cover when that is smaller
+/// than the view; `None` to keep it whole (a view used by an image or by sparse data, or
+/// by no kept accessor directly, is kept whole).
+fn trims(
+    gltf: &Gltf,
+    value: &Value,
+    removed_acc: &BTreeSet<usize>,
+    removed_view: &[bool],
+) -> Vec<Option<(u64, u64)>> {
+    let n = gltf.root.buffer_views.len();
+    let mut span: Vec<Option<(u64, u64)>> = vec![None; n];
+    let mut whole = vec![false; n];
+    if let Some(images) = value.get("images").and_then(Value::as_array) {
+        for i in images {
+            if let Some(v) = i.get("bufferView").and_then(Value::as_u64)
+                && let Some(w) = whole.get_mut(v as usize)
+            {
+                *w = true;
+            }
+        }
+    }
+    for (i, a) in gltf.root.accessors.iter().enumerate() {
+        if removed_acc.contains(&i) {
+            continue;
+        }
+        if let Some(sp) = &a.sparse {
+            for v in [sp.indices.buffer_view, sp.values.buffer_view] {
+                if let Some(w) = whole.get_mut(v as usize) {
+                    *w = true;
+                }
+            }
+        }
+        let Some(v) = a.buffer_view else { continue };
+        let Some(bv) = gltf.root.buffer_views.get(v as usize) else {
+            continue;
+        };
+        let elem = component::size(a.component_type)
+            .zip(crate::spec::components(&a.kind))
+            .map(|(s, c)| s * c);
+        let Some(elem) = elem else {
+            if let Some(w) = whole.get_mut(v as usize) {
+                *w = true;
+            }
+            continue;
+        };
+        let stride = bv.byte_stride.unwrap_or(elem);
+        let end = if a.count == 0 {
+            a.byte_offset
+        } else {
+            a.byte_offset + (a.count - 1) * stride + elem
+        };
+        if let Some(s) = span.get_mut(v as usize) {
+            *s = Some(match *s {
+                Some((lo, hi)) => (lo.min(a.byte_offset), hi.max(end)),
+                None => (a.byte_offset, end),
+            });
+        }
+    }
+    (0..n)
+        .map(|v| {
+            let bv = gltf.root.buffer_views.get(v)?;
+            if whole.get(v).copied().unwrap_or(true)
+                || removed_view.get(v).copied().unwrap_or(false)
+            {
+                return None;
+            }
+            let (lo, hi) = span.get(v).copied().flatten()?;
+            // Element bytes a stride pads past the last element are kept with it; a span
+            // outside the view (a broken file) keeps the view whole.
+            let hi = hi.min(bv.byte_length);
+            (lo <= hi && (lo > 0 || hi < bv.byte_length)).then_some((lo, hi))
+        })
+        .collect()
 }
 
 /// Where a view's bytes come from.

@@ -499,9 +499,28 @@ struct Scratch {
     fin: Vec<(u32, f32, u32)>,
 }
 
+impl Scratch {
+    /// A scratch whose direct bone table covers the output indices of `map` (up to
+    /// [`STAMP_TABLE`]; larger indices go to the map beside it).
+    fn for_map(map: &[u32]) -> Scratch {
+        let mut sc = Scratch::default();
+        sc.stamps.stamp = vec![
+            0;
+            map.iter()
+                .copied()
+                .max()
+                .map_or(0, |m| m as usize + 1)
+                .min(STAMP_TABLE)
+        ];
+        sc
+    }
+}
+
 /// The vertex-by-vertex stage after selection: empty vertices, normalization,
 /// quantization, final order and output.
 struct Finish<'a> {
+    /// The vertices this run reduces (a chunk of the input).
+    range: std::ops::Range<usize>,
     input: &'a Input<'a>,
     map: &'a [u32],
     root: Option<u32>,
@@ -768,7 +787,7 @@ fn reduce_rows<const K: usize>(
 ) -> Result<(), ReduceError> {
     let (input, map) = (f.input, f.map);
     let out = |b: u32| map.get(b as usize).copied().unwrap_or(u32::MAX);
-    for v in 0..input.len() {
+    for v in f.range.clone() {
         sc.stamps.next_vertex();
         let mut sel = Sel::<K>::EMPTY;
         let mut fast = true;
@@ -828,11 +847,11 @@ fn reduce_columns<const K: usize>(
     sc: &mut Scratch,
     cands: &mut Vec<crate::input::Cand>,
 ) -> Result<(), ReduceError> {
-    let (input, map) = (f.input, f.map);
-    let n = input.len();
+    let map = f.map;
+    let n = f.range.end;
     let mut sels: Vec<Sel<K>> = std::iter::repeat_n(Sel::EMPTY, BLOCK).collect();
     let mut bail = [false; BLOCK];
-    for start in (0..n).step_by(BLOCK) {
+    for start in f.range.clone().step_by(BLOCK) {
         let end = (start + BLOCK).min(n);
         sels.fill(Sel::EMPTY);
         bail.fill(false);
@@ -1045,63 +1064,36 @@ fn reduce_with(
         ));
     }
     let n = input.len();
-    let k = cfg.max_influences;
-    let max_sets = k.div_ceil(4).max(1);
-    let qmax = cfg.quantize.max();
-    let mut f = Finish {
-        input,
-        map,
-        root,
-        cfg,
-        qmax,
-        max_sets,
-        report: Report {
-            vertices: n as u64,
-            ..Report::default()
-        },
-        influences: Vec::with_capacity(n * max_sets),
-        integers: qmax.map(|_| Vec::with_capacity(n * max_sets)),
-        widest: 1,
+    let max_sets = cfg.max_influences.div_ceil(4).max(1);
+    // Vertices are independent: chunks run in parallel, each into its own output, and
+    // are joined in vertex order, so the result is the same at any thread count.
+    let chunks: Vec<Result<Chunk, ReduceError>> = {
+        use rayon::prelude::*;
+        (0..n.div_ceil(REDUCE_CHUNK).max(1))
+            .into_par_iter()
+            // One scratch (with its bone table) per worker job, not per chunk.
+            .map_init(
+                || Scratch::for_map(map),
+                |sc, c| {
+                    let range = (c * REDUCE_CHUNK).min(n)..n.min((c + 1) * REDUCE_CHUNK);
+                    reduce_range(input, map, root, cfg, allow_fast, range, sc)
+                },
+            )
+            .collect()
     };
-    let mut sc = Scratch::default();
-    sc.stamps.stamp = vec![
-        0;
-        map.iter()
-            .copied()
-            .max()
-            .map_or(0, |m| m as usize + 1)
-            .min(STAMP_TABLE)
-    ];
-    let mut cands = Vec::new();
-    // The fast selection takes every vertex whose weights are positive and finite and
-    // whose bones are distinct, when there is no threshold; it selects exactly what the
-    // general path would (a test compares them). K is rounded up to 4, 8 or 16 for it.
-    let fast = allow_fast && cfg.min_weight == 0.0 && k <= TOP;
-    match (&input.data, fast) {
-        (Data::Columns(cols), true) => match k {
-            1..=4 => reduce_columns::<4>(&mut f, cols, &mut sc, &mut cands)?,
-            5..=8 => reduce_columns::<8>(&mut f, cols, &mut sc, &mut cands)?,
-            _ => reduce_columns::<TOP>(&mut f, cols, &mut sc, &mut cands)?,
-        },
-        (_, true) => match k {
-            1..=4 => reduce_rows::<4>(&mut f, &mut sc, &mut cands)?,
-            5..=8 => reduce_rows::<8>(&mut f, &mut sc, &mut cands)?,
-            _ => reduce_rows::<TOP>(&mut f, &mut sc, &mut cands)?,
-        },
-        (_, false) => {
-            for v in 0..n {
-                let dirty = f.general(v, &mut cands, &mut sc)?;
-                f.vertex(v, dirty, &mut sc)?;
-            }
+    let mut influences = Vec::with_capacity(n * max_sets);
+    let mut integers = cfg.quantize.max().map(|_| Vec::with_capacity(n * max_sets));
+    let mut widest = 1;
+    let mut report = Report::default();
+    for chunk in chunks {
+        let chunk = chunk?;
+        influences.extend_from_slice(&chunk.influences);
+        if let (Some(all), Some(part)) = (integers.as_mut(), chunk.integers.as_ref()) {
+            all.extend_from_slice(part);
         }
+        widest = widest.max(chunk.widest);
+        report.append(chunk.report);
     }
-    let Finish {
-        mut influences,
-        mut integers,
-        widest,
-        report,
-        ..
-    } = f;
     // Every vertex gets the sets the widest one needs.
     if widest < max_sets {
         influences = influences
@@ -1123,6 +1115,110 @@ fn reduce_with(
         integers,
         report,
     })
+}
+
+/// Vertices per parallel chunk of the reducer.
+const REDUCE_CHUNK: usize = 1 << 15;
+
+/// One chunk's output: `max_sets` sets per vertex, not yet narrowed to the widest.
+struct Chunk {
+    influences: Vec<InfluenceSet>,
+    integers: Option<Vec<[u32; 4]>>,
+    widest: usize,
+    report: Report,
+}
+
+/// Reduces the vertices in `range` of `input`.
+fn reduce_range(
+    input: &Input,
+    map: &[u32],
+    root: Option<u32>,
+    cfg: &Config,
+    allow_fast: bool,
+    range: std::ops::Range<usize>,
+    sc: &mut Scratch,
+) -> Result<Chunk, ReduceError> {
+    let n = range.len();
+    let k = cfg.max_influences;
+    let max_sets = k.div_ceil(4).max(1);
+    let qmax = cfg.quantize.max();
+    let mut f = Finish {
+        range: range.clone(),
+        input,
+        map,
+        root,
+        cfg,
+        qmax,
+        max_sets,
+        report: Report {
+            vertices: n as u64,
+            ..Report::default()
+        },
+        influences: Vec::with_capacity(n * max_sets),
+        integers: qmax.map(|_| Vec::with_capacity(n * max_sets)),
+        widest: 1,
+    };
+    let mut cands = Vec::new();
+    // The fast selection takes every vertex whose weights are positive and finite and
+    // whose bones are distinct, when there is no threshold; it selects exactly what the
+    // general path would (a test compares them). K is rounded up to 4, 8 or 16 for it.
+    let fast = allow_fast && cfg.min_weight == 0.0 && k <= TOP;
+    match (&input.data, fast) {
+        (Data::Columns(cols), true) => match k {
+            1..=4 => reduce_columns::<4>(&mut f, cols, sc, &mut cands)?,
+            5..=8 => reduce_columns::<8>(&mut f, cols, sc, &mut cands)?,
+            _ => reduce_columns::<TOP>(&mut f, cols, sc, &mut cands)?,
+        },
+        (_, true) => match k {
+            1..=4 => reduce_rows::<4>(&mut f, sc, &mut cands)?,
+            5..=8 => reduce_rows::<8>(&mut f, sc, &mut cands)?,
+            _ => reduce_rows::<TOP>(&mut f, sc, &mut cands)?,
+        },
+        (_, false) => {
+            for v in range {
+                let dirty = f.general(v, &mut cands, sc)?;
+                f.vertex(v, dirty, sc)?;
+            }
+        }
+    }
+    Ok(Chunk {
+        influences: f.influences,
+        integers: f.integers,
+        widest: f.widest,
+        report: f.report,
+    })
+}
+
+impl Report {
+    /// Adds the report of a later chunk of vertices: counts add up, and the "first" and
+    /// "largest" entries are chosen by the same order a single run uses, so the joined
+    /// report is the one a single run over all vertices gives.
+    fn append(&mut self, later: Report) {
+        self.vertices += later.vertices;
+        self.changed += later.changed;
+        self.dropped += later.dropped;
+        self.below_threshold += later.below_threshold;
+        self.quantized_away += later.quantized_away;
+        self.merged += later.merged;
+        self.negative += later.negative;
+        self.empty += later.empty;
+        self.max_influences_in = self.max_influences_in.max(later.max_influences_in);
+        if self.first_empty.is_none() {
+            self.first_empty = later.first_empty;
+        }
+        // Later chunks hold later vertices, so an earlier first negative stays first.
+        if self.first_negative.is_none() {
+            self.first_negative = later.first_negative;
+        }
+        if let Some(d) = later.largest_dropped
+            && self
+                .largest_dropped
+                .as_ref()
+                .is_none_or(|x| x.beaten_by(d.weight, d.vertex, d.bone))
+        {
+            self.largest_dropped = Some(d);
+        }
+    }
 }
 
 /// Refuses a kept weight above 1 (only possible without normalization): dash reduce

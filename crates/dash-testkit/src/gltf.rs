@@ -49,11 +49,15 @@ impl SkinnedGlb {
         let mut primitives = Vec::new();
         for p in 0..self.primitives {
             let mut pos = Vec::with_capacity(n * 12);
+            let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
             let mut joints: Vec<Vec<u8>> = vec![Vec::with_capacity(n * 8); self.sets];
             let mut weights: Vec<Vec<u8>> = vec![Vec::with_capacity(n * 16); self.sets];
             for v in 0..n {
                 for c in 0..3 {
-                    pos.extend_from_slice(&((v * 3 + c + p) as f32 * 0.001).to_le_bytes());
+                    let x = (v * 3 + c + p) as f32 * 0.001;
+                    lo[c] = lo[c].min(x);
+                    hi[c] = hi[c].max(x);
+                    pos.extend_from_slice(&x.to_le_bytes());
                 }
                 let used = 1 + (next() as usize % slots);
                 let start = next() as usize % self.joints;
@@ -83,9 +87,10 @@ impl SkinnedGlb {
             let mut attributes = serde_json::Map::new();
             let a = b.add(&pos, 5126, "VEC3", n);
             attributes.insert("POSITION".into(), a.into());
-            b.accessors[a]["min"] = serde_json::json!([0.0, 0.0, 0.0]);
-            let top = (n * 3 + p) as f32 * 0.001;
-            b.accessors[a]["max"] = serde_json::json!([top, top, top]);
+            if n > 0 {
+                b.accessors[a]["min"] = serde_json::json!(lo);
+                b.accessors[a]["max"] = serde_json::json!(hi);
+            }
             for s in 0..self.sets {
                 let a = b.add(&joints[s], 5123, "VEC4", n);
                 attributes.insert(format!("JOINTS_{s}"), a.into());

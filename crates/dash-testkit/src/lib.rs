@@ -8,6 +8,7 @@
 //! - [`snapshot`] and [`changes`]: what a run created, changed or removed in a folder;
 //! - [`gltf::SkinnedGlb`]: skinned GLB files with several primitives and sets and
 //!   chosen faults, built in memory;
+//! - [`oracle::oracle`]: the official Khronos validator as a test oracle;
 //! - [`hostile`]: a proptest strategy of input files — mutated seeds from the repository
 //!   and random bytes — for CLI-level property tests.
 #![allow(clippy::panic, clippy::expect_used, clippy::indexing_slicing)]
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 
 pub mod gltf;
 pub mod hostile;
+pub mod oracle;
 
 /// The repository root (two levels above a crate's manifest folder).
 pub fn repo() -> PathBuf {

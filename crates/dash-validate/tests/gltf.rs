@@ -16,7 +16,6 @@
 )]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use dash_validate::{Code, Diagnostic, FileReport, Options, Profile, Severity};
 use serde_json::Value;
@@ -119,42 +118,7 @@ fn corpus_results_match_the_provenance_record() {
 
 /// Runs the official validator over `files`; `None` when it is not available.
 fn oracle(files: &[PathBuf]) -> Option<Vec<Value>> {
-    let require = std::env::var_os("DASH_REQUIRE_ORACLE").is_some();
-    let skip = |why: &str| {
-        assert!(
-            !require,
-            "the oracle is required (DASH_REQUIRE_ORACLE) but {why}"
-        );
-        eprintln!(
-            "SKIPPED: {why}; install node (and run `npm ci` in tools/oracle) to run the oracle test"
-        );
-        None
-    };
-    if Command::new("node").arg("--version").output().is_err() {
-        return skip("node is not installed");
-    }
-    let dir = repo().join("tools/oracle");
-    if !dir.join("node_modules/gltf-validator").exists() {
-        // Tests install nothing: `.ci/run` runs `npm ci` in tools/oracle before the tests.
-        return skip("tools/oracle/node_modules is missing");
-    }
-    let out = Command::new("node")
-        .arg(dir.join("validate.mjs"))
-        .args(files)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect(),
-    )
+    dash_testkit::oracle::oracle(files)
 }
 
 /// The JSON pointers that use accessor `k` in a document.

@@ -43,6 +43,10 @@ struct Cli {
     /// waiting for it.
     #[arg(long, global = true)]
     no_wait: bool,
+    /// Threads working on vertices (0: one per core). Outputs and reports are the same
+    /// at any count.
+    #[arg(long, global = true, default_value_t = 0)]
+    threads: usize,
 }
 
 /// JSON output shape.
@@ -355,6 +359,12 @@ fn run(cli: &Cli) -> Result<(), CliError> {
 fn main() -> ExitCode {
     dash_fs::install_signal_cleanup();
     let cli = Cli::parse();
+    if cli.threads > 0 {
+        // Fails only when a pool exists already, which cannot happen this early.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(cli.threads)
+            .build_global();
+    }
     match run(&cli) {
         Ok(()) | Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {

@@ -688,13 +688,16 @@ impl<'g> Editor<'g> {
                 }
             }
         }
-        let bytes_of = |b: usize| -> Vec<u8> {
-            let mut out = vec![0u8; sizes.get(b).copied().unwrap_or(0) as usize];
-            fill(&mut out, b, &placed, gltf, &new_views, !prune);
+        let mut pending: Vec<Option<NewView>> = new_views.into_iter().map(Some).collect();
+        let bytes_of = |b: usize, pending: &mut Vec<Option<NewView>>| -> Vec<u8> {
+            let size = sizes.get(b).copied().unwrap_or(0) as usize;
+            let mut out = Vec::with_capacity(size);
+            append_buffer(&mut out, b, &placed, gltf, pending, !prune);
+            out.resize(size, 0);
             out
         };
         for b in &embedded {
-            let data = bytes_of(*b);
+            let data = bytes_of(*b, &mut pending);
             let uri = format!(
                 "data:application/octet-stream;base64,{}",
                 base64::engine::general_purpose::STANDARD.encode(&data)
@@ -705,7 +708,7 @@ impl<'g> Editor<'g> {
         }
         let files_out: Vec<(String, Vec<u8>)> = outside
             .into_iter()
-            .map(|(b, name)| (name, bytes_of(b)))
+            .map(|(b, name)| (name, bytes_of(b, &mut pending)))
             .collect();
         let main = match container {
             Container::Gltf => {
@@ -742,10 +745,8 @@ impl<'g> Editor<'g> {
                     out.extend_from_slice(&((bin_len + pad(bin_len)) as u32).to_le_bytes());
                     out.extend_from_slice(b"BIN\0");
                     let start = out.len();
+                    append_buffer(&mut out, b, &placed, gltf, &mut pending, !prune);
                     out.resize(start + bin_len + pad(bin_len), 0);
-                    if let Some(chunk) = out.get_mut(start..start + bin_len) {
-                        fill(chunk, b, &placed, gltf, &new_views, !prune);
-                    }
                 }
                 out
             }
@@ -850,34 +851,45 @@ struct Placed {
     offset: u64,
 }
 
-/// Fills `out`, buffer `b`'s output bytes: with the source buffer whole when kept in
-/// place (then only new views are placed), else view by view.
-fn fill(
-    out: &mut [u8],
+/// Appends buffer `b`'s output bytes to `out`, in offset order, zeros between views:
+/// the source buffer whole when kept in place (then only new views are placed), else
+/// view by view. Each new view's bytes are freed once copied, so the output grows while
+/// they shrink and the two are never held in full together.
+fn append_buffer(
+    out: &mut Vec<u8>,
     b: usize,
     placed: &[Placed],
     gltf: &Gltf,
-    new_views: &[NewView],
+    new_views: &mut [Option<NewView>],
     in_place: bool,
 ) {
+    let base = out.len();
     let src = gltf.buffer(b).and_then(Result::ok).unwrap_or_default();
     if in_place {
-        let n = src.len().min(out.len());
-        if let (Some(d), Some(s)) = (out.get_mut(..n), src.get(..n)) {
-            d.copy_from_slice(s);
-        }
+        out.extend_from_slice(src);
     }
-    for p in placed.iter().filter(|p| p.buffer == b) {
-        let bytes: &[u8] = match p.from {
-            From::Source(..) if in_place => continue,
-            From::Source(off, len) => src
-                .get(off as usize..(off + len) as usize)
-                .unwrap_or_default(),
-            From::New(k) => new_views.get(k).map_or(&[][..], |n| n.bytes.as_slice()),
-        };
-        let at = p.offset as usize;
-        if let Some(dst) = out.get_mut(at..at + bytes.len()) {
-            dst.copy_from_slice(bytes);
+    let mut mine: Vec<&Placed> = placed
+        .iter()
+        .filter(|p| p.buffer == b && !(in_place && matches!(p.from, From::Source(..))))
+        .collect();
+    mine.sort_by_key(|p| p.offset);
+    for p in mine {
+        let at = base + p.offset as usize;
+        if out.len() < at {
+            out.resize(at, 0);
+        }
+        match p.from {
+            From::Source(off, len) => {
+                out.extend_from_slice(
+                    src.get(off as usize..(off + len) as usize)
+                        .unwrap_or_default(),
+                );
+            }
+            From::New(k) => {
+                if let Some(nv) = new_views.get_mut(k).and_then(Option::take) {
+                    out.extend_from_slice(&nv.bytes);
+                }
+            }
         }
     }
 }

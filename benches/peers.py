@@ -9,6 +9,7 @@ machine hits every command alike; the table gives medians and ratios.
   dash reduce FILE -o OUT --max-influences 4 --normalize unit
                                      vs  Assimp: import + aiProcess_LimitBoneWeights(4)
   cat FILE > /dev/null               the read floor
+  python3 -c 'open(FILE).read()'     reading the file into memory, page faults included
 
 Usage: python3 benches/peers.py [--vertices N] [--rounds R] [--threads T] [--keep]
 The input (default 3,300,000 vertices, 64 joints, about 422 MB) is generated once,
@@ -94,6 +95,9 @@ def main():
     asp, why_asp = assimp()
     cmds = {
         "read floor (cat)": ["sh", "-c", f"cat '{src}' > /dev/null"],
+        # What holding the file in memory costs (page faults of fresh memory included).
+        "read into memory (python)": [sys.executable, "-c",
+                                      "import sys; open(sys.argv[1], 'rb').read()", src],
         "dash-validate": [os.path.join(REL, "dash-validate")] + threads + [src],
         "dash reduce": [os.path.join(REL, "dash"), "reduce", src, "-o", reduced,
                         "--max-influences", "4", "--normalize", "unit", "-q"] + threads,

@@ -134,6 +134,24 @@ fn fnv(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The files below `dir` whose extension is one of `extensions`, sorted (folders are
+/// walked without recursion; links are not followed into).
+pub fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = snapshot(dir)
+        .into_iter()
+        .filter(|(p, s)| {
+            s.kind == "file"
+                && Path::new(p)
+                    .extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| extensions.contains(&x))
+        })
+        .map(|(p, _)| dir.join(p))
+        .collect();
+    out.sort();
+    out
+}
+
 /// Every entry below `dir` (not following links), by relative path.
 pub fn snapshot(dir: &Path) -> BTreeMap<String, FileState> {
     let mut out = BTreeMap::new();

@@ -29,23 +29,7 @@ fn corpus() -> PathBuf {
 }
 
 fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if matches!(p.extension().and_then(|x| x.to_str()), Some("gltf" | "glb")) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    dash_testkit::files_under(dir, &["gltf", "glb"])
 }
 
 fn validate(path: &Path) -> FileReport {

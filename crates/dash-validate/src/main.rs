@@ -191,7 +191,9 @@ fn main() -> ExitCode {
     opts.progress = Some(std::sync::Arc::new(move |n| hook.update(n)));
     let mut reports: Vec<FileReport> = Vec::new();
     let mut stdout = std::io::stdout().lock();
-    for path in &files {
+    // Files are checked in parallel and reported in the order given (a reorder buffer
+    // holds the ones that finish early), so the output is the same at any thread count.
+    let check = |path: &PathBuf| -> Result<FileReport, String> {
         let report = if path == Path::new("-") {
             match dash_fs::read_input(path, opts.limits.max_input_bytes) {
                 // Standard input has no folder: a glTF read from it has no external
@@ -200,27 +202,62 @@ fn main() -> ExitCode {
                 Err(dash_fs::FsError::Empty { .. }) => {
                     dash_validate::validate_standalone("<stdin>", &[], &opts)
                 }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::from(2);
-                }
+                Err(e) => return Err(e.to_string()),
             }
         } else {
             dash_validate::validate_path(path, &opts)
         };
         progress.file_done(path);
-        if args.format == OutputFormat::Human {
-            let text = render::file(&report, style);
-            match progress.bar.get() {
-                Some(bar) => bar.suspend(|| {
-                    let _ = stdout.write_all(text.as_bytes());
-                }),
-                None => {
-                    let _ = stdout.write_all(text.as_bytes());
+        Ok(report)
+    };
+    let mut failed: Option<String> = None;
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<FileReport, String>)>();
+        let check = &check;
+        let files = &files;
+        scope.spawn(move || {
+            use rayon::prelude::*;
+            files
+                .par_iter()
+                .enumerate()
+                .for_each_with(tx, |tx, (i, path)| {
+                    let _ = tx.send((i, check(path)));
+                });
+        });
+        let mut early = std::collections::BTreeMap::new();
+        let mut next = 0;
+        for (i, result) in rx {
+            early.insert(i, result);
+            while let Some(result) = early.remove(&next) {
+                next += 1;
+                let report = match result {
+                    Ok(r) => r,
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                        continue;
+                    }
+                };
+                if failed.is_some() {
+                    continue;
                 }
+                if args.format == OutputFormat::Human {
+                    let text = render::file(&report, style);
+                    match progress.bar.get() {
+                        Some(bar) => bar.suspend(|| {
+                            let _ = stdout.write_all(text.as_bytes());
+                        }),
+                        None => {
+                            let _ = stdout.write_all(text.as_bytes());
+                        }
+                    }
+                }
+                reports.push(report);
             }
         }
-        reports.push(report);
+    });
+    if let Some(e) = failed {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
     }
     progress.clear();
     let io_failed = reports.iter().any(FileReport::io_failed);

@@ -19,6 +19,41 @@ fn run(dir: &Path, args: &[&str]) -> (Option<i32>, Vec<u8>) {
 }
 
 #[test]
+fn directory_reports_are_identical_at_any_thread_count() {
+    // Files are checked in parallel but reported in walk order.
+    let dir = Scratch::new("threads-dir");
+    let d = dir.path();
+    for (i, faults) in [0usize, 7, 0, 3, 11, 0].into_iter().enumerate() {
+        let spec = SkinnedGlb {
+            vertices: 2000 + 500 * i,
+            primitives: 1 + i % 2,
+            sets: 1 + i % 3,
+            fault_every: faults,
+            seed: i as u64,
+            ..SkinnedGlb::default()
+        };
+        std::fs::write(d.join(format!("f{i}.glb")), spec.build()).unwrap();
+    }
+    std::fs::copy(
+        dash_testkit::repo().join("examples/rig.json"),
+        d.join("rig.json"),
+    )
+    .unwrap();
+    for format in ["human", "json"] {
+        let one = run(d, &["--threads", "1", "--format", format, "."]);
+        for t in ["2", "7"] {
+            let other = run(d, &["--threads", t, "--format", format, "."]);
+            assert_eq!(one.0, other.0);
+            assert!(
+                one.1 == other.1,
+                "{format}: the report at {t} threads differs"
+            );
+        }
+        assert_eq!(one.0, Some(1));
+    }
+}
+
+#[test]
 fn reports_are_identical_at_any_thread_count() {
     let dir = Scratch::new("threads");
     let d = dir.path();

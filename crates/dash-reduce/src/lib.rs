@@ -5,6 +5,8 @@
 //!   attributes) or a per-bone weights document ([`weights_doc`]).
 //! - [`reduce`]: the algorithm of `spec/reduction.md`: merge, threshold, order by weight
 //!   then bone index, keep K, normalize, quantize with exact integer sums, pad.
+//! - [`pipeline`]: a whole run as one call — manifest update, every input reduced, a
+//!   glTF file written back ([`pipeline::reduce_gltf`]).
 //!
 //! ```
 //! use dash_reduce::{Config, Normalize, input::Input, manifest::{BoneRef, Manifest}};
@@ -27,6 +29,7 @@
 pub mod gltf;
 pub mod input;
 pub mod manifest;
+pub mod pipeline;
 mod reduce;
 pub mod weights_doc;
 

@@ -4,10 +4,10 @@ use std::path::{Path, PathBuf};
 
 use dash_core::{Document, Limits, Skeleton};
 use dash_gltf::{Container, Gltf};
+use dash_reduce::Config;
 use dash_reduce::gltf::PrimitiveInput;
 use dash_reduce::input::{Input, bone_refs};
-use dash_reduce::manifest::{BoneRef, Changes, Manifest, ManifestError};
-use dash_reduce::{Config, Reduced};
+use dash_reduce::manifest::{BoneRef, Manifest, ManifestError};
 
 use crate::error::CliError;
 use crate::formats::{self, Format, Loaded, SaveOptions};
@@ -49,6 +49,13 @@ impl<'s> Part<'s> {
 
     fn primitive(&self) -> Option<&PrimitiveInput<'s>> {
         match &self.input {
+            PartInput::Primitive(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    fn into_primitive(self) -> Option<PrimitiveInput<'s>> {
+        match self.input {
             PartInput::Primitive(p) => Some(p),
             _ => None,
         }
@@ -255,10 +262,6 @@ fn lock(path: &Path, wait: bool) -> Result<dash_fs::FileLock, CliError> {
     dash_fs::FileLock::acquire(path, wait).map_err(CliError::from)
 }
 
-fn locked(changes: &Changes) -> CliError {
-    CliError::Output(ManifestError::Locked(changes.describe()).to_string())
-}
-
 fn describe((rep, sets): &(dash_reduce::Report, usize)) -> String {
     let mut s = format!(
         "reduced {} vertices to {} set(s): {} changed, {} influence(s) dropped over the limit, {} below the threshold, {} rounded away, {} merged, {} negative",
@@ -305,14 +308,6 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     let (bytes, reports, manifest, existing, changes, _lock) = {
         let source = load(a.input, a.ctx)?;
         let parts = source.parts(a.input, limits)?;
-        for p in &parts {
-            limits
-                .check_bones(p.input().bones.len() as u64)
-                .map_err(|e| input_error(a.input, e))?;
-        }
-        let named = parts
-            .iter()
-            .all(|p| !p.input().bones.iter().any(|b| b.name.starts_with('#')));
         // Held from the manifest's read to its rename; a --locked run writes nothing.
         let lock_guard = match a.manifest.filter(|_| !a.locked) {
             Some(p) => Some(lock(p, a.ctx.wait)?),
@@ -327,54 +322,22 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                 "--locked needs an existing --manifest file".into(),
             ));
         }
-        if a.manifest.is_some() && !named {
-            return Err(input_error(
-                a.input,
-                "the input has no bone names (no skeleton), so a manifest cannot index it",
-            ));
-        }
         let mut manifest = existing.clone().unwrap_or_default();
-        manifest.version = dash_reduce::manifest::VERSION;
-        let mut changes = Changes::default();
-        for p in &parts {
-            let c = manifest
-                .update(&p.input().bones, false)
-                .map_err(|e| input_error(a.input, e))?;
-            changes.added.extend(c.added);
-            changes.revived.extend(c.revived);
-            changes.reparented.extend(c.reparented);
-        }
-        if a.locked && !changes.is_empty() {
-            return Err(locked(&changes));
-        }
-        let mut results: Vec<Reduced> = Vec::new();
-        let mut reports = Vec::new();
-        for p in &parts {
-            let i = p.input();
-            let map: Vec<u32> = if named {
-                dash_reduce::index_map(i, &manifest).map_err(|e| input_error(a.input, e))?
-            } else {
-                i.unnamed_indices().unwrap_or_default()
-            };
-            let root = if named {
-                dash_reduce::root_index(i, &manifest)
-            } else {
-                None
-            };
-            let r = dash_reduce::reduce(i, &map, root, &a.config).map_err(|e| match e {
-                dash_reduce::ReduceError::Config(why) => CliError::Usage(why),
-                other => input_error(a.input, other),
-            })?;
-            reports.push((r.report.clone(), r.sets));
-            results.push(r);
-        }
-        let bytes = match (is_gltf(a.output), &source) {
+        let opts = dash_reduce::pipeline::Options {
+            locked: a.locked,
+            max_bones: Some(limits.max_bones),
+        };
+        let fail = |e: dash_reduce::pipeline::PipelineError| match e {
+            dash_reduce::pipeline::PipelineError::Reduce(dash_reduce::ReduceError::Config(why)) => {
+                CliError::Usage(why)
+            }
+            dash_reduce::pipeline::PipelineError::Manifest(m @ ManifestError::Locked(_)) => {
+                CliError::Output(m.to_string())
+            }
+            other => input_error(a.input, other),
+        };
+        let (written, reports, changes) = match (is_gltf(a.output), &source) {
             (Some(container), Source::Gltf(g)) => {
-                let pairs: Vec<(&PrimitiveInput<'_>, Reduced)> = parts
-                    .iter()
-                    .filter_map(Part::primitive)
-                    .zip(std::mem::take(&mut results))
-                    .collect();
                 let files = if a.embed {
                     dash_gltf::export::BufferFiles::Embed
                 } else {
@@ -386,8 +349,19 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                             .unwrap_or_else(|| "out".into()),
                     }
                 };
-                dash_reduce::gltf::write(g, &manifest, pairs, a.config.quantize, container, &files)
-                    .map_err(|e| CliError::Output(e.to_string()))?
+                let prims: Vec<PrimitiveInput<'_>> =
+                    parts.into_iter().filter_map(Part::into_primitive).collect();
+                let out = dash_reduce::pipeline::reduce_gltf(
+                    g,
+                    &prims,
+                    a.manifest.map(|_| &mut manifest),
+                    &a.config,
+                    &opts,
+                    container,
+                    &files,
+                )
+                .map_err(fail)?;
+                (out.written, out.reports, out.changes)
             }
             (Some(_), _) => {
                 return Err(CliError::Usage(
@@ -401,24 +375,42 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                         a.output.display()
                     ))
                 })?;
-                let (part, reduced) = match (parts.as_slice(), results.as_slice()) {
-                    ([one], [r]) => (one, r),
-                    _ => {
-                        return Err(CliError::Usage(format!(
-                            "the input has {} skinned primitives; DashVertex output holds one (write .gltf/.glb instead)",
-                            parts.len()
-                        )));
-                    }
+                let [part] = parts.as_slice() else {
+                    return Err(CliError::Usage(format!(
+                        "the input has {} skinned primitives; DashVertex output holds one (write .gltf/.glb instead)",
+                        parts.len()
+                    )));
                 };
+                let run = dash_reduce::pipeline::reduce_all(
+                    &[part.input()],
+                    a.manifest.map(|_| &mut manifest),
+                    &a.config,
+                    &opts,
+                )
+                .map_err(fail)?;
+                let reduced = run
+                    .reduced
+                    .first()
+                    .ok_or_else(|| CliError::Output("the reducer gave no result".into()))?;
                 let input = part.input();
                 let positions = match part.primitive() {
                     Some(p) => p.positions(),
                     None => input.positions.clone(),
                 };
+                // Without --manifest, the skeleton follows the fresh numbering of this
+                // input's bones (what a new manifest would give).
+                let numbering = if a.manifest.is_some() {
+                    manifest.clone()
+                } else {
+                    let mut m = dash_reduce::manifest::Manifest::default();
+                    let _ = m.update(&input.bones, false);
+                    m
+                };
                 let document = Document {
                     mesh: reduced.to_mesh(&positions),
-                    skeleton: named
-                        .then(|| dash_reduce::manifest_skeleton(part.skeleton, input, &manifest)),
+                    skeleton: run
+                        .named
+                        .then(|| dash_reduce::manifest_skeleton(part.skeleton, input, &numbering)),
                 };
                 let loaded = match &source {
                     Source::Dash(Loaded::Json(j)) => {
@@ -433,13 +425,23 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                     }
                     _ => Loaded::Json(dash_json::JsonFile::new_document(document)),
                 };
-                dash_gltf::export::Written {
-                    main: formats::save(&loaded, format, &SaveOptions::default())?,
-                    files: Vec::new(),
-                }
+                let main = formats::save(&loaded, format, &SaveOptions::default())?;
+                let reports = run
+                    .reduced
+                    .iter()
+                    .map(|r| (r.report.clone(), r.sets))
+                    .collect();
+                (
+                    dash_gltf::export::Written {
+                        main,
+                        files: Vec::new(),
+                    },
+                    reports,
+                    run.changes,
+                )
             }
         };
-        (bytes, reports, manifest, existing, changes, lock_guard)
+        (written, reports, manifest, existing, changes, lock_guard)
     };
     let dash_gltf::export::Written { main: bytes, files } = bytes;
     let bytes = verify(a.output, bytes, &files, limits)?;

@@ -651,6 +651,30 @@ impl<'g> Editor<'g> {
                 keep
             });
         }
+        // Buffers left without a view by the pruning go too (a buffer must hold at least
+        // one byte); buffers that had no view before stay, as they were.
+        let n_src_buffers = gltf.buffer_count();
+        let mut keeps = vec![false; n_src_buffers.max(1)];
+        let mut lost = vec![false; n_src_buffers.max(1)];
+        for (v, bv) in src_views.iter().enumerate() {
+            let slot = if removed_view.get(v).copied().unwrap_or(false) {
+                &mut lost
+            } else {
+                &mut keeps
+            };
+            if let Some(x) = slot.get_mut(bv.buffer as usize) {
+                *x = true;
+            }
+        }
+        if let Some(k) = keeps.first_mut() {
+            *k |= !new_views.is_empty();
+        }
+        let removed_buf: Vec<bool> = (0..keeps.len())
+            .map(|b| prune && lost.get(b) == Some(&true) && keeps.get(b) == Some(&false))
+            .collect();
+        let buf_map = renumber(keeps.len(), |b| {
+            removed_buf.get(b).copied().unwrap_or(false)
+        });
         let buffers = arr(&mut value, "buffers")?;
         if buffers.is_empty() {
             buffers.push(json!({"byteLength": 0}));
@@ -662,9 +686,13 @@ impl<'g> Editor<'g> {
         let mut outside: Vec<(usize, String)> = Vec::new();
         let mut embedded: Vec<usize> = Vec::new();
         for (b, entry) in buffers.iter_mut().enumerate() {
+            if removed_buf.get(b).copied().unwrap_or(false) {
+                continue;
+            }
             let Some(o) = entry.as_object_mut() else {
                 continue;
             };
+            let named = buf_map.get(b).copied().flatten().unwrap_or(b as u64);
             o.insert(
                 "byteLength".into(),
                 json!(sizes.get(b).copied().unwrap_or(0)),
@@ -676,10 +704,10 @@ impl<'g> Editor<'g> {
             } else {
                 match files {
                     BufferFiles::Beside { stem } if !data_uri => {
-                        let name = if b == 0 {
+                        let name = if named == 0 {
                             format!("{stem}.bin")
                         } else {
-                            format!("{stem}_{b}.bin")
+                            format!("{stem}_{named}.bin")
                         };
                         o.insert("uri".into(), Value::String(percent_encode(&name)));
                         outside.push((b, name));
@@ -710,6 +738,21 @@ impl<'g> Editor<'g> {
             .into_iter()
             .map(|(b, name)| (name, bytes_of(b, &mut pending)))
             .collect();
+        if removed_buf.iter().any(|&r| r) {
+            if let Some(buffers) = value.get_mut("buffers").and_then(Value::as_array_mut) {
+                let mut b = 0;
+                buffers.retain(|_| {
+                    let keep = !removed_buf.get(b).copied().unwrap_or(false);
+                    b += 1;
+                    keep
+                });
+            }
+            if let Some(views) = value.get_mut("bufferViews").and_then(Value::as_array_mut) {
+                for v in views {
+                    visit_index(v.get_mut("buffer"), &mut |i| remap(i, &buf_map));
+                }
+            }
+        }
         let main = match container {
             Container::Gltf => {
                 let mut t = serde_json::to_string_pretty(&value)

@@ -61,6 +61,12 @@ fn reduced_gltf_is_pruned_and_faithful() {
         d.join("rig24.glb"),
     )
     .unwrap();
+    // Data-URI buffers, one of them left without a view once pruned (removed too).
+    std::fs::copy(
+        corpus.join("bevy/SimpleSkin.gltf"),
+        d.join("SimpleSkin.gltf"),
+    )
+    .unwrap();
     let cases: &[(&str, &str, &str)] = &[
         ("many.glb", "many-4.glb", "4"),
         ("rig24.glb", "rig24-2.glb", "2"),
@@ -70,6 +76,7 @@ fn reduced_gltf_is_pruned_and_faithful() {
         ("03_skinned_cylinder.gltf", "cylinder-1.gltf", "1"),
         ("03_skinned_cylinder.gltf", "cylinder-1.glb", "1"),
         ("CesiumMan.glb", "cesium-2.gltf", "2"),
+        ("SimpleSkin.gltf", "simple-1.gltf", "1"),
     ];
     let mut files: Vec<PathBuf> = Vec::new();
     for (input, output, k) in cases {
@@ -98,7 +105,7 @@ fn reduced_gltf_is_pruned_and_faithful() {
             output.ends_with(".glb"),
             "{output}"
         );
-        if output.ends_with(".gltf") {
+        if output.ends_with(".gltf") && !output.starts_with("simple") {
             let text = String::from_utf8(bytes).unwrap();
             assert!(!text.contains("data:"), "{output} embeds a buffer");
             let stem = output.trim_end_matches(".gltf");
@@ -109,7 +116,12 @@ fn reduced_gltf_is_pruned_and_faithful() {
     // Smaller than the input where influences were dropped (every case drops some);
     // compared within one container (a `.gltf` is pretty-printed JSON).
     let ext = |p: &str| p.rsplit('.').next().unwrap_or("").to_owned();
-    for (input, output, _) in cases.iter().filter(|(i, o, _)| ext(i) == ext(o)) {
+    // (SimpleSkin is a few hundred bytes of data in compact JSON: its size is the JSON's
+    // formatting, so it is left out.)
+    for (input, output, _) in cases
+        .iter()
+        .filter(|(i, o, _)| ext(i) == ext(o) && !o.starts_with("simple"))
+    {
         let size = |p: &str| size_with_buffers(&d.join(p));
         assert!(
             size(output) < size(input),

@@ -163,6 +163,12 @@ pub fn format_f32(v: f32, out: &mut String) -> Option<()> {
     if !v.is_finite() {
         return None;
     }
+    if v == 0.0 && v.is_sign_negative() {
+        // `-0` reads back as the integer 0 in many JSON readers (Python's among them),
+        // losing the sign; `-0.0` keeps it in every reader.
+        out.push_str("-0.0");
+        return Some(());
+    }
     let a = v.abs();
     let plain = a == 0.0 || (1e-5..1e9).contains(&a);
     let start = out.len();
@@ -206,7 +212,7 @@ mod tests {
     #[test]
     fn formatting_is_shortest_and_exact() {
         assert_eq!(f(0.0), "0");
-        assert_eq!(f(-0.0), "-0");
+        assert_eq!(f(-0.0), "-0.0");
         assert_eq!(f(1.0), "1");
         assert_eq!(f(0.1), "0.1");
         assert_eq!(f(f32::MAX), "3.4028235e38");

@@ -63,6 +63,11 @@ macro_rules! codes {
                 match self { $( Code::$name => $gltf, )* }
             }
 
+            /// The official glTF-Validator codes this one covers, one by one.
+            pub fn khronos(self) -> impl Iterator<Item = &'static str> {
+                self.gltf().split(", ").filter(|c| !c.is_empty())
+            }
+
             /// A one-line hint on how to fix it, if there is one.
             pub fn help(self) -> Option<&'static str> {
                 match self { $( Code::$name => if $help.is_empty() { None } else { Some($help) }, )* }

@@ -81,6 +81,10 @@ pub struct Diagnostic {
     /// How to fix it, when a hint helps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// The official Khronos glTF-Validator code(s) this finding corresponds to, when one
+    /// maps (`spec/validation.md`), so that reports can be compared with its output.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub khronos: Vec<&'static str>,
     /// Where it is.
     pub location: Location,
 }
@@ -93,6 +97,7 @@ impl Diagnostic {
             severity: code.severity(),
             message: message.into(),
             help: code.help().map(str::to_owned),
+            khronos: code.khronos().collect(),
             location,
         }
     }

@@ -31,7 +31,7 @@ pub use codes::{Code, Severity};
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
 pub use manifest::{ManifestBones, manifest_bones};
-pub use options::{InputFormat, Options};
+pub use options::{InputFormat, Level, Options};
 pub use report::{Counts, FileReport, Report, Summary, schema};
 
 use std::io::{Cursor, Read};
@@ -57,14 +57,7 @@ fn finish(
     opts: &Options,
 ) -> FileReport {
     let (counts, kept) = sink.into_parts();
-    FileReport::new(
-        name.to_owned(),
-        format,
-        profile,
-        counts,
-        kept,
-        opts.deny_warnings,
-    )
+    FileReport::new(name.to_owned(), format, profile, counts, kept, opts)
 }
 
 /// The report of an input with no bytes: no format can hold nothing.
@@ -159,7 +152,7 @@ fn dispatch(
     resolver: &dyn dash_gltf::Resolver,
     opts: &Options,
 ) -> (FileReport, Option<Vec<u8>>) {
-    let mut sink = Sink::new(opts.max_diagnostics);
+    let mut sink = Sink::for_options(opts);
     let bytes: &[u8] = &input;
     if bytes.is_empty() {
         return (empty(name, sink, opts), Some(Vec::new()));
@@ -198,7 +191,7 @@ fn dispatch(
 /// file); JSON files are read whole, up to the input limit.
 pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
     let name = path.display().to_string();
-    let mut sink = Sink::new(opts.max_diagnostics);
+    let mut sink = Sink::for_options(opts);
     let io_fail = |e: std::io::Error, mut sink: Sink| {
         sink.push(Code::IO_ERROR, || {
             Diagnostic::new(Code::IO_ERROR, e.to_string(), Location::default())

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use dash_core::Limits;
 use dash_validate::render::{self, Style};
-use dash_validate::{FileReport, InputFormat, Options, Profile, Report};
+use dash_validate::{Code, FileReport, InputFormat, Level, Options, Profile, Report};
 
 /// Validate skinning data: weights, bone indices, influence sets, skeletons.
 #[derive(Parser)]
@@ -38,9 +38,16 @@ struct Args {
     /// Diagnostics shown per file (all are counted).
     #[arg(long, default_value_t = 200)]
     max_diagnostics: usize,
-    /// `--deny warnings` makes warnings errors.
-    #[arg(long, value_enum)]
-    deny: Option<Deny>,
+    /// `--deny warnings` makes every warning an error; `--deny CODE` makes that code an
+    /// error (repeatable). Codes are listed in spec/validation.md.
+    #[arg(long, value_name = "warnings|CODE")]
+    deny: Vec<String>,
+    /// Report CODE as a warning, whatever its default (repeatable).
+    #[arg(long, value_name = "CODE")]
+    warn: Vec<String>,
+    /// Do not report CODE at all (repeatable): it is neither shown nor counted.
+    #[arg(long, value_name = "CODE")]
+    allow: Vec<String>,
     /// Read inputs as this format instead of detecting it.
     #[arg(long, value_enum)]
     input_format: Option<InputFormat>,
@@ -85,11 +92,6 @@ enum OutputFormat {
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-enum Deny {
-    Warnings,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
 enum ColorArg {
     Auto,
     Always,
@@ -99,20 +101,70 @@ enum ColorArg {
 const EXTENSIONS: &[&str] = &["json", "dmx", "raw", "gltf", "glb"];
 
 /// Expands directories into the files they hold (each once, symlink loops detected,
-/// hidden and `.gitignore`d paths skipped unless `all`).
-fn expand(inputs: &[PathBuf], all: bool) -> Result<Vec<PathBuf>, dash_fs::FsError> {
+/// hidden and `.gitignore`d paths skipped unless `all`). A file named on the command line
+/// is always checked; a `.json` found in a directory is checked only when it holds vertex
+/// data (DashVertex or glTF): bone manifests, weights documents and other JSON are listed
+/// as skipped on standard error, not reported invalid.
+fn expand(inputs: &[PathBuf], all: bool, max: u64) -> Result<Vec<PathBuf>, dash_fs::FsError> {
     let walk = dash_fs::Walk::new()
         .extensions(EXTENSIONS)
         .hidden(all)
         .gitignore(!all);
-    Ok(walk
-        .run(inputs)?
-        .into_iter()
-        .filter_map(|e| match e {
-            dash_fs::WalkEntry::File(p) => Some(p),
-            dash_fs::WalkEntry::Skipped { .. } => None,
-        })
-        .collect())
+    let mut out = Vec::new();
+    for input in inputs {
+        let found = input.is_dir();
+        for e in walk.run(std::slice::from_ref(input))? {
+            let dash_fs::WalkEntry::File(p) = e else {
+                continue;
+            };
+            if found
+                && p.extension().and_then(|x| x.to_str()) == Some("json")
+                && let Some(what) = not_vertex_data(&p, max)
+            {
+                eprintln!("skipped {}: {what}", p.display());
+                continue;
+            }
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// What a JSON file is when it is not vertex data; `None` for DashVertex, glTF, and
+/// anything that cannot be told (broken JSON is checked, and reported).
+fn not_vertex_data(path: &Path, max: u64) -> Option<&'static str> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(rename = "type")]
+        kind: Option<serde_json::Value>,
+        asset: Option<serde::de::IgnoredAny>,
+        x: Option<serde::de::IgnoredAny>,
+        #[serde(rename = "skinIndex")]
+        skin_index: Option<serde::de::IgnoredAny>,
+        bones: Option<serde::de::IgnoredAny>,
+        version: Option<serde::de::IgnoredAny>,
+    }
+    let bytes = dash_fs::read_input(path, max).ok()?;
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
+    if *first != b'{' {
+        return None;
+    }
+    let p: Probe = serde_json::from_slice(&bytes).ok()?;
+    let kind = p.kind.as_ref().and_then(|k| k.as_str());
+    if kind == Some("DashModelExchange")
+        || p.asset.is_some()
+        || p.x.is_some()
+        || p.skin_index.is_some()
+    {
+        return None;
+    }
+    Some(match kind {
+        Some("DashBoneWeights") => {
+            "a per-bone weights document (dash reduce reads it), not vertex data"
+        }
+        _ if p.bones.is_some() && p.version.is_some() => "a bone manifest, not vertex data",
+        _ => "JSON that is neither DashVertex nor glTF",
+    })
 }
 
 fn main() -> ExitCode {
@@ -150,6 +202,13 @@ fn main() -> ExitCode {
             }
         }
     };
+    let levels = match levels(&args) {
+        Ok(l) => l,
+        Err(why) => {
+            eprintln!("error: {why}");
+            return ExitCode::from(2);
+        }
+    };
     let opts = Options {
         profile: args.profile.map(|p| match p {
             ProfileArg::Dash => Profile::Dash,
@@ -159,7 +218,8 @@ fn main() -> ExitCode {
         removed_bones,
         progress: None,
         max_diagnostics: args.max_diagnostics,
-        deny_warnings: args.deny.is_some(),
+        deny_warnings: args.deny.iter().any(|d| d == "warnings"),
+        levels,
         limits: Limits {
             max_input_bytes: args.max_input_bytes,
             max_vertices: args.max_vertices,
@@ -169,7 +229,7 @@ fn main() -> ExitCode {
         format: args.input_format,
         resource_dirs: args.resource_dir.clone(),
     };
-    let files = match expand(&args.inputs, args.all_files) {
+    let files = match expand(&args.inputs, args.all_files, args.max_input_bytes) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");
@@ -336,4 +396,37 @@ impl Progress {
             b.finish_and_clear();
         }
     }
+}
+
+/// The per-code levels of `--allow`, `--warn` and `--deny CODE`; a code named twice, an
+/// unknown code, or IO_ERROR (which decides exit code 2) is a usage error.
+fn levels(args: &Args) -> Result<std::collections::BTreeMap<Code, Level>, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let lists = [
+        ("--allow", &args.allow, Level::Allow),
+        ("--warn", &args.warn, Level::Warn),
+        ("--deny", &args.deny, Level::Deny),
+    ];
+    for (flag, names, level) in lists {
+        for name in names
+            .iter()
+            .filter(|n| !(flag == "--deny" && *n == "warnings"))
+        {
+            let code = Code::parse(name).ok_or_else(|| {
+                format!(
+                    "{flag} {}: no such code (the codes are listed in spec/validation.md)",
+                    dash_fs::short(name)
+                )
+            })?;
+            if code == Code::IO_ERROR {
+                return Err(format!(
+                    "{flag} IO_ERROR: a file that cannot be read always fails"
+                ));
+            }
+            if out.insert(code, level).is_some() {
+                return Err(format!("{name} is given more than one level"));
+            }
+        }
+    }
+    Ok(out)
 }

@@ -84,6 +84,9 @@ pub struct Options {
     pub max_diagnostics: usize,
     /// Treat warnings as errors.
     pub deny_warnings: bool,
+    /// Per-code levels (`--allow`, `--warn`, `--deny CODE`): an allowed code is not
+    /// reported at all; the others report at the level given, whatever `deny_warnings`.
+    pub levels: std::collections::BTreeMap<crate::Code, Level>,
     /// Decoder limits.
     pub limits: Limits,
     /// Force an input format instead of detecting it.
@@ -103,6 +106,7 @@ impl std::fmt::Debug for Options {
             .field("removed_bones", &self.removed_bones)
             .field("max_diagnostics", &self.max_diagnostics)
             .field("deny_warnings", &self.deny_warnings)
+            .field("levels", &self.levels)
             .field("limits", &self.limits)
             .field("format", &self.format)
             .field("resource_dirs", &self.resource_dirs)
@@ -118,10 +122,39 @@ impl Default for Options {
             removed_bones: Vec::new(),
             max_diagnostics: 200,
             deny_warnings: false,
+            levels: std::collections::BTreeMap::new(),
             limits: Limits::default(),
             format: None,
             progress: None,
             resource_dirs: Vec::new(),
+        }
+    }
+}
+
+/// What a user made of a diagnostic code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Level {
+    /// Not reported, not counted.
+    Allow,
+    /// Reported as a warning.
+    Warn,
+    /// Reported as an error.
+    Deny,
+}
+
+impl Options {
+    /// The severity `code` is reported with, or `None` when it is allowed (not reported).
+    pub fn severity_of(&self, code: crate::Code) -> Option<crate::Severity> {
+        use crate::Severity;
+        match self.levels.get(&code) {
+            Some(Level::Allow) => None,
+            Some(Level::Warn) => Some(Severity::Warning),
+            Some(Level::Deny) => Some(Severity::Error),
+            None if self.deny_warnings && code.severity() == Severity::Warning => {
+                Some(Severity::Error)
+            }
+            None => Some(code.severity()),
         }
     }
 }

@@ -50,21 +50,15 @@ impl FileReport {
         profile: Profile,
         counts_by_code: BTreeMap<Code, u64>,
         mut diagnostics: Vec<Diagnostic>,
-        deny_warnings: bool,
+        opts: &crate::Options,
     ) -> Self {
-        let escalate = |s: Severity| {
-            if deny_warnings && s == Severity::Warning {
-                Severity::Error
-            } else {
-                s
-            }
-        };
+        let level = |c: Code| opts.severity_of(c).unwrap_or(c.severity());
         for d in &mut diagnostics {
-            d.severity = escalate(d.severity);
+            d.severity = level(d.code);
         }
         let mut counts = Counts::default();
         for (code, n) in &counts_by_code {
-            match escalate(code.severity()) {
+            match level(*code) {
                 Severity::Error => counts.errors += n,
                 Severity::Warning => counts.warnings += n,
                 Severity::Info => counts.infos += n,

@@ -11,6 +11,8 @@ pub struct Sink {
     max: usize,
     counts: BTreeMap<Code, u64>,
     kept: Vec<Diagnostic>,
+    /// Codes the user allowed: neither counted nor kept.
+    allowed: Vec<Code>,
 }
 
 impl Sink {
@@ -20,11 +22,28 @@ impl Sink {
             max,
             counts: BTreeMap::new(),
             kept: Vec::new(),
+            allowed: Vec::new(),
         }
+    }
+
+    /// The sink a validation run with `opts` reports into: its diagnostic limit, and the
+    /// codes it allows left out.
+    pub fn for_options(opts: &crate::Options) -> Self {
+        let mut s = Sink::new(opts.max_diagnostics);
+        s.allowed = opts
+            .levels
+            .iter()
+            .filter(|(_, l)| **l == crate::Level::Allow)
+            .map(|(c, _)| *c)
+            .collect();
+        s
     }
 
     /// Records a finding; `make` runs only when the diagnostic is kept.
     pub fn push(&mut self, code: Code, make: impl FnOnce() -> Diagnostic) {
+        if self.allowed.contains(&code) {
+            return;
+        }
         let n = self.counts.entry(code).or_insert(0);
         *n += 1;
         if self.kept.len() < self.max {
@@ -64,7 +83,9 @@ impl Sink {
 
     /// A sink for a later chunk of the same checks, keeping as many as this one may.
     pub fn fork(&self) -> Sink {
-        Sink::new(self.max.saturating_sub(self.kept.len()))
+        let mut s = Sink::new(self.max.saturating_sub(self.kept.len()));
+        s.allowed.clone_from(&self.allowed);
+        s
     }
 
     /// Splits into the counts per code and the kept diagnostics.

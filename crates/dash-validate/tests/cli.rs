@@ -255,3 +255,74 @@ fn a_bone_manifest_gives_the_bone_count() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn codes_can_be_allowed_warned_or_denied() {
+    let report = |args: &[&str]| -> (Option<i32>, serde_json::Value) {
+        let o = run(&[&["--format", "json"][..], args].concat());
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        (o.status.code(), v["files"][0].clone())
+    };
+    let padding = "spec/vectors/validate/padding-bone.json";
+    let duplicate = "spec/vectors/validate/bone-duplicate.json";
+    // A warning by default; denied, an error; allowed, gone.
+    let (code, f) = report(&[padding]);
+    assert_eq!((code, f["counts"]["warnings"].as_u64()), (Some(0), Some(1)));
+    let (code, f) = report(&["--deny", "PADDING_BONE", padding]);
+    assert_eq!(code, Some(1));
+    assert_eq!(f["diagnostics"][0]["severity"], "error");
+    let (code, f) = report(&["--allow", "PADDING_BONE", padding]);
+    assert_eq!(code, Some(0));
+    assert_eq!(f["counts"]["warnings"].as_u64(), Some(0));
+    assert!(f["codes"].get("PADDING_BONE").is_none());
+    assert_eq!(f["diagnostics"].as_array().map(Vec::len), Some(0));
+    // An error made a warning; a per-code level wins over --deny warnings.
+    let (code, f) = report(&["--warn", "BONE_DUPLICATE", duplicate]);
+    assert_eq!(code, Some(0));
+    assert_eq!(f["counts"]["warnings"].as_u64(), Some(4));
+    let (code, f) = report(&["--warn", "BONE_DUPLICATE", "--deny", "warnings", duplicate]);
+    assert_eq!(code, Some(1), "PADDING_BONE is denied by --deny warnings");
+    assert_eq!(
+        (
+            f["counts"]["errors"].as_u64(),
+            f["counts"]["warnings"].as_u64()
+        ),
+        (Some(1), Some(3))
+    );
+    // Usage errors: an unknown code, IO_ERROR, a code given two levels.
+    for args in [
+        &["--allow", "NO_SUCH_CODE", padding][..],
+        &["--allow", "IO_ERROR", padding][..],
+        &["--allow", "PADDING_BONE", "--deny", "PADDING_BONE", padding][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(!o.stderr.is_empty());
+    }
+}
+
+#[test]
+fn directories_skip_json_that_is_not_vertex_data() {
+    // examples/ holds a bone manifest and a weights document beside the rig: a directory
+    // walk lists them as skipped instead of calling them invalid DashVertex.
+    let o = run(&["examples/"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("skipped examples/arm.manifest.json: a bone manifest"),
+        "{err}"
+    );
+    assert!(
+        err.contains("skipped examples/arm.weights.json: a per-bone weights document"),
+        "{err}"
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("checked 2 file(s): 2 valid"), "{out}");
+    // Named on the command line, a file is always checked.
+    assert_eq!(run(&["examples/arm.weights.json"]).status.code(), Some(1));
+}

@@ -35,6 +35,10 @@ pub struct AccessorData<'g> {
     pub origin: Option<(u64, u64)>,
     /// Bytes between elements.
     pub stride: u64,
+    /// Bytes between matrix columns (4-aligned), and rows per column: component `c`
+    /// lies at `(c / rows) × column + (c % rows) × size` within its element.
+    column: u64,
+    rows: u64,
 }
 
 impl AccessorData<'_> {
@@ -58,18 +62,29 @@ impl AccessorData<'_> {
             return 0.0;
         }
         let size = component::size(self.component_type).unwrap_or(0) as usize;
-        let at = i * self.stride as usize + c * size;
+        let at = i * self.stride as usize + self.within(c, size);
         decode(
             bytes.get(at..at + size).unwrap_or_default(),
             self.component_type,
         )
     }
 
+    /// Byte offset of component `c` within an element (matrix columns are padded).
+    #[inline]
+    fn within(&self, c: usize, size: usize) -> usize {
+        let rows = self.rows.max(1) as usize;
+        (c / rows) * self.column as usize + (c % rows) * size
+    }
+
     /// The first four components of element `i` (zeros past the last component), as
     /// [`AccessorData::get`] gives them, with the component type decided once.
     #[inline]
     pub fn get4(&self, i: usize) -> [f64; 4] {
-        if !self.sparse.is_empty() || self.bytes.is_none() || i >= self.count {
+        if !self.sparse.is_empty()
+            || self.bytes.is_none()
+            || i >= self.count
+            || self.rows as usize != self.components
+        {
             return std::array::from_fn(|c| self.get(i, c));
         }
         let bytes = self.bytes.unwrap_or_default();
@@ -103,8 +118,11 @@ impl AccessorData<'_> {
     /// Byte offset in its buffer of component `c` of element `i`.
     pub fn offset_of(&self, i: usize, c: usize) -> Option<u64> {
         let size = component::size(self.component_type)?;
-        self.origin
-            .map(|(start, _)| start + i as u64 * self.stride + c as u64 * size)
+        self.origin.map(|(start, _)| {
+            start
+                .saturating_add((i as u64).saturating_mul(self.stride))
+                .saturating_add(self.within(c, size as usize) as u64)
+        })
     }
 }
 
@@ -203,7 +221,11 @@ pub fn read<'g>(
         });
     }
     let count = a.count as usize;
-    let elem = size * comps;
+    let (elem, column, rows) = crate::spec::element_layout(a.component_type, &a.kind).unwrap_or((
+        size * comps,
+        size * comps,
+        comps,
+    ));
     let mut data = AccessorData {
         index,
         component_type: a.component_type,
@@ -214,6 +236,8 @@ pub fn read<'g>(
         sparse: Vec::new(),
         origin: None,
         stride: elem,
+        column,
+        rows,
     };
     // Without a buffer view the elements are zeros: nothing is allocated for them (memory
     // never follows a declared count).
@@ -251,7 +275,7 @@ pub fn read<'g>(
                 .get(usize::try_from(a.byte_offset).unwrap_or(usize::MAX)..)
                 .unwrap_or_default(),
         );
-        data.origin = Some((view_offset + a.byte_offset, buffer));
+        data.origin = Some((view_offset.saturating_add(a.byte_offset), buffer));
         data.stride = stride;
     }
     if let Some(sp) = &a.sparse {
@@ -295,7 +319,7 @@ pub fn read<'g>(
             }
             let values: Vec<f64> = (0..comps)
                 .map(|c| {
-                    let at = (k * elem + c * size) as usize;
+                    let at = (k * elem) as usize + data.within(c as usize, size as usize);
                     decode(
                         vb.get(at..at + size as usize).unwrap_or_default(),
                         a.component_type,
@@ -339,7 +363,20 @@ mod oracle {
         let a = gltf.root.accessors.get(index as usize)?;
         let size = component::size(a.component_type)?;
         let comps = components(&a.kind)?;
-        let (count, elem) = (a.count, size * comps);
+        // Matrix columns start on 4-byte boundaries (glTF 2.0 §3.6.2.4).
+        let rows = match a.kind.as_str() {
+            "MAT2" => 2,
+            "MAT3" => 3,
+            "MAT4" => 4,
+            _ => comps,
+        };
+        let column = if a.kind.starts_with("MAT") {
+            (size * rows).div_ceil(4) * 4
+        } else {
+            size * rows
+        };
+        let at_c = |c: u64| (c / rows) * column + (c % rows) * size;
+        let (count, elem) = (a.count, column * (comps / rows));
         let mut out = vec![0.0; (count * comps) as usize];
         if let Some(v) = a.buffer_view {
             let bv = gltf.root.buffer_views.get(v as usize)?;
@@ -347,7 +384,7 @@ mod oracle {
             let stride = bv.byte_stride.unwrap_or(elem);
             for i in 0..count {
                 for c in 0..comps {
-                    let at = bv.byte_offset + a.byte_offset + i * stride + c * size;
+                    let at = bv.byte_offset + a.byte_offset + i * stride + at_c(c);
                     let end = at + size;
                     if end > bv.byte_offset + bv.byte_length {
                         return None;
@@ -376,7 +413,7 @@ mod oracle {
                     return None;
                 }
                 for c in 0..comps {
-                    let at = vb.byte_offset + sp.values.byte_offset + k * elem + c * size;
+                    let at = vb.byte_offset + sp.values.byte_offset + k * elem + at_c(c);
                     out[(target * comps + c) as usize] = decode(
                         vbuf.get(at as usize..(at + size) as usize)?,
                         a.component_type,
@@ -482,8 +519,8 @@ mod oracle {
     /// A document with one accessor as the case describes, its data in a data URI.
     fn document(c: &Case) -> Vec<u8> {
         let size = component::size(c.component).unwrap();
-        let (kind, comps) = TYPES[c.kind];
-        let elem = size * comps;
+        let (kind, _) = TYPES[c.kind];
+        let (elem, _, _) = crate::spec::element_layout(c.component, kind).unwrap();
         let offset = c.offset * size;
         let stride = c.extra_stride.map(|e| (elem + e * 4).div_ceil(4) * 4);
         let step = stride.unwrap_or(elem);
@@ -557,6 +594,28 @@ mod oracle {
             let gltf = crate::load(&bytes, &NoFiles, &Limits::default()).unwrap();
             prop_assert_eq!(agree(&gltf, 0), Ok(()));
         }
+    }
+
+    #[test]
+    fn matrix_columns_are_read_past_their_padding() {
+        // MAT2 UNSIGNED_BYTE: each 2-byte column padded to 4 (glTF 2.0 §3.6.2.4).
+        let bin = [1u8, 2, 0, 0, 3, 4, 0, 0];
+        let doc = serde_json::json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"byteLength": 8, "uri": format!(
+                "data:application/octet-stream;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(bin)
+            )}],
+            "bufferViews": [{"buffer": 0, "byteLength": 8}],
+            "accessors": [{"bufferView": 0, "componentType": 5121, "count": 1, "type": "MAT2"}],
+        });
+        let bytes = serde_json::to_vec(&doc).unwrap();
+        let gltf = crate::load(&bytes, &NoFiles, &Limits::default()).unwrap();
+        let a = read(&gltf, 0, &Limits::default()).unwrap();
+        let got: Vec<f64> = (0..4).map(|c| a.get(0, c)).collect();
+        assert_eq!(got, [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(a.get4(0), [1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(a.offset_of(0, 2), Some(4));
     }
 
     #[test]

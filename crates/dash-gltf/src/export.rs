@@ -537,7 +537,7 @@ impl<'g> Editor<'g> {
         // (an attribute block shared by JOINTS and TEXCOORD, say): `(start, end)` of
         // the span the kept accessors cover, when smaller than the view.
         let trim = if prune && !removed_acc.is_empty() {
-            trims(gltf, &value, &removed_acc, &removed_view)
+            trims(gltf, &value, &removed_acc, &removed_view, &view_of_removed)
         } else {
             vec![None; n_src_views]
         };
@@ -590,15 +590,15 @@ impl<'g> Editor<'g> {
                 )));
             };
             let (start, len) = match trim.get(v).copied().flatten() {
-                Some((a, e)) => (bv.byte_offset + a, e - a),
+                Some((a, e)) => (bv.byte_offset.saturating_add(a), e.saturating_sub(a)),
                 None => (bv.byte_offset, bv.byte_length),
             };
             let offset = if prune {
-                size.next_multiple_of(4) + start % 4
+                size.next_multiple_of(4).saturating_add(start % 4)
             } else {
                 bv.byte_offset
             };
-            *size = (*size).max(offset + len);
+            *size = (*size).max(offset.saturating_add(len));
             placed.push(Placed {
                 view: v,
                 buffer: b,
@@ -606,9 +606,14 @@ impl<'g> Editor<'g> {
                 offset,
             });
         }
-        if !prune {
-            // In place: every source buffer keeps its length.
-            for (b, size) in sizes.iter_mut().enumerate() {
+        // Kept whole, in place: every buffer when not pruning, and a buffer no view uses
+        // (its bytes are nobody's to drop).
+        let bare: Vec<bool> = (0..n_buffers)
+            .map(|b| !src_views.iter().any(|v| v.buffer as usize == b))
+            .collect();
+        let whole: Vec<bool> = bare.iter().map(|&b| b || !prune).collect();
+        for (b, size) in sizes.iter_mut().enumerate() {
+            if whole.get(b).copied().unwrap_or(false) {
                 *size = (*size).max(
                     gltf.buffer(b)
                         .and_then(Result::ok)
@@ -617,6 +622,10 @@ impl<'g> Editor<'g> {
             }
         }
         for (k, nv) in new_views.iter().enumerate() {
+            // A view the edit itself replaced (influences set twice) is not written.
+            if removed_view.get(n_src_views + k).copied().unwrap_or(false) {
+                continue;
+            }
             let size = sizes.first_mut().ok_or(ExportError::TooLarge)?;
             let offset = size.next_multiple_of(4);
             *size = offset + nv.bytes.len() as u64;
@@ -675,8 +684,9 @@ impl<'g> Editor<'g> {
         let buf_map = renumber(keeps.len(), |b| {
             removed_buf.get(b).copied().unwrap_or(false)
         });
+        let has_new = placed.iter().any(|p| matches!(p.from, From::New(_)));
         let buffers = arr(&mut value, "buffers")?;
-        if buffers.is_empty() {
+        if buffers.is_empty() && has_new {
             buffers.push(json!({"byteLength": 0}));
         }
         // Where each buffer goes.
@@ -720,7 +730,14 @@ impl<'g> Editor<'g> {
         let bytes_of = |b: usize, pending: &mut Vec<Option<NewView>>| -> Vec<u8> {
             let size = sizes.get(b).copied().unwrap_or(0) as usize;
             let mut out = Vec::with_capacity(size);
-            append_buffer(&mut out, b, &placed, gltf, pending, !prune);
+            append_buffer(
+                &mut out,
+                b,
+                &placed,
+                gltf,
+                pending,
+                whole.get(b) == Some(&true),
+            );
             out.resize(size, 0);
             out
         };
@@ -788,7 +805,14 @@ impl<'g> Editor<'g> {
                     out.extend_from_slice(&((bin_len + pad(bin_len)) as u32).to_le_bytes());
                     out.extend_from_slice(b"BIN\0");
                     let start = out.len();
-                    append_buffer(&mut out, b, &placed, gltf, &mut pending, !prune);
+                    append_buffer(
+                        &mut out,
+                        b,
+                        &placed,
+                        gltf,
+                        &mut pending,
+                        whole.get(b) == Some(&true),
+                    );
                     out.resize(start + bin_len + pad(bin_len), 0);
                 }
                 out
@@ -809,6 +833,7 @@ fn trims(
     value: &Value,
     removed_acc: &BTreeSet<usize>,
     removed_view: &[bool],
+    lost: &[bool],
 ) -> Vec<Option<(u64, u64)>> {
     let n = gltf.root.buffer_views.len();
     let mut span: Vec<Option<(u64, u64)>> = vec![None; n];
@@ -837,9 +862,7 @@ fn trims(
         let Some(bv) = gltf.root.buffer_views.get(v as usize) else {
             continue;
         };
-        let elem = component::size(a.component_type)
-            .zip(crate::spec::components(&a.kind))
-            .map(|(s, c)| s * c);
+        let elem = crate::spec::element_layout(a.component_type, &a.kind).map(|l| l.0);
         let Some(elem) = elem else {
             if let Some(w) = whole.get_mut(v as usize) {
                 *w = true;
@@ -847,10 +870,16 @@ fn trims(
             continue;
         };
         let stride = bv.byte_stride.unwrap_or(elem);
-        let end = if a.count == 0 {
-            a.byte_offset
-        } else {
-            a.byte_offset + (a.count - 1) * stride + elem
+        // At least one stride: a view must not be shorter than its byteStride.
+        let end = (a.count.max(1) - 1)
+            .checked_mul(stride)
+            .and_then(|x| x.checked_add(elem.max(stride)))
+            .and_then(|x| x.checked_add(a.byte_offset));
+        let Some(end) = end else {
+            if let Some(w) = whole.get_mut(v as usize) {
+                *w = true;
+            }
+            continue;
         };
         if let Some(s) = span.get_mut(v as usize) {
             *s = Some(match *s {
@@ -864,10 +893,14 @@ fn trims(
             let bv = gltf.root.buffer_views.get(v)?;
             if whole.get(v).copied().unwrap_or(true)
                 || removed_view.get(v).copied().unwrap_or(false)
+                || !lost.get(v).copied().unwrap_or(false)
             {
                 return None;
             }
             let (lo, hi) = span.get(v).copied().flatten()?;
+            // The start stays 4-aligned, so every kept accessor stays aligned to its
+            // component size after the shift.
+            let lo = lo - lo % 4;
             // Element bytes a stride pads past the last element are kept with it; a span
             // outside the view (a broken file) keeps the view whole.
             let hi = hi.min(bv.byte_length);
@@ -923,10 +956,8 @@ fn append_buffer(
         }
         match p.from {
             From::Source(off, len) => {
-                out.extend_from_slice(
-                    src.get(off as usize..(off + len) as usize)
-                        .unwrap_or_default(),
-                );
+                let end = off.saturating_add(len);
+                out.extend_from_slice(src.get(off as usize..end as usize).unwrap_or_default());
             }
             From::New(k) => {
                 if let Some(nv) = new_views.get_mut(k).and_then(Option::take) {

@@ -67,13 +67,15 @@ impl Resolver for NoFiles {
 /// buffer files to be written beside it, before anything is written).
 #[derive(Clone, Debug, Default)]
 pub struct MemoryFiles<'a> {
-    /// `(uri as written, bytes)`.
+    /// `(file name, bytes)`: the name as on disk, which a document's `uri` names
+    /// percent-encoded.
     pub files: Vec<(&'a str, &'a [u8])>,
 }
 
 impl Resolver for MemoryFiles<'_> {
     fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dash_fs::FsError> {
-        match self.files.iter().find(|(n, _)| percent_decode(n) == uri) {
+        // `uri` arrives percent-decoded; the names here are the files' own.
+        match self.files.iter().find(|(n, _)| *n == uri) {
             Some((_, b)) => Ok(b
                 .get(..(byte_length.saturating_add(1) as usize).min(b.len()))
                 .unwrap_or_default()

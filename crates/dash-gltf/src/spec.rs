@@ -255,3 +255,24 @@ pub fn components(kind: &str) -> Option<u64> {
         _ => None,
     }
 }
+
+/// Where the components of one element lie: `(element size in bytes, column stride, rows)`.
+/// Matrix columns start on 4-byte boundaries (glTF 2.0 §3.6.2.4: MAT2 and MAT3 of 1- and
+/// 2-byte components carry padding after each column); other types are packed, a single
+/// "column" of all their components.
+pub fn element_layout(component_type: u32, kind: &str) -> Option<(u64, u64, u64)> {
+    let size = component::size(component_type)?;
+    let n = components(kind)?;
+    let rows = match kind {
+        "MAT2" => 2,
+        "MAT3" => 3,
+        "MAT4" => 4,
+        _ => n,
+    };
+    let column = if kind.starts_with("MAT") {
+        (size * rows).next_multiple_of(4)
+    } else {
+        size * rows
+    };
+    Some((column * (n / rows), column, rows))
+}

@@ -283,3 +283,138 @@ fn joints_widen_to_u16_past_255_and_weights_can_be_unorm() {
         .unwrap();
     assert!(back.root.accessors[w as usize].normalized);
 }
+
+/// A small skinned document, its data in one data-URI buffer, with `tweak` applied to
+/// the JSON before loading.
+fn skinned_doc(tweak: impl Fn(&mut serde_json::Value, &mut Vec<u8>)) -> Gltf {
+    use base64::Engine;
+    // 2 vertices: POSITION (24 B), JOINTS_0 u8 (8 B), WEIGHTS_0 f32 (32 B).
+    let mut bin: Vec<u8> = Vec::new();
+    for x in [0.0f32, 0.0, 0.0, 1.0, 0.0, 0.0] {
+        bin.extend_from_slice(&x.to_le_bytes());
+    }
+    bin.extend_from_slice(&[0, 1, 0, 0, 1, 0, 0, 0]);
+    for w in [0.5f32, 0.5, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0] {
+        bin.extend_from_slice(&w.to_le_bytes());
+    }
+    let mut doc = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": [{"mesh": 0, "skin": 0}, {"name": "a", "children": [2]}, {"name": "b"}],
+        "skins": [{"joints": [1, 2]}],
+        "meshes": [{"primitives": [{"attributes": {"POSITION": 0, "JOINTS_0": 1, "WEIGHTS_0": 2}}]}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 2, "type": "VEC3", "min": [0, 0, 0], "max": [1, 0, 0]},
+            {"bufferView": 1, "componentType": 5121, "count": 2, "type": "VEC4"},
+            {"bufferView": 2, "componentType": 5126, "count": 2, "type": "VEC4"}
+        ],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 24},
+            {"buffer": 0, "byteOffset": 24, "byteLength": 8},
+            {"buffer": 0, "byteOffset": 32, "byteLength": 32}
+        ],
+        "buffers": [{"byteLength": 64}]
+    });
+    tweak(&mut doc, &mut bin);
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&bin)
+    );
+    doc["buffers"][0]["uri"] = uri.into();
+    doc["buffers"][0]["byteLength"] = bin.len().into();
+    dash_gltf::load(
+        &serde_json::to_vec(&doc).unwrap(),
+        &dash_gltf::NoFiles,
+        &Limits::default(),
+    )
+    .unwrap()
+}
+
+fn reexport(g: &Gltf) -> Gltf {
+    let mut ed = Editor::new(g).unwrap();
+    ed.set_influences(
+        0,
+        0,
+        &Influences {
+            joints: vec![vec![[0, 0, 0, 0], [1, 0, 0, 0]]],
+            weights: Weights::F32(vec![vec![[1.0, 0.0, 0.0, 0.0]; 2]]),
+        },
+    )
+    .unwrap();
+    let out = ed.finish(Container::Glb).unwrap();
+    dash_gltf::load(&out, &dash_gltf::NoFiles, &Limits::default()).unwrap()
+}
+
+#[test]
+fn pruning_keeps_a_buffer_no_view_uses_whole() {
+    let g = skinned_doc(|doc, _| {
+        doc["buffers"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({
+                "byteLength": 4,
+                "uri": "data:application/octet-stream;base64,AQIDBA=="
+            }));
+    });
+    let back = reexport(&g);
+    assert_eq!(back.buffer(1).unwrap().unwrap(), &[1, 2, 3, 4]);
+    assert_eq!(back.root.buffers[1].byte_length, 4);
+    // The replaced accessors and their views are gone: 3 accessors, 3 views.
+    assert_eq!(back.root.accessors.len(), 3);
+    assert_eq!(back.root.buffer_views.len(), 3);
+}
+
+#[test]
+fn a_trimmed_strided_view_keeps_at_least_one_stride_and_its_alignment() {
+    // One interleaved view (stride 20) holding POSITION at 0 and the old JOINTS_0 at 12:
+    // removing JOINTS leaves POSITION, and the view must stay ≥ 20 bytes.
+    let g = skinned_doc(|doc, bin| {
+        let mut inter = Vec::new();
+        for v in 0..2u8 {
+            for x in [f32::from(v), 0.0, 0.0] {
+                inter.extend_from_slice(&x.to_le_bytes());
+            }
+            inter.extend_from_slice(&[v, 0, 0, 0]);
+            inter.extend_from_slice(&[0; 4]);
+        }
+        let at = bin.len();
+        bin.extend_from_slice(&inter);
+        doc["bufferViews"].as_array_mut().unwrap().push(
+            serde_json::json!({"buffer": 0, "byteOffset": at, "byteLength": 40, "byteStride": 20}),
+        );
+        doc["accessors"][0]["bufferView"] = 3.into();
+        doc["accessors"][1]["bufferView"] = 3.into();
+        doc["accessors"][1]["byteOffset"] = 12.into();
+    });
+    let back = reexport(&g);
+    let pos = back.root.accessors[0].buffer_view.unwrap() as usize;
+    let view = &back.root.buffer_views[pos];
+    assert!(view.byte_length >= 20, "{view:?}");
+    assert_eq!(
+        (view.byte_offset + back.root.accessors[0].byte_offset) % 4,
+        0
+    );
+    let a = dash_gltf::accessor::read(&back, 0, &Limits::default()).unwrap();
+    assert_eq!((a.get(1, 0), a.get(1, 1)), (1.0, 0.0));
+}
+
+#[test]
+fn counts_that_overflow_keep_views_whole_without_panicking() {
+    let g = skinned_doc(|doc, _| {
+        doc["accessors"].as_array_mut().unwrap().push(serde_json::json!({
+            "bufferView": 0, "componentType": 5126, "count": 288230376151711745u64, "type": "MAT4"
+        }));
+    });
+    let mut ed = Editor::new(&g).unwrap();
+    ed.set_influences(
+        0,
+        0,
+        &Influences {
+            joints: vec![vec![[0, 0, 0, 0], [1, 0, 0, 0]]],
+            weights: Weights::F32(vec![vec![[1.0, 0.0, 0.0, 0.0]; 2]]),
+        },
+    )
+    .unwrap();
+    assert!(ed.finish(Container::Glb).is_ok());
+}

@@ -183,3 +183,33 @@ fn size_with_buffers(path: &Path) -> u64 {
         .map(|u| std::fs::metadata(dir.join(u)).unwrap().len())
         .sum::<u64>()
 }
+
+#[test]
+fn buffer_files_with_uri_characters_in_their_name_are_found_when_checked() {
+    // `a%41.gltf` writes `a%41.bin`, named `a%2541.bin` in the JSON; the check before
+    // writing must find it (it used to decode the name twice and refuse valid output).
+    let dir = Scratch::new("percent");
+    let d = dir.path();
+    std::fs::copy(
+        repo().join("fixtures/corpus/gltf/khronos_samples/CesiumMan.glb"),
+        d.join("in.glb"),
+    )
+    .unwrap();
+    dash(
+        d,
+        &[
+            "reduce",
+            "in.glb",
+            "-o",
+            "a%41.gltf",
+            "--max-influences",
+            "2",
+            "--normalize",
+            "unit",
+            "-q",
+        ],
+    );
+    let text = std::fs::read_to_string(d.join("a%41.gltf")).unwrap();
+    assert!(text.contains("\"a%2541.bin\""), "{text}");
+    assert!(d.join("a%41.bin").exists());
+}

@@ -86,6 +86,8 @@ codes! {
     IO_ERROR = Error, "—", "IO_ERROR", "";
     /// The file is neither DashVertex JSON, a DMX container, raw records nor glTF.
     FORMAT_UNKNOWN = Error, "dashvertex.md §10.1", "", "name the format with --input-format, or check the file";
+    /// The file's name says one format and its bytes another; the bytes win.
+    FORMAT_NAME_MISMATCH = Info, "validation.md §7", "", "rename the file to match what it holds";
     /// The input holds no bytes.
     EMPTY_INPUT = Error, "dashvertex.md §10.1", "", "an empty file is no format: check how it was written";
     /// A resource limit was exceeded.

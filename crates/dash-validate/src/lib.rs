@@ -74,6 +74,42 @@ fn empty(name: &str, mut sink: Sink, opts: &Options) -> FileReport {
     )
 }
 
+/// The format to read a file as, and whether it was named (by `--input-format` or the
+/// file's extension) rather than guessed. `--input-format` wins; otherwise the bytes'
+/// signature wins over a name that contradicts it, with a `FORMAT_NAME_MISMATCH` note.
+fn choose(
+    opts: &Options,
+    path: &Path,
+    head: &[u8],
+    len: u64,
+    sink: &mut Sink,
+) -> (Option<InputFormat>, bool) {
+    if let Some(f) = opts.format {
+        return (Some(f), true);
+    }
+    let (format, contradicted) = InputFormat::decide(path, head, len);
+    if let (Some(named), Some(read)) = (contradicted, format) {
+        let code = Code::FORMAT_NAME_MISMATCH;
+        sink.push(code, || {
+            Diagnostic::new(
+                code,
+                format!(
+                    "the name says {} but the bytes are {}: read as {}",
+                    named.as_str(),
+                    read.as_str(),
+                    read.as_str()
+                ),
+                Location {
+                    offset: Some(0),
+                    ..Location::default()
+                },
+            )
+        });
+        return (format, false);
+    }
+    (format, InputFormat::from_path(path).is_some())
+}
+
 /// A JSON text with an `asset` member is glTF, not DashVertex.
 fn refine(format: Option<InputFormat>, explicit: bool, bytes: &[u8]) -> Option<InputFormat> {
     match format {
@@ -157,14 +193,8 @@ fn dispatch(
     if bytes.is_empty() {
         return (empty(name, sink, opts), Some(Vec::new()));
     }
-    let by_name = opts
-        .format
-        .or_else(|| InputFormat::from_path(Path::new(name)));
-    let format = refine(
-        by_name.or_else(|| InputFormat::sniff(bytes, bytes.len() as u64)),
-        by_name.is_some(),
-        bytes,
-    );
+    let (chosen, named) = choose(opts, Path::new(name), bytes, bytes.len() as u64, &mut sink);
+    let format = refine(chosen, named, bytes);
     if matches!(format, Some(InputFormat::Gltf | InputFormat::Glb)) {
         let (profile, back) = inputs::gltf::validate_keeping(input, resolver, opts, &mut sink);
         return (finish(name, format, profile, sink, opts), back);
@@ -220,12 +250,8 @@ pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
     if let Err(e) = (&mut file).take(64).read_to_end(&mut head) {
         return io_fail(e, sink);
     }
-    let by_name = opts.format.or_else(|| InputFormat::from_path(path));
-    let mut format = by_name.or_else(|| InputFormat::sniff(&head, len));
-    if format == Some(InputFormat::Json)
-        && by_name.is_none()
-        && opts.limits.check_input(len).is_ok()
-    {
+    let (mut format, named) = choose(opts, path, &head, len, &mut sink);
+    if format == Some(InputFormat::Json) && !named && opts.limits.check_input(len).is_ok() {
         match std::fs::read(path) {
             Ok(bytes) => format = refine(format, false, &bytes),
             Err(e) => return io_fail(e, sink),

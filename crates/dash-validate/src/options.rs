@@ -55,6 +55,39 @@ impl InputFormat {
         }
     }
 
+    /// The format the first bytes prove, when they carry a signature: the GLB or DMX
+    /// magic, or JSON text. Raw records have none (they are told by the name or by
+    /// [`InputFormat::sniff`]).
+    pub fn signature(head: &[u8]) -> Option<InputFormat> {
+        if dash_gltf::glb::is_glb(head) {
+            Some(InputFormat::Glb)
+        } else if head.starts_with(b"DMX\0") {
+            Some(InputFormat::Dmx)
+        } else {
+            match head.iter().find(|b| !b.is_ascii_whitespace()) {
+                Some(b'{' | b'[') => Some(InputFormat::Json),
+                _ => None,
+            }
+        }
+    }
+
+    /// The format of a file named `name` whose first bytes are `head` (of `len`): the
+    /// bytes' signature when it contradicts the name (with the name's format, to report),
+    /// else the name's format, else what the bytes look like.
+    pub fn decide(
+        name: &std::path::Path,
+        head: &[u8],
+        len: u64,
+    ) -> (Option<InputFormat>, Option<InputFormat>) {
+        let by_name = InputFormat::from_path(name);
+        let text = |f: InputFormat| matches!(f, InputFormat::Json | InputFormat::Gltf);
+        match (by_name, InputFormat::signature(head)) {
+            (Some(n), Some(c)) if text(n) != text(c) || (!text(n) && n != c) => (Some(c), Some(n)),
+            (Some(n), _) => (Some(n), None),
+            (None, _) => (InputFormat::sniff(head, len), None),
+        }
+    }
+
     /// Lower-case name.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -35,6 +35,43 @@ impl Format {
         }
     }
 
+    /// The format to read `bytes` from a file named `path` as: the bytes' signature (the
+    /// DMX magic, or JSON text) when the name contradicts it — then a note on standard
+    /// error says so — else the name's format, else what the bytes look like. Raw records
+    /// carry no signature, so a `.raw` name is trusted.
+    pub fn decide(path: &Path, bytes: &[u8]) -> Format {
+        let signature = if bytes.starts_with(b"DMX\0") {
+            Some(Format::Dmx)
+        } else {
+            match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+                Some(b'{' | b'[') => Some(Format::Json),
+                _ => None,
+            }
+        };
+        match (Format::from_path(path), signature) {
+            (Some(named), Some(held)) if named != held => {
+                eprintln!(
+                    "note: {} is named as {} but holds {}: read as {}",
+                    path.display(),
+                    named.name(),
+                    held.name(),
+                    held.name()
+                );
+                held
+            }
+            (Some(named), _) => named,
+            (None, _) => Format::sniff(bytes),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Format::Json => "DashVertex JSON",
+            Format::Dmx => "a DMX container",
+            Format::Raw => "raw records",
+        }
+    }
+
     /// The format of some bytes: JSON if the first non-blank byte opens an object or an
     /// array, otherwise whatever binary kind the bytes are.
     pub fn sniff(bytes: &[u8]) -> Format {

@@ -228,9 +228,7 @@ fn name(path: &Path) -> String {
 
 fn read(path: &Path, from: Option<Format>, limits: &Limits) -> Result<(Vec<u8>, Format), CliError> {
     let bytes = dash_fs::read_input(path, limits.max_input_bytes)?;
-    let format = from
-        .or_else(|| Format::from_path(path))
-        .unwrap_or_else(|| Format::sniff(&bytes));
+    let format = from.unwrap_or_else(|| Format::decide(path, &bytes));
     Ok((bytes, format))
 }
 

@@ -101,7 +101,7 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
         return Ok(Source::Gltf(Box::new(gltf)));
     }
     let bytes = dash_fs::read_input(path, limits.max_input_bytes)?;
-    let format = Format::from_path(path).unwrap_or_else(|| Format::sniff(&bytes));
+    let format = Format::decide(path, &bytes);
     if format == Format::Json {
         let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
         match dash_reduce::weights_doc::document_type(text).as_deref() {

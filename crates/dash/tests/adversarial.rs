@@ -503,3 +503,22 @@ fn messages_say_what_is_wrong_and_where() {
     assert!(stderr(&o).contains("(1048576 bytes)"), "{}", stderr(&o));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn contents_win_over_a_contradicting_name() {
+    // A DMX container named .json used to fail with "invalid UTF-8 at byte 60".
+    let d = scratch("named");
+    std::fs::copy(repo().join("examples/rig.dmx"), d.join("rig.json")).unwrap();
+    let o = limited(&d, &["convert", "rig.json", "out.json"], 5);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("is named as DashVertex JSON but holds a DMX container"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("out.json")).unwrap(),
+        std::fs::read_to_string(repo().join("examples/rig.json")).unwrap()
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -114,8 +114,7 @@ fn choose(
 fn refine(format: Option<InputFormat>, explicit: bool, bytes: &[u8]) -> Option<InputFormat> {
     match format {
         Some(InputFormat::Json) if !explicit => {
-            let gltf = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(bytes)
-                .is_ok_and(|m| m.contains_key("asset"));
+            let gltf = dash_gltf::is_gltf_bytes(bytes);
             Some(if gltf {
                 InputFormat::Gltf
             } else {

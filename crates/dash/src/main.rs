@@ -89,9 +89,13 @@ enum Command {
     Reduce {
         /// Input: DashVertex JSON/DMX/raw, a per-bone weights document, or glTF/GLB.
         input: PathBuf,
-        /// Output: DashVertex JSON/DMX/raw, or glTF/GLB for glTF input. Written atomically.
+        /// Output: DashVertex JSON/DMX/raw, or glTF/GLB for glTF input; `-` for standard
+        /// output (with --to). Written atomically.
         #[arg(short, long)]
         output: PathBuf,
+        /// Output format (default: from the output's extension; required for `-`).
+        #[arg(long, value_enum)]
+        to: Option<reduce::OutputKind>,
         /// Influences kept per vertex (K); more than 4 fill further sets, heaviest first.
         #[arg(long, default_value_t = 4)]
         max_influences: usize,
@@ -288,9 +292,11 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             locked,
             quiet,
             embed,
+            to,
         } => reduce::reduce(&reduce::ReduceArgs {
             input,
             output,
+            to: *to,
             config: dash_reduce::Config {
                 max_influences: *max_influences,
                 normalize: match normalize {

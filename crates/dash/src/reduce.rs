@@ -92,7 +92,24 @@ pub struct Context<'a> {
     pub wait: bool,
 }
 
-/// Loads a reducer input.
+/// What `dash reduce` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputKind {
+    /// DashVertex JSON.
+    Json,
+    /// The DMX container.
+    Dmx,
+    /// Raw 48-byte records.
+    Raw,
+    /// glTF JSON (glTF input only).
+    Gltf,
+    /// GLB (glTF input only).
+    Glb,
+}
+
+/// Loads a reducer input. glTF is told by its name or, from standard input or under
+/// another name, by its bytes; glTF from standard input has no folder, so it reads no
+/// external file (spec/security.md §1).
 pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
     let limits = &ctx.limits;
     if is_gltf(path).is_some() {
@@ -101,6 +118,18 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
         return Ok(Source::Gltf(Box::new(gltf)));
     }
     let bytes = dash_fs::read_input(path, limits.max_input_bytes)?;
+    if dash_gltf::is_gltf_bytes(&bytes) {
+        let loaded = if path == Path::new("-") {
+            dash_gltf::load_owned(bytes, &dash_gltf::NoFiles, limits)
+        } else {
+            let resolver =
+                dash_gltf::FsResolver::for_file(path, ctx.resource_dirs, limits.max_input_bytes)?;
+            dash_gltf::load_owned(bytes, &resolver, limits)
+        };
+        return Ok(Source::Gltf(Box::new(
+            loaded.map_err(|e| input_error(path, e))?,
+        )));
+    }
     let format = Format::decide(path, &bytes);
     if format == Format::Json {
         let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
@@ -218,6 +247,8 @@ pub struct ReduceArgs<'a> {
     pub input: &'a Path,
     /// Output.
     pub output: &'a Path,
+    /// The output's format when its name cannot tell (`-`), or to override the name.
+    pub to: Option<OutputKind>,
     /// Algorithm settings.
     pub config: Config,
     /// Manifest file.
@@ -336,9 +367,16 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             }
             other => input_error(a.input, other),
         };
-        let (written, reports, changes) = match (is_gltf(a.output), &source) {
+        let container = match a.to {
+            Some(OutputKind::Gltf) => Some(Container::Gltf),
+            Some(OutputKind::Glb) => Some(Container::Glb),
+            Some(_) => None,
+            None => is_gltf(a.output),
+        };
+        let (written, reports, changes) = match (container, &source) {
             (Some(container), Source::Gltf(g)) => {
-                let files = if a.embed {
+                // Standard output has no folder to write buffer files into.
+                let files = if a.embed || a.output == Path::new("-") {
                     dash_gltf::export::BufferFiles::Embed
                 } else {
                     dash_gltf::export::BufferFiles::Beside {
@@ -369,9 +407,15 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                 ));
             }
             (None, _) => {
-                let format = Format::from_path(a.output).ok_or_else(|| {
+                let named = match a.to {
+                    Some(OutputKind::Json) => Some(Format::Json),
+                    Some(OutputKind::Dmx) => Some(Format::Dmx),
+                    Some(OutputKind::Raw) => Some(Format::Raw),
+                    _ => Format::from_path(a.output),
+                };
+                let format = named.ok_or_else(|| {
                     CliError::Usage(format!(
-                        "cannot tell the output format of {}; use .json, .dmx, .raw, .gltf or .glb",
+                        "cannot tell the output format of {}; use .json, .dmx, .raw, .gltf or .glb, or --to",
                         a.output.display()
                     ))
                 })?;
@@ -444,7 +488,17 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         (written, reports, manifest, existing, changes, lock_guard)
     };
     let dash_gltf::export::Written { main: bytes, files } = bytes;
-    let bytes = verify(a.output, bytes, &files, limits)?;
+    let format = match a.to {
+        Some(OutputKind::Json) => dash_validate::InputFormat::Json,
+        Some(OutputKind::Dmx) => dash_validate::InputFormat::Dmx,
+        Some(OutputKind::Raw) => dash_validate::InputFormat::Raw,
+        Some(OutputKind::Gltf) => dash_validate::InputFormat::Gltf,
+        Some(OutputKind::Glb) => dash_validate::InputFormat::Glb,
+        // The output's extension chose its encoder (checked above), so it names the format.
+        None => dash_validate::InputFormat::from_path(a.output)
+            .unwrap_or(dash_validate::InputFormat::Json),
+    };
+    let bytes = verify(a.output, format, bytes, &files, limits)?;
     // The manifest first: if the output then fails, the manifest only holds bones
     // added early (it is append-only), never an output whose indices it lacks.
     if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
@@ -476,13 +530,11 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
 /// The bytes are handed over and given back, so that a GLB output is checked in place.
 fn verify(
     output: &Path,
+    format: dash_validate::InputFormat,
     bytes: Vec<u8>,
     files: &[(String, Vec<u8>)],
     limits: &Limits,
 ) -> Result<Vec<u8>, CliError> {
-    // The output's extension chose its encoder (checked above), so it names the format.
-    let format =
-        dash_validate::InputFormat::from_path(output).unwrap_or(dash_validate::InputFormat::Json);
     let opts = dash_validate::Options {
         format: Some(format),
         limits: *limits,

@@ -213,3 +213,55 @@ fn inspect_golden_outputs() {
         &String::from_utf8(o.stderr).unwrap(),
     );
 }
+
+#[test]
+fn reduce_reads_gltf_from_standard_input_and_writes_to_standard_output() {
+    // glTF is told by its bytes on standard input; `-o -` needs --to.
+    let glb = std::fs::read(repo().join("fixtures/blender/rig24_all.glb")).unwrap();
+    let o = dash_stdin(
+        &[
+            "reduce",
+            "-",
+            "-o",
+            "-",
+            "--to",
+            "glb",
+            "--normalize",
+            "unit",
+            "-q",
+        ],
+        &glb,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.starts_with(b"glTF"));
+    let report = dash_validate::validate_standalone(
+        "out.glb",
+        &o.stdout,
+        &dash_validate::Options::default(),
+    );
+    assert_eq!(report.counts.errors, 0, "{:?}", report.diagnostics);
+    // A .gltf to standard output embeds its buffers (there is no folder for a .bin).
+    let o = dash(&[
+        "reduce",
+        "fixtures/corpus/gltf/blenderio/03_skinned_cylinder/03_skinned_cylinder.gltf",
+        "-o",
+        "-",
+        "--to",
+        "gltf",
+        "--normalize",
+        "unit",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("data:application/octet-stream;base64,"));
+    // Without --to, standard output has no format: a usage error.
+    let o = dash(&[
+        "reduce",
+        "examples/arm.weights.json",
+        "-o",
+        "-",
+        "--normalize",
+        "unit",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -608,9 +608,21 @@ impl<'g> Editor<'g> {
         }
         // Kept whole, in place: every buffer when not pruning, and a buffer no view uses
         // (its bytes are nobody's to drop).
-        let bare: Vec<bool> = (0..n_buffers)
-            .map(|b| !src_views.iter().any(|v| v.buffer as usize == b))
-            .collect();
+        // Per source buffer, in one pass over the views: whether a kept view lies in it,
+        // whether a removed one did.
+        let mut keeps = vec![false; n_buffers];
+        let mut lost = vec![false; n_buffers];
+        for (v, bv) in src_views.iter().enumerate() {
+            let slot = if removed_view.get(v).copied().unwrap_or(false) {
+                &mut lost
+            } else {
+                &mut keeps
+            };
+            if let Some(x) = slot.get_mut(bv.buffer as usize) {
+                *x = true;
+            }
+        }
+        let bare: Vec<bool> = keeps.iter().zip(&lost).map(|(k, l)| !k && !l).collect();
         let whole: Vec<bool> = bare.iter().map(|&b| b || !prune).collect();
         for (b, size) in sizes.iter_mut().enumerate() {
             if whole.get(b).copied().unwrap_or(false) {
@@ -662,19 +674,6 @@ impl<'g> Editor<'g> {
         }
         // Buffers left without a view by the pruning go too (a buffer must hold at least
         // one byte); buffers that had no view before stay, as they were.
-        let n_src_buffers = gltf.buffer_count();
-        let mut keeps = vec![false; n_src_buffers.max(1)];
-        let mut lost = vec![false; n_src_buffers.max(1)];
-        for (v, bv) in src_views.iter().enumerate() {
-            let slot = if removed_view.get(v).copied().unwrap_or(false) {
-                &mut lost
-            } else {
-                &mut keeps
-            };
-            if let Some(x) = slot.get_mut(bv.buffer as usize) {
-                *x = true;
-            }
-        }
         if let Some(k) = keeps.first_mut() {
             *k |= !new_views.is_empty();
         }

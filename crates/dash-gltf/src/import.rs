@@ -240,11 +240,16 @@ impl PrimitiveView<'_> {
 
     /// Vertex `v`'s position (zeros without POSITION).
     pub fn position(&self, v: usize) -> [f32; 3] {
-        self.positions.as_ref().map_or([0.0; 3], |a| {
-            let p = a.get4(v);
-            [p[0] as f32, p[1] as f32, p[2] as f32]
-        })
+        position_at(self.positions.as_ref(), v)
     }
+}
+
+/// Element `v` of a POSITION accessor as the model holds it (zeros without one).
+pub fn position_at(positions: Option<&AccessorData<'_>>, v: usize) -> [f32; 3] {
+    positions.map_or([0.0; 3], |a| {
+        let p = a.get4(v);
+        [p[0] as f32, p[1] as f32, p[2] as f32]
+    })
 }
 
 /// Every primitive that has influence sets or per-bone attributes, as views.

@@ -36,12 +36,7 @@ impl PrimitiveInput<'_> {
             return self.input.positions.clone();
         }
         (0..self.input.len())
-            .map(|v| {
-                self.position_view.as_ref().map_or([0.0; 3], |a| {
-                    let p = a.get4(v);
-                    [p[0] as f32, p[1] as f32, p[2] as f32]
-                })
-            })
+            .map(|v| dash_gltf::import::position_at(self.position_view.as_ref(), v))
             .collect()
     }
 }
@@ -184,7 +179,8 @@ pub fn write(
 ) -> Result<Written, GltfReduceError> {
     let users = dash_gltf::skinning::mesh_nodes(&gltf.root);
     let mut ed = Editor::new(gltf)?;
-    let mut done = Vec::new();
+    // Skins already reordered (hashed: a file may have as many skins as primitives).
+    let mut done = std::collections::HashSet::new();
     for (p, _) in &reduced {
         let skins: std::collections::BTreeSet<u64> = users
             .get(p.mesh)
@@ -200,10 +196,9 @@ pub fn write(
             )));
         }
         let Some(skin) = p.skin else { continue };
-        if done.contains(&skin) {
+        if !done.insert(skin) {
             continue;
         }
-        done.push(skin);
         let position: std::collections::HashMap<&str, usize> = p
             .input
             .bones

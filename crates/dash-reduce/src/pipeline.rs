@@ -15,7 +15,7 @@
 //! let input = Input::from_mesh(&Mesh::skinned(vec![v]), bones)?;
 //! let mut manifest = Manifest::default();
 //! let cfg = Config { normalize: Normalize::Unit, ..Config::default() };
-//! let run = reduce_all(&[&input], Some(&mut manifest), &cfg, &Options::default())?;
+//! let run = reduce_all(&[&input], &mut manifest, &cfg, &Options::default())?;
 //! assert_eq!(run.changes.added.len(), 2);
 //! assert_eq!(run.reduced[0].influences[0].weights, [0.75, 0.25, 0.0, 0.0]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -36,6 +36,9 @@ pub struct Options {
     pub locked: bool,
     /// Largest bone count an input may have (`None`: no limit).
     pub max_bones: Option<u64>,
+    /// The manifest is a file that indexes the bones, so input without bone names (no
+    /// skeleton) is refused rather than keeping its own numbers.
+    pub require_names: bool,
 }
 
 /// What a run did.
@@ -80,11 +83,11 @@ pub enum PipelineError {
 
 /// Reduces every input, with bone indices from `manifest` (brought up to date with the
 /// inputs' bones first: bones are added, never renumbered; with `locked`, any change is an
-/// error before anything is reduced). Without a manifest, named bones are numbered as a
-/// fresh manifest would number them, and unnamed ones (`#N`) keep the file's index `N`.
+/// error before anything is reduced). An empty manifest numbers named bones as a fresh
+/// one would; unnamed bones (`#N`, input without a skeleton) keep the file's index `N`.
 pub fn reduce_all(
     inputs: &[&Input<'_>],
-    manifest: Option<&mut Manifest>,
+    manifest: &mut Manifest,
     config: &Config,
     opts: &Options,
 ) -> Result<Run, PipelineError> {
@@ -101,11 +104,9 @@ pub fn reduce_all(
     let named = inputs
         .iter()
         .all(|i| !i.bones.iter().any(|b| b.name.starts_with('#')));
-    if manifest.is_some() && !named {
+    if opts.require_names && !named {
         return Err(PipelineError::Unnamed);
     }
-    let mut fresh = Manifest::default();
-    let manifest = manifest.unwrap_or(&mut fresh);
     manifest.version = VERSION;
     let mut changes = Changes::default();
     for input in inputs {
@@ -152,30 +153,17 @@ pub struct GltfOutput {
 /// (pruned, see [`crate::gltf::write`]). `prims` are the file's inputs
 /// ([`crate::gltf::inputs`]); their influences are read in place and nothing of the
 /// input is copied.
-///
-/// Without a manifest, skins get the numbering a fresh manifest would give their joints.
 pub fn reduce_gltf(
     gltf: &Gltf,
     prims: &[PrimitiveInput<'_>],
-    manifest: Option<&mut Manifest>,
+    manifest: &mut Manifest,
     config: &Config,
     opts: &Options,
     container: Container,
     files: &BufferFiles,
 ) -> Result<GltfOutput, PipelineError> {
     let inputs: Vec<&Input<'_>> = prims.iter().map(|p| &p.input).collect();
-    let named = inputs
-        .iter()
-        .all(|i| !i.bones.iter().any(|b| b.name.starts_with('#')));
-    let given = manifest.is_some();
-    let mut fresh = Manifest::default();
-    let manifest = manifest.unwrap_or(&mut fresh);
-    let run = reduce_all(
-        &inputs,
-        (given || named).then_some(&mut *manifest),
-        config,
-        opts,
-    )?;
+    let run = reduce_all(&inputs, manifest, config, opts)?;
     let reports = run
         .reduced
         .iter()

@@ -40,13 +40,13 @@ impl Format {
     /// error says so — else the name's format, else what the bytes look like. Raw records
     /// carry no signature, so a `.raw` name is trusted.
     pub fn decide(path: &Path, bytes: &[u8]) -> Format {
-        let signature = if bytes.starts_with(b"DMX\0") {
-            Some(Format::Dmx)
-        } else {
-            match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
-                Some(b'{' | b'[') => Some(Format::Json),
-                _ => None,
+        // The signatures are the validator's: one list of what bytes prove.
+        let signature = match dash_validate::InputFormat::signature(bytes) {
+            Some(dash_validate::InputFormat::Dmx) => Some(Format::Dmx),
+            Some(dash_validate::InputFormat::Json | dash_validate::InputFormat::Gltf) => {
+                Some(Format::Json)
             }
+            _ => None,
         };
         match (Format::from_path(path), signature) {
             (Some(named), Some(held)) if named != held => {

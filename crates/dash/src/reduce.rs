@@ -357,6 +357,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         let opts = dash_reduce::pipeline::Options {
             locked: a.locked,
             max_bones: Some(limits.max_bones),
+            require_names: a.manifest.is_some(),
         };
         let fail = |e: dash_reduce::pipeline::PipelineError| match e {
             dash_reduce::pipeline::PipelineError::Reduce(dash_reduce::ReduceError::Config(why)) => {
@@ -392,7 +393,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                 let out = dash_reduce::pipeline::reduce_gltf(
                     g,
                     &prims,
-                    a.manifest.map(|_| &mut manifest),
+                    &mut manifest,
                     &a.config,
                     &opts,
                     container,
@@ -427,7 +428,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                 };
                 let run = dash_reduce::pipeline::reduce_all(
                     &[part.input()],
-                    a.manifest.map(|_| &mut manifest),
+                    &mut manifest,
                     &a.config,
                     &opts,
                 )
@@ -441,20 +442,11 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                     Some(p) => p.positions(),
                     None => input.positions.clone(),
                 };
-                // Without --manifest, the skeleton follows the fresh numbering of this
-                // input's bones (what a new manifest would give).
-                let numbering = if a.manifest.is_some() {
-                    manifest.clone()
-                } else {
-                    let mut m = dash_reduce::manifest::Manifest::default();
-                    let _ = m.update(&input.bones, false);
-                    m
-                };
                 let document = Document {
                     mesh: reduced.to_mesh(&positions),
                     skeleton: run
                         .named
-                        .then(|| dash_reduce::manifest_skeleton(part.skeleton, input, &numbering)),
+                        .then(|| dash_reduce::manifest_skeleton(part.skeleton, input, &manifest)),
                 };
                 let loaded = match &source {
                     Source::Dash(Loaded::Json(j)) => {

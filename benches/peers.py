@@ -28,8 +28,7 @@ def sh(cmd, **kw):
 
 
 def build():
-    sh(["cargo", "build", "--release", "-q", "-p", "dash", "-p", "dash-validate",
-        "-p", "dash-benches", "--bin", "dash", "--bin", "dash-validate",
+    sh(["cargo", "build", "--release", "-q", "-p", "dashvertex-cli", "-p", "dash-benches", "--bin", "dash", "--bin", "dash-validate",
         "--bin", "make_skinned_glb"], check=True)
 
 

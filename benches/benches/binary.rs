@@ -3,12 +3,13 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use dash_binary::{Expect, View, WriteOptions};
-use dash_core::Limits;
+use dashvertex_binary::{Expect, View, WriteOptions};
+use dashvertex_core::Limits;
 
 fn binary(c: &mut Criterion) {
     let doc = dash_benches::document(1_000_000, 1, 64);
-    let bytes = dash_binary::encode_document(&doc, &WriteOptions::default()).expect("encodes");
+    let bytes =
+        dashvertex_binary::encode_document(&doc, &WriteOptions::default()).expect("encodes");
     let limits = Limits::default();
     let mut g = c.benchmark_group("binary_1m_vertices");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
@@ -30,7 +31,7 @@ fn binary(c: &mut Criterion) {
         b.iter(|| {
             let view = View::parse(black_box(&bytes), &limits).expect("valid");
             let mut sum = 0f32;
-            if let dash_binary::VertexRecords::Full(records) = view.vertices() {
+            if let dashvertex_binary::VertexRecords::Full(records) = view.vertices() {
                 for r in records {
                     sum += r.skin_weight[0].get() + r.position[1].get();
                 }
@@ -39,7 +40,7 @@ fn binary(c: &mut Criterion) {
         })
     });
     g.bench_function("decode_zerocopy_to_owned", |b| {
-        b.iter(|| dash_binary::decode(black_box(&bytes), &limits))
+        b.iter(|| dashvertex_binary::decode(black_box(&bytes), &limits))
     });
     let mut reused = Vec::new();
     g.bench_function("decode_zerocopy_into_reused_vec", |b| {
@@ -51,13 +52,15 @@ fn binary(c: &mut Criterion) {
         })
     });
     g.bench_function("decode_binrw", |b| {
-        b.iter(|| dash_binary::binrw_io::decode(black_box(&bytes), &limits))
+        b.iter(|| dashvertex_binary::binrw_io::decode(black_box(&bytes), &limits))
     });
     g.bench_function("decode_nom_streaming_64k_chunks", |b| {
-        b.iter(|| dash_binary::decode_chunked(black_box(&bytes), 1 << 16, Expect::Detect, &limits))
+        b.iter(|| {
+            dashvertex_binary::decode_chunked(black_box(&bytes), 1 << 16, Expect::Detect, &limits)
+        })
     });
     g.bench_function("encode", |b| {
-        b.iter(|| dash_binary::encode_document(black_box(&doc), &WriteOptions::default()))
+        b.iter(|| dashvertex_binary::encode_document(black_box(&doc), &WriteOptions::default()))
     });
     g.finish();
 }

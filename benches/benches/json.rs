@@ -9,11 +9,11 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use dash_core::Limits;
+use dashvertex_core::Limits;
 
 fn json(c: &mut Criterion) {
     let doc = dash_benches::document(100_000, 1, 64);
-    let text = dash_json::encode_document(&doc).expect("finite synthetic data");
+    let text = dashvertex_json::encode_document(&doc).expect("finite synthetic data");
     let mut g = c.benchmark_group("json_100k_vertices");
     g.throughput(Throughput::Bytes(text.len() as u64));
     g.sample_size(20);
@@ -24,10 +24,10 @@ fn json(c: &mut Criterion) {
         b.iter(|| serde_json::from_str::<serde::de::IgnoredAny>(black_box(&text)))
     });
     g.bench_function("decode", |b| {
-        b.iter(|| dash_json::decode(black_box(&text), &Limits::default()))
+        b.iter(|| dashvertex_json::decode(black_box(&text), &Limits::default()))
     });
     g.bench_function("encode", |b| {
-        b.iter(|| dash_json::encode_document(black_box(&doc)))
+        b.iter(|| dashvertex_json::encode_document(black_box(&doc)))
     });
     g.finish();
 }

@@ -5,9 +5,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dash_benches::Lcg;
-use dash_reduce::input::Input;
-use dash_reduce::manifest::{BoneRef, Manifest};
-use dash_reduce::{Config, Normalize};
+use dashvertex_reduce::input::Input;
+use dashvertex_reduce::manifest::{BoneRef, Manifest};
+use dashvertex_reduce::{Config, Normalize};
 
 const N: usize = 1_000_000;
 
@@ -73,9 +73,11 @@ fn reduce(c: &mut Criterion) {
         .map(|(i, c)| (i as u32, c))
         .collect();
     let dense = Input::from_columns(b64.clone(), positions.clone(), columns, vec![None; 64]);
-    let map64 = dash_reduce::index_map(&dense, &m64).expect("map");
+    let map64 = dashvertex_reduce::index_map(&dense, &m64).expect("map");
     g.bench_function("a_reduce_64_dense_columns_to_4", |b| {
-        b.iter(|| black_box(dash_reduce::reduce(&dense, &map64, None, &cfg).expect("reduces")))
+        b.iter(|| {
+            black_box(dashvertex_reduce::reduce(&dense, &map64, None, &cfg).expect("reduces"))
+        })
     });
 
     // (b) 16 slots -> 4.
@@ -95,7 +97,9 @@ fn reduce(c: &mut Criterion) {
     });
     let slots = Input::from_mesh(&mesh, b64.clone()).expect("input");
     g.bench_function("b_reduce_16_slots_to_4", |b| {
-        b.iter(|| black_box(dash_reduce::reduce(&slots, &map64, None, &cfg).expect("reduces")))
+        b.iter(|| {
+            black_box(dashvertex_reduce::reduce(&slots, &map64, None, &cfg).expect("reduces"))
+        })
     });
     g.finish();
 }

@@ -3,12 +3,13 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use dash_binary::WriteOptions;
-use dash_validate::{Options, Profile};
+use dashvertex_binary::WriteOptions;
+use dashvertex_validate::{Options, Profile};
 
 fn validate(c: &mut Criterion) {
     let doc = dash_benches::document(1_000_000, 1, 64);
-    let bytes = dash_binary::encode_document(&doc, &WriteOptions::default()).expect("encodes");
+    let bytes =
+        dashvertex_binary::encode_document(&doc, &WriteOptions::default()).expect("encodes");
     let path = std::env::temp_dir().join(format!("dash-bench-{}.dmx", std::process::id()));
     std::fs::write(&path, &bytes).expect("temp file");
     let dash = Options::default();
@@ -30,13 +31,13 @@ fn validate(c: &mut Criterion) {
         b.iter(|| std::fs::read(black_box(&path)).map(|v| v.len()))
     });
     g.bench_function("validate_in_memory_dash", |b| {
-        b.iter(|| dash_validate::validate_bytes("x.dmx", black_box(&bytes), &dash))
+        b.iter(|| dashvertex_validate::validate_bytes("x.dmx", black_box(&bytes), &dash))
     });
     g.bench_function("validate_in_memory_gltf", |b| {
-        b.iter(|| dash_validate::validate_bytes("x.dmx", black_box(&bytes), &gltf))
+        b.iter(|| dashvertex_validate::validate_bytes("x.dmx", black_box(&bytes), &gltf))
     });
     g.bench_function("validate_file_streaming_gltf", |b| {
-        b.iter(|| dash_validate::validate_path(black_box(&path), &gltf))
+        b.iter(|| dashvertex_validate::validate_path(black_box(&path), &gltf))
     });
     g.finish();
     let _ = std::fs::remove_file(&path);
@@ -53,10 +54,10 @@ fn validate(c: &mut Criterion) {
             black_box(warm.len())
         })
     });
-    let report = dash_validate::validate_bytes("/nonexistent/x.glb", &glb, &gltf);
+    let report = dashvertex_validate::validate_bytes("/nonexistent/x.glb", &glb, &gltf);
     assert_eq!(report.counts.errors, 0, "{:?}", report.diagnostics.first());
     g.bench_function("validate_glb_gltf_profile", |b| {
-        b.iter(|| dash_validate::validate_bytes("/nonexistent/x.glb", black_box(&glb), &gltf))
+        b.iter(|| dashvertex_validate::validate_bytes("/nonexistent/x.glb", black_box(&glb), &gltf))
     });
     g.finish();
 }

@@ -1,6 +1,6 @@
 //! Deterministic synthetic inputs for the benchmarks.
 
-use dash_core::{Bone, Document, InfluenceSet, Mesh, Skeleton, Vertex};
+use dashvertex_core::{Bone, Document, InfluenceSet, Mesh, Skeleton, Vertex};
 
 /// A small deterministic pseudo-random generator (64-bit LCG), so inputs are identical on
 /// every run and machine.
@@ -143,5 +143,5 @@ pub fn skinned_glb(n: usize, joints: u32) -> Vec<u8> {
         bin.len() - ibm_at,
         bin.len(),
     );
-    dash_gltf::glb::build(json.as_bytes(), Some(&bin))
+    dashvertex_gltf::glb::build(json.as_bytes(), Some(&bin))
 }

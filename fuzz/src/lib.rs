@@ -7,8 +7,8 @@
 use std::sync::OnceLock;
 
 use arbitrary::{Arbitrary, Unstructured};
-use dash_binary::{Expect, VertexLayout, WriteError, WriteOptions};
-use dash_core::{InfluenceSet, Limits};
+use dashvertex_binary::{Expect, VertexLayout, WriteError, WriteOptions};
+use dashvertex_core::{InfluenceSet, Limits};
 
 /// Limits small enough to keep a fuzzer's memory bounded.
 pub fn fuzz_limits() -> Limits {
@@ -24,13 +24,13 @@ pub fn fuzz_limits() -> Limits {
 /// bits, and re-encodes to the same text; errors are located.
 pub fn json_decode(data: &[u8]) {
     let limits = fuzz_limits();
-    match dash_json::decode_bytes(data, &limits) {
+    match dashvertex_json::decode_bytes(data, &limits) {
         Ok(file) => {
-            let text = match dash_json::encode(&file) {
+            let text = match dashvertex_json::encode(&file) {
                 Ok(t) => t,
                 Err(e) => panic!("decoded JSON failed to encode: {e}"),
             };
-            let again = match dash_json::decode(&text, &limits) {
+            let again = match dashvertex_json::decode(&text, &limits) {
                 Ok(f) => f,
                 Err(e) => panic!("re-encoded JSON failed to decode: {e}\n{text}"),
             };
@@ -39,7 +39,7 @@ pub fn json_decode(data: &[u8]) {
                 "round trip changed the document"
             );
             assert_eq!(
-                dash_json::encode(&again).ok(),
+                dashvertex_json::encode(&again).ok(),
                 Some(text),
                 "output not stable"
             );
@@ -54,7 +54,7 @@ pub fn json_decode(data: &[u8]) {
 fn schema() -> &'static jsonschema::Validator {
     static V: OnceLock<jsonschema::Validator> = OnceLock::new();
     V.get_or_init(|| {
-        let schema = dash_json::schema::dashvertex();
+        let schema = dashvertex_json::schema::dashvertex();
         let value = serde_json::to_value(&schema).unwrap_or_default();
         match jsonschema::draft202012::new(&value) {
             Ok(v) => v,
@@ -70,11 +70,11 @@ pub fn json_schema_agreement(data: &[u8]) {
         return;
     };
     let by_schema = match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(v) => dash_json::find_duplicate_key(text).is_none() && schema().is_valid(&v),
+        Ok(v) => dashvertex_json::find_duplicate_key(text).is_none() && schema().is_valid(&v),
         Err(_) => false,
     };
-    match dash_json::decode(text, &Limits::default()) {
-        Err(e) if e.kind == dash_json::ErrorKind::Limit => {}
+    match dashvertex_json::decode(text, &Limits::default()) {
+        Err(e) if e.kind == dashvertex_json::ErrorKind::Limit => {}
         r => assert_eq!(
             by_schema,
             r.is_ok(),
@@ -85,14 +85,14 @@ pub fn json_schema_agreement(data: &[u8]) {
 }
 
 fn outcome(
-    r: Result<dash_binary::BinaryFile, dash_binary::BinaryError>,
-) -> Result<dash_binary::BinaryFile, dash_binary::BinaryError> {
+    r: Result<dashvertex_binary::BinaryFile, dashvertex_binary::BinaryError>,
+) -> Result<dashvertex_binary::BinaryFile, dashvertex_binary::BinaryError> {
     r
 }
 
 fn same(
-    a: &Result<dash_binary::BinaryFile, dash_binary::BinaryError>,
-    b: &Result<dash_binary::BinaryFile, dash_binary::BinaryError>,
+    a: &Result<dashvertex_binary::BinaryFile, dashvertex_binary::BinaryError>,
+    b: &Result<dashvertex_binary::BinaryFile, dashvertex_binary::BinaryError>,
 ) -> bool {
     match (a, b) {
         (Ok(x), Ok(y)) => x.bit_eq(y),
@@ -111,21 +111,21 @@ pub fn binary_decode(data: &[u8]) {
         % 97;
     for expect in [Expect::Detect, Expect::Container, Expect::Raw] {
         let view = outcome(match expect {
-            Expect::Container => dash_binary::decode_container(data, &limits),
-            Expect::Raw => dash_binary::decode_raw(data, &limits),
-            Expect::Detect => dash_binary::decode(data, &limits),
+            Expect::Container => dashvertex_binary::decode_container(data, &limits),
+            Expect::Raw => dashvertex_binary::decode_raw(data, &limits),
+            Expect::Detect => dashvertex_binary::decode(data, &limits),
         });
         let binrw = match expect {
-            Expect::Container => dash_binary::binrw_io::decode_container(data, &limits),
-            Expect::Raw => dash_binary::binrw_io::decode_raw(data, &limits),
-            Expect::Detect => dash_binary::binrw_io::decode(data, &limits),
+            Expect::Container => dashvertex_binary::binrw_io::decode_container(data, &limits),
+            Expect::Raw => dashvertex_binary::binrw_io::decode_raw(data, &limits),
+            Expect::Detect => dashvertex_binary::binrw_io::decode(data, &limits),
         };
         assert!(same(&view, &binrw), "zerocopy {view:?}\nbinrw {binrw:?}");
         // Whole, in pseudo-random chunks of 1 to 97 bytes, and (for inputs small enough
         // to keep the target fast) one byte at a time.
         let single = if data.len() <= 512 { 1 } else { chunk };
         for c in [data.len().max(1), chunk, single] {
-            let nom = dash_binary::decode_chunked(data, c, expect, &limits);
+            let nom = dashvertex_binary::decode_chunked(data, c, expect, &limits);
             assert!(
                 same(&view, &nom),
                 "zerocopy {view:?}\nnom ({c}-byte chunks) {nom:?}"
@@ -139,25 +139,27 @@ pub fn binary_decode(data: &[u8]) {
 pub fn roundtrip(data: &[u8]) {
     json_decode(data);
     let limits = fuzz_limits();
-    let Ok(file) = dash_binary::decode(data, &limits) else {
+    let Ok(file) = dashvertex_binary::decode(data, &limits) else {
         return;
     };
     let opts = WriteOptions {
         compact_unskinned: file.vertex_layout == VertexLayout::Compact,
         drop_unreferenced: true,
     };
-    let bytes = match (file.kind, dash_binary::encode(&file, &opts)) {
-        (dash_binary::FileKind::Raw, _) => match dash_binary::encode_raw(&file.document) {
-            Ok(b) => b,
-            Err(e) => panic!("a raw file failed to re-encode: {e}"),
-        },
+    let bytes = match (file.kind, dashvertex_binary::encode(&file, &opts)) {
+        (dashvertex_binary::FileKind::Raw, _) => {
+            match dashvertex_binary::encode_raw(&file.document) {
+                Ok(b) => b,
+                Err(e) => panic!("a raw file failed to re-encode: {e}"),
+            }
+        }
         (_, Ok(b)) => b,
         // Refusals that protect data (a moved TEX section, names that do not fit) are
         // not bugs; anything else is.
         (_, Err(WriteError::TexRelocation { .. } | WriteError::BoneName { .. })) => return,
         (_, Err(e)) => panic!("a decoded file failed to re-encode: {e}"),
     };
-    let back = match dash_binary::decode(&bytes, &limits) {
+    let back = match dashvertex_binary::decode(&bytes, &limits) {
         Ok(b) => b,
         Err(e) => panic!("re-encoded bytes failed to decode: {e}"),
     };
@@ -165,10 +167,10 @@ pub fn roundtrip(data: &[u8]) {
         back.document.bit_eq(&file.document),
         "binary round trip changed the document"
     );
-    let again = if back.kind == dash_binary::FileKind::Raw {
-        dash_binary::encode_raw(&back.document)
+    let again = if back.kind == dashvertex_binary::FileKind::Raw {
+        dashvertex_binary::encode_raw(&back.document)
     } else {
-        dash_binary::encode(&back, &opts)
+        dashvertex_binary::encode(&back, &opts)
     };
     assert_eq!(again.ok(), Some(bytes), "binary output not stable");
     // Binary → JSON → binary, when JSON can hold it.
@@ -194,11 +196,11 @@ pub fn roundtrip(data: &[u8]) {
             })
         })
     {
-        let text = match dash_json::encode_document(&file.document) {
+        let text = match dashvertex_json::encode_document(&file.document) {
             Ok(t) => t,
             Err(e) => panic!("finite content failed to encode as JSON: {e}"),
         };
-        let j = match dash_json::decode(&text, &Limits::default()) {
+        let j = match dashvertex_json::decode(&text, &Limits::default()) {
             Ok(j) => j,
             Err(e) => panic!("JSON written from binary failed to decode: {e}"),
         };
@@ -210,7 +212,11 @@ pub fn roundtrip(data: &[u8]) {
             // An unskinned mesh without skin data writes no skin members, so all-zero
             // extra sets (a VSET of zeros) come back as the one implied set (spec §6).
             if !expected.is_skinned() && !expected.extra_sets().is_empty() {
-                match dash_core::Mesh::from_parts(false, expected.vertices().to_vec(), Vec::new()) {
+                match dashvertex_core::Mesh::from_parts(
+                    false,
+                    expected.vertices().to_vec(),
+                    Vec::new(),
+                ) {
                     Ok(m) => expected = m,
                     Err(e) => panic!("an unskinned mesh without extra sets: {e}"),
                 }
@@ -226,7 +232,7 @@ pub fn roundtrip(data: &[u8]) {
 /// `validate_any`: arbitrary bytes validated as every input format never panic, and
 /// every diagnostic is located.
 pub fn validate_any(data: &[u8]) {
-    use dash_validate::{InputFormat, Options};
+    use dashvertex_validate::{InputFormat, Options};
     let opts = |format| Options {
         format,
         limits: fuzz_limits(),
@@ -242,8 +248,11 @@ pub fn validate_any(data: &[u8]) {
         Some(InputFormat::Glb),
     ] {
         // A directory that does not exist: glTF buffers cannot name local files.
-        let report =
-            dash_validate::validate_bytes("/nonexistent-dash-fuzz/input", data, &opts(format));
+        let report = dashvertex_validate::validate_bytes(
+            "/nonexistent-dash-fuzz/input",
+            data,
+            &opts(format),
+        );
         for d in &report.diagnostics {
             assert!(!d.message.is_empty(), "empty message: {d:?}");
         }
@@ -254,9 +263,9 @@ pub fn validate_any(data: &[u8]) {
 /// Structured reducer input.
 #[derive(Debug)]
 struct ReduceCase {
-    bones: Vec<dash_reduce::manifest::BoneRef>,
+    bones: Vec<dashvertex_reduce::manifest::BoneRef>,
     vertices: Vec<Vec<(u32, f32)>>,
-    config: dash_reduce::Config,
+    config: dashvertex_reduce::Config,
 }
 
 impl<'a> Arbitrary<'a> for ReduceCase {
@@ -269,7 +278,7 @@ impl<'a> Arbitrary<'a> for ReduceCase {
             } else {
                 Some(u.int_in_range(0..=i - 1)?)
             };
-            bones.push(dash_reduce::manifest::BoneRef {
+            bones.push(dashvertex_reduce::manifest::BoneRef {
                 name: format!("b{}", u.int_in_range(0u32..=99)? * 100 + i),
                 parent: parent.map(|p| format!("#{p}")),
             });
@@ -303,20 +312,20 @@ impl<'a> Arbitrary<'a> for ReduceCase {
             vertices.push(list);
         }
         let q = u.int_in_range(0u8..=2)?;
-        let config = dash_reduce::Config {
+        let config = dashvertex_reduce::Config {
             max_influences: u.int_in_range(1usize..=10)?,
             normalize: if q > 0 || u.arbitrary()? {
-                dash_reduce::Normalize::Unit
+                dashvertex_reduce::Normalize::Unit
             } else {
-                dash_reduce::Normalize::None
+                dashvertex_reduce::Normalize::None
             },
             quantize: [
-                dash_reduce::Quantize::F32,
-                dash_reduce::Quantize::Unorm16,
-                dash_reduce::Quantize::Unorm8,
+                dashvertex_reduce::Quantize::F32,
+                dashvertex_reduce::Quantize::Unorm16,
+                dashvertex_reduce::Quantize::Unorm8,
             ][q as usize],
             min_weight: [0.0, 1e-4, 0.05][u.int_in_range(0usize..=2)?],
-            empty: dash_reduce::Empty::Zero,
+            empty: dashvertex_reduce::Empty::Zero,
         };
         Ok(ReduceCase {
             bones,
@@ -326,19 +335,19 @@ impl<'a> Arbitrary<'a> for ReduceCase {
     }
 }
 
-fn reduce_input(c: &ReduceCase) -> dash_reduce::input::Input<'static> {
+fn reduce_input(c: &ReduceCase) -> dashvertex_reduce::input::Input<'static> {
     let counts: Vec<u32> = c.vertices.iter().map(|v| v.len() as u32).collect();
-    let mut cands = dash_reduce::input::Candidates::with_counts(&counts);
+    let mut cands = dashvertex_reduce::input::Candidates::with_counts(&counts);
     for (v, list) in c.vertices.iter().enumerate() {
         for (k, &(b, w)) in list.iter().enumerate() {
             cands.push(v, b, w, k as u32);
         }
     }
-    dash_reduce::input::Input {
+    dashvertex_reduce::input::Input {
         bones: c.bones.clone(),
         positions: vec![[0.0; 3]; c.vertices.len()],
-        data: dash_reduce::input::Data::Lists(cands),
-        origin: dash_reduce::input::Origin::BoneWeights,
+        data: dashvertex_reduce::input::Data::Lists(cands),
+        origin: dashvertex_reduce::input::Origin::BoneWeights,
     }
 }
 
@@ -349,19 +358,19 @@ pub fn reduce(data: &[u8]) {
     let Ok(case) = ReduceCase::arbitrary(&mut u) else {
         return;
     };
-    let Ok(manifest) = dash_reduce::manifest::Manifest::init(&case.bones) else {
+    let Ok(manifest) = dashvertex_reduce::manifest::Manifest::init(&case.bones) else {
         return;
     };
     let input = reduce_input(&case);
-    let Ok(map) = dash_reduce::index_map(&input, &manifest) else {
+    let Ok(map) = dashvertex_reduce::index_map(&input, &manifest) else {
         return;
     };
-    let root = dash_reduce::root_index(&input, &manifest);
-    let Ok(out) = dash_reduce::reduce(&input, &map, root, &case.config) else {
+    let root = dashvertex_reduce::root_index(&input, &manifest);
+    let Ok(out) = dashvertex_reduce::reduce(&input, &map, root, &case.config) else {
         return;
     };
     assert_eq!(
-        dash_reduce::reduce(&input, &map, root, &case.config)
+        dashvertex_reduce::reduce(&input, &map, root, &case.config)
             .ok()
             .as_ref(),
         Some(&out),
@@ -385,11 +394,11 @@ pub fn reduce(data: &[u8]) {
         if kept.is_empty() {
             continue;
         }
-        if case.config.normalize == dash_reduce::Normalize::Unit
-            && case.config.quantize == dash_reduce::Quantize::F32
+        if case.config.normalize == dashvertex_reduce::Normalize::Unit
+            && case.config.quantize == dashvertex_reduce::Quantize::F32
         {
             assert!(
-                dash_core::weights::check_float_sets(sets).passes(),
+                dashvertex_core::weights::check_float_sets(sets).passes(),
                 "vertex {v}: {sets:?}"
             );
         }
@@ -410,7 +419,7 @@ pub fn reduce(data: &[u8]) {
         bones: manifest
             .bones
             .iter()
-            .map(|e| dash_reduce::manifest::BoneRef {
+            .map(|e| dashvertex_reduce::manifest::BoneRef {
                 name: e.name.clone(),
                 parent: e.parent.clone(),
             })
@@ -428,8 +437,8 @@ pub fn reduce(data: &[u8]) {
         config: case.config,
     };
     let input2 = reduce_input(&again);
-    let map2 = dash_reduce::index_map(&input2, &manifest).unwrap_or_default();
-    if let Ok(twice) = dash_reduce::reduce(&input2, &map2, root, &case.config) {
+    let map2 = dashvertex_reduce::index_map(&input2, &manifest).unwrap_or_default();
+    if let Ok(twice) = dashvertex_reduce::reduce(&input2, &map2, root, &case.config) {
         assert_eq!(twice.influences, out.influences, "not idempotent");
     }
 }
@@ -438,37 +447,41 @@ pub fn reduce(data: &[u8]) {
 /// skeleton, as DashVertex JSON and as a DMX container — has no error diagnostic from the
 /// validator (spec/security.md §5: reduce never writes what `dash-validate` rejects).
 fn output_validates(
-    input: &dash_reduce::input::Input,
-    manifest: &dash_reduce::manifest::Manifest,
-    out: &dash_reduce::Reduced,
+    input: &dashvertex_reduce::input::Input,
+    manifest: &dashvertex_reduce::manifest::Manifest,
+    out: &dashvertex_reduce::Reduced,
 ) {
-    let document = dash_core::Document {
+    let document = dashvertex_core::Document {
         mesh: out.to_mesh(&input.positions),
-        skeleton: Some(dash_reduce::manifest_skeleton(None, input, manifest)),
+        skeleton: Some(dashvertex_reduce::manifest_skeleton(None, input, manifest)),
     };
-    let json = dash_json::encode_document(&document).map(String::into_bytes);
-    let dmx = dash_binary::encode(
-        &dash_binary::BinaryFile::new(document.clone()),
-        &dash_binary::WriteOptions::default(),
+    let json = dashvertex_json::encode_document(&document).map(String::into_bytes);
+    let dmx = dashvertex_binary::encode(
+        &dashvertex_binary::BinaryFile::new(document.clone()),
+        &dashvertex_binary::WriteOptions::default(),
     );
     for (name, bytes, format) in [
-        ("out.json", json.ok(), dash_validate::InputFormat::Json),
-        ("out.dmx", dmx.ok(), dash_validate::InputFormat::Dmx),
+        (
+            "out.json",
+            json.ok(),
+            dashvertex_validate::InputFormat::Json,
+        ),
+        ("out.dmx", dmx.ok(), dashvertex_validate::InputFormat::Dmx),
     ] {
         let Some(bytes) = bytes else {
             panic!("{name}: the reduced document cannot be encoded");
         };
-        let opts = dash_validate::Options {
+        let opts = dashvertex_validate::Options {
             format: Some(format),
             limits: fuzz_limits(),
             max_diagnostics: 100,
-            ..dash_validate::Options::default()
+            ..dashvertex_validate::Options::default()
         };
-        let report = dash_validate::validate_standalone(name, &bytes, &opts);
+        let report = dashvertex_validate::validate_standalone(name, &bytes, &opts);
         let errors: Vec<_> = report
             .diagnostics
             .iter()
-            .filter(|d| d.severity == dash_validate::Severity::Error)
+            .filter(|d| d.severity == dashvertex_validate::Severity::Error)
             .collect();
         assert!(
             errors.is_empty(),
@@ -483,14 +496,14 @@ fn output_validates(
 /// out). Each layout takes its own selection path in the reducer.
 fn same_from_every_layout(
     case: &ReduceCase,
-    input: &dash_reduce::input::Input,
+    input: &dashvertex_reduce::input::Input,
     map: &[u32],
     root: Option<u32>,
-    out: &dash_reduce::Reduced,
+    out: &dashvertex_reduce::Reduced,
 ) {
-    use dash_reduce::input::{Data, Input};
-    let run = |i: &Input, map: &[u32]| dash_reduce::reduce(i, map, root, &case.config);
-    let manifest = match dash_reduce::manifest::Manifest::init(&case.bones) {
+    use dashvertex_reduce::input::{Data, Input};
+    let run = |i: &Input, map: &[u32]| dashvertex_reduce::reduce(i, map, root, &case.config);
+    let manifest = match dashvertex_reduce::manifest::Manifest::init(&case.bones) {
         Ok(m) => m,
         Err(e) => panic!("manifest: {e}"),
     };
@@ -522,9 +535,9 @@ fn same_from_every_layout(
         config: case.config,
     };
     let flipped_input = reduce_input(&flipped);
-    if let Ok(m) = dash_reduce::manifest::Manifest::init(&flipped.bones) {
+    if let Ok(m) = dashvertex_reduce::manifest::Manifest::init(&flipped.bones) {
         assert_eq!(m.bones, manifest.bones, "bone order changed the manifest");
-        let fmap = dash_reduce::index_map(&flipped_input, &m).unwrap_or_default();
+        let fmap = dashvertex_reduce::index_map(&flipped_input, &m).unwrap_or_default();
         let r = run(&flipped_input, &fmap).ok();
         assert_eq!(
             r.as_ref().map(|r| &r.influences),

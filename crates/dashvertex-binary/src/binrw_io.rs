@@ -1,0 +1,272 @@
+//! The binrw decoder and the canonical writer's record types.
+//!
+//! Reading goes through [`std::io::Cursor`] field by field, independently of the
+//! zero-copy view; only the table rules ([`crate::table`]) and the name rule are shared.
+
+use std::io::Cursor;
+
+use binrw::{BinRead, BinWrite, binrw};
+use dashvertex_core::{InfluenceSet, Limits, Vertex};
+
+use crate::error::{BinaryError, ErrorKind};
+use crate::format::{BONE_SIZE, ROW};
+use crate::model::{self, BinaryFile, FileKind, ForeignSection};
+use crate::name::decode_name;
+use crate::table::{HeaderFields, Layout, Row, RowFields, TableBuilder, VertexLayout};
+
+/// Header row 0.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug)]
+pub struct BinHeader {
+    /// Magic.
+    pub magic: [u8; 4],
+    /// `versionMajor`.
+    pub major: u32,
+    /// `versionMinor`.
+    pub minor: u32,
+    /// `isSkinned`.
+    pub skinned: u32,
+}
+
+/// A section row.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug)]
+pub struct BinRow {
+    /// Tag.
+    pub tag: [u8; 4],
+    /// Count.
+    pub count: u32,
+    /// Offset.
+    pub offset: u32,
+    /// Length.
+    pub length: u32,
+}
+
+/// The 48-byte VERT record.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug)]
+pub struct BinVertex {
+    /// `index`.
+    pub index: u32,
+    /// `x y z`.
+    pub position: [f32; 3],
+    /// `skinIndex[4]`.
+    pub skin_index: [u32; 4],
+    /// `skinWeight[4]`.
+    pub skin_weight: [f32; 4],
+}
+
+/// The 16-byte VERT record.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug)]
+pub struct BinCompactVertex {
+    /// `index`.
+    pub index: u32,
+    /// `x y z`.
+    pub position: [f32; 3],
+}
+
+/// The 32-byte VSET record.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug)]
+pub struct BinSet {
+    /// `skinIndex[4]`.
+    pub skin_index: [u32; 4],
+    /// `skinWeight[4]`.
+    pub skin_weight: [f32; 4],
+}
+
+/// The 80-byte SKEL record.
+#[binrw]
+#[brw(little)]
+#[derive(Clone, Copy, Debug)]
+pub struct BinBone {
+    /// `name[32]`.
+    pub name: [u8; 32],
+    /// `index`.
+    pub index: u32,
+    /// `parentIndex`.
+    pub parent: u32,
+    /// `position`.
+    pub position: [f32; 3],
+    /// `rotation`.
+    pub rotation: [f32; 4],
+    /// `scale`.
+    pub scale: [f32; 3],
+}
+
+fn io_error(c: &Cursor<&[u8]>) -> BinaryError {
+    // The table checks guarantee every read is in bounds; this is unreachable in practice.
+    BinaryError::new(c.position(), ErrorKind::TooShort)
+}
+
+fn read<T>(c: &mut Cursor<&[u8]>) -> Result<T, BinaryError>
+where
+    T: BinRead + binrw::meta::ReadEndian,
+    for<'a> T::Args<'a>: Default,
+{
+    T::read(c).map_err(|_| io_error(c))
+}
+
+fn read_layout(bytes: &[u8], limits: &Limits) -> Result<Layout, BinaryError> {
+    let len = bytes.len() as u64;
+    if len < ROW {
+        return Err(BinaryError::new(len, ErrorKind::TooShort));
+    }
+    let mut c = Cursor::new(bytes);
+    let h: BinHeader = read(&mut c)?;
+    let mut table = TableBuilder::start(
+        HeaderFields {
+            magic: h.magic,
+            major: h.major,
+            minor: h.minor,
+            skinned: h.skinned,
+        },
+        limits,
+    )?
+    .with_file_len(len);
+    while let Some(at) = table.next_row_at() {
+        if at + ROW > len {
+            break;
+        }
+        c.set_position(at);
+        let r: BinRow = read(&mut c)?;
+        table.push(RowFields {
+            tag: r.tag,
+            count: r.count,
+            offset: r.offset,
+            length: r.length,
+        })?;
+    }
+    table.finish(len)
+}
+
+fn records<T>(c: &mut Cursor<&[u8]>, row: Option<&Row>) -> Result<Vec<T>, BinaryError>
+where
+    T: BinRead + binrw::meta::ReadEndian,
+    for<'a> T::Args<'a>: Default,
+{
+    let Some(row) = row else {
+        return Ok(Vec::new());
+    };
+    c.set_position(row.offset);
+    (0..row.count).map(|_| read(c)).collect()
+}
+
+fn set(s: &BinSet) -> InfluenceSet {
+    InfluenceSet {
+        joints: s.skin_index,
+        weights: s.skin_weight,
+    }
+}
+
+/// Decodes a container with binrw.
+pub fn decode_container(bytes: &[u8], limits: &Limits) -> Result<BinaryFile, BinaryError> {
+    let layout = read_layout(bytes, limits)?;
+    let mut c = Cursor::new(bytes);
+    let vertices: Vec<Vertex> = match layout.vertex_layout {
+        VertexLayout::Full => records::<BinVertex>(&mut c, layout.vert())?
+            .iter()
+            .map(|v| Vertex {
+                position: v.position,
+                skin: InfluenceSet {
+                    joints: v.skin_index,
+                    weights: v.skin_weight,
+                },
+            })
+            .collect(),
+        VertexLayout::Compact => records::<BinCompactVertex>(&mut c, layout.vert())?
+            .iter()
+            .map(|v| Vertex::at(v.position))
+            .collect(),
+    };
+    let sets: Vec<InfluenceSet> = records::<BinSet>(&mut c, layout.vset())?
+        .iter()
+        .map(set)
+        .collect();
+    let raw_bones: Vec<BinBone> = records(&mut c, layout.skel())?;
+    let skel_at = layout.skel().map_or(0, |r| r.offset);
+    let skeleton = if raw_bones.is_empty() {
+        None
+    } else {
+        let mut bones = Vec::with_capacity(raw_bones.len());
+        for (i, b) in raw_bones.iter().enumerate() {
+            let name = decode_name(&b.name, i as u32, skel_at + i as u64 * BONE_SIZE)?;
+            bones.push(model::bone(
+                i,
+                name,
+                b.parent,
+                (b.position, b.rotation, b.scale),
+            ));
+        }
+        Some(bones)
+    };
+    let mut foreign = Vec::new();
+    for r in layout.foreign_rows() {
+        c.set_position(r.offset);
+        let mut buf = vec![0u8; if r.present() { r.length as usize } else { 0 }];
+        std::io::Read::read_exact(&mut c, &mut buf).map_err(|_| io_error(&c))?;
+        foreign.push(ForeignSection {
+            tag: r.tag,
+            count: r.count,
+            bytes: buf,
+            source_offset: r.present().then_some(r.offset),
+        });
+    }
+    let mut unreferenced = 0u64;
+    for (s, e) in layout.gaps() {
+        c.set_position(s);
+        let mut buf = vec![0u8; (e - s) as usize];
+        std::io::Read::read_exact(&mut c, &mut buf).map_err(|_| io_error(&c))?;
+        unreferenced += buf.iter().filter(|&&b| b != 0).count() as u64;
+    }
+    Ok(BinaryFile {
+        kind: FileKind::Container,
+        minor: layout.minor,
+        vertex_layout: layout.vertex_layout,
+        document: model::document(layout.skinned, vertices, sets, skeleton),
+        foreign,
+        unreferenced,
+    })
+}
+
+/// Decodes bare 48-byte records with binrw.
+pub fn decode_raw(bytes: &[u8], limits: &Limits) -> Result<BinaryFile, BinaryError> {
+    crate::view::raw_check(bytes.len() as u64, limits)?;
+    let mut c = Cursor::new(bytes);
+    let n = bytes.len() as u64 / 48;
+    let vertices: Vec<Vertex> = (0..n)
+        .map(|_| {
+            read::<BinVertex>(&mut c).map(|v| Vertex {
+                position: v.position,
+                skin: InfluenceSet {
+                    joints: v.skin_index,
+                    weights: v.skin_weight,
+                },
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(model::raw_file(vertices))
+}
+
+/// Decodes a file of either kind with binrw (detection as [`crate::detect`]).
+pub fn decode(bytes: &[u8], limits: &Limits) -> Result<BinaryFile, BinaryError> {
+    match crate::view::detect(bytes, bytes.len() as u64)? {
+        FileKind::Container => decode_container(bytes, limits),
+        FileKind::Raw => decode_raw(bytes, limits),
+    }
+}
+
+/// Writes a value with binrw into a byte vector.
+pub(crate) fn put<T>(out: &mut Cursor<Vec<u8>>, value: &T) -> Result<(), binrw::Error>
+where
+    T: BinWrite + binrw::meta::WriteEndian,
+    for<'a> T::Args<'a>: Default,
+{
+    value.write(out)
+}

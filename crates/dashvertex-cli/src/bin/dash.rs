@@ -1,0 +1,5 @@
+//! `dash`: validate, convert, inspect, reduce and manage bone manifests.
+
+fn main() -> std::process::ExitCode {
+    dashvertex_cli::dash::main()
+}

@@ -1,0 +1,177 @@
+//! What both commands share: the global flags (limits, resources, threads, verbosity,
+//! colour), colour set-up, and how a message is printed.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use dashvertex_core::Limits;
+
+/// Flags every command and subcommand takes.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Global {
+    /// Largest input read into memory, in bytes.
+    #[arg(long, global = true, help_heading = "Limits", hide_short_help = true,
+          value_name = "BYTES", default_value_t = Limits::default().max_input_bytes)]
+    pub max_input_bytes: u64,
+    /// Largest vertex count accepted.
+    #[arg(long, global = true, help_heading = "Limits", hide_short_help = true,
+          value_name = "N", default_value_t = Limits::default().max_vertices)]
+    pub max_vertices: u64,
+    /// Largest bone count accepted.
+    #[arg(long, global = true, help_heading = "Limits", hide_short_help = true,
+          value_name = "N", default_value_t = Limits::default().max_bones)]
+    pub max_bones: u64,
+    /// Largest number of influence sets per vertex accepted (at least 1: every vertex
+    /// has its first set).
+    #[arg(long, global = true, help_heading = "Limits", hide_short_help = true,
+          value_name = "N", default_value_t = Limits::default().max_sets,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_sets: u64,
+    /// A folder glTF external resources may also resolve into (repeatable). By default a
+    /// buffer URI must stay inside its glTF file's folder.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub resource_dir: Vec<PathBuf>,
+    /// Threads working on vertices and files (0: one per core). Outputs and reports are
+    /// the same at any count.
+    #[arg(long, global = true, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// Print only what is wrong: no notes, no summaries, no lines for valid files.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more: what each step did, how long each file took.
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set or
+    /// TERM=dumb; CLICOLOR_FORCE forces it), always, never.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "WHEN",
+        default_value = "auto"
+    )]
+    pub color: ColorWhen,
+}
+
+impl Global {
+    /// The resource limits the flags set.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_input_bytes: self.max_input_bytes,
+            max_vertices: self.max_vertices,
+            max_bones: self.max_bones,
+            max_sets: self.max_sets,
+        }
+    }
+
+    /// How much to print.
+    pub fn verbosity(&self) -> Verbosity {
+        if self.quiet {
+            Verbosity::Quiet
+        } else if self.verbose {
+            Verbosity::Verbose
+        } else {
+            Verbosity::Normal
+        }
+    }
+
+    /// Applies the flags that act on the whole process: verbosity and the thread pool
+    /// (once, before any work).
+    pub fn apply(&self) {
+        set_verbosity(self.verbosity());
+        if self.threads > 0 {
+            // Fails only when a pool exists already, which cannot happen this early.
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(self.threads)
+                .build_global();
+        }
+    }
+}
+
+/// How much a command prints beside its results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verbosity {
+    /// `-q`: problems only.
+    Quiet,
+    /// The default.
+    Normal,
+    /// `-v`.
+    Verbose,
+}
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// On a terminal, unless the environment says otherwise.
+    Auto,
+    /// Always (also into files and pipes).
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Applies `--color` before the arguments are parsed, so clap's own help and errors follow
+/// it too. Only the last `--color` counts, as clap takes it; a bad value is left for clap
+/// to report.
+pub fn init_color(args: &[OsString]) {
+    let mut choice = anstream::ColorChoice::Auto;
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        let a = a.to_string_lossy();
+        if a == "--" {
+            break;
+        }
+        let value = match a.strip_prefix("--color") {
+            Some("") => it.next().map(|v| v.to_string_lossy().into_owned()),
+            Some(v) => v.strip_prefix('=').map(str::to_owned),
+            None => None,
+        };
+        match value.as_deref() {
+            Some("always") => choice = anstream::ColorChoice::Always,
+            Some("never") => choice = anstream::ColorChoice::Never,
+            Some("auto") => choice = anstream::ColorChoice::Auto,
+            _ => {}
+        }
+    }
+    choice.write_global();
+}
+
+/// Prints `error: MESSAGE` on standard error (the prefix styled).
+pub fn error(message: impl std::fmt::Display) {
+    let s = dashvertex_validate::render::palette::ERROR;
+    anstream::eprintln!("{s}error{s:#}: {message}");
+}
+
+static VERBOSITY: std::sync::OnceLock<Verbosity> = std::sync::OnceLock::new();
+
+/// Sets the process's verbosity (once, from the flags).
+pub fn set_verbosity(v: Verbosity) {
+    let _ = VERBOSITY.set(v);
+}
+
+/// The process's verbosity ([`Verbosity::Normal`] until set).
+pub fn verbosity() -> Verbosity {
+    VERBOSITY.get().copied().unwrap_or(Verbosity::Normal)
+}
+
+/// Prints `note: MESSAGE` on standard error unless quiet.
+pub fn note(message: impl std::fmt::Display) {
+    if verbosity() > Verbosity::Quiet {
+        let s = dashvertex_validate::render::palette::NOTE;
+        anstream::eprintln!("{s}note{s:#}: {message}");
+    }
+}
+
+/// Prints a plain line on standard error unless quiet.
+pub fn info(message: impl std::fmt::Display) {
+    if verbosity() > Verbosity::Quiet {
+        anstream::eprintln!("{message}");
+    }
+}
+
+/// Prints a plain line on standard error with `-v` only.
+pub fn detail(message: impl std::fmt::Display) {
+    if verbosity() == Verbosity::Verbose {
+        anstream::eprintln!("{message}");
+    }
+}

@@ -1,0 +1,388 @@
+//! `dash`: validate, convert, inspect, reduce and manage bone manifests.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use dashvertex_core::Limits;
+use dashvertex_json::Form;
+
+use crate::common::{self, Global};
+use crate::error::CliError;
+use crate::formats::{self, Format, SaveOptions};
+use crate::{inspect, reduce};
+
+/// Tools for skinned-vertex data: DashVertex JSON, the DMX binary container, raw records
+/// and glTF/GLB skins.
+#[derive(Parser)]
+#[command(name = "dash", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    #[command(flatten)]
+    global: Global,
+    /// Fail at once (exit 2) when another run holds the manifest's lock, instead of
+    /// waiting for it.
+    #[arg(long, global = true)]
+    no_wait: bool,
+}
+
+/// JSON output shape.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum FormArg {
+    /// One vertex object.
+    Vertex,
+    /// An array of vertex objects.
+    Array,
+    /// A DMX document.
+    Document,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check skinning data: the `dash-validate` command, with the same flags.
+    Validate(crate::validate::ValidateArgs),
+    /// Convert between DashVertex JSON, the DMX container and raw records, losslessly.
+    Convert {
+        /// Input file, or `-` for standard input.
+        input: PathBuf,
+        /// Output file, or `-` for standard output. Written atomically.
+        output: PathBuf,
+        /// Input format (default: from the extension, else detected from the bytes).
+        #[arg(long)]
+        from: Option<Format>,
+        /// Output format (default: from the extension; required for `-`).
+        #[arg(long)]
+        to: Option<Format>,
+        /// JSON shape to write (default: the input's; a document for binary input).
+        #[arg(long, value_enum)]
+        form: Option<FormArg>,
+        /// Use 16-byte vertex records when the mesh is unskinned (saves 67 %; needs a
+        /// reader that knows the dash extension).
+        #[arg(long)]
+        compact: bool,
+        /// Write even if non-zero bytes outside every section of the input are lost.
+        #[arg(long)]
+        drop_unreferenced: bool,
+    },
+    /// Keep the strongest K influences per vertex, with bone indices from a manifest.
+    Reduce {
+        /// Input: DashVertex JSON/DMX/raw, a per-bone weights document, or glTF/GLB.
+        input: PathBuf,
+        /// Output: DashVertex JSON/DMX/raw, or glTF/GLB for glTF input; `-` for standard
+        /// output (with --to). Written atomically.
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+        /// Output format (default: from the output's extension; required for `-`).
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        to: Option<reduce::OutputKind>,
+        /// Influences kept per vertex (K); more than 4 fill further sets, heaviest first.
+        #[arg(long, value_name = "K", default_value_t = 4)]
+        max_influences: usize,
+        /// `none` keeps weights as they are; `unit` makes them sum to 1 (the glTF rule).
+        #[arg(long, value_enum, default_value = "none")]
+        normalize: NormalizeArg,
+        /// Weight precision: f32, or unorm16/unorm8 with integer sums of exactly
+        /// 65535/255 (needs --normalize unit).
+        #[arg(long, value_enum, default_value = "f32")]
+        quantize: QuantizeArg,
+        /// Drop influences lighter than this (never a vertex's heaviest).
+        #[arg(long, value_name = "WEIGHT", default_value_t = 0.0)]
+        min_weight: f32,
+        /// Vertices without influence: error, zero weights, or bound to the root bone.
+        #[arg(long, value_enum, default_value = "error")]
+        empty: EmptyArg,
+        /// Bone manifest (name -> index): read, extended with new bones, written back.
+        #[arg(long, value_name = "FILE")]
+        manifest: Option<PathBuf>,
+        /// Fail (exit 1) if the manifest would change.
+        #[arg(long)]
+        locked: bool,
+        /// For `.gltf` output: embed every buffer as a base64 data URI. By default buffers
+        /// that were files (and a GLB's binary chunk) are written beside the output as
+        /// `STEM.bin`, each atomically, and data URIs stay data URIs.
+        #[arg(long)]
+        embed: bool,
+    },
+    /// Create, update or show a bone manifest.
+    Manifest {
+        #[command(subcommand)]
+        command: ManifestCommand,
+    },
+    /// Show a file's header, sections, counts and first records.
+    Inspect {
+        /// The file, or `-` for standard input.
+        file: PathBuf,
+        /// Input format (default: from the extension, else detected).
+        #[arg(long)]
+        from: Option<Format>,
+        /// How many vertices and bones to print.
+        #[arg(long, default_value_t = 4)]
+        records: usize,
+    },
+    /// Print a shell completion script for `dash` (or, with --validate, for
+    /// `dash-validate`) on standard output.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+        /// For the `dash-validate` command instead.
+        #[arg(long)]
+        validate: bool,
+    },
+    /// Write man pages: dash(1), one per subcommand (dash-reduce(1), ...) and
+    /// dash-validate(1), into a folder.
+    Man {
+        /// The folder (created if missing).
+        dir: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum ManifestCommand {
+    /// Number a skeleton's bones (parents first, siblings by name) into a new manifest.
+    Init {
+        /// A file with a skeleton (DashVertex, per-bone weights, glTF).
+        from: PathBuf,
+        /// The manifest to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Replace an existing manifest.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Add new bones, retire missing ones, apply renames; never renumber (unless
+    /// --compact).
+    Update {
+        /// The manifest.
+        manifest: PathBuf,
+        /// A file with the current skeleton.
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// Rename a bone, keeping its index: `--rename old=new` (repeatable).
+        #[arg(long, value_parser = parse_rename)]
+        rename: Vec<(String, String)>,
+        /// The skeleton is partial: add bones but retire none.
+        #[arg(long)]
+        partial: bool,
+        /// Drop retired bones and renumber; prints the old -> new table.
+        #[arg(long)]
+        compact: bool,
+        /// Fail (exit 1) if anything would change.
+        #[arg(long)]
+        locked: bool,
+    },
+    /// Print a manifest as a table.
+    Show {
+        /// The manifest.
+        manifest: PathBuf,
+    },
+}
+
+fn parse_rename(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((a, b)) if !a.is_empty() && !b.is_empty() => Ok((a.to_owned(), b.to_owned())),
+        _ => Err(format!("expected OLD=NEW, got {s:?}")),
+    }
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum NormalizeArg {
+    None,
+    Unit,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum QuantizeArg {
+    F32,
+    Unorm16,
+    Unorm8,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum EmptyArg {
+    Error,
+    Zero,
+    Root,
+}
+
+fn name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+fn read(path: &Path, from: Option<Format>, limits: &Limits) -> Result<(Vec<u8>, Format), CliError> {
+    let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
+    let format = from.unwrap_or_else(|| Format::decide(path, &bytes));
+    Ok((bytes, format))
+}
+
+fn run(cli: &Cli) -> Result<(), CliError> {
+    let limits = cli.global.limits();
+    let ctx = reduce::Context {
+        limits,
+        resource_dirs: &cli.global.resource_dir,
+        wait: !cli.no_wait,
+    };
+    match &cli.command {
+        Command::Convert {
+            input,
+            output,
+            from,
+            to,
+            form,
+            compact,
+            drop_unreferenced,
+        } => {
+            let to = to.or_else(|| Format::from_path(output)).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "cannot tell the output format of {}; pass --to json|dmx|raw",
+                    name(output)
+                ))
+            })?;
+            if form.is_some() && to != Format::Json {
+                return Err(CliError::Usage(
+                    "--form sets the shape of JSON output; the output here is binary".to_owned(),
+                ));
+            }
+            let (bytes, from) = read(input, *from, &limits)?;
+            let loaded = formats::load(&name(input), &bytes, from, &limits)?;
+            let opts = SaveOptions {
+                form: form.map(|f| match f {
+                    FormArg::Vertex => Form::Vertex,
+                    FormArg::Array => Form::Array,
+                    FormArg::Document => Form::Document,
+                }),
+                binary: dashvertex_binary::WriteOptions {
+                    compact_unskinned: *compact,
+                    drop_unreferenced: *drop_unreferenced,
+                },
+            };
+            let out = formats::save(&loaded, to, &opts)?;
+            Ok(dashvertex_fs::write_file(output, &out)?)
+        }
+        Command::Reduce {
+            input,
+            output,
+            max_influences,
+            normalize,
+            quantize,
+            min_weight,
+            empty,
+            manifest,
+            locked,
+            embed,
+            to,
+        } => reduce::reduce(&reduce::ReduceArgs {
+            input,
+            output,
+            to: *to,
+            config: dashvertex_reduce::Config {
+                max_influences: *max_influences,
+                normalize: match normalize {
+                    NormalizeArg::None => dashvertex_reduce::Normalize::None,
+                    NormalizeArg::Unit => dashvertex_reduce::Normalize::Unit,
+                },
+                quantize: match quantize {
+                    QuantizeArg::F32 => dashvertex_reduce::Quantize::F32,
+                    QuantizeArg::Unorm16 => dashvertex_reduce::Quantize::Unorm16,
+                    QuantizeArg::Unorm8 => dashvertex_reduce::Quantize::Unorm8,
+                },
+                min_weight: *min_weight,
+                empty: match empty {
+                    EmptyArg::Error => dashvertex_reduce::Empty::Error,
+                    EmptyArg::Zero => dashvertex_reduce::Empty::Zero,
+                    EmptyArg::Root => dashvertex_reduce::Empty::Root,
+                },
+            },
+            manifest: manifest.as_deref(),
+            locked: *locked,
+            embed: *embed,
+            ctx: &ctx,
+        }),
+        Command::Manifest { command } => match command {
+            ManifestCommand::Init {
+                from,
+                output,
+                force,
+            } => reduce::manifest_init(from, output, *force, &ctx),
+            ManifestCommand::Update {
+                manifest,
+                from,
+                rename,
+                partial,
+                compact,
+                locked,
+            } => reduce::manifest_update(
+                manifest,
+                from.as_deref(),
+                rename,
+                *partial,
+                *compact,
+                *locked,
+                &ctx,
+            ),
+            ManifestCommand::Show { manifest } => {
+                let text = reduce::manifest_show(manifest)?;
+                Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
+            }
+        },
+        Command::Man { dir } => crate::docs::write_man_pages(dir),
+        Command::Validate(_) | Command::Completions { .. } => Ok(()),
+        Command::Inspect {
+            file,
+            from,
+            records,
+        } => {
+            let (bytes, format) = read(file, *from, &limits)?;
+            let text = inspect::inspect(&name(file), &bytes, format, *records, &limits)?;
+            Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
+        }
+    }
+}
+
+/// The `dash` process.
+pub fn main() -> ExitCode {
+    dashvertex_fs::install_signal_cleanup();
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    common::init_color(&argv);
+    let cli = match Cli::command()
+        .try_get_matches_from(&argv)
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(c) => c,
+        Err(e) => return clap_exit(&e),
+    };
+    cli.global.apply();
+    match &cli.command {
+        Command::Validate(args) => return crate::validate::run(args, &cli.global),
+        Command::Completions { shell, validate } => {
+            return if *validate {
+                crate::docs::print_completions(&mut crate::validate::command(), *shell)
+            } else {
+                crate::docs::print_completions(&mut Cli::command(), *shell)
+            };
+        }
+        _ => {}
+    }
+    match run(&cli) {
+        Ok(()) | Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e) => {
+            common::error(&e);
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// Prints a clap error (or the help or version it carries) and gives the exit code: 0
+/// for help and version, 2 for a usage error. A closed standard output is not an error.
+pub fn clap_exit(e: &clap::Error) -> ExitCode {
+    let _ = e.print();
+    if e.use_stderr() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

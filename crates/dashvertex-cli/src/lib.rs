@@ -1,0 +1,15 @@
+//! The `dash` and `dash-validate` command lines.
+//!
+//! Both binaries of this package are thin `main`s over this library, so that
+//! `dash validate` and `dash-validate` share one set of flags and one engine, and the
+//! help, completions and man pages are generated from the same definitions. It is not a
+//! stable API: programs should use `dashvertex-validate` and `dashvertex-reduce`.
+
+pub mod common;
+pub mod dash;
+pub mod docs;
+mod error;
+mod formats;
+mod inspect;
+mod reduce;
+pub mod validate;

@@ -1,0 +1,682 @@
+//! `dash reduce` and `dash manifest`.
+
+use std::path::{Path, PathBuf};
+
+use dashvertex_core::{Document, Limits, Skeleton};
+use dashvertex_gltf::{Container, Gltf};
+use dashvertex_reduce::Config;
+use dashvertex_reduce::gltf::PrimitiveInput;
+use dashvertex_reduce::input::{Input, bone_refs};
+use dashvertex_reduce::manifest::{BoneRef, Manifest, ManifestError};
+
+use crate::common;
+use crate::error::CliError;
+use crate::formats::{self, Format, Loaded, SaveOptions};
+
+/// A reducer input file, loaded.
+pub enum Source {
+    /// DashVertex (JSON, DMX or raw).
+    Dash(Loaded),
+    /// A per-bone weights document.
+    Weights(Input<'static>),
+    /// glTF: its reducer inputs read its buffers in place ([`Source::parts`]).
+    Gltf(Box<Gltf>),
+}
+
+/// One reducer input of a source, with the skeleton it came with.
+struct Part<'s> {
+    input: PartInput<'s>,
+    skeleton: Option<&'s Skeleton>,
+}
+
+/// Where a part's input lives.
+enum PartInput<'s> {
+    /// Built from the source (a DashVertex mesh's sets).
+    Owned(Input<'s>),
+    /// The source's own (a weights document).
+    Borrowed(&'s Input<'s>),
+    /// A glTF primitive, its influences read in place.
+    Primitive(PrimitiveInput<'s>),
+}
+
+impl<'s> Part<'s> {
+    fn input(&self) -> &Input<'s> {
+        match &self.input {
+            PartInput::Owned(i) => i,
+            PartInput::Borrowed(i) => i,
+            PartInput::Primitive(p) => &p.input,
+        }
+    }
+
+    fn primitive(&self) -> Option<&PrimitiveInput<'s>> {
+        match &self.input {
+            PartInput::Primitive(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    fn into_primitive(self) -> Option<PrimitiveInput<'s>> {
+        match self.input {
+            PartInput::Primitive(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+fn input_error(file: &Path, message: impl std::fmt::Display) -> CliError {
+    CliError::Input {
+        file: file.display().to_string(),
+        message: message.to_string(),
+    }
+}
+
+fn is_gltf(path: &Path) -> Option<Container> {
+    match path
+        .extension()?
+        .to_string_lossy()
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "gltf" => Some(Container::Gltf),
+        "glb" => Some(Container::Glb),
+        _ => None,
+    }
+}
+
+/// What every command that reads inputs and manifests shares.
+pub struct Context<'a> {
+    /// Decoder limits.
+    pub limits: Limits,
+    /// Folders glTF resources may also resolve into.
+    pub resource_dirs: &'a [PathBuf],
+    /// Wait for a manifest lock another run holds (else fail at once).
+    pub wait: bool,
+}
+
+/// What `dash reduce` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputKind {
+    /// DashVertex JSON.
+    Json,
+    /// The DMX container.
+    Dmx,
+    /// Raw 48-byte records.
+    Raw,
+    /// glTF JSON (glTF input only).
+    Gltf,
+    /// GLB (glTF input only).
+    Glb,
+}
+
+/// Loads a reducer input. glTF is told by its name or, from standard input or under
+/// another name, by its bytes; glTF from standard input has no folder, so it reads no
+/// external file (spec/security.md §1).
+pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
+    let limits = &ctx.limits;
+    if is_gltf(path).is_some() {
+        let gltf = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
+            .map_err(|e| input_error(path, e))?;
+        return Ok(Source::Gltf(Box::new(gltf)));
+    }
+    let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
+    if dashvertex_gltf::is_gltf_bytes(&bytes) {
+        let loaded = if path == Path::new("-") {
+            dashvertex_gltf::load_owned(bytes, &dashvertex_gltf::NoFiles, limits)
+        } else {
+            let resolver = dashvertex_gltf::FsResolver::for_file(
+                path,
+                ctx.resource_dirs,
+                limits.max_input_bytes,
+            )?;
+            dashvertex_gltf::load_owned(bytes, &resolver, limits)
+        };
+        return Ok(Source::Gltf(Box::new(
+            loaded.map_err(|e| input_error(path, e))?,
+        )));
+    }
+    let format = Format::decide(path, &bytes);
+    if format == Format::Json {
+        let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
+        match dashvertex_reduce::weights_doc::document_type(text).as_deref() {
+            Some(dashvertex_reduce::weights_doc::WEIGHTS_TYPE) => {
+                return dashvertex_reduce::weights_doc::parse(text, limits.max_vertices)
+                    .map(Source::Weights)
+                    .map_err(|e| input_error(path, e));
+            }
+            Some(t) if t != dashvertex_json::wire::DOCUMENT_TYPE => {
+                let (line, column) = dashvertex_json::Locator::new(text)
+                    .line_col("/type")
+                    .unwrap_or((1, 1));
+                return Err(input_error(
+                    path,
+                    format!(
+                        "{line}:{column}: type is {}; dash reduce reads a DashVertex document \
+                         ({:?}) or a per-bone weights document ({:?}) (at /type)",
+                        dashvertex_fs::short(t),
+                        dashvertex_json::wire::DOCUMENT_TYPE,
+                        dashvertex_reduce::weights_doc::WEIGHTS_TYPE
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(Source::Dash(formats::load(
+        &path.display().to_string(),
+        &bytes,
+        format,
+        limits,
+    )?))
+}
+
+impl Source {
+    /// Every reducer input of the file: a DashVertex mesh's sets, a weights document (not
+    /// copied), or each skinned glTF primitive, its influences read in place.
+    fn parts(&self, path: &Path, limits: &Limits) -> Result<Vec<Part<'_>>, CliError> {
+        Ok(match self {
+            Source::Dash(l) => {
+                let doc = l.document();
+                let bones = doc.skeleton.as_ref().map(bone_refs).unwrap_or_default();
+                vec![Part {
+                    input: PartInput::Owned(
+                        Input::from_mesh(&doc.mesh, bones).map_err(|e| input_error(path, e))?,
+                    ),
+                    skeleton: doc.skeleton.as_ref(),
+                }]
+            }
+            Source::Weights(i) => vec![Part {
+                input: PartInput::Borrowed(i),
+                skeleton: None,
+            }],
+            Source::Gltf(g) => {
+                let prims =
+                    dashvertex_reduce::gltf::inputs(g, limits).map_err(|e| input_error(path, e))?;
+                if prims.is_empty() {
+                    return Err(input_error(
+                        path,
+                        "no primitive has influences or per-bone weight attributes",
+                    ));
+                }
+                prims
+                    .into_iter()
+                    .map(|p| Part {
+                        input: PartInput::Primitive(p),
+                        skeleton: None,
+                    })
+                    .collect()
+            }
+        })
+    }
+
+    /// The skeleton the file describes (all bones, for `manifest init/update`).
+    pub fn skeleton(&self, path: &Path, limits: &Limits) -> Result<Vec<BoneRef>, CliError> {
+        let mut out: Vec<BoneRef> = Vec::new();
+        let mut names = std::collections::HashSet::new();
+        let mut add = |b: BoneRef, out: &mut Vec<BoneRef>| {
+            if names.insert(b.name.clone()) {
+                out.push(b);
+            }
+        };
+        match self {
+            Source::Gltf(g) => {
+                for s in 0..g.root.skins.len() {
+                    if let Some(sk) = dashvertex_gltf::import::skeleton(g, s) {
+                        for b in bone_refs(&sk) {
+                            add(b, &mut out);
+                        }
+                    }
+                }
+            }
+            other => {
+                for part in other.parts(path, limits)? {
+                    for b in &part.input().bones {
+                        add(b.clone(), &mut out);
+                    }
+                }
+            }
+        }
+        if out.is_empty() || out.iter().all(|b| b.name.starts_with('#')) {
+            return Err(input_error(
+                path,
+                "the file has no named bones (no skeleton)",
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// `dash reduce` options.
+pub struct ReduceArgs<'a> {
+    /// Input.
+    pub input: &'a Path,
+    /// Output.
+    pub output: &'a Path,
+    /// The output's format when its name cannot tell (`-`), or to override the name.
+    pub to: Option<OutputKind>,
+    /// Algorithm settings.
+    pub config: Config,
+    /// Manifest file.
+    pub manifest: Option<&'a Path>,
+    /// Fail when the manifest would change.
+    pub locked: bool,
+    /// Embed every buffer of a `.gltf` output as a data URI instead of writing `.bin`
+    /// files beside it.
+    pub embed: bool,
+    /// Limits, resource folders, lock waiting.
+    pub ctx: &'a Context<'a>,
+}
+
+/// Reads a manifest; `None` when there is none yet. Unreadable: exit 2; corrupt (not
+/// UTF-8, not a manifest, empty): exit 1.
+fn read_manifest(path: &Path) -> Result<Option<Manifest>, CliError> {
+    match dashvertex_fs::read_input(path, Limits::default().max_input_bytes) {
+        Ok(bytes) => {
+            let text = std::str::from_utf8(&bytes).map_err(|e| {
+                input_error(
+                    path,
+                    format!("the manifest is not UTF-8 (byte {})", e.valid_up_to()),
+                )
+            })?;
+            Manifest::from_json(text)
+                .map(Some)
+                .map_err(|e| input_error(path, e))
+        }
+        Err(dashvertex_fs::FsError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Takes the manifest's lock (held from its read to its rename).
+fn lock(path: &Path, wait: bool) -> Result<dashvertex_fs::FileLock, CliError> {
+    dashvertex_fs::FileLock::acquire(path, wait).map_err(CliError::from)
+}
+
+fn describe((rep, sets): &(dashvertex_reduce::Report, usize)) -> String {
+    let mut s = format!(
+        "reduced {} vertices to {} set(s): {} changed, {} influence(s) dropped over the limit, {} below the threshold, {} rounded away, {} merged, {} negative",
+        rep.vertices,
+        sets,
+        rep.changed,
+        rep.dropped,
+        rep.below_threshold,
+        rep.quantized_away,
+        rep.merged,
+        rep.negative
+    );
+    if let Some(d) = &rep.largest_dropped {
+        s.push_str(&format!(
+            "; largest dropped weight {} at {}",
+            d.weight, d.at
+        ));
+    }
+    if let Some(d) = &rep.first_negative {
+        s.push_str(&format!("; first negative weight {} at {}", d.weight, d.at));
+    }
+    if rep.empty > 0 {
+        s.push_str(&format!(
+            "; {} vertex(es) without influence (first: vertex {})",
+            rep.empty,
+            rep.first_empty.unwrap_or(0)
+        ));
+    }
+    s
+}
+
+/// Runs `dash reduce`.
+pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
+    let limits = &a.ctx.limits;
+    let most = limits.max_sets.saturating_mul(4);
+    if a.config.max_influences as u64 > most {
+        return Err(CliError::Usage(format!(
+            "--max-influences {} is more than --max-sets {} can hold ({most})",
+            a.config.max_influences, limits.max_sets
+        )));
+    }
+    // The source and its inputs live in this block only: they are gone before the
+    // output is verified and written, so peak memory is the larger of the two phases.
+    let (bytes, reports, manifest, existing, changes, _lock) = {
+        let source = load(a.input, a.ctx)?;
+        let parts = source.parts(a.input, limits)?;
+        // Held from the manifest's read to its rename; a --locked run writes nothing.
+        let lock_guard = match a.manifest.filter(|_| !a.locked) {
+            Some(p) => Some(lock(p, a.ctx.wait)?),
+            None => None,
+        };
+        let existing = match a.manifest {
+            Some(p) => read_manifest(p)?,
+            None => None,
+        };
+        if a.locked && existing.is_none() {
+            return Err(CliError::Usage(
+                "--locked needs an existing --manifest file".into(),
+            ));
+        }
+        let mut manifest = existing.clone().unwrap_or_default();
+        let opts = dashvertex_reduce::pipeline::Options {
+            locked: a.locked,
+            max_bones: Some(limits.max_bones),
+            require_names: a.manifest.is_some(),
+        };
+        let fail = |e: dashvertex_reduce::pipeline::PipelineError| match e {
+            dashvertex_reduce::pipeline::PipelineError::Reduce(
+                dashvertex_reduce::ReduceError::Config(why),
+            ) => CliError::Usage(why),
+            dashvertex_reduce::pipeline::PipelineError::Manifest(m @ ManifestError::Locked(_)) => {
+                CliError::Output(m.to_string())
+            }
+            other => input_error(a.input, other),
+        };
+        let container = match a.to {
+            Some(OutputKind::Gltf) => Some(Container::Gltf),
+            Some(OutputKind::Glb) => Some(Container::Glb),
+            Some(_) => None,
+            None => is_gltf(a.output),
+        };
+        let (written, reports, changes) = match (container, &source) {
+            (Some(container), Source::Gltf(g)) => {
+                // Standard output has no folder to write buffer files into.
+                let files = if a.embed || a.output == Path::new("-") {
+                    dashvertex_gltf::export::BufferFiles::Embed
+                } else {
+                    dashvertex_gltf::export::BufferFiles::Beside {
+                        stem: a
+                            .output
+                            .file_stem()
+                            .map(|s| s.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| "out".into()),
+                    }
+                };
+                let prims: Vec<PrimitiveInput<'_>> =
+                    parts.into_iter().filter_map(Part::into_primitive).collect();
+                let out = dashvertex_reduce::pipeline::reduce_gltf(
+                    g,
+                    &prims,
+                    &mut manifest,
+                    &a.config,
+                    &opts,
+                    container,
+                    &files,
+                )
+                .map_err(fail)?;
+                (out.written, out.reports, out.changes)
+            }
+            (Some(_), _) => {
+                return Err(CliError::Usage(
+                    "glTF output needs glTF input (the skin and mesh come from it)".into(),
+                ));
+            }
+            (None, _) => {
+                let named = match a.to {
+                    Some(OutputKind::Json) => Some(Format::Json),
+                    Some(OutputKind::Dmx) => Some(Format::Dmx),
+                    Some(OutputKind::Raw) => Some(Format::Raw),
+                    _ => Format::from_path(a.output),
+                };
+                let format = named.ok_or_else(|| {
+                    CliError::Usage(format!(
+                        "cannot tell the output format of {}; use .json, .dmx, .raw, .gltf or .glb, or --to",
+                        a.output.display()
+                    ))
+                })?;
+                let [part] = parts.as_slice() else {
+                    return Err(CliError::Usage(format!(
+                        "the input has {} skinned primitives; DashVertex output holds one (write .gltf/.glb instead)",
+                        parts.len()
+                    )));
+                };
+                let run = dashvertex_reduce::pipeline::reduce_all(
+                    &[part.input()],
+                    &mut manifest,
+                    &a.config,
+                    &opts,
+                )
+                .map_err(fail)?;
+                let reduced = run
+                    .reduced
+                    .first()
+                    .ok_or_else(|| CliError::Output("the reducer gave no result".into()))?;
+                let input = part.input();
+                let positions = match part.primitive() {
+                    Some(p) => p.positions(),
+                    None => input.positions.clone(),
+                };
+                let document = Document {
+                    mesh: reduced.to_mesh(&positions),
+                    skeleton: run.named.then(|| {
+                        dashvertex_reduce::manifest_skeleton(part.skeleton, input, &manifest)
+                    }),
+                };
+                let loaded = match &source {
+                    Source::Dash(Loaded::Json(j)) => {
+                        let mut j = j.clone();
+                        j.document = document;
+                        Loaded::Json(j)
+                    }
+                    Source::Dash(Loaded::Binary(b)) => {
+                        let mut b = b.clone();
+                        b.document = document;
+                        Loaded::Binary(b)
+                    }
+                    _ => Loaded::Json(dashvertex_json::JsonFile::new_document(document)),
+                };
+                let main = formats::save(&loaded, format, &SaveOptions::default())?;
+                let reports = run
+                    .reduced
+                    .iter()
+                    .map(|r| (r.report.clone(), r.sets))
+                    .collect();
+                (
+                    dashvertex_gltf::export::Written {
+                        main,
+                        files: Vec::new(),
+                    },
+                    reports,
+                    run.changes,
+                )
+            }
+        };
+        (written, reports, manifest, existing, changes, lock_guard)
+    };
+    let dashvertex_gltf::export::Written { main: bytes, files } = bytes;
+    let format = match a.to {
+        Some(OutputKind::Json) => dashvertex_validate::InputFormat::Json,
+        Some(OutputKind::Dmx) => dashvertex_validate::InputFormat::Dmx,
+        Some(OutputKind::Raw) => dashvertex_validate::InputFormat::Raw,
+        Some(OutputKind::Gltf) => dashvertex_validate::InputFormat::Gltf,
+        Some(OutputKind::Glb) => dashvertex_validate::InputFormat::Glb,
+        // The output's extension chose its encoder (checked above), so it names the format.
+        None => dashvertex_validate::InputFormat::from_path(a.output)
+            .unwrap_or(dashvertex_validate::InputFormat::Json),
+    };
+    let bytes = verify(a.output, format, bytes, &files, limits)?;
+    // The manifest first: if the output then fails, the manifest only holds bones
+    // added early (it is append-only), never an output whose indices it lacks.
+    if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
+        dashvertex_fs::write_file(p, manifest.to_json().as_bytes())?;
+    }
+    // Buffer files first, each atomically: the main file never names a missing one.
+    let folder = a.output.parent().unwrap_or(Path::new(""));
+    for (name, data) in &files {
+        dashvertex_fs::write_file(&folder.join(name), data)?;
+    }
+    dashvertex_fs::write_file(a.output, &bytes)?;
+    for r in &reports {
+        common::info(describe(r));
+    }
+    // What the manifest gained is news when a manifest file was written; a numbering made
+    // up for this run only is shown with -v.
+    for line in changes.describe() {
+        if a.manifest.is_some() {
+            common::info(format_args!("manifest: {line}"));
+        } else {
+            common::detail(format_args!("bone numbering: {line}"));
+        }
+    }
+    Ok(())
+}
+
+/// Runs the validator over an output before it is written: `dash reduce` writes only
+/// what `dash-validate` accepts (spec/reduction.md), and refuses otherwise, naming the
+/// first error and where it is in the output.
+///
+/// The bytes are handed over and given back, so that a GLB output is checked in place.
+fn verify(
+    output: &Path,
+    format: dashvertex_validate::InputFormat,
+    bytes: Vec<u8>,
+    files: &[(String, Vec<u8>)],
+    limits: &Limits,
+) -> Result<Vec<u8>, CliError> {
+    let opts = dashvertex_validate::Options {
+        format: Some(format),
+        limits: *limits,
+        max_diagnostics: 1000,
+        ..dashvertex_validate::Options::default()
+    };
+    let resolver = dashvertex_gltf::MemoryFiles {
+        files: files
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect(),
+    };
+    let (report, back) =
+        dashvertex_validate::validate_owned(&output.display().to_string(), bytes, &resolver, &opts);
+    if report.counts.errors == 0
+        && let Some(bytes) = back
+    {
+        return Ok(bytes);
+    }
+    let first = report
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == dashvertex_validate::Severity::Error)
+        .map(|d| {
+            let help = d
+                .help
+                .as_deref()
+                .map_or(String::new(), |h| format!("; {h}"));
+            format!("{}: {} ({}){help}", d.code.as_str(), d.message, d.location)
+        })
+        .unwrap_or_default();
+    if report.counts.errors == 0 {
+        // Valid, but the checker could not give the bytes back (cannot happen for what
+        // reduce writes: no byte order mark, and a load that failed is an error).
+        return Err(CliError::Output(
+            "nothing written: the output could not be checked".into(),
+        ));
+    }
+    Err(CliError::Output(format!(
+        "nothing written: the output would not be valid ({} error(s)); first: {first}",
+        report.counts.errors
+    )))
+}
+
+/// `dash manifest init`.
+pub fn manifest_init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Result<(), CliError> {
+    let _lock = lock(out, ctx.wait)?;
+    if out.exists() && !force {
+        return Err(CliError::Usage(format!(
+            "{} exists; use `dash manifest update`, or --force to replace it",
+            out.display()
+        )));
+    }
+    let skeleton = load(from, ctx)?.skeleton(from, &ctx.limits)?;
+    let m = Manifest::init(&skeleton).map_err(|e| input_error(from, e))?;
+    dashvertex_fs::write_file(out, m.to_json().as_bytes())?;
+    common::info(format_args!("{}: {} bones", out.display(), m.len()));
+    Ok(())
+}
+
+/// `dash manifest update`.
+pub fn manifest_update(
+    manifest_path: &Path,
+    from: Option<&Path>,
+    renames: &[(String, String)],
+    partial: bool,
+    compact: bool,
+    locked_flag: bool,
+    ctx: &Context,
+) -> Result<(), CliError> {
+    let _lock = if locked_flag {
+        None
+    } else {
+        Some(lock(manifest_path, ctx.wait)?)
+    };
+    let original = read_manifest(manifest_path)?
+        .ok_or_else(|| CliError::Io(format!("{}: no such manifest", manifest_path.display())))?;
+    let mut m = original.clone();
+    let mut changes = m
+        .rename(renames)
+        .map_err(|e| input_error(manifest_path, e))?;
+    if let Some(from) = from {
+        let skeleton = load(from, ctx)?.skeleton(from, &ctx.limits)?;
+        let c = m
+            .update(&skeleton, !partial)
+            .map_err(|e| input_error(from, e))?;
+        changes.added.extend(c.added);
+        changes.removed.extend(c.removed);
+        changes.revived.extend(c.revived);
+        changes.reparented.extend(c.reparented);
+    }
+    let moved = if compact { m.compact() } else { Vec::new() };
+    if locked_flag && (!changes.is_empty() || !moved.is_empty()) {
+        let mut why = changes.describe();
+        why.extend(
+            moved
+                .iter()
+                .map(|(n, a, b)| format!("move bone {n:?} from {a} to {b}")),
+        );
+        return Err(CliError::Output(ManifestError::Locked(why).to_string()));
+    }
+    for line in changes.describe() {
+        println!("{line}");
+    }
+    if !moved.is_empty() {
+        println!("compacted; old -> new indices:");
+        for (n, a, b) in &moved {
+            println!("  {a:>5} -> {b:<5} {n}");
+        }
+    }
+    if m != original {
+        dashvertex_fs::write_file(manifest_path, m.to_json().as_bytes())?;
+    } else {
+        println!("no change");
+    }
+    Ok(())
+}
+
+/// `dash manifest show`.
+pub fn manifest_show(path: &Path) -> Result<String, CliError> {
+    let m = read_manifest(path)?
+        .ok_or_else(|| CliError::Io(format!("{}: no such manifest", path.display())))?;
+    let mut out = format!(
+        "{}: {} indices ({} live, {} retired)\n",
+        path.display(),
+        m.len(),
+        m.bones.iter().filter(|e| !e.removed).count(),
+        m.bones.iter().filter(|e| e.removed).count()
+    );
+    for e in &m.bones {
+        let line = format!(
+            "{:>5}  {:<32} {:<24}{}{}",
+            e.index,
+            e.name,
+            e.parent
+                .as_deref()
+                .map_or("(root)".to_owned(), |p| format!("parent {p}")),
+            if e.removed { "  retired" } else { "" },
+            if e.aliases.is_empty() {
+                String::new()
+            } else {
+                format!("  formerly {}", e.aliases.join(", "))
+            }
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    Ok(out)
+}

@@ -1,0 +1,87 @@
+//! The one error type of filesystem access.
+
+use std::path::PathBuf;
+
+/// Why a file could not be read, resolved or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FsError {
+    /// The operating system refused an operation on `path`.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The input holds more bytes than the limit allows (`size` is what was seen: the
+    /// file's length, or the limit plus one for a stream).
+    #[error("{}: {size} bytes exceeds the input limit of {limit} bytes", path.display())]
+    TooLarge {
+        /// The input.
+        path: PathBuf,
+        /// Bytes seen.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The input holds no bytes at all.
+    #[error("{}: the input is empty", path.display())]
+    Empty {
+        /// The input.
+        path: PathBuf,
+    },
+    /// Only regular files are read here (a resource named by another file, or a
+    /// directory given as an input).
+    #[error("{}: is {kind}, not a regular file", path.display())]
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+        /// What it is ("a directory", "a FIFO", "a character device", ...).
+        kind: &'static str,
+    },
+    /// A reference that is not a relative path (a scheme, an absolute path, a NUL).
+    #[error("{uri} is not a relative file reference")]
+    NotRelative {
+        /// The reference, quoted and shortened.
+        uri: String,
+    },
+    /// A relative reference that resolves outside every allowed folder.
+    #[error("{uri} resolves outside {} (allow a folder with --resource-dir)", root.display())]
+    Outside {
+        /// The reference, quoted and shortened.
+        uri: String,
+        /// The folder it had to stay in.
+        root: PathBuf,
+    },
+    /// External files cannot be read for this input (it came from standard input).
+    #[error("{uri}: external files cannot be read for standard input")]
+    NoFolder {
+        /// The reference, quoted and shortened.
+        uri: String,
+    },
+    /// Another run holds the lock and this run was told not to wait.
+    #[error("{}: another run holds the lock; try again when it has finished", path.display())]
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+    },
+}
+
+impl FsError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        FsError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// True when the error is a closed pipe on standard output (the reader went away,
+    /// e.g. `| head`): commands end quietly then.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, FsError::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+pub use dashvertex_core::text::short;

@@ -1,0 +1,90 @@
+//! Errors of the glTF bridge.
+
+/// Why a glTF file could not be loaded at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The GLB container is damaged.
+    #[error("GLB container at offset 0x{offset:X}: {message}")]
+    Glb {
+        /// Byte offset.
+        offset: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The JSON is not JSON, or not a glTF document of the expected shape.
+    #[error("glTF JSON at {line}:{column}{}: {message}", pointer_note(pointer))]
+    Json {
+        /// JSON Pointer.
+        pointer: String,
+        /// 1-based line in the JSON text.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A configured limit was exceeded.
+    #[error("{0}")]
+    Limit(String),
+}
+
+/// Why an accessor's data cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AccessorError {
+    /// No such accessor.
+    #[error("accessor {0} does not exist")]
+    Missing(u64),
+    /// Unknown componentType or type.
+    #[error("accessor {index} has an unknown {what}")]
+    Unknown {
+        /// Accessor.
+        index: u64,
+        /// "componentType" or "type".
+        what: &'static str,
+    },
+    /// The accessor (or its sparse part) names a buffer view that does not exist.
+    #[error("accessor {index}: buffer view {view} does not exist")]
+    NoView {
+        /// Accessor.
+        index: u64,
+        /// View.
+        view: u64,
+    },
+    /// The buffer behind a view is unavailable.
+    #[error("accessor {index}: buffer {buffer} is unavailable: {why}")]
+    Buffer {
+        /// Accessor.
+        index: u64,
+        /// Buffer.
+        buffer: u64,
+        /// Why.
+        why: String,
+    },
+    /// The data would lie outside its view or buffer.
+    #[error("accessor {index}: {what}")]
+    OutOfRange {
+        /// Accessor.
+        index: u64,
+        /// Which range.
+        what: String,
+    },
+    /// More elements than the configured limit.
+    #[error("accessor {index}: count {count} exceeds the limit of {limit}")]
+    Limit {
+        /// Accessor.
+        index: u64,
+        /// Count.
+        count: u64,
+        /// Limit.
+        limit: u64,
+    },
+}
+
+/// ` (at POINTER)`, or nothing for the document root.
+fn pointer_note(pointer: &str) -> String {
+    if pointer.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", dashvertex_fs::short(pointer))
+    }
+}

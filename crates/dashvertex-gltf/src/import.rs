@@ -1,0 +1,483 @@
+//! glTF → the dash model: influence sets, skin joints as a skeleton, and per-bone weight
+//! attributes as Blender's "export attributes" writes them.
+
+use dashvertex_core::{Bone, Document, InfluenceSet, Limits, Mesh, Skeleton, Vertex};
+
+use crate::accessor::{self, AccessorData};
+use crate::load::Gltf;
+use crate::skinning;
+use crate::spec::component;
+
+/// How a primitive stored its weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightStorage {
+    /// FLOAT.
+    Float,
+    /// Normalized UNSIGNED_BYTE.
+    Unorm8,
+    /// Normalized UNSIGNED_SHORT.
+    Unorm16,
+}
+
+/// One weight attribute per bone (Blender's `_NAME` custom attributes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoneAttribute {
+    /// The attribute name as stored (`__UPPERARM.L`).
+    pub attribute: String,
+    /// The bone it was matched to (skin joint name), or the name derived from the
+    /// attribute when the primitive has no skin.
+    pub bone: String,
+    /// The joint index in the skin, when matched to one.
+    pub joint: Option<u32>,
+    /// One weight per vertex.
+    pub weights: Vec<f32>,
+}
+
+/// An imported skinned primitive.
+#[derive(Clone, Debug)]
+pub struct Primitive {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index.
+    pub primitive: usize,
+    /// Positions and influence sets (bone index = joint index of `skin`); the skeleton
+    /// is the skin's joints.
+    pub document: Document,
+    /// The skin the joint indices refer to (the smallest skin of the nodes using the
+    /// mesh), if any.
+    pub skin: Option<usize>,
+    /// How the weights were stored.
+    pub storage: WeightStorage,
+    /// Per-bone weight attributes.
+    pub bone_attributes: Vec<BoneAttribute>,
+    /// `_` attributes that match no bone (left alone).
+    pub unmatched_attributes: Vec<String>,
+}
+
+/// Why a file cannot be imported.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ImportError {
+    /// An accessor cannot be read or has an unusable format.
+    #[error("{pointer}: {message}")]
+    Data {
+        /// JSON Pointer.
+        pointer: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A per-bone attribute matches several bones.
+    #[error(
+        "attribute {attribute} matches bones {} (names differ only in case); rename one of them",
+        .candidates.join(", ")
+    )]
+    Ambiguous {
+        /// The attribute.
+        attribute: String,
+        /// The bones it matches.
+        candidates: Vec<String>,
+    },
+    /// Two attributes give weights for the same bone.
+    #[error("attributes {first} and {second} both give weights for bone {bone}")]
+    DuplicateAttribute {
+        /// The bone.
+        bone: String,
+        /// First attribute.
+        first: String,
+        /// Second attribute.
+        second: String,
+    },
+}
+
+/// The skeleton of skin `s`: one bone per joint, named after its node (or `node<N>`),
+/// parented to the nearest ancestor that is also a joint, with the node's local
+/// transform.
+pub fn skeleton(gltf: &Gltf, s: usize) -> Option<Skeleton> {
+    let skin = gltf.root.skins.get(s)?;
+    let parents = skinning::parents(&gltf.root);
+    let position: std::collections::HashMap<u64, usize> = skin
+        .joints
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, &j)| (j, i))
+        .collect();
+    let joint_parents = skinning::nearest_marked(&parents, &position, &skin.joints, false);
+    let bones = skin
+        .joints
+        .iter()
+        .zip(joint_parents)
+        .enumerate()
+        .map(|(k, (&j, parent))| {
+            let node = usize::try_from(j).ok().and_then(|j| gltf.root.nodes.get(j));
+            let name = node
+                .and_then(|n| n.name.clone())
+                .unwrap_or_else(|| format!("node{j}"));
+            let parent = parent.filter(|&p| p != k).map(|p| p as u32);
+            let mut b = Bone::new(name, parent);
+            if let Some(n) = node {
+                if let Some(t) = n.translation {
+                    b.position = t.map(|x| x as f32);
+                }
+                if let Some(r) = n.rotation {
+                    b.rotation = r.map(|x| x as f32);
+                }
+                if let Some(sc) = n.scale {
+                    b.scale = sc.map(|x| x as f32);
+                }
+            }
+            b
+        })
+        .collect();
+    Some(Skeleton { bones })
+}
+
+fn read<'g>(
+    gltf: &'g Gltf,
+    pointer: &str,
+    index: u64,
+    limits: &Limits,
+) -> Result<AccessorData<'g>, ImportError> {
+    accessor::read(gltf, index, limits).map_err(|e| ImportError::Data {
+        pointer: pointer.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+/// The bone an attribute name refers to. Blender writes a custom attribute `X` as
+/// `_X` upper-cased, so `_UpperArm.L` arrives as `__UPPERARM.L`: one leading underscore is
+/// the exporter's, and the match with joint names is case-insensitive. Returns the joint
+/// index, `Ok(None)` when nothing matches.
+fn match_bone(attribute: &str, joints: &[String]) -> Result<Option<usize>, ImportError> {
+    let mut candidate = attribute.strip_prefix('_');
+    while let Some(c) = candidate {
+        let upper = c.to_uppercase();
+        let hits: Vec<usize> = joints
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.to_uppercase() == upper)
+            .map(|(i, _)| i)
+            .collect();
+        match hits.as_slice() {
+            [] => candidate = c.strip_prefix('_'),
+            [one] => return Ok(Some(*one)),
+            many => {
+                return Err(ImportError::Ambiguous {
+                    attribute: attribute.to_owned(),
+                    candidates: many
+                        .iter()
+                        .filter_map(|&i| joints.get(i).cloned())
+                        .collect(),
+                });
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// One influence set of a primitive, read where it lies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetView<'g> {
+    /// `JOINTS_n`: VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT.
+    pub joints: AccessorData<'g>,
+    /// `WEIGHTS_n`: VEC4 FLOAT or normalized UNSIGNED_BYTE / UNSIGNED_SHORT.
+    pub weights: AccessorData<'g>,
+    /// What a stored weight is divided by: 1, 255 or 65535.
+    pub scale: f64,
+}
+
+impl SetView<'_> {
+    /// The set of vertex `v`: joint indices, and weights as the model holds them
+    /// (`stored / scale`, rounded once to binary32).
+    #[inline]
+    pub fn get(&self, v: usize) -> InfluenceSet {
+        let w = self.weights.get4(v);
+        InfluenceSet {
+            joints: self.joints.get4(v).map(|j| j as u32),
+            weights: w.map(|x| (x / self.scale) as f32),
+        }
+    }
+}
+
+/// A skinned primitive as views over its accessors: nothing is copied but the
+/// per-bone attributes (Blender's, usually few vertices).
+#[derive(Clone, Debug)]
+pub struct PrimitiveView<'g> {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index.
+    pub primitive: usize,
+    /// The skin the joint indices refer to (the smallest skin of the nodes using the
+    /// mesh), if any.
+    pub skin: Option<usize>,
+    /// The skin's joints as a skeleton.
+    pub skeleton: Option<Skeleton>,
+    /// POSITION, when present.
+    pub positions: Option<AccessorData<'g>>,
+    /// The influence sets, in set order.
+    pub sets: Vec<SetView<'g>>,
+    /// How the weights were stored (the last set's storage when sets differ).
+    pub storage: WeightStorage,
+    /// Per-bone weight attributes.
+    pub bone_attributes: Vec<BoneAttribute>,
+    /// `_` attributes that match no bone (left alone).
+    pub unmatched_attributes: Vec<String>,
+}
+
+impl PrimitiveView<'_> {
+    /// Number of vertices: POSITION's count, else the first set's.
+    pub fn len(&self) -> usize {
+        self.positions
+            .as_ref()
+            .map(|a| a.count)
+            .or_else(|| self.sets.first().map(|s| s.joints.count))
+            .unwrap_or(0)
+    }
+
+    /// True when the primitive has no vertex.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Vertex `v`'s position (zeros without POSITION).
+    pub fn position(&self, v: usize) -> [f32; 3] {
+        position_at(self.positions.as_ref(), v)
+    }
+}
+
+/// Element `v` of a POSITION accessor as the model holds it (zeros without one).
+pub fn position_at(positions: Option<&AccessorData<'_>>, v: usize) -> [f32; 3] {
+    positions.map_or([0.0; 3], |a| {
+        let p = a.get4(v);
+        [p[0] as f32, p[1] as f32, p[2] as f32]
+    })
+}
+
+/// Every primitive that has influence sets or per-bone attributes, as views.
+pub fn primitives<'g>(
+    gltf: &'g Gltf,
+    limits: &Limits,
+) -> Result<Vec<PrimitiveView<'g>>, ImportError> {
+    let users = skinning::mesh_nodes(&gltf.root);
+    let sets_of = skinning::primitive_sets(&gltf.root);
+    let mut out = Vec::new();
+    for (m, mesh) in gltf.root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            let sets = sets_of
+                .iter()
+                .find(|x| x.mesh == m && x.primitive == p)
+                .map(|x| x.sets.clone())
+                .unwrap_or_default();
+            let bone_attrs: Vec<(&String, u64)> = prim
+                .attributes
+                .iter()
+                .filter(|(k, _)| k.starts_with('_'))
+                .filter_map(|(k, v)| Some((k, v.as_u64()?)))
+                .collect();
+            if sets.is_empty() && bone_attrs.is_empty() {
+                continue;
+            }
+            let base = format!("/meshes/{m}/primitives/{p}/attributes");
+            let skin = skinning::limiting_skin(
+                &gltf.root,
+                users.get(m).map(Vec::as_slice).unwrap_or_default(),
+            )
+            .map(|(s, _)| s);
+            let skel = skin.and_then(|s| skeleton(gltf, s));
+            let positions = match prim.attribute("POSITION") {
+                Some(a) => Some(read(gltf, &format!("{base}/POSITION"), a, limits)?),
+                None => None,
+            };
+            let mut storage = WeightStorage::Float;
+            let mut views = Vec::new();
+            for s in &sets {
+                let (Some(j), Some(w)) = (s.joints, s.weights) else {
+                    return Err(ImportError::Data {
+                        pointer: base.clone(),
+                        message: format!("set {} has JOINTS or WEIGHTS but not both", s.n),
+                    });
+                };
+                let jd = read(gltf, &format!("{base}/JOINTS_{}", s.n), j, limits)?;
+                let wd = read(gltf, &format!("{base}/WEIGHTS_{}", s.n), w, limits)?;
+                if jd.components != 4
+                    || !matches!(jd.component_type, component::U8 | component::U16)
+                {
+                    return Err(ImportError::Data {
+                        pointer: format!("{base}/JOINTS_{}", s.n),
+                        message: "joints must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
+                    });
+                }
+                let scale = match wd.component_type {
+                    component::F32 => 1.0,
+                    component::U8 => {
+                        storage = WeightStorage::Unorm8;
+                        255.0
+                    }
+                    component::U16 => {
+                        storage = WeightStorage::Unorm16;
+                        65535.0
+                    }
+                    _ => {
+                        return Err(ImportError::Data {
+                            pointer: format!("{base}/WEIGHTS_{}", s.n),
+                            message:
+                                "weights must be FLOAT or normalized UNSIGNED_BYTE / UNSIGNED_SHORT"
+                                    .into(),
+                        });
+                    }
+                };
+                if wd.components != 4 || wd.count != jd.count {
+                    return Err(ImportError::Data {
+                        pointer: format!("{base}/WEIGHTS_{}", s.n),
+                        message: "weights must be VEC4 with one element per joint element".into(),
+                    });
+                }
+                views.push(SetView {
+                    joints: jd,
+                    weights: wd,
+                    scale,
+                });
+            }
+            let count = positions
+                .as_ref()
+                .map(|a| a.count)
+                .or_else(|| views.first().map(|s| s.joints.count))
+                .unwrap_or(0);
+            if let Some(s) = views.iter().position(|s| s.joints.count != count) {
+                return Err(ImportError::Data {
+                    pointer: format!("{base}/JOINTS_{s}"),
+                    message: format!(
+                        "{} elements but the primitive has {count} vertices",
+                        views.get(s).map_or(0, |v| v.joints.count)
+                    ),
+                });
+            }
+            // Per-bone attributes.
+            let joint_names: Vec<String> = skel
+                .as_ref()
+                .map(|s| s.bones.iter().map(|b| b.name.clone()).collect())
+                .unwrap_or_default();
+            let mut bone_attributes: Vec<BoneAttribute> = Vec::new();
+            let mut unmatched = Vec::new();
+            for (name, index) in bone_attrs {
+                let data = read(gltf, &format!("{base}/{name}"), index, limits)?;
+                if data.components != 1 {
+                    unmatched.push(name.clone());
+                    continue;
+                }
+                let scale = match (data.component_type, data.normalized) {
+                    (component::F32, _) => 1.0,
+                    (component::U8, true) => 255.0,
+                    (component::U16, true) => 65535.0,
+                    _ => {
+                        unmatched.push(name.clone());
+                        continue;
+                    }
+                };
+                let (bone, joint) = if skel.is_some() {
+                    match match_bone(name, &joint_names)? {
+                        Some(j) => (
+                            joint_names.get(j).cloned().unwrap_or_default(),
+                            Some(j as u32),
+                        ),
+                        None => {
+                            unmatched.push(name.clone());
+                            continue;
+                        }
+                    }
+                } else {
+                    (name.trim_start_matches('_').to_owned(), None)
+                };
+                if let Some(prev) = bone_attributes.iter().find(|b| b.bone == bone) {
+                    return Err(ImportError::DuplicateAttribute {
+                        bone,
+                        first: prev.attribute.clone(),
+                        second: name.clone(),
+                    });
+                }
+                bone_attributes.push(BoneAttribute {
+                    attribute: name.clone(),
+                    bone,
+                    joint,
+                    weights: (0..data.count)
+                        .map(|v| (data.get(v, 0) / scale) as f32)
+                        .collect(),
+                });
+            }
+            out.push(PrimitiveView {
+                mesh: m,
+                primitive: p,
+                skin,
+                skeleton: skel,
+                positions,
+                sets: views,
+                storage,
+                bone_attributes,
+                unmatched_attributes: unmatched,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Imports every primitive that has influence sets or per-bone attributes into the dash
+/// model (the views of [`primitives`], copied out).
+pub fn import(gltf: &Gltf, limits: &Limits) -> Result<Vec<Primitive>, ImportError> {
+    let mut out = Vec::new();
+    for view in primitives(gltf, limits)? {
+        let count = view.len();
+        let vertices: Vec<Vertex> = (0..count)
+            .map(|v| Vertex {
+                position: view.position(v),
+                skin: view.sets.first().map_or(InfluenceSet::ZERO, |s| s.get(v)),
+            })
+            .collect();
+        let extra: Vec<Vec<InfluenceSet>> = view
+            .sets
+            .iter()
+            .skip(1)
+            .map(|s| (0..count).map(|v| s.get(v)).collect())
+            .collect();
+        let mesh_model = Mesh::from_parts(!view.sets.is_empty(), vertices, extra).map_err(|e| {
+            ImportError::Data {
+                pointer: format!(
+                    "/meshes/{}/primitives/{}/attributes",
+                    view.mesh, view.primitive
+                ),
+                message: e.to_string(),
+            }
+        })?;
+        out.push(Primitive {
+            mesh: view.mesh,
+            primitive: view.primitive,
+            document: Document {
+                mesh: mesh_model,
+                skeleton: view.skeleton,
+            },
+            skin: view.skin,
+            storage: view.storage,
+            bone_attributes: view.bone_attributes,
+            unmatched_attributes: view.unmatched_attributes,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blender_attribute_names_match_case_insensitively() {
+        let joints: Vec<String> = ["Root", "UpperArm.L", "arm", "Arm"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(match_bone("__UPPERARM.L", &joints), Ok(Some(1)));
+        assert_eq!(match_bone("_UPPERARM.L", &joints), Ok(Some(1)));
+        assert_eq!(match_bone("__ROOT", &joints), Ok(Some(0)));
+        assert_eq!(match_bone("_COLOR", &joints), Ok(None));
+        assert!(matches!(
+            match_bone("__ARM", &joints),
+            Err(ImportError::Ambiguous { .. })
+        ));
+    }
+}

@@ -1,0 +1,430 @@
+//! Loading a `.gltf` or `.glb` file and its buffers.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use dashvertex_core::Limits;
+use dashvertex_json::Locator;
+
+use crate::error::LoadError;
+use crate::glb;
+use crate::spec::Root;
+
+/// Reads the external resources a `.gltf` file names.
+pub trait Resolver {
+    /// The bytes of the resource `uri` (already percent-decoded): at most
+    /// `byte_length + 1` of them (one more tells that the resource is longer), or why
+    /// they are unavailable.
+    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dashvertex_fs::FsError>;
+}
+
+/// Resolves relative references inside the glTF file's folder (and folders allowed
+/// explicitly), regular files only (`spec/security.md`). Absolute paths, references with
+/// a scheme, and references that leave the allowed folders after `..` and symlinks are
+/// refused without reading anything.
+#[derive(Clone, Debug)]
+pub struct FsResolver {
+    /// Where references resolve and may lead.
+    pub root: dashvertex_fs::ResourceRoot,
+    /// Largest resource read.
+    pub max_bytes: u64,
+}
+
+impl FsResolver {
+    /// The resolver for the glTF file at `path`: its folder, plus `allowed` folders.
+    pub fn for_file(
+        path: &Path,
+        allowed: &[PathBuf],
+        max_bytes: u64,
+    ) -> Result<Self, dashvertex_fs::FsError> {
+        let mut root = dashvertex_fs::ResourceRoot::of_file(path)?;
+        for d in allowed {
+            root.allow(d)?;
+        }
+        Ok(FsResolver { root, max_bytes })
+    }
+}
+
+impl Resolver for FsResolver {
+    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dashvertex_fs::FsError> {
+        self.root.read(uri, byte_length, self.max_bytes)
+    }
+}
+
+/// A resolver that has no external files (for bytes read from standard input).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoFiles;
+
+impl Resolver for NoFiles {
+    fn read(&self, uri: &str, _: u64) -> Result<Vec<u8>, dashvertex_fs::FsError> {
+        Err(dashvertex_fs::FsError::NoFolder {
+            uri: dashvertex_fs::short(uri),
+        })
+    }
+}
+
+/// A resolver over files held in memory, by name (for checking an output, and the
+/// buffer files to be written beside it, before anything is written).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFiles<'a> {
+    /// `(file name, bytes)`: the name as on disk, which a document's `uri` names
+    /// percent-encoded.
+    pub files: Vec<(&'a str, &'a [u8])>,
+}
+
+impl Resolver for MemoryFiles<'_> {
+    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dashvertex_fs::FsError> {
+        // `uri` arrives percent-decoded; the names here are the files' own.
+        match self.files.iter().find(|(n, _)| *n == uri) {
+            Some((_, b)) => Ok(b
+                .get(..(byte_length.saturating_add(1) as usize).min(b.len()))
+                .unwrap_or_default()
+                .to_vec()),
+            None => NoFiles.read(uri, byte_length),
+        }
+    }
+}
+
+/// True when bytes are glTF whatever their name: the GLB magic, or JSON text whose
+/// outermost value is an object with an `asset` member (which DashVertex never has).
+pub fn is_gltf_bytes(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        asset: Option<serde::de::IgnoredAny>,
+    }
+    glb::is_glb(bytes)
+        || (bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+            && serde_json::from_slice::<Probe>(bytes).is_ok_and(|p| p.asset.is_some()))
+}
+
+/// `.gltf` (JSON) or `.glb` (binary container).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// JSON text with external or embedded buffers.
+    Gltf,
+    /// GLB container.
+    Glb,
+}
+
+/// A loaded glTF document.
+#[derive(Clone, Debug)]
+pub struct Gltf {
+    /// The container.
+    pub container: Container,
+    /// The JSON text (for locating pointers).
+    pub text: String,
+    /// Where the JSON text starts in the file (20 for GLB).
+    pub json_offset: u64,
+    /// The document as a JSON value (for writing back).
+    pub value: serde_json::Value,
+    /// The typed view of the parts skinning uses.
+    pub root: Root,
+    /// The file's bytes when it was loaded from an owned GLB ([`load_owned`]): its
+    /// binary chunk is buffer 0, read in place.
+    file: Vec<u8>,
+    /// Each buffer's bytes, or why they are unavailable.
+    buffers: Vec<Result<BufferData, String>>,
+    /// The JSON text started with a UTF-8 byte order mark, which glTF forbids. It is
+    /// skipped so that the rest can still be checked; the validator reports it.
+    pub byte_order_mark: bool,
+    /// Loaded by [`load_owned`] from a `.gltf` text, which became [`Gltf::text`].
+    text_taken: bool,
+}
+
+/// The most arrays and objects a glTF document may nest, the root object included
+/// (serde_json's recursion limit: dash never recurses deeper on input).
+pub const MAX_JSON_DEPTH: usize = 127;
+
+/// Where a buffer's bytes are.
+#[derive(Clone, Debug)]
+enum BufferData {
+    /// Read or decoded into their own allocation.
+    Bytes(Vec<u8>),
+    /// A range of [`Gltf::file`] (the GLB binary chunk, not copied).
+    File(std::ops::Range<usize>),
+}
+
+/// Percent-decodes a URI reference.
+fn percent_decode(uri: &str) -> String {
+    let b = uri.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b.get(i),
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (Some(b'%'), Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (Some(&c), _, _) => {
+                out.push(c);
+                i += 1;
+            }
+            (None, _, _) => break,
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn json_error(
+    text: &str,
+    pointer: String,
+    line: usize,
+    column: usize,
+    message: String,
+) -> LoadError {
+    let locator = Locator::new(text);
+    let column = if line > 0 {
+        locator.char_column(line, column).max(1)
+    } else {
+        1
+    };
+    LoadError::Json {
+        pointer,
+        line: line.max(1),
+        column,
+        message,
+    }
+}
+
+/// Loads a glTF document from its bytes (`.gltf` text or `.glb`). A GLB's binary chunk
+/// is copied; [`load_owned`] reads it in place.
+pub fn load(bytes: &[u8], resolver: &dyn Resolver, limits: &Limits) -> Result<Gltf, LoadError> {
+    load_from(std::borrow::Cow::Borrowed(bytes), resolver, limits)
+}
+
+/// Loads a glTF document from bytes it takes over: a GLB's binary chunk stays where it
+/// is in them and a `.gltf` text is not copied, so the document costs the file once.
+pub fn load_owned(
+    bytes: Vec<u8>,
+    resolver: &dyn Resolver,
+    limits: &Limits,
+) -> Result<Gltf, LoadError> {
+    load_from(std::borrow::Cow::Owned(bytes), resolver, limits)
+}
+
+fn load_from(
+    input: std::borrow::Cow<'_, [u8]>,
+    resolver: &dyn Resolver,
+    limits: &Limits,
+) -> Result<Gltf, LoadError> {
+    limits
+        .check_input(input.len() as u64)
+        .map_err(|e| LoadError::Limit(e.to_string()))?;
+    // Ranges into `input`, so that it can be taken over below.
+    let (container, json_range, json_offset, bin) = if glb::is_glb(&input) {
+        let c = glb::split(&input)?;
+        let at = |offset: u64, len: usize| {
+            let start = usize::try_from(offset).unwrap_or(usize::MAX);
+            start..start.saturating_add(len)
+        };
+        (
+            Container::Glb,
+            at(c.json_offset, c.json.len()),
+            c.json_offset,
+            c.bin.map(|b| at(c.bin_offset, b.len())),
+        )
+    } else {
+        (Container::Gltf, 0..input.len(), 0, None)
+    };
+    let json = input.get(json_range.clone()).unwrap_or_default();
+    // Neither the GLB magic nor JSON text: say so, rather than report the first
+    // non-UTF-8 byte of a binary file.
+    let first = json
+        .strip_prefix(b"\xef\xbb\xbf".as_slice())
+        .unwrap_or(json)
+        .iter()
+        .find(|b| !b.is_ascii_whitespace());
+    if container == Container::Gltf && !matches!(first, Some(b'{' | b'[')) {
+        return Err(LoadError::Json {
+            pointer: String::new(),
+            line: 1,
+            column: 1,
+            message: "neither a GLB container (magic \"glTF\") nor glTF JSON text (an object)"
+                .into(),
+        });
+    }
+    let byte_order_mark = json.starts_with(b"\xef\xbb\xbf");
+    let skip = if byte_order_mark { 3 } else { 0 };
+    let json_text = (json_range.start + skip)..json_range.end;
+    // A `.gltf` text taken over becomes the document's text without a copy; a GLB taken
+    // over is kept whole, its binary chunk read in place.
+    let mut bin_copy = match (&input, &bin) {
+        (std::borrow::Cow::Borrowed(b), Some(r)) => b.get(r.clone()).map(<[u8]>::to_vec),
+        _ => None,
+    };
+    let text_taken = container == Container::Gltf && matches!(input, std::borrow::Cow::Owned(_));
+    let (text, file) = match (container, input) {
+        (Container::Gltf, std::borrow::Cow::Owned(mut v)) => {
+            v.drain(..skip);
+            (String::from_utf8(v).map_err(|e| e.utf8_error()), Vec::new())
+        }
+        (_, std::borrow::Cow::Borrowed(b)) => (
+            std::str::from_utf8(b.get(json_text).unwrap_or_default()).map(str::to_owned),
+            Vec::new(),
+        ),
+        (Container::Glb, std::borrow::Cow::Owned(v)) => (
+            std::str::from_utf8(v.get(json_text).unwrap_or_default()).map(str::to_owned),
+            v,
+        ),
+    };
+    let text = match text {
+        Ok(t) => t,
+        Err(e) => {
+            return Err(LoadError::Json {
+                pointer: String::new(),
+                line: 1,
+                column: 1,
+                message: format!("the JSON is not UTF-8 (byte {})", e.valid_up_to()),
+            });
+        }
+    };
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        let message = if e.to_string().starts_with("recursion limit exceeded") {
+            format!(
+                "the JSON nests more than {MAX_JSON_DEPTH} arrays and objects, the most dash reads"
+            )
+        } else {
+            e.to_string()
+        };
+        json_error(&text, String::new(), e.line(), e.column(), message)
+    })?;
+    if !value.is_object() {
+        return Err(LoadError::Json {
+            pointer: String::new(),
+            line: 1,
+            column: 1,
+            message: "the glTF root is not a JSON object".into(),
+        });
+    }
+    let mut track = serde_path_to_error::Track::new();
+    let root: Root = match serde::Deserialize::deserialize(serde_path_to_error::Deserializer::new(
+        &value, &mut track,
+    )) {
+        Ok(r) => r,
+        Err(e) => {
+            let pointer = dashvertex_json::pointer_of(&track.path());
+            let (line, column) = Locator::new(&text).line_col(&pointer).unwrap_or((1, 1));
+            return Err(LoadError::Json {
+                pointer,
+                line,
+                column,
+                message: e.to_string(),
+            });
+        }
+    };
+    let mut buffers = Vec::with_capacity(root.buffers.len());
+    for (i, b) in root.buffers.iter().enumerate() {
+        let data = match (&b.uri, i, &bin) {
+            (None, 0, Some(range)) => match bin_copy.take() {
+                Some(copy) => Ok(BufferData::Bytes(copy)),
+                None => Ok(BufferData::File(range.clone())),
+            },
+            (None, _, _) => Err("the buffer has no uri and is not the GLB binary chunk".to_owned()),
+            (Some(uri), _, _) => match uri.strip_prefix("data:") {
+                Some(rest) => match rest.split_once(";base64,") {
+                    Some((_, data)) => base64::engine::general_purpose::STANDARD
+                        .decode(data.trim())
+                        .map(BufferData::Bytes)
+                        .map_err(|e| format!("bad base64 data URI: {e}")),
+                    None => Err("data URI is not base64".to_owned()),
+                },
+                None => resolver
+                    .read(&percent_decode(uri), b.byte_length)
+                    .map(BufferData::Bytes)
+                    .map_err(|e| e.to_string()),
+            },
+        };
+        // At least byteLength bytes, and only those (a BIN chunk may carry padding).
+        let checked = data.and_then(|d| {
+            let have = match &d {
+                BufferData::Bytes(v) => v.len(),
+                BufferData::File(r) => r.len(),
+            };
+            if (have as u64) < b.byte_length {
+                return Err(format!(
+                    "holds {have} bytes but byteLength is {}",
+                    b.byte_length
+                ));
+            }
+            let keep = b.byte_length as usize;
+            Ok(match d {
+                BufferData::Bytes(mut v) => {
+                    v.truncate(keep);
+                    BufferData::Bytes(v)
+                }
+                BufferData::File(r) => BufferData::File(r.start..r.start + keep),
+            })
+        });
+        buffers.push(checked);
+    }
+    Ok(Gltf {
+        container,
+        text,
+        json_offset,
+        value,
+        root,
+        file,
+        buffers,
+        byte_order_mark,
+        text_taken,
+    })
+}
+
+/// Loads a file from disk, resolving external buffers inside its folder.
+pub fn load_path(path: &Path, limits: &Limits) -> Result<Gltf, String> {
+    load_path_in(path, &[], limits)
+}
+
+/// Loads a file from disk; external buffers may also lie in the `allowed` folders.
+pub fn load_path_in(path: &Path, allowed: &[PathBuf], limits: &Limits) -> Result<Gltf, String> {
+    let bytes =
+        dashvertex_fs::read_input(path, limits.max_input_bytes).map_err(|e| e.to_string())?;
+    let resolver =
+        FsResolver::for_file(path, allowed, limits.max_input_bytes).map_err(|e| e.to_string())?;
+    load_owned(bytes, &resolver, limits).map_err(|e| e.to_string())
+}
+
+impl Gltf {
+    /// The number of buffers the document declares.
+    pub fn buffer_count(&self) -> usize {
+        self.buffers.len()
+    }
+
+    /// Buffer `i`'s bytes (exactly `byteLength` of them), or why they are unavailable;
+    /// `None` when there is no buffer `i`.
+    pub fn buffer(&self, i: usize) -> Option<Result<&[u8], &str>> {
+        self.buffers.get(i).map(|b| match b {
+            Ok(BufferData::Bytes(v)) => Ok(v.as_slice()),
+            Ok(BufferData::File(r)) => Ok(self.file.get(r.clone()).unwrap_or_default()),
+            Err(why) => Err(why.as_str()),
+        })
+    }
+
+    /// Gives back the bytes [`load_owned`] took over, unchanged: the GLB file, or the
+    /// `.gltf` text (`None` when it was loaded from borrowed bytes, or its byte order
+    /// mark was dropped).
+    pub fn into_input(self) -> Option<Vec<u8>> {
+        if !self.file.is_empty() {
+            Some(self.file)
+        } else if self.text_taken && !self.byte_order_mark {
+            Some(self.text.into_bytes())
+        } else {
+            None
+        }
+    }
+
+    /// Every buffer, in order, as [`Gltf::buffer`] gives it.
+    pub fn buffers(&self) -> impl Iterator<Item = Result<&[u8], &str>> {
+        (0..self.buffers.len()).filter_map(|i| self.buffer(i))
+    }
+
+    /// Line and column of a JSON Pointer in the document's JSON text.
+    pub fn line_col(&self, pointer: &str) -> Option<(usize, usize)> {
+        Locator::new(&self.text).line_col(pointer)
+    }
+}

@@ -1,0 +1,233 @@
+//! glTF in and out of the reducer.
+
+use dashvertex_core::Limits;
+use dashvertex_gltf::export::{
+    BufferFiles, Editor, ExportError, InfluenceSource, JointSlot, WeightFormat, Written,
+};
+use dashvertex_gltf::import::{self, ImportError};
+use dashvertex_gltf::{Container, Gltf};
+
+use crate::input::{Input, InputError, bone_refs};
+use crate::manifest::{BoneRef, Manifest};
+use crate::reduce::{Quantize, Reduced};
+
+/// The reducer input of one skinned primitive.
+#[derive(Clone, Debug)]
+pub struct PrimitiveInput<'g> {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index.
+    pub primitive: usize,
+    /// The skin its joint indices refer to.
+    pub skin: Option<usize>,
+    /// The input (bones = the skin's joints), reading the file's buffers in place.
+    pub input: Input<'g>,
+    /// True when the input came from per-bone attributes rather than JOINTS/WEIGHTS.
+    pub from_attributes: bool,
+    /// POSITION, read in place (the input itself holds no positions for sets read in
+    /// place; [`PrimitiveInput::positions`] gives them when an output needs them).
+    pub position_view: Option<dashvertex_gltf::accessor::AccessorData<'g>>,
+}
+
+impl PrimitiveInput<'_> {
+    /// One position per vertex.
+    pub fn positions(&self) -> Vec<[f32; 3]> {
+        if !self.input.positions.is_empty() {
+            return self.input.positions.clone();
+        }
+        (0..self.input.len())
+            .map(|v| dashvertex_gltf::import::position_at(self.position_view.as_ref(), v))
+            .collect()
+    }
+}
+
+/// Why a glTF file cannot be reduced.
+#[derive(Debug, thiserror::Error)]
+pub enum GltfReduceError {
+    /// The file cannot be imported.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// Influence sets refer to missing joints.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The output cannot be written.
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    /// Something the reducer cannot do with this file.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// The inputs of every primitive with influences. A primitive with per-bone weight
+/// attributes (Blender's "export attributes") is read from them — they hold every
+/// influence — and otherwise from its JOINTS_n / WEIGHTS_n sets, in place.
+pub fn inputs<'g>(
+    gltf: &'g Gltf,
+    limits: &Limits,
+) -> Result<Vec<PrimitiveInput<'g>>, GltfReduceError> {
+    let mut out = Vec::new();
+    for p in import::primitives(gltf, limits)? {
+        let bones: Vec<BoneRef> = p.skeleton.as_ref().map(bone_refs).unwrap_or_default();
+        let mut seen = std::collections::HashSet::new();
+        if let Some(dup) = bones.iter().find(|b| !seen.insert(b.name.as_str())) {
+            return Err(GltfReduceError::Unsupported(format!(
+                "skin {} has two joints named {}; bone names must be unique",
+                p.skin.unwrap_or(0),
+                dashvertex_core::text::short(&dup.name)
+            )));
+        }
+        if !p.bone_attributes.is_empty() {
+            let positions: Vec<[f32; 3]> = (0..p.len()).map(|v| p.position(v)).collect();
+            let mut bones = bones;
+            let mut attrs: Vec<Option<String>> = vec![None; bones.len()];
+            let mut columns: Vec<(u32, Vec<f32>)> = Vec::new();
+            for a in p.bone_attributes {
+                let index = match a.joint {
+                    Some(j) => j as usize,
+                    None => {
+                        bones.push(BoneRef {
+                            name: a.bone.clone(),
+                            parent: None,
+                        });
+                        attrs.push(None);
+                        bones.len() - 1
+                    }
+                };
+                if let Some(slot) = attrs.get_mut(index) {
+                    *slot = Some(a.attribute.clone());
+                }
+                columns.push((index as u32, a.weights));
+            }
+            out.push(PrimitiveInput {
+                mesh: p.mesh,
+                primitive: p.primitive,
+                skin: p.skin,
+                input: Input::from_columns(bones, positions, columns, attrs),
+                from_attributes: true,
+                position_view: None,
+            });
+        } else if !p.sets.is_empty() {
+            out.push(PrimitiveInput {
+                mesh: p.mesh,
+                primitive: p.primitive,
+                skin: p.skin,
+                input: Input::from_views(p.sets, bones, Vec::new())?,
+                from_attributes: false,
+                position_view: p.positions,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A reduced primitive as the exporter reads it: joints and weights straight from the
+/// reducer's output, in the storage `quantize` chose.
+struct ReducedSets<'r> {
+    reduced: &'r Reduced,
+    quantize: Quantize,
+}
+
+impl InfluenceSource for ReducedSets<'_> {
+    fn sets(&self) -> usize {
+        self.reduced.sets
+    }
+    fn vertices(&self) -> usize {
+        self.reduced.influences.len() / self.reduced.sets.max(1)
+    }
+    fn joints(&self, s: usize, v: usize) -> [u32; 4] {
+        let i = v * self.reduced.sets + s;
+        self.reduced.influences.get(i).map_or([0; 4], |x| x.joints)
+    }
+    fn format(&self) -> WeightFormat {
+        match self.quantize {
+            Quantize::F32 => WeightFormat::F32,
+            Quantize::Unorm8 => WeightFormat::Unorm8,
+            Quantize::Unorm16 => WeightFormat::Unorm16,
+        }
+    }
+    fn weights_f32(&self, s: usize, v: usize) -> [f32; 4] {
+        let i = v * self.reduced.sets + s;
+        self.reduced
+            .influences
+            .get(i)
+            .map_or([0.0; 4], |x| x.weights)
+    }
+    fn weights_int(&self, s: usize, v: usize) -> [u32; 4] {
+        let i = v * self.reduced.sets + s;
+        self.reduced
+            .integers
+            .as_ref()
+            .and_then(|q| q.get(i))
+            .copied()
+            .unwrap_or([0; 4])
+    }
+}
+
+/// Writes the reduced influences back into a copy of `gltf`: every skin used by a reduced
+/// primitive gets its joints in manifest order (placeholder nodes for retired bones and
+/// for bones this file does not have), and each primitive gets new JOINTS_n / WEIGHTS_n;
+/// the replaced accessors are pruned (see [`Editor::finish_files`]). `files` says where
+/// a `.gltf` output keeps its buffers. The reductions are taken and dropped as they are
+/// encoded, so the output is assembled without them in memory.
+pub fn write(
+    gltf: &Gltf,
+    manifest: &Manifest,
+    reduced: Vec<(&PrimitiveInput<'_>, Reduced)>,
+    quantize: Quantize,
+    container: Container,
+    files: &BufferFiles,
+) -> Result<Written, GltfReduceError> {
+    let users = dashvertex_gltf::skinning::mesh_nodes(&gltf.root);
+    let mut ed = Editor::new(gltf)?;
+    // Skins already reordered (hashed: a file may have as many skins as primitives).
+    let mut done = std::collections::HashSet::new();
+    for (p, _) in &reduced {
+        let skins: std::collections::BTreeSet<u64> = users
+            .get(p.mesh)
+            .into_iter()
+            .flatten()
+            .filter_map(|&n| gltf.root.nodes.get(n)?.skin)
+            .collect();
+        if skins.len() > 1 {
+            return Err(GltfReduceError::Unsupported(format!(
+                "mesh {} is used with {} different skins; its joint indices cannot follow one manifest",
+                p.mesh,
+                skins.len()
+            )));
+        }
+        let Some(skin) = p.skin else { continue };
+        if !done.insert(skin) {
+            continue;
+        }
+        let position: std::collections::HashMap<&str, usize> = p
+            .input
+            .bones
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, b)| (b.name.as_str(), i))
+            .collect();
+        let joints = gltf.root.skins.get(skin).map_or(0, |s| s.joints.len());
+        let slots: Vec<JointSlot> = manifest
+            .bones
+            .iter()
+            .map(|e| match position.get(e.name.as_str()) {
+                Some(&old) if old < joints => JointSlot::Existing(old),
+                _ => JointSlot::Placeholder(e.name.clone()),
+            })
+            .collect();
+        ed.reorder_skin(skin, &slots)?;
+    }
+    // Each reduction is dropped once encoded: the output is built without them.
+    for (p, r) in reduced {
+        ed.set_influences_from(
+            p.mesh,
+            p.primitive,
+            &ReducedSets {
+                reduced: &r,
+                quantize,
+            },
+        )?;
+    }
+    Ok(ed.finish_files(container, files)?)
+}

@@ -1,0 +1,104 @@
+//! Reduces skin influences to the strongest K per vertex and gives bones stable indices.
+//!
+//! - [`manifest`]: the append-only bone manifest (name → index).
+//! - [`input`]: reducer input from influence sets, per-bone weight columns (Blender
+//!   attributes) or a per-bone weights document ([`weights_doc`]).
+//! - [`reduce`]: the algorithm of `spec/reduction.md`: merge, threshold, order by weight
+//!   then bone index, keep K, normalize, quantize with exact integer sums, pad.
+//! - [`pipeline`]: a whole run as one call — manifest update, every input reduced, a
+//!   glTF file written back ([`pipeline::reduce_gltf`]).
+//!
+//! ```
+//! use dashvertex_reduce::{Config, Normalize, input::Input, manifest::{BoneRef, Manifest}};
+//! use dashvertex_core::{InfluenceSet, Mesh, Vertex};
+//! let bones = vec![
+//!     BoneRef { name: "root".into(), parent: None },
+//!     BoneRef { name: "arm".into(), parent: Some("root".into()) },
+//! ];
+//! let v = Vertex { position: [0.0; 3], skin: InfluenceSet::from_pairs(&[(1, 0.6), (0, 0.2)]).unwrap() };
+//! let input = Input::from_mesh(&Mesh::skinned(vec![v]), bones.clone())?;
+//! let manifest = Manifest::init(&bones)?;
+//! let map = dashvertex_reduce::index_map(&input, &manifest)?;
+//! let cfg = Config { normalize: Normalize::Unit, ..Config::default() };
+//! let out = dashvertex_reduce::reduce(&input, &map, None, &cfg)?;
+//! assert_eq!(out.influences[0].joints, [1, 0, 0, 0]);
+//! assert_eq!(out.influences[0].weights, [0.75, 0.25, 0.0, 0.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod gltf;
+pub mod input;
+pub mod manifest;
+pub mod pipeline;
+mod reduce;
+pub mod weights_doc;
+
+pub use reduce::{
+    Config, Dropped, Empty, Normalize, Quantize, ReduceError, Reduced, Report, reduce,
+};
+
+use input::Input;
+use manifest::{Manifest, ManifestError};
+
+/// The output index of each input bone, from the manifest (every input bone must be in
+/// it; call [`Manifest::update`] first).
+pub fn index_map(input: &Input, manifest: &Manifest) -> Result<Vec<u32>, ManifestError> {
+    let lookup = manifest.lookup();
+    input
+        .bones
+        .iter()
+        .map(|b| {
+            lookup.get(b.name.as_str()).copied().ok_or_else(|| {
+                ManifestError::Locked(vec![format!("bone {:?} is not in the manifest", b.name)])
+            })
+        })
+        .collect()
+}
+
+/// The manifest index of the skeleton's root: the first root in the manifest's
+/// numbering order.
+pub fn root_index(input: &Input, manifest: &Manifest) -> Option<u32> {
+    let order = manifest::canonical_order(&input.bones);
+    let first_root = order.first()?;
+    manifest.index_of(first_root)
+}
+
+/// The skeleton in manifest order, for DashVertex output: bone `i` is manifest entry `i`.
+/// Retired bones (and bones the input does not have) keep their place with their name
+/// and last known parent, so that no index moves. Transforms are copied by name from
+/// `source` when given.
+pub fn manifest_skeleton(
+    source: Option<&dashvertex_core::Skeleton>,
+    input: &Input,
+    manifest: &Manifest,
+) -> dashvertex_core::Skeleton {
+    let lookup = manifest.lookup();
+    let input_parent: std::collections::HashMap<&str, &Option<String>> = input
+        .bones
+        .iter()
+        .map(|b| (b.name.as_str(), &b.parent))
+        .collect();
+    let source_bone: std::collections::HashMap<&str, &dashvertex_core::Bone> = source
+        .map(|s| s.bones.iter().map(|b| (b.name.as_str(), b)).collect())
+        .unwrap_or_default();
+    let bones = manifest
+        .bones
+        .iter()
+        .map(|e| {
+            let parent_name = input_parent
+                .get(e.name.as_str())
+                .map_or(e.parent.clone(), |p| (*p).clone());
+            let parent = parent_name
+                .and_then(|p| lookup.get(p.as_str()).copied())
+                .filter(|&p| p != e.index);
+            let mut bone = dashvertex_core::Bone::new(e.name.clone(), parent);
+            if let Some(src) = source_bone.get(e.name.as_str()) {
+                bone.position = src.position;
+                bone.rotation = src.rotation;
+                bone.scale = src.scale;
+            }
+            bone
+        })
+        .collect();
+    dashvertex_core::Skeleton { bones }
+}

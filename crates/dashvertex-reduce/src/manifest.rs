@@ -1,0 +1,388 @@
+//! The bone manifest: an append-only map from bone name to bone index
+//! (`spec/reduction.md` §3).
+//!
+//! New bones get the next free indices in a fixed order (parents before children,
+//! siblings by name); removed bones keep their index as a tombstone, never reused unless
+//! the manifest is compacted; renames keep the index. Nothing depends on the order in
+//! which an input lists its bones.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Manifest format version.
+pub const VERSION: u32 = dashvertex_core::MANIFEST_VERSION;
+
+/// One bone of the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Entry {
+    /// The stable index.
+    pub index: u32,
+    /// The bone's current name.
+    pub name: String,
+    /// The parent's name when the bone was last seen (informational).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// Set when the bone left the skeleton: the index stays reserved.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub removed: bool,
+    /// Earlier names of this bone (renames), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+}
+
+/// The manifest file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(title = "DashBoneManifest")]
+pub struct Manifest {
+    /// Always 1.
+    pub version: u32,
+    /// Bones in index order; indices are 0, 1, 2, … without gaps.
+    pub bones: Vec<Entry>,
+}
+
+/// A bone of an input skeleton: a name and its parent's name.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BoneRef {
+    /// Name.
+    pub name: String,
+    /// Parent name, `None` for a root.
+    pub parent: Option<String>,
+}
+
+/// What a manifest operation changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Changes {
+    /// Bones added, with their new index.
+    pub added: Vec<(String, u32)>,
+    /// Bones marked removed.
+    pub removed: Vec<(String, u32)>,
+    /// Removed bones that came back (same index).
+    pub revived: Vec<(String, u32)>,
+    /// Renames applied: old name, new name, index.
+    pub renamed: Vec<(String, String, u32)>,
+    /// Parent names that changed.
+    pub reparented: Vec<(String, u32)>,
+}
+
+impl Changes {
+    /// True when the manifest is unchanged.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.revived.is_empty()
+            && self.renamed.is_empty()
+            && self.reparented.is_empty()
+    }
+
+    /// One line per change.
+    pub fn describe(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (n, i) in &self.added {
+            out.push(format!("add bone {n:?} as index {i}"));
+        }
+        for (n, i) in &self.revived {
+            out.push(format!("bring back bone {n:?} at its index {i}"));
+        }
+        for (n, i) in &self.removed {
+            out.push(format!("retire bone {n:?} (index {i} stays reserved)"));
+        }
+        for (a, b, i) in &self.renamed {
+            out.push(format!("rename bone {a:?} to {b:?} (index {i})"));
+        }
+        for (n, i) in &self.reparented {
+            out.push(format!("record a new parent for bone {n:?} (index {i})"));
+        }
+        out
+    }
+}
+
+/// Why a manifest operation failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ManifestError {
+    /// The file is not a valid manifest.
+    #[error("invalid manifest: {0}")]
+    Invalid(String),
+    /// A rename names a bone the manifest does not have, or a name already taken.
+    #[error("rename {from:?} -> {to:?}: {why}")]
+    Rename {
+        /// Old name.
+        from: String,
+        /// New name.
+        to: String,
+        /// Why it cannot be applied.
+        why: String,
+    },
+    /// `--locked` and the manifest would change.
+    #[error("the manifest is locked but would change:\n  {}", .0.join("\n  "))]
+    Locked(Vec<String>),
+    /// An input skeleton repeats a name.
+    #[error("the skeleton has two bones named {0:?}")]
+    DuplicateBone(String),
+}
+
+/// The order in which new bones are numbered: a depth-first walk from the roots, parents
+/// before children, roots and siblings sorted by name (byte order). Bones whose parent is
+/// not in the skeleton count as roots; cycles are broken at the first bone met.
+pub fn canonical_order(bones: &[BoneRef]) -> Vec<String> {
+    let names: BTreeSet<&str> = bones.iter().map(|b| b.name.as_str()).collect();
+    let mut children: BTreeMap<Option<&str>, BTreeSet<&str>> = BTreeMap::new();
+    for b in bones {
+        let parent = b
+            .parent
+            .as_deref()
+            .filter(|p| names.contains(p) && *p != b.name);
+        children.entry(parent).or_default().insert(&b.name);
+    }
+    let mut out = Vec::with_capacity(bones.len());
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<&str> = children
+        .get(&None)
+        .map(|c| c.iter().rev().copied().collect())
+        .unwrap_or_default();
+    let mut remaining: Vec<&str> = names.iter().rev().copied().collect();
+    loop {
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            out.push(n.to_owned());
+            if let Some(c) = children.get(&Some(n)) {
+                stack.extend(c.iter().rev().copied());
+            }
+        }
+        // Bones only reachable through a cycle: start again from the smallest unseen.
+        match remaining.pop() {
+            Some(n) if !seen.contains(n) => stack.push(n),
+            Some(_) => {}
+            None => break,
+        }
+    }
+    out
+}
+
+impl Manifest {
+    /// An empty manifest.
+    pub fn new() -> Self {
+        Manifest {
+            version: VERSION,
+            bones: Vec::new(),
+        }
+    }
+
+    /// Parses and checks a manifest file.
+    pub fn from_json(text: &str) -> Result<Self, ManifestError> {
+        let m: Manifest =
+            serde_json::from_str(text).map_err(|e| ManifestError::Invalid(e.to_string()))?;
+        dashvertex_core::check_manifest(
+            m.version,
+            m.bones
+                .iter()
+                .map(|e| (u64::from(e.index), e.name.as_str())),
+        )
+        .map_err(ManifestError::Invalid)?;
+        Ok(m)
+    }
+
+    /// The canonical text: pretty JSON, bones in index order, trailing newline.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// Index of a bone by current name (removed bones included).
+    pub fn index_of(&self, name: &str) -> Option<u32> {
+        self.bones.iter().find(|e| e.name == name).map(|e| e.index)
+    }
+
+    /// Name → index for every bone (removed ones included).
+    pub fn lookup(&self) -> HashMap<&str, u32> {
+        self.bones
+            .iter()
+            .map(|e| (e.name.as_str(), e.index))
+            .collect()
+    }
+
+    /// Number of indices (live and retired).
+    pub fn len(&self) -> usize {
+        self.bones.len()
+    }
+
+    /// True when there is no bone.
+    pub fn is_empty(&self) -> bool {
+        self.bones.is_empty()
+    }
+
+    /// Applies renames (`old → new`): the index stays, the old name becomes an alias.
+    pub fn rename(&mut self, renames: &[(String, String)]) -> Result<Changes, ManifestError> {
+        let mut changes = Changes::default();
+        for (from, to) in renames {
+            let err = |why: &str| ManifestError::Rename {
+                from: from.clone(),
+                to: to.clone(),
+                why: why.to_owned(),
+            };
+            if self.index_of(to).is_some() {
+                return Err(err("the new name is already in the manifest"));
+            }
+            let e = self
+                .bones
+                .iter_mut()
+                .find(|e| &e.name == from)
+                .ok_or_else(|| err("no bone has the old name"))?;
+            e.aliases.push(std::mem::replace(&mut e.name, to.clone()));
+            changes.renamed.push((from.clone(), to.clone(), e.index));
+        }
+        Ok(changes)
+    }
+
+    /// Adds the bones of `skeleton` that the manifest lacks (revives retired ones), and,
+    /// when `complete` says the skeleton is the whole rig, retires bones it no longer has.
+    pub fn update(
+        &mut self,
+        skeleton: &[BoneRef],
+        complete: bool,
+    ) -> Result<Changes, ManifestError> {
+        let mut seen = BTreeSet::new();
+        for b in skeleton {
+            if !seen.insert(b.name.as_str()) {
+                return Err(ManifestError::DuplicateBone(b.name.clone()));
+            }
+        }
+        let mut changes = Changes::default();
+        let parents: HashMap<&str, Option<&String>> = skeleton
+            .iter()
+            .map(|b| (b.name.as_str(), b.parent.as_ref()))
+            .collect();
+        for e in &mut self.bones {
+            match parents.get(e.name.as_str()) {
+                Some(p) => {
+                    if e.removed {
+                        e.removed = false;
+                        changes.revived.push((e.name.clone(), e.index));
+                    }
+                    if e.parent.as_ref() != *p {
+                        e.parent = p.cloned();
+                        changes.reparented.push((e.name.clone(), e.index));
+                    }
+                }
+                None if complete && !e.removed => {
+                    e.removed = true;
+                    changes.removed.push((e.name.clone(), e.index));
+                }
+                None => {}
+            }
+        }
+        let mut known: std::collections::HashSet<String> =
+            self.bones.iter().map(|e| e.name.clone()).collect();
+        for name in canonical_order(skeleton) {
+            if known.insert(name.clone()) {
+                let index = self.bones.len() as u32;
+                let parent = parents.get(name.as_str()).copied().flatten().cloned();
+                changes.added.push((name.clone(), index));
+                self.bones.push(Entry {
+                    index,
+                    name,
+                    parent,
+                    removed: false,
+                    aliases: Vec::new(),
+                });
+            }
+        }
+        Ok(changes)
+    }
+
+    /// A manifest for a skeleton, from scratch.
+    pub fn init(skeleton: &[BoneRef]) -> Result<Self, ManifestError> {
+        let mut m = Manifest::new();
+        m.update(skeleton, true)?;
+        Ok(m)
+    }
+
+    /// Drops retired bones and renumbers the rest in index order; returns the
+    /// old → new table of the bones that moved.
+    pub fn compact(&mut self) -> Vec<(String, u32, u32)> {
+        let mut moved = Vec::new();
+        self.bones.retain(|e| !e.removed);
+        for (i, e) in self.bones.iter_mut().enumerate() {
+            if e.index != i as u32 {
+                moved.push((e.name.clone(), e.index, i as u32));
+                e.index = i as u32;
+            }
+        }
+        moved
+    }
+}
+
+/// The JSON Schema of the manifest file.
+pub fn schema() -> schemars::Schema {
+    let mut s = schemars::generate::SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<Manifest>();
+    s.insert(
+        "$id".into(),
+        serde_json::Value::String("https://dash.invalid/schemas/manifest.schema.json".into()),
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(name: &str, parent: Option<&str>) -> BoneRef {
+        BoneRef {
+            name: name.into(),
+            parent: parent.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn new_bones_are_numbered_parents_first_siblings_by_name() {
+        let sk = [
+            b("spine", Some("root")),
+            b("arm_r", Some("spine")),
+            b("root", None),
+            b("arm_l", Some("spine")),
+            b("head", Some("spine")),
+            b("tail", Some("root")),
+        ];
+        assert_eq!(
+            canonical_order(&sk),
+            ["root", "spine", "arm_l", "arm_r", "head", "tail"]
+        );
+        let m = Manifest::init(&sk).unwrap();
+        assert_eq!(m.index_of("head"), Some(4));
+    }
+
+    #[test]
+    fn removed_bones_keep_their_index_and_compact_renumbers() {
+        let mut m = Manifest::init(&[b("a", None), b("b", Some("a")), b("c", Some("a"))]).unwrap();
+        let ch = m
+            .update(&[b("a", None), b("c", Some("a")), b("d", Some("c"))], true)
+            .unwrap();
+        assert_eq!(ch.removed, vec![("b".to_owned(), 1)]);
+        assert_eq!(ch.added, vec![("d".to_owned(), 3)]);
+        assert_eq!(m.index_of("c"), Some(2));
+        let ch = m.update(&[b("a", None), b("b", Some("a"))], false).unwrap();
+        assert_eq!(ch.revived, vec![("b".to_owned(), 1)]);
+        m.bones[2].removed = true;
+        assert_eq!(m.compact(), vec![("d".to_owned(), 3, 2)]);
+        assert_eq!(Manifest::from_json(&m.to_json()).unwrap(), m);
+    }
+
+    #[test]
+    fn renames_keep_the_index() {
+        let mut m = Manifest::init(&[b("a", None), b("b", Some("a"))]).unwrap();
+        m.rename(&[("b".into(), "B".into())]).unwrap();
+        assert_eq!(m.index_of("B"), Some(1));
+        assert_eq!(m.bones[1].aliases, ["b"]);
+        assert!(m.rename(&[("zz".into(), "y".into())]).is_err());
+        assert!(m.rename(&[("a".into(), "B".into())]).is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! A whole reduction as one library call: the manifest brought up to date with every
+//! input's bones, each input reduced with indices from it, and for glTF the file written
+//! back ([`reduce_gltf`]). The `dash reduce` command is this plus file handling, the
+//! manifest lock and the check of the output.
+//!
+//! ```
+//! use dashvertex_reduce::pipeline::{Options, reduce_all};
+//! use dashvertex_reduce::{Config, Normalize, input::Input, manifest::{BoneRef, Manifest}};
+//! use dashvertex_core::{InfluenceSet, Mesh, Vertex};
+//! let bones = vec![
+//!     BoneRef { name: "root".into(), parent: None },
+//!     BoneRef { name: "arm".into(), parent: Some("root".into()) },
+//! ];
+//! let v = Vertex { position: [0.0; 3], skin: InfluenceSet::from_pairs(&[(1, 0.6), (0, 0.2)]).unwrap() };
+//! let input = Input::from_mesh(&Mesh::skinned(vec![v]), bones)?;
+//! let mut manifest = Manifest::default();
+//! let cfg = Config { normalize: Normalize::Unit, ..Config::default() };
+//! let run = reduce_all(&[&input], &mut manifest, &cfg, &Options::default())?;
+//! assert_eq!(run.changes.added.len(), 2);
+//! assert_eq!(run.reduced[0].influences[0].weights, [0.75, 0.25, 0.0, 0.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use dashvertex_gltf::export::{BufferFiles, Written};
+use dashvertex_gltf::{Container, Gltf};
+
+use crate::gltf::{GltfReduceError, PrimitiveInput};
+use crate::input::Input;
+use crate::manifest::{Changes, Manifest, ManifestError, VERSION};
+use crate::reduce::{Config, ReduceError, Reduced};
+
+/// How a run treats the manifest and the inputs' size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Fail instead of changing the manifest.
+    pub locked: bool,
+    /// Largest bone count an input may have (`None`: no limit).
+    pub max_bones: Option<u64>,
+    /// The manifest is a file that indexes the bones, so input without bone names (no
+    /// skeleton) is refused rather than keeping its own numbers.
+    pub require_names: bool,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// One reduction per input, in order.
+    pub reduced: Vec<Reduced>,
+    /// What the manifest gained (empty without a manifest).
+    pub changes: Changes,
+    /// True when every input bone has a name (indices come from the manifest); false
+    /// for input without a skeleton, which keeps the file's own bone numbers.
+    pub named: bool,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PipelineError {
+    /// An input has more bones than allowed.
+    #[error("input {input}: {bones} bones exceed the limit of {limit}")]
+    TooManyBones {
+        /// Which input.
+        input: usize,
+        /// Its bone count.
+        bones: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// A manifest was given but an input has no bone names to index.
+    #[error("the input has no bone names (no skeleton), so a manifest cannot index it")]
+    Unnamed,
+    /// The manifest would change and the run is locked.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// A reduction failed.
+    #[error(transparent)]
+    Reduce(#[from] ReduceError),
+    /// The glTF file cannot be read or written.
+    #[error(transparent)]
+    Gltf(#[from] GltfReduceError),
+}
+
+/// Reduces every input, with bone indices from `manifest` (brought up to date with the
+/// inputs' bones first: bones are added, never renumbered; with `locked`, any change is an
+/// error before anything is reduced). An empty manifest numbers named bones as a fresh
+/// one would; unnamed bones (`#N`, input without a skeleton) keep the file's index `N`.
+pub fn reduce_all(
+    inputs: &[&Input<'_>],
+    manifest: &mut Manifest,
+    config: &Config,
+    opts: &Options,
+) -> Result<Run, PipelineError> {
+    for (i, input) in inputs.iter().enumerate() {
+        let bones = input.bones.len() as u64;
+        if let Some(limit) = opts.max_bones.filter(|&l| bones > l) {
+            return Err(PipelineError::TooManyBones {
+                input: i,
+                bones,
+                limit,
+            });
+        }
+    }
+    let named = inputs
+        .iter()
+        .all(|i| !i.bones.iter().any(|b| b.name.starts_with('#')));
+    if opts.require_names && !named {
+        return Err(PipelineError::Unnamed);
+    }
+    manifest.version = VERSION;
+    let mut changes = Changes::default();
+    for input in inputs {
+        let c = manifest.update(&input.bones, false)?;
+        changes.added.extend(c.added);
+        changes.revived.extend(c.revived);
+        changes.reparented.extend(c.reparented);
+    }
+    if opts.locked && !changes.is_empty() {
+        return Err(ManifestError::Locked(changes.describe()).into());
+    }
+    let mut reduced = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        let (map, root) = if named {
+            (
+                crate::index_map(input, manifest)?,
+                crate::root_index(input, manifest),
+            )
+        } else {
+            (input.unnamed_indices().unwrap_or_default(), None)
+        };
+        reduced.push(crate::reduce(input, &map, root, config)?);
+    }
+    Ok(Run {
+        reduced,
+        changes,
+        named,
+    })
+}
+
+/// A reduced glTF file: its bytes, and what the run did (the reductions' reports; their
+/// influences are already in the file).
+#[derive(Clone, Debug)]
+pub struct GltfOutput {
+    /// The written document and the buffer files beside it.
+    pub written: Written,
+    /// Per primitive: the report and the number of sets written.
+    pub reports: Vec<(crate::Report, usize)>,
+    /// What the manifest gained.
+    pub changes: Changes,
+}
+
+/// Reduces every skinned primitive of `gltf` and writes the file back as `container`
+/// (pruned, see [`crate::gltf::write`]). `prims` are the file's inputs
+/// ([`crate::gltf::inputs`]); their influences are read in place and nothing of the
+/// input is copied.
+pub fn reduce_gltf(
+    gltf: &Gltf,
+    prims: &[PrimitiveInput<'_>],
+    manifest: &mut Manifest,
+    config: &Config,
+    opts: &Options,
+    container: Container,
+    files: &BufferFiles,
+) -> Result<GltfOutput, PipelineError> {
+    let inputs: Vec<&Input<'_>> = prims.iter().map(|p| &p.input).collect();
+    let run = reduce_all(&inputs, manifest, config, opts)?;
+    let reports = run
+        .reduced
+        .iter()
+        .map(|r| (r.report.clone(), r.sets))
+        .collect();
+    let pairs: Vec<(&PrimitiveInput<'_>, Reduced)> = prims.iter().zip(run.reduced).collect();
+    let written = crate::gltf::write(gltf, manifest, pairs, config.quantize, container, files)?;
+    Ok(GltfOutput {
+        written,
+        reports,
+        changes: run.changes,
+    })
+}

@@ -1,0 +1,239 @@
+//! The rule catalogue: every diagnostic code, its severity, the spec section it enforces
+//! and the official Khronos glTF-Validator code it corresponds to.
+//!
+//! `spec/validation.md` has one table row per code; a test keeps the two in step.
+
+use serde::Serialize;
+
+/// How serious a finding is.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A note; never makes a file invalid.
+    Info,
+    /// Suspicious but allowed; invalid only with `--deny warnings`.
+    Warning,
+    /// The file breaks a MUST of the specification.
+    Error,
+}
+
+impl Severity {
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($( $(#[doc = $doc:literal])* $name:ident = $sev:ident, $spec:literal, $gltf:literal, $help:literal; )*) => {
+        /// A stable diagnostic code.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        pub enum Code {
+            $( $(#[doc = $doc])* $name, )*
+        }
+
+        impl Code {
+            /// Every code, in catalogue order.
+            pub const ALL: &'static [Code] = &[ $( Code::$name, )* ];
+
+            /// The code as written in reports (`WEIGHT_NEGATIVE`).
+            pub fn as_str(self) -> &'static str {
+                match self { $( Code::$name => stringify!($name), )* }
+            }
+
+            /// Default severity.
+            pub fn severity(self) -> Severity {
+                match self { $( Code::$name => Severity::$sev, )* }
+            }
+
+            /// The specification section the rule enforces.
+            pub fn spec(self) -> &'static str {
+                match self { $( Code::$name => $spec, )* }
+            }
+
+            /// The official glTF-Validator code(s) this one covers, if any.
+            pub fn gltf(self) -> &'static str {
+                match self { $( Code::$name => $gltf, )* }
+            }
+
+            /// The official glTF-Validator codes this one covers, one by one.
+            pub fn khronos(self) -> impl Iterator<Item = &'static str> {
+                self.gltf().split(", ").filter(|c| !c.is_empty())
+            }
+
+            /// What the code means, in one sentence (its doc comment here, and its row
+            /// in spec/validation.md).
+            pub fn summary(self) -> &'static str {
+                match self { $( Code::$name => concat!($($doc),*).trim_ascii(), )* }
+            }
+
+            /// A one-line hint on how to fix it, if there is one.
+            pub fn help(self) -> Option<&'static str> {
+                match self { $( Code::$name => if $help.is_empty() { None } else { Some($help) }, )* }
+            }
+
+            /// Looks a code up by its name.
+            pub fn parse(s: &str) -> Option<Code> {
+                match s { $( stringify!($name) => Some(Code::$name), )* _ => None }
+            }
+        }
+    };
+}
+
+codes! {
+    /// The file could not be read.
+    IO_ERROR = Error, "—", "IO_ERROR", "";
+    /// The file is neither DashVertex JSON, a DMX container, raw records nor glTF.
+    FORMAT_UNKNOWN = Error, "dashvertex.md §10.1", "", "name the format with --input-format, or check the file";
+    /// The file's name says one format and its bytes another; the bytes win.
+    FORMAT_NAME_MISMATCH = Info, "validation.md §7", "", "rename the file to match what it holds";
+    /// The input holds no bytes.
+    EMPTY_INPUT = Error, "dashvertex.md §10.1", "", "an empty file is no format: check how it was written";
+    /// A resource limit was exceeded.
+    LIMIT_EXCEEDED = Error, "dashvertex.md §12", "", "raise the limit (--max-vertices, --max-bones, --max-sets, --max-input-bytes) if the file is trusted";
+    /// The text is not JSON.
+    JSON_SYNTAX = Error, "dashvertex.md §3.1 [J1 J11]", "", "";
+    /// The JSON does not have the DashVertex shape (the JSON Schema rejects it).
+    JSON_STRUCTURE = Error, "dashvertex.md §3 [J2 J5 J6 J8 J9 N4]", "", "see schemas/dashvertex.schema.json";
+    /// A skinIndex/skinWeight array has more than 4 entries, or the two differ in length.
+    SKIN_ARRAY_LENGTH = Error, "dashvertex.md §3.2 [J4]", "", "a set holds 4 influences; put more in skinSets, and give skinIndex and skinWeight equal lengths";
+    /// skinIndex without skinWeight (or the reverse), or skinSets without set 0.
+    SKIN_ARRAY_UNPAIRED = Error, "dashvertex.md §3.2 [J3 J7]", "", "give skinIndex and skinWeight together";
+    /// The binary container is damaged (the codec's error kind is in the message).
+    BINARY_STRUCTURE = Error, "dashvertex.md §10 [B1–B9]", "", "";
+    /// Non-zero bytes lie outside every section.
+    UNREFERENCED_BYTES = Warning, "dashvertex.md §10.2 [B7]", "", "dash will not rewrite this file without --drop-unreferenced";
+    /// A vertex record's `index` is not its position.
+    VERTEX_INDEX = Error, "dashvertex.md §9 [X1]", "", "readers use the position; `dash convert` rewrites the index";
+    /// A position is NaN or infinite.
+    POSITION_NON_FINITE = Error, "dashvertex.md §2", "ACCESSOR_INVALID_FLOAT", "";
+    /// A weight is NaN or infinite.
+    WEIGHT_NON_FINITE = Error, "dashvertex.md §8", "ACCESSOR_INVALID_FLOAT", "";
+    /// A weight is negative.
+    WEIGHT_NEGATIVE = Error, "dashvertex.md §8", "ACCESSOR_WEIGHTS_NEGATIVE", "weights are in [0, 1]";
+    /// A weight is above 1.
+    WEIGHT_ABOVE_ONE = Error, "dashvertex.md §8", "", "weights are in [0, 1]; rescale the vertex's weights";
+    /// A weight is -0.0.
+    WEIGHT_NEGATIVE_ZERO = Warning, "dashvertex.md §8", "", "write +0.0; some tools treat -0.0 as a used slot";
+    /// A weight is subnormal: it counts as an influence but has no effect.
+    WEIGHT_SUBNORMAL = Warning, "dashvertex.md §8", "", "set it to 0 (and its bone to 0)";
+    /// The weights of a vertex do not sum to 1 within the glTF tolerance (profile gltf).
+    WEIGHT_SUM = Error, "dashvertex.md §8, validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "renormalize (e.g. `dash reduce --normalize unit`)";
+    /// Normalized integer weights do not sum to exactly 255 or 65535 (glTF).
+    UNORM_SUM = Error, "validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "adjust the largest weight by the deficit (largest-remainder rounding)";
+    /// A skinned vertex has no non-zero weight (profile dash).
+    WEIGHTS_ALL_ZERO = Warning, "dashvertex.md §8", "", "bind it to a bone, or mark the mesh unskinned";
+    /// A bone index is beyond the skeleton.
+    BONE_INDEX_RANGE = Error, "dashvertex.md §1, §7", "ACCESSOR_JOINTS_INDEX_OOB", "";
+    /// A bone index with non-zero weight names a bone the manifest marks removed.
+    BONE_REMOVED = Error, "validation.md §2", "", "the bone left the skeleton: reduce the mesh again with the current manifest, or restore the bone";
+    /// The same bone carries non-zero weight twice in one vertex (across all sets).
+    BONE_DUPLICATE = Error, "dashvertex.md §1", "ACCESSOR_JOINTS_INDEX_DUPLICATE", "merge the two weights into one slot";
+    /// An unused slot (weight 0) names a bone other than 0.
+    PADDING_BONE = Warning, "dashvertex.md §1 [I3], §5", "ACCESSOR_JOINTS_USED_ZERO_WEIGHT", "set the bone index of unused slots to 0";
+    /// Bone indices were not range-checked: no skeleton is known.
+    BONE_RANGE_UNCHECKED = Info, "validation.md §2", "", "pass --bones N or --manifest FILE";
+    /// A later set holds a heavier influence than a used slot of an earlier set.
+    SET_ORDER = Warning, "dashvertex.md §1", "", "sort influences heaviest first across sets; a client that reads set 0 only loses the heavier one";
+    /// A later set has a used slot while an earlier set has a free one.
+    SET_GAP = Warning, "dashvertex.md §1", "", "move the influence into the free slot of the earlier set";
+    /// The last influence set(s) are all zero for every vertex.
+    SET_TRAILING_ZERO = Warning, "dashvertex.md §4", "", "drop the empty set(s)";
+    /// The skinned/unskinned toggle contradicts the data.
+    SKINNED_FLAG = Error, "dashvertex.md §6 [T1 T2]", "", "set isSkinned to 1, or clear the skin fields";
+    /// A bone name is empty, longer than 31 bytes, or contains NUL.
+    BONE_NAME_INVALID = Error, "dashvertex.md §7 [S1]", "", "";
+    /// Two bones have the same name.
+    BONE_NAME_DUPLICATE = Error, "dashvertex.md §7 [S1]", "", "names are the stable identity of bones";
+    /// A bone's parent index is beyond the skeleton.
+    BONE_PARENT_RANGE = Error, "dashvertex.md §7 [S2]", "", "";
+    /// A bone's parent does not come before it.
+    BONE_PARENT_ORDER = Error, "dashvertex.md §7 [S2]", "", "order bones parents first";
+    /// Bone 0 has a parent, or another bone has none: not exactly one root.
+    BONE_ROOT = Error, "dashvertex.md §7 [S2]", "", "";
+    /// A bone record's `index` is not its position.
+    BONE_RECORD_INDEX = Error, "dashvertex.md §9 [X1]", "", "";
+    /// A bone transform has a NaN or infinite component.
+    BONE_TRANSFORM_NON_FINITE = Error, "dashvertex.md §7", "", "";
+    /// The GLB container is damaged.
+    GLTF_GLB = Error, "validation.md §6", "GLB_INVALID_MAGIC, GLB_LENGTH_MISMATCH, GLB_UNEXPECTED_FIRST_CHUNK", "";
+    /// The glTF JSON is not JSON, or a member has the wrong type.
+    GLTF_JSON = Error, "validation.md §6", "INVALID_JSON, TYPE_MISMATCH", "";
+    /// A buffer's data is unavailable or shorter than its byteLength.
+    GLTF_BUFFER = Error, "validation.md §6", "IO_ERROR, BUFFER_EXTERNAL_BYTELENGTH_MISMATCH", "";
+    /// An index names an object that does not exist (a buffer view's buffer, a node's
+    /// mesh, skin or child, a scene's node, a skin's skeleton).
+    GLTF_REFERENCE = Error, "validation.md §6", "UNRESOLVED_REFERENCE", "";
+    /// The node hierarchy is not a forest: a node has two parents, or is its own
+    /// ancestor, or a scene lists a node that is not a root.
+    GLTF_NODE_HIERARCHY = Error, "validation.md §6", "NODE_PARENT_OVERRIDE, NODE_LOOP, SCENE_NON_ROOT_NODE", "";
+    /// A byteStride is not a multiple of 4 in 4…252, or is smaller than an element of an
+    /// accessor that uses the view, or not a multiple of its component size.
+    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, BUFFER_VIEW_INVALID_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
+    /// A glTF array that must have at least one element is empty.
+    GLTF_EMPTY_ARRAY = Error, "validation.md §6", "EMPTY_ENTITY, ARRAY_LENGTH_OUT_OF_RANGE", "leave the member out instead of writing []";
+    /// An influence accessor's data cannot be read (missing buffer view, out of range).
+    GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, BUFFER_VIEW_TOO_LONG, UNRESOLVED_REFERENCE", "";
+    /// An influence accessor is not 4-byte aligned.
+    GLTF_ACCESSOR_ALIGNMENT = Error, "validation.md §6", "MESH_PRIMITIVE_ACCESSOR_UNALIGNED", "";
+    /// JOINTS_n is not VEC4 of unsigned byte or unsigned short.
+    GLTF_JOINTS_FORMAT = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT", "JOINTS_n must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT";
+    /// WEIGHTS_n is not VEC4 float, normalized unsigned byte or normalized unsigned short.
+    GLTF_WEIGHTS_FORMAT = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT, ACCESSOR_NORMALIZED_INVALID", "WEIGHTS_n must be VEC4 FLOAT, or normalized UNSIGNED_BYTE / UNSIGNED_SHORT";
+    /// JOINTS_n and WEIGHTS_n sets are not paired.
+    GLTF_SET_MISMATCH = Error, "validation.md §6", "MESH_PRIMITIVE_JOINTS_WEIGHTS_MISMATCH", "";
+    /// JOINTS_n / WEIGHTS_n do not start at 0, have gaps, or are malformed.
+    GLTF_SET_CONTINUITY = Error, "validation.md §6", "MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_INVALID_ATTRIBUTE", "";
+    /// The attribute accessors of a primitive have different counts.
+    GLTF_COUNT_MISMATCH = Error, "validation.md §6", "MESH_PRIMITIVE_UNEQUAL_ACCESSOR_COUNT", "";
+    /// A node instantiates a mesh that has joints, without a skin.
+    GLTF_MESH_UNSKINNED = Warning, "validation.md §6", "NODE_SKINNED_MESH_WITHOUT_SKIN", "give the node a skin, or drop the JOINTS/WEIGHTS attributes";
+    /// A node has a skin but its mesh has no joints.
+    GLTF_SKIN_WITHOUT_JOINTS = Error, "validation.md §6", "NODE_SKIN_WITH_NON_SKINNED_MESH", "";
+    /// A node has a skin but no mesh.
+    GLTF_SKIN_WITHOUT_MESH = Error, "validation.md §6", "UNSATISFIED_DEPENDENCY", "";
+    /// skin.joints is empty, repeats a node, or names a missing node.
+    GLTF_SKIN_JOINTS = Error, "validation.md §6", "EMPTY_ENTITY, DUPLICATE_ELEMENTS, UNRESOLVED_REFERENCE", "";
+    /// The joints of a skin have no common root.
+    GLTF_SKIN_ROOT = Error, "validation.md §6", "SKIN_NO_COMMON_ROOT", "";
+    /// skin.skeleton is not a common root of the joints.
+    GLTF_SKIN_SKELETON = Error, "validation.md §6", "SKIN_SKELETON_INVALID", "";
+    /// The inverse bind matrices are not MAT4 float, or their view has a byteStride.
+    GLTF_IBM_FORMAT = Error, "validation.md §6", "SKIN_IBM_INVALID_FORMAT, SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE", "";
+    /// Fewer inverse bind matrices than joints.
+    GLTF_IBM_COUNT = Error, "validation.md §6", "INVALID_IBM_ACCESSOR_COUNT", "";
+    /// An inverse bind matrix's fourth row is not exactly (0, 0, 0, 1).
+    GLTF_IBM_ROW = Error, "validation.md §6", "ACCESSOR_INVALID_IBM", "";
+    /// An inverse bind matrix has a NaN or infinite element.
+    GLTF_IBM_NON_FINITE = Error, "validation.md §6", "ACCESSOR_INVALID_FLOAT", "";
+    /// An inverse bind matrix is singular (cannot be inverted).
+    GLTF_IBM_SINGULAR = Warning, "validation.md §6", "", "a singular matrix collapses the joint's vertices";
+}
+
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl schemars::JsonSchema for Code {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Code".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        schemars::json_schema!({
+            "description": "A stable diagnostic code (spec/validation.md).",
+            "type": "string",
+            "enum": names
+        })
+    }
+}

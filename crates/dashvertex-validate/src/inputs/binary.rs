@@ -1,0 +1,493 @@
+//! Binary input (DMX container or raw records), streamed: the header is read first, then
+//! the records in chunks, so memory does not grow with the file.
+
+use std::io::{Read, Seek};
+
+use dashvertex_binary::format::{BONE_SIZE, SET_SIZE, bone, set, vertex};
+use dashvertex_binary::records::{RawBone, RawCompactVertex, RawSet, RawVertex};
+use dashvertex_binary::{BinaryError, ErrorKind, Layout, VertexLayout, read_at};
+use dashvertex_core::{Bone, InfluenceSet, Skeleton};
+use zerocopy::FromBytes;
+
+use crate::codes::Code;
+use crate::diagnostic::{Diagnostic, Location};
+use crate::influences::{Checker, Encoding, Field, Locate, MeshStats, Profile, Scratch};
+use crate::options::{InputFormat, Options};
+use crate::sink::Sink;
+use crate::skeleton::{self, BoneField};
+
+/// Vertices read per chunk.
+const CHUNK: u64 = 16 * 1024;
+
+/// Byte offsets of record fields.
+struct BinaryLocate {
+    vert: u64,
+    stride: u64,
+    vset: u64,
+    vertices: u64,
+}
+
+impl Locate for BinaryLocate {
+    fn slot(&self, v: u64, s: usize, k: usize, field: Field) -> Location {
+        let k4 = 4 * k as u64;
+        let offset = if s == 0 {
+            self.vert
+                + v * self.stride
+                + k4
+                + match field {
+                    Field::Bone => vertex::SKIN_INDEX,
+                    Field::Weight => vertex::SKIN_WEIGHT,
+                }
+        } else {
+            self.vset
+                + ((s as u64 - 1) * self.vertices + v) * SET_SIZE
+                + k4
+                + match field {
+                    Field::Bone => set::SKIN_INDEX,
+                    Field::Weight => set::SKIN_WEIGHT,
+                }
+        };
+        Location {
+            vertex: Some(v),
+            set: Some(s as u32),
+            slot: Some(k as u32),
+            offset: Some(offset),
+            ..Location::default()
+        }
+    }
+
+    fn weights(&self, v: u64) -> Location {
+        Location {
+            vertex: Some(v),
+            offset: Some(self.vert + v * self.stride + vertex::SKIN_WEIGHT),
+            ..Location::default()
+        }
+    }
+
+    fn position(&self, v: u64) -> Location {
+        Location {
+            vertex: Some(v),
+            offset: Some(self.vert + v * self.stride + vertex::POSITION),
+            ..Location::default()
+        }
+    }
+}
+
+fn at(offset: u64) -> Location {
+    Location {
+        offset: Some(offset),
+        ..Location::default()
+    }
+}
+
+fn structure(e: &BinaryError, sink: &mut Sink) {
+    let code = if matches!(e.kind, ErrorKind::Limit(_)) {
+        Code::LIMIT_EXCEEDED
+    } else {
+        Code::BINARY_STRUCTURE
+    };
+    sink.push(code, || {
+        Diagnostic::new(code, format!("[{}] {}", e.code(), e.kind), at(e.offset))
+    });
+}
+
+fn io(e: &std::io::Error, sink: &mut Sink) {
+    sink.push(Code::IO_ERROR, || {
+        Diagnostic::new(Code::IO_ERROR, e.to_string(), Location::default())
+    });
+}
+
+/// Validates a binary file of `len` bytes read through `r`. Returns the profile used.
+pub fn validate<R: Read + Seek>(
+    r: &mut R,
+    len: u64,
+    format: InputFormat,
+    opts: &Options,
+    sink: &mut Sink,
+) -> Profile {
+    let profile = opts.profile.unwrap_or(Profile::Dash);
+    if format == InputFormat::Raw {
+        raw(r, len, profile, opts, sink);
+        return profile;
+    }
+    let layout = match dashvertex_binary::read_layout(r, len, &opts.limits) {
+        Ok(l) => l,
+        Err(e) => {
+            structure(&e, sink);
+            return profile;
+        }
+    };
+    let skeleton = match bones(r, &layout, sink) {
+        Ok(s) => s,
+        Err(e) => {
+            io(&e, sink);
+            return profile;
+        }
+    };
+    let bone_count = opts
+        .bones
+        .or_else(|| skeleton.as_ref().map(|s| s.len() as u64));
+    if let Err(e) = vertices(r, &layout, profile, bone_count, opts, sink) {
+        io(&e, sink);
+        return profile;
+    }
+    if let Err(e) = gaps(r, &layout, sink) {
+        io(&e, sink);
+    }
+    profile
+}
+
+/// Reads and checks the SKEL section; name errors are reported and a lossy name kept.
+fn bones<R: Read + Seek>(
+    r: &mut R,
+    layout: &Layout,
+    sink: &mut Sink,
+) -> std::io::Result<Option<Skeleton>> {
+    let Some(row) = layout.skel().filter(|r| r.count > 0) else {
+        return Ok(None);
+    };
+    let mut buf = vec![0u8; row.length as usize];
+    read_at(r, row.offset, &mut buf)?;
+    let records = <[RawBone]>::ref_from_bytes(&buf).unwrap_or_default();
+    let mut out = Vec::with_capacity(records.len());
+    let mut bad_names = Vec::new();
+    for (i, b) in records.iter().enumerate() {
+        let rec = row.offset + i as u64 * BONE_SIZE;
+        let name = match dashvertex_binary::decode_name(&b.name, i as u32, rec) {
+            Ok(n) => n,
+            Err(e) => {
+                structure(&e, sink);
+                bad_names.push(i);
+                String::from_utf8_lossy(b.name.split(|&c| c == 0).next().unwrap_or_default())
+                    .into_owned()
+            }
+        };
+        if b.index.get() != i as u32 {
+            sink.push(Code::BONE_RECORD_INDEX, || {
+                Diagnostic::new(
+                    Code::BONE_RECORD_INDEX,
+                    format!("bone {i}: record index is {}", b.index.get()),
+                    Location {
+                        bone: Some(i as u64),
+                        ..at(rec + bone::INDEX)
+                    },
+                )
+            });
+        }
+        let (position, rotation, scale) = b.transform();
+        out.push(Bone {
+            name,
+            parent: dashvertex_binary::parent_from_raw(i, b.parent.get()),
+            position,
+            rotation,
+            scale,
+        });
+    }
+    let sk = Skeleton { bones: out };
+    skeleton::check(
+        &sk,
+        &|i, field| Location {
+            bone: Some(i as u64),
+            ..at(row.offset
+                + i as u64 * BONE_SIZE
+                + match field {
+                    BoneField::Name => bone::NAME,
+                    BoneField::Parent => bone::PARENT,
+                    BoneField::Index => bone::INDEX,
+                    BoneField::Transform => bone::POSITION,
+                })
+        },
+        &|i| bad_names.contains(&i),
+        sink,
+    );
+    Ok(Some(sk))
+}
+
+fn vertex_index(v: u64, index: u32, loc: &BinaryLocate, sink: &mut Sink) {
+    sink.push(Code::VERTEX_INDEX, || {
+        Diagnostic::new(
+            Code::VERTEX_INDEX,
+            format!("vertex {v}: record index is {index}"),
+            Location {
+                vertex: Some(v),
+                offset: Some(loc.vert + v * loc.stride + vertex::INDEX),
+                ..Location::default()
+            },
+        )
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_chunk(
+    checker: &Checker,
+    first: u64,
+    index_at: &dyn Fn(usize) -> Option<(u32, [f32; 3])>,
+    set_of: &dyn Fn(usize, usize) -> InfluenceSet,
+    count: usize,
+    nsets: usize,
+    loc: &BinaryLocate,
+    sink: &mut Sink,
+    stats: &mut MeshStats,
+    scratch: &mut Scratch,
+    sets: &mut Vec<InfluenceSet>,
+) {
+    for i in 0..count {
+        let v = first + i as u64;
+        let Some((index, position)) = index_at(i) else {
+            continue;
+        };
+        if u64::from(index) != v {
+            vertex_index(v, index, loc, sink);
+        }
+        checker.position(v, position, loc, sink);
+        sets.clear();
+        sets.extend((0..nsets).map(|s| set_of(i, s)));
+        if checker.skinned {
+            checker.vertex(v, sets, None, loc, sink, stats, scratch);
+        } else {
+            // Unskinned: only the data that contradicts the toggle matters.
+            for set in sets.iter() {
+                if !set.is_zero() {
+                    stats.first_with_data.get_or_insert(v);
+                }
+            }
+        }
+    }
+}
+
+fn vertices<R: Read + Seek>(
+    r: &mut R,
+    layout: &Layout,
+    profile: Profile,
+    bones: Option<u64>,
+    opts: &Options,
+    sink: &mut Sink,
+) -> std::io::Result<()> {
+    let Some(vert) = layout.vert() else {
+        return Ok(());
+    };
+    let n = u64::from(vert.count);
+    let nsets = layout.set_count();
+    let stride = layout.vertex_layout.stride();
+    let vset = layout.vset().map_or(0, |r| r.offset);
+    let loc = BinaryLocate {
+        vert: vert.offset,
+        stride,
+        vset,
+        vertices: n,
+    };
+    let checker = Checker {
+        profile,
+        bones,
+        removed: opts.removed_bones.clone(),
+        skinned: layout.skinned,
+        encoding: Encoding::Float,
+    };
+    if layout.skinned && bones.is_none() && n > 0 {
+        sink.push(Code::BONE_RANGE_UNCHECKED, || {
+            Diagnostic::new(
+                Code::BONE_RANGE_UNCHECKED,
+                "bone indices were not range-checked: the file has no skeleton",
+                at(0),
+            )
+        });
+    }
+    let mut stats = MeshStats::default();
+    let mut scratch = Scratch::default();
+    let mut sets = Vec::with_capacity(nsets);
+    let mut vbuf = Vec::new();
+    let mut sbufs: Vec<Vec<u8>> = vec![Vec::new(); nsets.saturating_sub(1)];
+    let mut first = 0u64;
+    while first < n {
+        let count = CHUNK.min(n - first);
+        vbuf.resize((count * stride) as usize, 0);
+        read_at(r, vert.offset + first * stride, &mut vbuf)?;
+        for (s, buf) in sbufs.iter_mut().enumerate() {
+            buf.resize((count * SET_SIZE) as usize, 0);
+            read_at(r, vset + (s as u64 * n + first) * SET_SIZE, buf)?;
+        }
+        let extra: Vec<&[RawSet]> = sbufs
+            .iter()
+            .map(|b| <[RawSet]>::ref_from_bytes(b).unwrap_or_default())
+            .collect();
+        let set_of = |i: usize, s: usize| -> InfluenceSet {
+            extra
+                .get(s.wrapping_sub(1))
+                .and_then(|x| x.get(i))
+                .map_or(InfluenceSet::ZERO, RawSet::set)
+        };
+        match layout.vertex_layout {
+            VertexLayout::Full if nsets == 1 && checker.skinned => {
+                // The common case, without per-vertex indirection.
+                let recs = <[RawVertex]>::ref_from_bytes(&vbuf).unwrap_or_default();
+                for (i, rec) in recs.iter().enumerate() {
+                    let v = first + i as u64;
+                    if u64::from(rec.index.get()) != v {
+                        vertex_index(v, rec.index.get(), &loc, sink);
+                    }
+                    checker.position(v, rec.position(), &loc, sink);
+                    checker.vertex_single(v, &rec.set(), &loc, sink, &mut stats, &mut scratch);
+                }
+            }
+            VertexLayout::Full => {
+                let recs = <[RawVertex]>::ref_from_bytes(&vbuf).unwrap_or_default();
+                check_chunk(
+                    &checker,
+                    first,
+                    &|i| recs.get(i).map(|r| (r.index.get(), r.position())),
+                    &|i, s| {
+                        if s == 0 {
+                            recs.get(i).map_or(InfluenceSet::ZERO, RawVertex::set)
+                        } else {
+                            set_of(i, s)
+                        }
+                    },
+                    count as usize,
+                    nsets,
+                    &loc,
+                    sink,
+                    &mut stats,
+                    &mut scratch,
+                    &mut sets,
+                );
+            }
+            VertexLayout::Compact => {
+                let recs = <[RawCompactVertex]>::ref_from_bytes(&vbuf).unwrap_or_default();
+                check_chunk(
+                    &checker,
+                    first,
+                    &|i| recs.get(i).map(|r| (r.index.get(), r.vertex().position)),
+                    &|_, _| InfluenceSet::ZERO,
+                    count as usize,
+                    1,
+                    &loc,
+                    sink,
+                    &mut stats,
+                    &mut scratch,
+                    &mut sets,
+                );
+            }
+        }
+        first += count;
+        if let Some(p) = &opts.progress {
+            p(vert.offset + first * stride);
+        }
+    }
+    let vset_row = layout.vset().map_or(0, |r| r.at);
+    checker.mesh(
+        &stats,
+        nsets,
+        Some((layout.skinned, at(12))),
+        &|s| Location {
+            set: Some(s as u32),
+            ..at(if vset_row > 0 {
+                vset + (s as u64 - 1) * n * SET_SIZE
+            } else {
+                0
+            })
+        },
+        sink,
+    );
+    Ok(())
+}
+
+/// Reports non-zero bytes outside every section.
+fn gaps<R: Read + Seek>(r: &mut R, layout: &Layout, sink: &mut Sink) -> std::io::Result<()> {
+    let mut total = 0u64;
+    let mut first = None;
+    let mut buf = vec![0u8; 64 * 1024];
+    for (start, end) in layout.gaps() {
+        let mut pos = start;
+        while pos < end {
+            let n = (end - pos).min(buf.len() as u64) as usize;
+            let chunk = buf.get_mut(..n).unwrap_or_default();
+            read_at(r, pos, chunk)?;
+            if let Some(i) = chunk.iter().position(|&b| b != 0) {
+                first.get_or_insert(pos + i as u64);
+            }
+            total += chunk.iter().filter(|&&b| b != 0).count() as u64;
+            pos += n as u64;
+        }
+    }
+    if let Some(offset) = first {
+        sink.push(Code::UNREFERENCED_BYTES, || {
+            Diagnostic::new(
+                Code::UNREFERENCED_BYTES,
+                format!("{total} non-zero byte(s) lie outside every section"),
+                at(offset),
+            )
+        });
+    }
+    Ok(())
+}
+
+/// Raw 48-byte records.
+fn raw<R: Read + Seek>(r: &mut R, len: u64, profile: Profile, opts: &Options, sink: &mut Sink) {
+    if let Err(e) = dashvertex_binary::raw_check(len, &opts.limits) {
+        structure(&e, sink);
+        return;
+    }
+    let n = len / 48;
+    let loc = BinaryLocate {
+        vert: 0,
+        stride: 48,
+        vset: 0,
+        vertices: n,
+    };
+    // Raw files have no toggle: they are skinned when any record carries skin data, which
+    // the first pass finds out.
+    let mut checker = Checker {
+        profile,
+        bones: opts.bones,
+        removed: opts.removed_bones.clone(),
+        skinned: true,
+        encoding: Encoding::Float,
+    };
+    let mut buf = Vec::new();
+    let mut any = false;
+    for pass in 0..2 {
+        let mut stats = MeshStats::default();
+        let mut scratch = Scratch::default();
+        let mut sets = Vec::with_capacity(1);
+        let mut first = 0u64;
+        while first < n {
+            let count = CHUNK.min(n - first);
+            buf.resize((count * 48) as usize, 0);
+            if let Err(e) = read_at(r, first * 48, &mut buf) {
+                io(&e, sink);
+                return;
+            }
+            let recs = <[RawVertex]>::ref_from_bytes(&buf).unwrap_or_default();
+            if pass == 0 {
+                any |= recs.iter().any(|x| !x.set().is_zero());
+            } else {
+                check_chunk(
+                    &checker,
+                    first,
+                    &|i| recs.get(i).map(|r| (r.index.get(), r.position())),
+                    &|i, _| recs.get(i).map_or(InfluenceSet::ZERO, RawVertex::set),
+                    count as usize,
+                    1,
+                    &loc,
+                    sink,
+                    &mut stats,
+                    &mut scratch,
+                    &mut sets,
+                );
+            }
+            first += count;
+        }
+        if pass == 0 {
+            checker.skinned = any;
+            if any && opts.bones.is_none() {
+                sink.push(Code::BONE_RANGE_UNCHECKED, || {
+                    Diagnostic::new(
+                        Code::BONE_RANGE_UNCHECKED,
+                        "bone indices were not range-checked: raw records carry no skeleton",
+                        at(0),
+                    )
+                });
+            }
+        }
+    }
+}

@@ -653,9 +653,13 @@ pub fn manifest_update(
 pub fn manifest_show(path: &Path) -> Result<String, CliError> {
     let m = read_manifest(path)?
         .ok_or_else(|| CliError::Io(format!("{}: no such manifest", path.display())))?;
+    let label = if path == Path::new("-") {
+        "<stdin>".to_owned()
+    } else {
+        path.display().to_string()
+    };
     let mut out = format!(
-        "{}: {} indices ({} live, {} retired)\n",
-        path.display(),
+        "{label}: {} indices ({} live, {} retired)\n",
         m.len(),
         m.bones.iter().filter(|e| !e.removed).count(),
         m.bones.iter().filter(|e| e.removed).count()

@@ -557,3 +557,23 @@ fn the_pre_commit_hooks_name_scripts_that_run_the_validator() {
     let o = run(&[VALID, INVALID]);
     assert_eq!(o.status.code(), Some(1));
 }
+
+#[test]
+fn a_manifest_shows_from_standard_input() {
+    use std::io::Write;
+    let file = run(DASH, &["manifest", "show", "examples/arm.manifest.json"]);
+    let mut child = Command::new(DASH)
+        .args(["manifest", "show", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(repo().join("examples/arm.manifest.json")).unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        text(&o.stdout),
+        text(&file.stdout).replacen("examples/arm.manifest.json", "<stdin>", 1)
+    );
+}

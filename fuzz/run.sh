@@ -13,12 +13,33 @@ fi
 mkdir -p fuzz/logs
 # Overflow checks and debug assertions on; no sanitizer: the workspace forbids `unsafe`, so
 # AddressSanitizer would mostly cost executions (about 4-5x here) without finding more.
-flags=(--debug-assertions --sanitizer none)
+flags=(--debug-assertions --sanitizer none --features libfuzzer)
 cargo +nightly fuzz build "${flags[@]}"
+
+# Links a target's seeds (fuzz/seeds.list: repository files read in place) into one folder
+# libFuzzer reads; it writes what it finds only into fuzz/corpus/TARGET.
+link_seeds() {
+  local target="$1" dir="target/fuzz-seeds/$1"
+  rm -rf "$dir" && mkdir -p "$dir"
+  while read -r t path exts; do
+    [[ "$t" == "$target" ]] || continue
+    if [[ -f "$path" ]]; then
+      ln -sf "$PWD/$path" "$dir/$(echo "$path" | tr / _)"
+      continue
+    fi
+    for f in "$path"/*; do
+      [[ -f "$f" ]] || continue
+      if [[ -n "$exts" ]] && ! [[ " $exts " == *" ${f##*.} "* ]]; then continue; fi
+      ln -sf "$PWD/$f" "$dir/$(echo "$f" | tr / _)"
+    done
+  done < <(grep -v '^#' fuzz/seeds.list)
+  echo "$dir"
+}
 for t in "${targets[@]}"; do
   mkdir -p "fuzz/corpus/$t"
   echo "== $t (${seconds}s)"
-  if ! cargo +nightly fuzz run "${flags[@]}" "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" -- \
+  seeds="$(link_seeds "$t")"
+  if ! cargo +nightly fuzz run "${flags[@]}" "$t" "fuzz/corpus/$t" "$seeds" -- \
       -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
       > "fuzz/logs/$t.log" 2>&1; then
     tail -n 40 "fuzz/logs/$t.log"

@@ -1,29 +1,64 @@
-//! Runs every fuzz target's logic over its seed corpus (`fuzz/seeds/<target>/`) and the
-//! regression inputs (`fuzz/regressions/<target>/`), on stable.
+//! Runs every fuzz target's logic on stable over its seeds (read in place from the
+//! repository, as `fuzz/seeds.list` lists them) and its regression inputs
+//! (`fuzz/regressions/<target>/`).
 
 use std::path::{Path, PathBuf};
 
-fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+/// The seed files of `target`, from `fuzz/seeds.list`.
+fn seeds(target: &str) -> Vec<PathBuf> {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let repo = fuzz.join("..");
+    let list = std::fs::read_to_string(fuzz.join("seeds.list")).unwrap_or_default();
     let mut out = Vec::new();
-    for dir in ["seeds", "regressions"] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir).join(target)) else {
+    for line in list.lines().map(str::trim) {
+        let mut words = line.split_whitespace();
+        if line.starts_with('#') || words.next() != Some(target) {
+            continue;
+        }
+        let Some(path) = words.next().map(|p| repo.join(p)) else {
             continue;
         };
-        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
-        for p in paths {
-            if let Ok(bytes) = std::fs::read(&p) {
-                out.push((p, bytes));
-            }
+        let extensions: Vec<&str> = words.collect();
+        if path.is_file() {
+            out.push(path);
+            continue;
         }
+        let Ok(entries) = std::fs::read_dir(&path) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.is_file()
+                    && (extensions.is_empty()
+                        || p.extension()
+                            .and_then(|x| x.to_str())
+                            .is_some_and(|x| extensions.contains(&x)))
+            })
+            .collect();
+        found.sort();
+        out.extend(found);
     }
     out
 }
 
+fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = seeds(target);
+    if let Ok(entries) = std::fs::read_dir(root.join("regressions").join(target)) {
+        let mut found: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        found.sort();
+        paths.extend(found);
+    }
+    paths
+        .into_iter()
+        .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+        .collect()
+}
+
 fn run(target: &str, f: fn(&[u8])) {
     let inputs = inputs(target);
-    assert!(!inputs.is_empty(), "no seeds for {target}");
+    assert!(inputs.len() >= 5, "{target}: only {} seeds", inputs.len());
     for (_, bytes) in &inputs {
         // Whole input, and prefixes of small inputs: truncation is the commonest damage.
         f(bytes);

@@ -6,16 +6,14 @@
     clippy::panic
 )]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use dashvertex_testkit::repo;
 
 use dashvertex_core::Limits;
 use dashvertex_gltf::export::{Editor, Influences, Weights};
 use dashvertex_gltf::import::{self, ImportError};
 use dashvertex_gltf::{Container, Gltf};
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn load(rel: &str) -> Gltf {
     dashvertex_gltf::load_path(&repo().join(rel), &Limits::default()).unwrap()

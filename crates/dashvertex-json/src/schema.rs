@@ -1,7 +1,7 @@
 //! JSON Schema generation.
 //!
 //! The files in `schemas/` are the output of [`all`]; a test compares them with the
-//! checked-in copies (`BLESS=1 cargo test -p dashvertex-json --test schemas` rewrites them).
+//! checked-in copies (`BLESS=1 cargo test -p dashvertex-json --test it schemas` rewrites them).
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};

@@ -1,0 +1,163 @@
+//! `dash reduce` and `dash manifest` end to end.
+
+use dashvertex_testkit::repo;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dash(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dash"))
+        .current_dir(repo())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dash-reduce-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn reduces_a_weights_document_with_a_locked_manifest() {
+    let out = tmp("arm.json");
+    let o = dash(&[
+        "reduce",
+        "examples/arm.weights.json",
+        "-o",
+        s(&out),
+        "--normalize",
+        "unit",
+        "--manifest",
+        "examples/arm.manifest.json",
+        "--locked",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Deterministic: same bytes again; quantized variants sum exactly.
+    let again = tmp("arm2.json");
+    dash(&[
+        "reduce",
+        "examples/arm.weights.json",
+        "-o",
+        s(&again),
+        "--normalize",
+        "unit",
+        "--manifest",
+        "examples/arm.manifest.json",
+        "--locked",
+    ]);
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&again).unwrap());
+    let o = dash(&[
+        "reduce",
+        "examples/arm.weights.json",
+        "-o",
+        s(&again),
+        "--quantize",
+        "unorm8",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "unorm8 without --normalize unit is refused as a usage error"
+    );
+}
+
+#[test]
+fn locked_manifests_refuse_to_change_and_leave_files_alone() {
+    let m = tmp("m24.json");
+    let out = tmp("r.glb");
+    std::fs::write(&out, b"before").unwrap();
+    assert!(
+        dash(&[
+            "manifest",
+            "init",
+            "fixtures/blender/rig24_all.glb",
+            "-o",
+            s(&m),
+            "--force"
+        ])
+        .status
+        .success()
+    );
+    let before = std::fs::read(&m).unwrap();
+    let o = dash(&[
+        "reduce",
+        "fixtures/blender/rig25_all.glb",
+        "-o",
+        s(&out),
+        "--manifest",
+        s(&m),
+        "--locked",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains("add bone \"hand_l_extra\" as index 24"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&m).unwrap(), before);
+    assert_eq!(std::fs::read(&out).unwrap(), b"before");
+    // Unlocked, the bone is appended and the output names every joint by the manifest.
+    let o = dash(&[
+        "reduce",
+        "fixtures/blender/rig25_all.glb",
+        "-o",
+        s(&out),
+        "--manifest",
+        s(&m),
+        "--normalize",
+        "unit",
+        "--quantize",
+        "unorm16",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let shown = dash(&["manifest", "show", s(&m)]);
+    assert!(
+        String::from_utf8(shown.stdout)
+            .unwrap()
+            .contains("   24  hand_l_extra")
+    );
+}
+
+#[test]
+fn manifest_update_retires_renames_and_compacts() {
+    let m = tmp("arm.manifest.json");
+    std::fs::copy(repo().join("examples/arm.manifest.json"), &m).unwrap();
+    // A skeleton without "twist" and with a new "pinky".
+    let sk = tmp("sk.json");
+    std::fs::write(&sk, r#"{"type": "DashBoneWeights", "vertexCount": 0, "bones": [
+        {"name": "shoulder", "weights": []}, {"name": "upper_arm", "parent": "shoulder", "weights": []},
+        {"name": "forearm", "parent": "upper_arm", "weights": []}, {"name": "hand", "parent": "forearm", "weights": []},
+        {"name": "thumb", "parent": "hand", "weights": []}, {"name": "pinky", "parent": "hand", "weights": []}]}"#).unwrap();
+    let o = dash(&["manifest", "update", s(&m), "--from", s(&sk), "--locked"]);
+    assert_eq!(o.status.code(), Some(1));
+    let before = std::fs::read(&m).unwrap();
+    let o = dash(&["manifest", "update", s(&m), "--rename", "thumb=hand"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a rename onto a taken name is refused"
+    );
+    assert_eq!(std::fs::read(&m).unwrap(), before);
+    let o = dash(&["manifest", "update", s(&m), "--from", s(&sk)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut text = String::from_utf8(o.stdout).unwrap();
+    text.push_str(
+        &String::from_utf8(dash(&["manifest", "update", s(&m), "--rename", "thumb=pollex"]).stdout)
+            .unwrap(),
+    );
+    text.push_str(
+        &String::from_utf8(dash(&["manifest", "update", s(&m), "--compact"]).stdout).unwrap(),
+    );
+    text.push_str(
+        &String::from_utf8(dash(&["manifest", "show", s(&m)]).stdout)
+            .unwrap()
+            .replace(s(&m), "MANIFEST"),
+    );
+    assert!(text.contains("compacted; old -> new indices:"), "{text}");
+}

@@ -1,0 +1,136 @@
+//! The conformance vectors: each produces exactly the diagnostics the manifest lists, and
+//! every rule has at least one vector.
+
+use dashvertex_testkit::repo;
+
+use std::collections::BTreeSet;
+
+use dashvertex_core::Limits;
+use dashvertex_validate::{Code, Options, Profile};
+use serde_json::Value;
+
+fn options(v: &Value) -> Options {
+    let o = &v["options"];
+    let manifest = o["manifest"].as_str().map(|m| {
+        let text = std::fs::read_to_string(repo().join("spec/vectors").join(m)).unwrap();
+        dashvertex_validate::manifest_bones(&text).unwrap()
+    });
+    Options {
+        profile: match o["profile"].as_str() {
+            Some("gltf") => Some(Profile::Gltf),
+            Some("dash") => Some(Profile::Dash),
+            _ => None,
+        },
+        bones: o["bones"].as_u64().or(manifest.as_ref().map(|m| m.count)),
+        removed_bones: manifest.map(|m| m.removed).unwrap_or_default(),
+        max_diagnostics: 1000,
+        deny_warnings: o["deny"].as_str() == Some("warnings"),
+        limits: Limits {
+            max_vertices: o["max_vertices"]
+                .as_u64()
+                .unwrap_or(Limits::default().max_vertices),
+            ..Limits::default()
+        },
+        ..Options::default()
+    }
+}
+
+fn manifest() -> Vec<Value> {
+    let text = std::fs::read_to_string(repo().join("spec/vectors/manifest.json")).unwrap();
+    let m: Value = serde_json::from_str(&text).unwrap();
+    m["vectors"].as_array().unwrap().clone()
+}
+
+/// Rules without a vector, and why.
+const NO_VECTOR: &[(Code, &str)] = &[(
+    Code::IO_ERROR,
+    "a missing file cannot be a vector; see cli.rs",
+)];
+
+#[test]
+fn vectors_produce_exactly_the_listed_diagnostics() {
+    // spec: I2 S1 S2 X1 T2
+    // (I2: bone 3 in set 1 and in set 0 is the same bone — multiset-duplicate-across-sets;
+    // S2: parents first, one root — bone-parent, bone-root.)
+    let mut covered = BTreeSet::new();
+    for v in manifest() {
+        let file = v["file"].as_str().unwrap();
+        let path = repo().join("spec/vectors").join(file);
+        let opts = options(&v);
+        let report = dashvertex_validate::validate_path(&path, &opts);
+        let got: Vec<Value> = report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let mut o = serde_json::to_value(&d.location).unwrap();
+                o.as_object_mut()
+                    .unwrap()
+                    .insert("code".into(), Value::String(d.code.as_str().into()));
+                o
+            })
+            .collect();
+        let want = v["diagnostics"].as_array().unwrap();
+        assert_eq!(&got, want, "{file}");
+        // The in-memory path agrees with the streaming path.
+        let bytes = std::fs::read(&path).unwrap();
+        let mem = dashvertex_validate::validate_bytes(&path.display().to_string(), &bytes, &opts);
+        assert_eq!(
+            mem, report,
+            "{file}: in-memory and streaming results differ"
+        );
+        for d in &report.diagnostics {
+            covered.insert(d.code);
+        }
+    }
+    for code in Code::ALL {
+        if NO_VECTOR.iter().any(|(c, _)| c == code) {
+            continue;
+        }
+        assert!(
+            covered.contains(code),
+            "rule {} has no vector",
+            code.as_str()
+        );
+    }
+}
+
+#[test]
+fn clean_vectors_have_no_diagnostics() {
+    for file in [
+        "json/document-full.json",
+        "json/vertex-unskinned.json",
+        "binary/valid-skinned.dmx",
+        "binary/valid-unskinned-compact.dmx",
+    ] {
+        let r = dashvertex_validate::validate_path(
+            &repo().join("spec/vectors").join(file),
+            &Options::default(),
+        );
+        assert!(
+            r.valid && r.diagnostics.is_empty(),
+            "{file}: {:?}",
+            r.diagnostics
+        );
+        let r = dashvertex_validate::validate_path(
+            &repo().join("spec/vectors").join(file),
+            &Options {
+                profile: Some(Profile::Gltf),
+                deny_warnings: true,
+                ..Options::default()
+            },
+        );
+        assert!(
+            r.valid,
+            "{file} under the gltf profile: {:?}",
+            r.diagnostics
+        );
+    }
+    for example in ["examples/rig.json", "examples/rig.dmx"] {
+        let r = dashvertex_validate::validate_path(&repo().join(example), &Options::default());
+        assert!(
+            r.valid && r.diagnostics.is_empty(),
+            "{example}: {:?}",
+            r.diagnostics
+        );
+    }
+}

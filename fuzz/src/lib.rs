@@ -232,7 +232,7 @@ pub fn roundtrip(data: &[u8]) {
 /// `validate_any`: arbitrary bytes validated as every input format never panic, and
 /// every diagnostic is located.
 pub fn validate_any(data: &[u8]) {
-    use dashvertex_validate::{InputFormat, Options};
+    use dashvertex_validate::{Format, Options};
     let opts = |format| Options {
         format,
         limits: fuzz_limits(),
@@ -241,11 +241,11 @@ pub fn validate_any(data: &[u8]) {
     };
     for format in [
         None,
-        Some(InputFormat::Json),
-        Some(InputFormat::Dmx),
-        Some(InputFormat::Raw),
-        Some(InputFormat::Gltf),
-        Some(InputFormat::Glb),
+        Some(Format::Json),
+        Some(Format::Dmx),
+        Some(Format::Raw),
+        Some(Format::Gltf),
+        Some(Format::Glb),
     ] {
         // A directory that does not exist: glTF buffers cannot name local files.
         let report = dashvertex_validate::validate_bytes(
@@ -461,12 +461,8 @@ fn output_validates(
         &dashvertex_binary::WriteOptions::default(),
     );
     for (name, bytes, format) in [
-        (
-            "out.json",
-            json.ok(),
-            dashvertex_validate::InputFormat::Json,
-        ),
-        ("out.dmx", dmx.ok(), dashvertex_validate::InputFormat::Dmx),
+        ("out.json", json.ok(), dashvertex_formats::Format::Json),
+        ("out.dmx", dmx.ok(), dashvertex_formats::Format::Dmx),
     ] {
         let Some(bytes) = bytes else {
             panic!("{name}: the reduced document cannot be encoded");
@@ -477,7 +473,7 @@ fn output_validates(
             max_diagnostics: 100,
             ..dashvertex_validate::Options::default()
         };
-        let report = dashvertex_validate::validate_standalone(name, &bytes, &opts);
+        let report = dashvertex_validate::validate_bytes(name, &bytes, &opts);
         let errors: Vec<_> = report
             .diagnostics
             .iter()

@@ -49,10 +49,10 @@ enum Command {
         /// Output file, or `-` for standard output. Written atomically.
         output: PathBuf,
         /// Input format (default: from the extension, else detected from the bytes).
-        #[arg(long)]
+        #[arg(long, value_name = "FORMAT", value_parser = formats::dashvertex_format())]
         from: Option<Format>,
         /// Output format (default: from the extension; required for `-`).
-        #[arg(long)]
+        #[arg(long, value_name = "FORMAT", value_parser = formats::dashvertex_format())]
         to: Option<Format>,
         /// JSON shape to write (default: the input's; a document for binary input).
         #[arg(long, value_enum)]
@@ -74,8 +74,8 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
         /// Output format (default: from the output's extension; required for `-`).
-        #[arg(long, value_enum, value_name = "FORMAT")]
-        to: Option<reduce::OutputKind>,
+        #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
+        to: Option<Format>,
         /// Influences kept per vertex (K); more than 4 fill further sets, heaviest first.
         #[arg(long, value_name = "K", default_value_t = 4)]
         max_influences: usize,
@@ -114,7 +114,7 @@ enum Command {
         /// The file, or `-` for standard input.
         file: PathBuf,
         /// Input format (default: from the extension, else detected).
-        #[arg(long)]
+        #[arg(long, value_name = "FORMAT", value_parser = formats::dashvertex_format())]
         from: Option<Format>,
         /// How many vertices and bones to print.
         #[arg(long, default_value_t = 4)]
@@ -215,7 +215,7 @@ fn name(path: &Path) -> String {
 
 fn read(path: &Path, from: Option<Format>, limits: &Limits) -> Result<(Vec<u8>, Format), CliError> {
     let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
-    let format = from.unwrap_or_else(|| Format::decide(path, &bytes));
+    let format = from.unwrap_or_else(|| formats::decide(path, &bytes));
     Ok((bytes, format))
 }
 
@@ -236,7 +236,8 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             compact,
             drop_unreferenced,
         } => {
-            let to = to.or_else(|| Format::from_path(output)).ok_or_else(|| {
+            let named = Format::from_extension(output).filter(|f| !f.is_gltf());
+            let to = to.or(named).ok_or_else(|| {
                 CliError::Usage(format!(
                     "cannot tell the output format of {}; pass --to json|dmx|raw",
                     name(output)

@@ -35,7 +35,8 @@ pub fn inspect(
     let _ = writeln!(out, "file: {name} ({} bytes)", bytes.len());
     match format {
         Format::Dmx => inspect_container(&mut out, name, bytes, records, limits)?,
-        Format::Raw | Format::Json => {
+        _ => {
+            // JSON or raw; any other format is refused by the load, naming it.
             let loaded = formats::load(name, bytes, format, limits)?;
             let doc = loaded.document();
             match &loaded {

@@ -70,15 +70,11 @@ fn input_error(file: &Path, message: impl std::fmt::Display) -> CliError {
     }
 }
 
-fn is_gltf(path: &Path) -> Option<Container> {
-    match path
-        .extension()?
-        .to_string_lossy()
-        .to_ascii_lowercase()
-        .as_str()
-    {
-        "gltf" => Some(Container::Gltf),
-        "glb" => Some(Container::Glb),
+/// The glTF container a format is, if it is one.
+fn container(format: Option<Format>) -> Option<Container> {
+    match format? {
+        Format::Gltf => Some(Container::Gltf),
+        Format::Glb => Some(Container::Glb),
         _ => None,
     }
 }
@@ -93,33 +89,18 @@ pub struct Context<'a> {
     pub wait: bool,
 }
 
-/// What `dash reduce` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputKind {
-    /// DashVertex JSON.
-    Json,
-    /// The DMX container.
-    Dmx,
-    /// Raw 48-byte records.
-    Raw,
-    /// glTF JSON (glTF input only).
-    Gltf,
-    /// GLB (glTF input only).
-    Glb,
-}
-
 /// Loads a reducer input. glTF is told by its name or, from standard input or under
 /// another name, by its bytes; glTF from standard input has no folder, so it reads no
 /// external file (spec/security.md §1).
 pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
     let limits = &ctx.limits;
-    if is_gltf(path).is_some() {
+    if Format::from_extension(path).is_some_and(Format::is_gltf) {
         let gltf = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
             .map_err(|e| input_error(path, e))?;
         return Ok(Source::Gltf(Box::new(gltf)));
     }
     let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
-    if dashvertex_gltf::is_gltf_bytes(&bytes) {
+    if Format::is_gltf_bytes(&bytes) {
         let loaded = if path == Path::new("-") {
             dashvertex_gltf::load_owned(bytes, &dashvertex_gltf::NoFiles, limits)
         } else {
@@ -134,7 +115,7 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
             loaded.map_err(|e| input_error(path, e))?,
         )));
     }
-    let format = Format::decide(path, &bytes);
+    let format = formats::decide(path, &bytes);
     if format == Format::Json {
         let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
         match dashvertex_reduce::weights_doc::document_type(text).as_deref() {
@@ -252,7 +233,7 @@ pub struct ReduceArgs<'a> {
     /// Output.
     pub output: &'a Path,
     /// The output's format when its name cannot tell (`-`), or to override the name.
-    pub to: Option<OutputKind>,
+    pub to: Option<Format>,
     /// Algorithm settings.
     pub config: Config,
     /// Manifest file.
@@ -370,12 +351,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             }
             other => input_error(a.input, other),
         };
-        let container = match a.to {
-            Some(OutputKind::Gltf) => Some(Container::Gltf),
-            Some(OutputKind::Glb) => Some(Container::Glb),
-            Some(_) => None,
-            None => is_gltf(a.output),
-        };
+        let container = container(a.to.or_else(|| Format::from_extension(a.output)));
         let (written, reports, changes) = match (container, &source) {
             (Some(container), Source::Gltf(g)) => {
                 // Standard output has no folder to write buffer files into.
@@ -410,12 +386,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                 ));
             }
             (None, _) => {
-                let named = match a.to {
-                    Some(OutputKind::Json) => Some(Format::Json),
-                    Some(OutputKind::Dmx) => Some(Format::Dmx),
-                    Some(OutputKind::Raw) => Some(Format::Raw),
-                    _ => Format::from_path(a.output),
-                };
+                let named = a.to.or_else(|| Format::from_extension(a.output));
                 let format = named.ok_or_else(|| {
                     CliError::Usage(format!(
                         "cannot tell the output format of {}; use .json, .dmx, .raw, .gltf or .glb, or --to",
@@ -482,16 +453,11 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         (written, reports, manifest, existing, changes, lock_guard)
     };
     let dashvertex_gltf::export::Written { main: bytes, files } = bytes;
-    let format = match a.to {
-        Some(OutputKind::Json) => dashvertex_validate::InputFormat::Json,
-        Some(OutputKind::Dmx) => dashvertex_validate::InputFormat::Dmx,
-        Some(OutputKind::Raw) => dashvertex_validate::InputFormat::Raw,
-        Some(OutputKind::Gltf) => dashvertex_validate::InputFormat::Gltf,
-        Some(OutputKind::Glb) => dashvertex_validate::InputFormat::Glb,
-        // The output's extension chose its encoder (checked above), so it names the format.
-        None => dashvertex_validate::InputFormat::from_path(a.output)
-            .unwrap_or(dashvertex_validate::InputFormat::Json),
-    };
+    // The output's format or extension chose its encoder (checked above), so it names
+    // the format.
+    let format =
+        a.to.or_else(|| Format::from_extension(a.output))
+            .unwrap_or(Format::Json);
     let bytes = verify(a.output, format, bytes, &files, limits)?;
     // The manifest first: if the output then fails, the manifest only holds bones
     // added early (it is append-only), never an output whose indices it lacks.
@@ -526,7 +492,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
 /// The bytes are handed over and given back, so that a GLB output is checked in place.
 fn verify(
     output: &Path,
-    format: dashvertex_validate::InputFormat,
+    format: dashvertex_formats::Format,
     bytes: Vec<u8>,
     files: &[(String, Vec<u8>)],
     limits: &Limits,

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 use dashvertex_core::Limits;
+use dashvertex_formats::Format;
 use dashvertex_validate::render::{self, Style};
-use dashvertex_validate::{Code, FileReport, InputFormat, Level, Options, Profile, Report};
+use dashvertex_validate::{Code, FileReport, Level, Options, Profile, Report};
 
 use crate::common::{self, Global, Verbosity};
 
@@ -68,8 +69,8 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "CODE")]
     pub allow: Vec<String>,
     /// Read inputs as this format instead of detecting it.
-    #[arg(long, value_name = "FORMAT", value_parser = input_format)]
-    pub input_format: Option<InputFormat>,
+    #[arg(long, value_name = "FORMAT", value_parser = crate::formats::any_format())]
+    pub input_format: Option<Format>,
     /// Walk hidden files and folders, and paths `.gitignore` excludes, too.
     #[arg(long)]
     pub all_files: bool,
@@ -78,13 +79,6 @@ pub struct ValidateArgs {
     /// folder always are. For hooks and globs that name every staged `.json`.
     #[arg(long)]
     pub skip_other_json: bool,
-}
-
-fn input_format(s: &str) -> Result<InputFormat, String> {
-    InputFormat::from_name(s).ok_or_else(|| {
-        let names: Vec<_> = InputFormat::ALL.iter().map(|f| f.as_str()).collect();
-        format!("expected one of {}", names.join(", "))
-    })
 }
 
 /// The `dash-validate` command: inputs are required, unless it is asked for its
@@ -296,9 +290,9 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
             match dashvertex_fs::read_input(path, opts.limits.max_input_bytes) {
                 // Standard input has no folder: a glTF read from it has no external
                 // resources (spec/security.md §1), whatever the working directory holds.
-                Ok(bytes) => dashvertex_validate::validate_standalone("<stdin>", &bytes, &opts),
+                Ok(bytes) => dashvertex_validate::validate_bytes("<stdin>", &bytes, &opts),
                 Err(dashvertex_fs::FsError::Empty { .. }) => {
-                    dashvertex_validate::validate_standalone("<stdin>", &[], &opts)
+                    dashvertex_validate::validate_bytes("<stdin>", &[], &opts)
                 }
                 Err(e) => return Err(e.to_string()),
             }

@@ -20,6 +20,6 @@ pub mod spec;
 
 pub use error::{AccessorError, LoadError};
 pub use load::{
-    Container, FsResolver, Gltf, MemoryFiles, NoFiles, Resolver, is_gltf_bytes, load, load_owned,
-    load_path, load_path_in,
+    Container, FsResolver, Gltf, MemoryFiles, NoFiles, Resolver, load, load_owned, load_path,
+    load_path_in,
 };

@@ -85,18 +85,6 @@ impl Resolver for MemoryFiles<'_> {
     }
 }
 
-/// True when bytes are glTF whatever their name: the GLB magic, or JSON text whose
-/// outermost value is an object with an `asset` member (which DashVertex never has).
-pub fn is_gltf_bytes(bytes: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        asset: Option<serde::de::IgnoredAny>,
-    }
-    glb::is_glb(bytes)
-        || (bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
-            && serde_json::from_slice::<Probe>(bytes).is_ok_and(|p| p.asset.is_some()))
-}
-
 /// `.gltf` (JSON) or `.glb` (binary container).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Container {

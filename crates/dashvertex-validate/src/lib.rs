@@ -29,13 +29,15 @@ pub mod sink;
 pub mod skeleton;
 
 pub use codes::{Code, Severity};
+pub use dashvertex_formats::Format;
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
 pub use manifest::{ManifestBones, manifest_bones};
-pub use options::{InputFormat, Level, Options};
+pub use options::{Level, Options};
 pub use report::{Counts, FileReport, Report, Summary, schema};
 
-use std::io::{Cursor, Read};
+use std::borrow::Cow;
+use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use sink::Sink;
@@ -52,7 +54,7 @@ fn unknown(sink: &mut Sink) {
 
 fn finish(
     name: &str,
-    format: Option<InputFormat>,
+    format: Option<Format>,
     profile: Profile,
     sink: Sink,
     opts: &Options,
@@ -84,94 +86,67 @@ fn choose(
     head: &[u8],
     len: u64,
     sink: &mut Sink,
-) -> (Option<InputFormat>, bool) {
+) -> (Option<Format>, bool) {
     if let Some(f) = opts.format {
         return (Some(f), true);
     }
-    let (format, contradicted) = InputFormat::decide(path, head, len);
-    if let (Some(named), Some(read)) = (contradicted, format) {
+    let d = Format::detect(path, head, len);
+    if let (Some(named), Some(read)) = (d.contradicted, d.format) {
         let code = Code::FORMAT_NAME_MISMATCH;
         sink.push(code, || {
             Diagnostic::new(
                 code,
-                format!(
-                    "the name says {} but the bytes are {}: read as {}",
-                    named.as_str(),
-                    read.as_str(),
-                    read.as_str()
-                ),
+                format!("the name says {named} but the bytes are {read}: read as {read}"),
                 Location {
                     offset: Some(0),
                     ..Location::default()
                 },
             )
         });
-        return (format, false);
     }
-    (format, InputFormat::from_path(path).is_some())
+    (d.format, d.by_name)
 }
 
-/// A JSON text with an `asset` member is glTF, not DashVertex.
-fn refine(format: Option<InputFormat>, explicit: bool, bytes: &[u8]) -> Option<InputFormat> {
+/// JSON text named as neither (guessed, or contradicting its name) is glTF when it has
+/// an `asset` member.
+fn refine(format: Option<Format>, explicit: bool, bytes: &[u8]) -> Option<Format> {
     match format {
-        Some(InputFormat::Json) if !explicit => {
-            let gltf = dashvertex_gltf::is_gltf_bytes(bytes);
-            Some(if gltf {
-                InputFormat::Gltf
-            } else {
-                InputFormat::Json
-            })
-        }
+        Some(Format::Json) if !explicit => Some(Format::of_json(bytes)),
         f => f,
     }
 }
 
-/// The resolver for a glTF file's external buffers: its folder (and the allowed
-/// folders), when it has one on disk; none for input held only in memory.
-fn resolver(name: &str, opts: &Options) -> Box<dyn dashvertex_gltf::Resolver> {
-    let path = Path::new(name);
-    let on_disk = match path.parent() {
-        Some(dir) => dir.as_os_str().is_empty() || dir.is_dir(),
-        None => false,
-    };
-    match on_disk
-        .then(|| {
-            dashvertex_gltf::FsResolver::for_file(
-                path,
-                &opts.resource_dirs,
-                opts.limits.max_input_bytes,
-            )
-            .ok()
-        })
-        .flatten()
-    {
-        Some(r) => Box::new(r),
-        None => Box::new(dashvertex_gltf::NoFiles),
+/// The resolver for the external buffers of a glTF file on disk: its folder and the
+/// allowed folders. A folder that cannot be opened leaves none (every external buffer is
+/// then reported unavailable).
+fn folder_resolver(path: &Path, opts: &Options) -> Box<dyn dashvertex_gltf::Resolver> {
+    match dashvertex_gltf::FsResolver::for_file(
+        path,
+        &opts.resource_dirs,
+        opts.limits.max_input_bytes,
+    ) {
+        Ok(r) => Box::new(r),
+        Err(_) => Box::new(dashvertex_gltf::NoFiles),
     }
 }
 
-/// Validates a file held in memory. A glTF file's external buffers are read from the
-/// directory `name` is in.
+/// Validates bytes held in memory, touching no file: `name` only labels the report and
+/// hints at the format, and a glTF file's external buffers are reported unavailable (use
+/// [`validate_with`] to supply them, [`validate_path`] to read a file with its buffers).
 pub fn validate_bytes(name: &str, bytes: &[u8], opts: &Options) -> FileReport {
-    let r = resolver(name, opts);
-    validate_with(name, bytes, r.as_ref(), opts)
-}
-
-/// Validates bytes that stand alone: a glTF file's external buffers are never read
-/// (they are reported unavailable). For checking an output before it is written.
-pub fn validate_standalone(name: &str, bytes: &[u8], opts: &Options) -> FileReport {
     validate_with(name, bytes, &dashvertex_gltf::NoFiles, opts)
 }
 
 /// Validates bytes whose glTF external buffers come from `resolver` (for instance
-/// [`dashvertex_gltf::MemoryFiles`]: an output and its buffer files before they are written).
+/// [`dashvertex_gltf::MemoryFiles`]: an output and its buffer files before they are
+/// written, or [`dashvertex_gltf::FsResolver`] for a folder).
 pub fn validate_with(
     name: &str,
     bytes: &[u8],
     resolver: &dyn dashvertex_gltf::Resolver,
     opts: &Options,
 ) -> FileReport {
-    dispatch(name, std::borrow::Cow::Borrowed(bytes), resolver, opts).0
+    dispatch(name, Source::Memory(Cow::Borrowed(bytes)), resolver, opts).0
 }
 
 /// [`validate_with`] on bytes handed over, which are given back afterwards: a GLB is
@@ -183,53 +158,17 @@ pub fn validate_owned(
     resolver: &dyn dashvertex_gltf::Resolver,
     opts: &Options,
 ) -> (FileReport, Option<Vec<u8>>) {
-    dispatch(name, std::borrow::Cow::Owned(bytes), resolver, opts)
+    dispatch(name, Source::Memory(Cow::Owned(bytes)), resolver, opts)
 }
 
-fn dispatch(
-    name: &str,
-    input: std::borrow::Cow<'_, [u8]>,
-    resolver: &dyn dashvertex_gltf::Resolver,
-    opts: &Options,
-) -> (FileReport, Option<Vec<u8>>) {
-    let mut sink = Sink::for_options(opts);
-    let bytes: &[u8] = &input;
-    if bytes.is_empty() {
-        return (empty(name, sink, opts), Some(Vec::new()));
-    }
-    let (chosen, named) = choose(opts, Path::new(name), bytes, bytes.len() as u64, &mut sink);
-    let format = refine(chosen, named, bytes);
-    if matches!(format, Some(InputFormat::Gltf | InputFormat::Glb)) {
-        let (profile, back) = inputs::gltf::validate_keeping(input, resolver, opts, &mut sink);
-        return (finish(name, format, profile, sink, opts), back);
-    }
-    let profile = match format {
-        Some(InputFormat::Json) => inputs::json::validate(bytes, opts, &mut sink),
-        Some(f @ (InputFormat::Dmx | InputFormat::Raw)) => {
-            let len = bytes.len() as u64;
-            inputs::binary::validate(&mut Cursor::new(bytes), len, f, opts, &mut sink)
-        }
-        _ => {
-            unknown(&mut sink);
-            opts.profile.unwrap_or(Profile::Dash)
-        }
-    };
-    let back = match input {
-        std::borrow::Cow::Owned(v) => Some(v),
-        std::borrow::Cow::Borrowed(_) => None,
-    };
-    (finish(name, format, profile, sink, opts), back)
-}
-
-/// Validates a file on disk. Binary files are streamed (memory does not grow with the
-/// file); JSON files are read whole, up to the input limit.
+/// Validates a file on disk, with a glTF file's external buffers from its folder (and
+/// [`Options::resource_dirs`]). Binary files are streamed (memory does not grow with the
+/// file); JSON and glTF files are read whole, up to the input limit.
 pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
     let name = path.display().to_string();
-    let mut sink = Sink::for_options(opts);
-    let io_fail = |e: std::io::Error, mut sink: Sink| {
-        sink.push(Code::IO_ERROR, || {
-            Diagnostic::new(Code::IO_ERROR, e.to_string(), Location::default())
-        });
+    let fail = |code: Code, message: String| {
+        let mut sink = Sink::for_options(opts);
+        sink.push(code, || Diagnostic::new(code, message, Location::default()));
         finish(
             &name,
             None,
@@ -238,71 +177,157 @@ pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
             opts,
         )
     };
-    let mut file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => return io_fail(e, sink),
+    let opened = std::fs::File::open(path).and_then(|f| Ok((f.metadata()?, f)));
+    let resolver = folder_resolver(path, opts);
+    let src = match opened {
+        Err(e) => return fail(Code::IO_ERROR, e.to_string()),
+        Ok((m, _)) if m.is_dir() => return fail(Code::IO_ERROR, "is a directory".into()),
+        Ok((m, file)) if m.is_file() => Source::File { file, len: m.len() },
+        // A device or FIFO the user named: its length says nothing, so it is read up to
+        // the input limit, as standard input is.
+        Ok(_) => match dashvertex_fs::read_input(path, opts.limits.max_input_bytes) {
+            Ok(bytes) => Source::Memory(Cow::Owned(bytes)),
+            Err(dashvertex_fs::FsError::Empty { .. }) => Source::Memory(Cow::Borrowed(&[])),
+            Err(e @ dashvertex_fs::FsError::TooLarge { .. }) => {
+                return fail(Code::LIMIT_EXCEEDED, e.to_string());
+            }
+            Err(e) => return fail(Code::IO_ERROR, e.to_string()),
+        },
     };
-    let len = match file.metadata() {
-        Ok(m) if m.is_dir() => {
-            return io_fail(std::io::Error::other("is a directory"), sink);
+    dispatch(&name, src, resolver.as_ref(), opts).0
+}
+
+fn io_error(sink: &mut Sink, e: &std::io::Error) {
+    sink.push(Code::IO_ERROR, || {
+        Diagnostic::new(Code::IO_ERROR, e.to_string(), Location::default())
+    });
+}
+
+/// Where an input's bytes are: in memory (borrowed, or handed over to be given back), or
+/// in a file read only as far as its format needs (the first bytes to tell the format;
+/// all of it for JSON and glTF; a stream for binary containers).
+enum Source<'a> {
+    Memory(Cow<'a, [u8]>),
+    File { file: std::fs::File, len: u64 },
+}
+
+impl Source<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            Source::Memory(b) => b.len() as u64,
+            Source::File { len, .. } => *len,
         }
-        Ok(m) if m.len() == 0 && m.is_file() => return empty(&name, sink, opts),
-        Ok(m) => m.len(),
-        Err(e) => return io_fail(e, sink),
+    }
+
+    /// Up to 64 bytes from the start.
+    fn head(&mut self) -> std::io::Result<Vec<u8>> {
+        match self {
+            Source::Memory(b) => Ok(b.get(..64).unwrap_or(b).to_vec()),
+            Source::File { file, .. } => {
+                let mut head = Vec::with_capacity(64);
+                file.seek(SeekFrom::Start(0))?;
+                (&mut *file).take(64).read_to_end(&mut head)?;
+                Ok(head)
+            }
+        }
+    }
+
+    /// All the bytes, in memory (a file is read from its start, once).
+    fn into_memory<'s>(self) -> std::io::Result<Cow<'s, [u8]>>
+    where
+        Self: 's,
+    {
+        match self {
+            Source::Memory(b) => Ok(b),
+            Source::File { mut file, len } => {
+                let mut all = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+                file.seek(SeekFrom::Start(0))?;
+                file.read_to_end(&mut all)?;
+                Ok(Cow::Owned(all))
+            }
+        }
+    }
+}
+
+/// The one format dispatch: empty input, format choice (`--input-format`, else the
+/// bytes' signature over a contradicting name, else the name, else a guess; JSON with an
+/// `asset` member is glTF), the input limit for formats read whole, then the format's
+/// checks. Gives back bytes handed over in memory.
+fn dispatch(
+    name: &str,
+    mut src: Source<'_>,
+    resolver: &dyn dashvertex_gltf::Resolver,
+    opts: &Options,
+) -> (FileReport, Option<Vec<u8>>) {
+    let mut sink = Sink::for_options(opts);
+    let give_back = |src: Source<'_>| match src {
+        Source::Memory(Cow::Owned(v)) => Some(v),
+        _ => None,
     };
-    let mut head = Vec::with_capacity(64);
-    if let Err(e) = (&mut file).take(64).read_to_end(&mut head) {
-        return io_fail(e, sink);
+    let len = src.len();
+    if len == 0 {
+        return (empty(name, sink, opts), give_back(src));
     }
-    let (mut format, named) = choose(opts, path, &head, len, &mut sink);
-    if format == Some(InputFormat::Json) && !named && opts.limits.check_input(len).is_ok() {
-        match std::fs::read(path) {
-            Ok(bytes) => format = refine(format, false, &bytes),
-            Err(e) => return io_fail(e, sink),
+    let head = match src.head() {
+        Ok(h) => h,
+        Err(e) => {
+            io_error(&mut sink, &e);
+            let profile = opts.profile.unwrap_or(Profile::Dash);
+            return (finish(name, None, profile, sink, opts), None);
         }
-    }
-    let profile = match format {
-        Some(InputFormat::Gltf | InputFormat::Glb) => {
-            if let Err(e) = opts.limits.check_input(len) {
-                sink.push(Code::LIMIT_EXCEEDED, || {
-                    Diagnostic::new(Code::LIMIT_EXCEEDED, e.to_string(), Location::default())
-                });
-                opts.profile.unwrap_or(Profile::Gltf)
-            } else {
-                match std::fs::read(path) {
-                    Ok(bytes) => {
-                        let r = resolver(&name, opts);
-                        inputs::gltf::validate(
-                            std::borrow::Cow::Owned(bytes),
-                            r.as_ref(),
-                            opts,
-                            &mut sink,
-                        )
+    };
+    let (chosen, named) = choose(opts, Path::new(name), &head, len, &mut sink);
+    let whole = matches!(chosen, Some(Format::Json | Format::Gltf | Format::Glb));
+    if !whole {
+        let profile = match chosen {
+            Some(f @ (Format::Dmx | Format::Raw)) => match &mut src {
+                Source::Memory(b) => {
+                    inputs::binary::validate(&mut Cursor::new(&b[..]), len, f, opts, &mut sink)
+                }
+                Source::File { file, .. } => match file.seek(SeekFrom::Start(0)) {
+                    Ok(_) => inputs::binary::validate(file, len, f, opts, &mut sink),
+                    Err(e) => {
+                        io_error(&mut sink, &e);
+                        opts.profile.unwrap_or(Profile::Dash)
                     }
-                    Err(e) => return io_fail(e, sink),
-                }
-            }
-        }
-        Some(InputFormat::Json) => {
-            if let Err(e) = opts.limits.check_input(len) {
-                sink.push(Code::LIMIT_EXCEEDED, || {
-                    Diagnostic::new(Code::LIMIT_EXCEEDED, e.to_string(), Location::default())
-                });
+                },
+            },
+            _ => {
+                unknown(&mut sink);
                 opts.profile.unwrap_or(Profile::Dash)
-            } else {
-                match std::fs::read(path) {
-                    Ok(bytes) => inputs::json::validate(&bytes, opts, &mut sink),
-                    Err(e) => return io_fail(e, sink),
-                }
             }
-        }
-        Some(f @ (InputFormat::Dmx | InputFormat::Raw)) => {
-            inputs::binary::validate(&mut file, len, f, opts, &mut sink)
-        }
-        None => {
-            unknown(&mut sink);
-            opts.profile.unwrap_or(Profile::Dash)
+        };
+        return (finish(name, chosen, profile, sink, opts), give_back(src));
+    }
+    // Text and glTF are read whole: the input limit applies first (to a file before it
+    // is read; to bytes in memory alike, so both give the same report).
+    if let Err(e) = opts.limits.check_input(len) {
+        sink.push(Code::LIMIT_EXCEEDED, || {
+            Diagnostic::new(Code::LIMIT_EXCEEDED, e.to_string(), Location::default())
+        });
+        let gltf = matches!(chosen, Some(Format::Gltf | Format::Glb));
+        let profile = opts
+            .profile
+            .unwrap_or(if gltf { Profile::Gltf } else { Profile::Dash });
+        return (finish(name, chosen, profile, sink, opts), give_back(src));
+    }
+    let bytes = match src.into_memory() {
+        Ok(b) => b,
+        Err(e) => {
+            io_error(&mut sink, &e);
+            let profile = opts.profile.unwrap_or(Profile::Dash);
+            return (finish(name, chosen, profile, sink, opts), None);
         }
     };
-    finish(&name, format, profile, sink, opts)
+    let format = refine(chosen, named, &bytes);
+    if matches!(format, Some(Format::Gltf | Format::Glb)) {
+        let (profile, back) = inputs::gltf::validate_keeping(bytes, resolver, opts, &mut sink);
+        return (finish(name, format, profile, sink, opts), back);
+    }
+    let profile = inputs::json::validate(&bytes, opts, &mut sink);
+    let back = match bytes {
+        Cow::Owned(v) => Some(v),
+        Cow::Borrowed(_) => None,
+    };
+    (finish(name, format, profile, sink, opts), back)
 }

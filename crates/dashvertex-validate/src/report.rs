@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::codes::{Code, Severity};
 use crate::diagnostic::Diagnostic;
 use crate::influences::Profile;
-use crate::options::InputFormat;
+use dashvertex_formats::Format;
 
 /// Counts per severity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -46,7 +46,7 @@ impl FileReport {
     /// Builds a report from a sink's contents.
     pub fn new(
         file: String,
-        format: Option<InputFormat>,
+        format: Option<Format>,
         profile: Profile,
         counts_by_code: BTreeMap<Code, u64>,
         mut diagnostics: Vec<Diagnostic>,

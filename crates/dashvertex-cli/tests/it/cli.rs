@@ -175,7 +175,7 @@ fn reduce_reads_gltf_from_standard_input_and_writes_to_standard_output() {
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(o.stdout.starts_with(b"glTF"));
-    let report = dashvertex_validate::validate_standalone(
+    let report = dashvertex_validate::validate_bytes(
         "out.glb",
         &o.stdout,
         &dashvertex_validate::Options::default(),

@@ -12,9 +12,10 @@ use zerocopy::FromBytes;
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::influences::{Checker, Encoding, Field, Locate, MeshStats, Profile, Scratch};
-use crate::options::{InputFormat, Options};
+use crate::options::Options;
 use crate::sink::Sink;
 use crate::skeleton::{self, BoneField};
+use dashvertex_formats::Format;
 
 /// Vertices read per chunk.
 const CHUNK: u64 = 16 * 1024;
@@ -101,12 +102,12 @@ fn io(e: &std::io::Error, sink: &mut Sink) {
 pub fn validate<R: Read + Seek>(
     r: &mut R,
     len: u64,
-    format: InputFormat,
+    format: Format,
     opts: &Options,
     sink: &mut Sink,
 ) -> Profile {
     let profile = opts.profile.unwrap_or(Profile::Dash);
-    if format == InputFormat::Raw {
+    if format == Format::Raw {
         raw(r, len, profile, opts, sink);
         return profile;
     }

@@ -408,3 +408,28 @@ fn exported_files_pass_the_official_validator() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bytes_in_memory_never_reach_the_filesystem() {
+    // The same .gltf: by path its .bin beside it is read; as bytes nothing is, whatever
+    // the name says, and the buffer is reported unavailable.
+    let path =
+        repo().join("fixtures/corpus/gltf/assetgen/Animation_SkinType/Animation_SkinType_01.gltf");
+    let opts = Options::default();
+    let by_path = dashvertex_validate::validate_path(&path, &opts);
+    assert_eq!(by_path.counts.errors, 0, "{:#?}", by_path.diagnostics);
+    let bytes = std::fs::read(&path).unwrap();
+    let in_memory = dashvertex_validate::validate_bytes(&path.display().to_string(), &bytes, &opts);
+    assert!(
+        in_memory
+            .diagnostics
+            .iter()
+            .any(|d| d.code.as_str() == "GLTF_BUFFER"),
+        "{:#?}",
+        in_memory.diagnostics
+    );
+    // A resolver supplies them.
+    let folder = dashvertex_gltf::FsResolver::for_file(&path, &[], u64::MAX).unwrap();
+    let with = dashvertex_validate::validate_with("any name", &bytes, &folder, &opts);
+    assert_eq!(with.counts, by_path.counts);
+}

@@ -71,9 +71,13 @@ fn vectors_produce_exactly_the_listed_diagnostics() {
             .collect();
         let want = v["diagnostics"].as_array().unwrap();
         assert_eq!(&got, want, "{file}");
-        // The in-memory path agrees with the streaming path.
+        // The in-memory path agrees with the streaming path, given the same folder for
+        // external buffers.
         let bytes = std::fs::read(&path).unwrap();
-        let mem = dashvertex_validate::validate_bytes(&path.display().to_string(), &bytes, &opts);
+        let folder =
+            dashvertex_gltf::FsResolver::for_file(&path, &[], opts.limits.max_input_bytes).unwrap();
+        let mem =
+            dashvertex_validate::validate_with(&path.display().to_string(), &bytes, &folder, &opts);
         assert_eq!(
             mem, report,
             "{file}: in-memory and streaming results differ"

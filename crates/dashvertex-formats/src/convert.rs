@@ -1,0 +1,314 @@
+//! DashVertex documents loaded from and saved to JSON, DMX and raw records, losslessly:
+//! what the target cannot hold is refused, never dropped.
+
+use dashvertex_binary::{BinaryError, BinaryFile, FileKind, WriteError, WriteOptions};
+use dashvertex_core::{Document, Limits};
+use dashvertex_json::{EncodeError, Form, JsonError, JsonFile};
+
+use crate::Format;
+
+/// A loaded DashVertex file, with everything its format carries beside the document
+/// (JSON members and binary sections dash does not model, kept for writing back).
+#[derive(Clone, Debug)]
+pub enum Loaded {
+    /// JSON text.
+    Json(JsonFile),
+    /// A DMX container or raw records.
+    Binary(BinaryFile),
+}
+
+impl Loaded {
+    /// The modelled content.
+    pub fn document(&self) -> &Document {
+        match self {
+            Loaded::Json(f) => &f.document,
+            Loaded::Binary(f) => &f.document,
+        }
+    }
+}
+
+/// Why a file could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// The JSON decoder refused it (located by line, column and JSON Pointer).
+    #[error("{}:{}: {} (at {})", .0.line, .0.column, .0.message,
+            if .0.pointer.is_empty() { "/" } else { &.0.pointer })]
+    Json(#[source] JsonError),
+    /// A binary decoder refused it (located by byte offset).
+    #[error("offset 0x{:X}: {}", .0.offset, .0.kind)]
+    Binary(#[source] BinaryError),
+    /// The format holds no DashVertex document (glTF is read by `dashvertex-gltf`).
+    #[error("{} is not a DashVertex format", .0.describe())]
+    NotDashVertex(Format),
+}
+
+/// Decodes `bytes` as `format` within `limits`.
+pub fn load(bytes: &[u8], format: Format, limits: &Limits) -> Result<Loaded, LoadError> {
+    match format {
+        Format::Json => dashvertex_json::decode_bytes(bytes, limits)
+            .map(Loaded::Json)
+            .map_err(LoadError::Json),
+        Format::Dmx => dashvertex_binary::decode_container(bytes, limits)
+            .map(Loaded::Binary)
+            .map_err(LoadError::Binary),
+        Format::Raw => dashvertex_binary::decode_raw(bytes, limits)
+            .map(Loaded::Binary)
+            .map_err(LoadError::Binary),
+        other => Err(LoadError::NotDashVertex(other)),
+    }
+}
+
+/// How to write.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SaveOptions {
+    /// JSON shape to write (default: the input's, or a document for binary input).
+    pub form: Option<Form>,
+    /// Binary writer options.
+    pub binary: WriteOptions,
+}
+
+/// Why a document could not be written as asked without losing something.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SaveError {
+    /// Binary sections dash does not model have no place in JSON.
+    #[error("binary section(s) {} cannot be written as JSON: dash does not model them", .0.join(", "))]
+    ForeignSections(Vec<String>),
+    /// Non-zero bytes outside every section would be lost (allowed with
+    /// [`WriteOptions::drop_unreferenced`]).
+    #[error("{0} non-zero bytes outside every section would be lost")]
+    Unreferenced(u64),
+    /// JSON members dash does not model have no place in the binary form.
+    #[error("JSON member(s) {} cannot be written to the binary form: dash does not model them", .0.join(", "))]
+    ForeignMembers(Vec<String>),
+    /// Raw records hold vertices only.
+    #[error("raw records cannot hold the file's other sections")]
+    RawSections,
+    /// The JSON shape asked for cannot hold part of the file.
+    #[error("a JSON {} cannot hold {what}", if *.form == Form::Vertex { "vertex" } else { "array" })]
+    Shape {
+        /// The shape asked for.
+        form: Form,
+        /// What it cannot hold.
+        what: ShapeLoss,
+    },
+    /// The JSON encoder refused (a non-finite number, say).
+    #[error(transparent)]
+    Json(#[from] EncodeError),
+    /// The binary writer refused.
+    #[error(transparent)]
+    Binary(#[from] WriteError),
+    /// The format holds no DashVertex document.
+    #[error("{} is not a DashVertex format", .0.describe())]
+    NotDashVertex(Format),
+}
+
+/// What a bare JSON shape (a vertex, an array) cannot hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ShapeLoss {
+    /// The skeleton, of this many bones.
+    Skeleton(usize),
+    /// Document members, by name.
+    Members(Vec<String>),
+    /// More or fewer vertices than one (a single vertex shape), this many.
+    VertexCount(usize),
+}
+
+impl std::fmt::Display for ShapeLoss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShapeLoss::Skeleton(n) => write!(f, "the skeleton ({n} bone(s))"),
+            ShapeLoss::Members(m) => write!(f, "the document member(s) {}", m.join(", ")),
+            ShapeLoss::VertexCount(n) => write!(f, "{n} vertices (it holds exactly one)"),
+        }
+    }
+}
+
+/// Encodes `loaded` as `format`, refusing to drop anything the target cannot hold.
+pub fn save(loaded: &Loaded, format: Format, opts: &SaveOptions) -> Result<Vec<u8>, SaveError> {
+    match format {
+        Format::Json => {
+            let mut file = match loaded {
+                Loaded::Json(f) => f.clone(),
+                Loaded::Binary(b) => json_of_binary(b, opts)?,
+            };
+            if let Some(form) = opts.form {
+                set_form(&mut file, form)?;
+            }
+            Ok(dashvertex_json::encode(&file)?.into_bytes())
+        }
+        Format::Dmx | Format::Raw => {
+            let file = match loaded {
+                Loaded::Binary(b) => b.clone(),
+                Loaded::Json(j) => {
+                    let lost: Vec<String> = j.non_empty_foreign().map(str::to_owned).collect();
+                    if !lost.is_empty() {
+                        return Err(SaveError::ForeignMembers(lost));
+                    }
+                    BinaryFile::new(j.document.clone())
+                }
+            };
+            if format == Format::Raw {
+                if file
+                    .foreign
+                    .iter()
+                    .any(|f| f.count > 0 || !f.bytes.is_empty())
+                {
+                    return Err(SaveError::RawSections);
+                }
+                Ok(dashvertex_binary::encode_raw(&file.document)?)
+            } else {
+                Ok(dashvertex_binary::encode(&file, &opts.binary)?)
+            }
+        }
+        other => Err(SaveError::NotDashVertex(other)),
+    }
+}
+
+/// A binary file as JSON: refused when it has sections JSON cannot hold or (unless
+/// allowed) unreferenced bytes; bare shapes for raw records, a document otherwise.
+fn json_of_binary(b: &BinaryFile, opts: &SaveOptions) -> Result<JsonFile, SaveError> {
+    let lost: Vec<String> = b
+        .foreign
+        .iter()
+        .filter(|f| f.count > 0 || !f.bytes.is_empty())
+        .map(|f| f.name())
+        .collect();
+    if !lost.is_empty() {
+        return Err(SaveError::ForeignSections(lost));
+    }
+    if b.unreferenced > 0 && !opts.binary.drop_unreferenced {
+        return Err(SaveError::Unreferenced(b.unreferenced));
+    }
+    let bare = matches!(opts.form, Some(Form::Array | Form::Vertex))
+        || (opts.form.is_none() && b.kind == FileKind::Raw);
+    Ok(if bare {
+        JsonFile {
+            form: opts.form.unwrap_or(Form::Array),
+            document: b.document.clone(),
+            foreign: Vec::new(),
+            order: Vec::new(),
+        }
+    } else {
+        JsonFile::new_document(b.document.clone())
+    })
+}
+
+/// Sets the JSON shape asked for, or says why it cannot hold the file: a requested shape
+/// is never silently replaced by another.
+fn set_form(file: &mut JsonFile, form: Form) -> Result<(), SaveError> {
+    if form != Form::Document {
+        let loss = |what| Err(SaveError::Shape { form, what });
+        if let Some(s) = &file.document.skeleton {
+            return loss(ShapeLoss::Skeleton(s.bones.len()));
+        }
+        let lost: Vec<String> = file.non_empty_foreign().map(str::to_owned).collect();
+        if !lost.is_empty() {
+            return loss(ShapeLoss::Members(lost));
+        }
+        if form == Form::Vertex && file.document.mesh.len() != 1 {
+            return loss(ShapeLoss::VertexCount(file.document.mesh.len()));
+        }
+        // Only empty `material`/`face`-style arrays remain: the bare shapes have no place
+        // for them and lose nothing by leaving them out.
+        file.foreign.clear();
+        file.order.clear();
+    }
+    file.form = form;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dashvertex_core::{Bone, InfluenceSet, Mesh, Skeleton, Vertex};
+    use proptest::prelude::*;
+
+    fn finite() -> impl Strategy<Value = f32> {
+        any::<u32>()
+            .prop_map(f32::from_bits)
+            .prop_filter("finite", |v| v.is_finite())
+    }
+
+    fn document() -> impl Strategy<Value = Document> {
+        (1usize..8, 1usize..4, any::<bool>(), 0usize..4).prop_flat_map(
+            |(n, sets, skinned, bones)| {
+                let sets = if skinned { sets } else { 1 };
+                (
+                    proptest::collection::vec(
+                        (
+                            [finite(), finite(), finite()],
+                            any::<[u32; 4]>(),
+                            [finite(), finite(), finite(), finite()],
+                        ),
+                        n,
+                    ),
+                    proptest::collection::vec(
+                        proptest::collection::vec(
+                            (any::<[u32; 4]>(), [finite(), finite(), finite(), finite()]),
+                            n,
+                        ),
+                        sets - 1,
+                    ),
+                    proptest::collection::vec("[a-z]{1,10}", bones),
+                    Just(skinned),
+                )
+                    .prop_map(|(v, extra, names, skinned)| {
+                        let vertices = v
+                            .into_iter()
+                            .map(|(position, joints, weights)| Vertex {
+                                position,
+                                skin: if skinned {
+                                    InfluenceSet { joints, weights }
+                                } else {
+                                    InfluenceSet::ZERO
+                                },
+                            })
+                            .collect();
+                        let extra = extra
+                            .into_iter()
+                            .map(|s| {
+                                s.into_iter()
+                                    .map(|(joints, weights)| InfluenceSet { joints, weights })
+                                    .collect()
+                            })
+                            .collect();
+                        let skeleton = (!names.is_empty()).then(|| Skeleton {
+                            bones: names
+                                .into_iter()
+                                .enumerate()
+                                .map(|(i, n)| Bone::new(n, i.checked_sub(1).map(|p| p as u32)))
+                                .collect(),
+                        });
+                        Document {
+                            mesh: Mesh::from_parts(skinned, vertices, extra).unwrap_or_default(),
+                            skeleton,
+                        }
+                    })
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// JSON → binary → JSON gives the same text, and binary → JSON → binary the same
+        /// bytes, for any finite data.
+        #[test]
+        fn json_and_binary_convert_losslessly(doc in document()) {
+            // spec: N2 N5 T1 T2
+            let limits = Limits::default();
+            let json = dashvertex_json::encode_document(&doc).unwrap_or_default();
+            let loaded = load(json.as_bytes(), Format::Json, &limits).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let dmx = save(&loaded, Format::Dmx, &SaveOptions::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let back = load(&dmx, Format::Dmx, &limits).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert!(back.document().bit_eq(&doc));
+            let json2 = save(&back, Format::Json, &SaveOptions::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(String::from_utf8_lossy(&json2), json.as_str());
+            let dmx2 = save(&load(&json2, Format::Json, &limits).map_err(|e| TestCaseError::fail(e.to_string()))?, Format::Dmx, &SaveOptions::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(dmx2, dmx);
+        }
+    }
+}

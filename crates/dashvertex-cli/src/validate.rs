@@ -229,9 +229,11 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
             };
             match std::str::from_utf8(&bytes)
                 .map_err(|e| format!("not UTF-8 (byte {})", e.valid_up_to()))
-                .and_then(dashvertex_validate::manifest_bones)
-            {
-                Ok(m) => (Some(m.count), m.removed),
+                .and_then(|t| {
+                    dashvertex_manifest::Manifest::from_json(t).map_err(|e| e.to_string())
+                }) {
+                // Removed bones keep their index: they count toward the range.
+                Ok(m) => (Some(m.len() as u64), m.removed_indices()),
                 Err(e) => {
                     common::error(format_args!("{}: {e}", path.display()));
                     return ExitCode::from(1);

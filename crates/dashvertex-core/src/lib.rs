@@ -11,7 +11,6 @@
 mod document;
 mod influence;
 mod limits;
-mod manifest;
 mod mesh;
 mod skeleton;
 pub mod text;
@@ -20,7 +19,6 @@ pub mod weights;
 pub use document::Document;
 pub use influence::{InfluenceSet, SLOTS};
 pub use limits::{LimitError, Limits};
-pub use manifest::{MANIFEST_VERSION, check_manifest};
 pub use mesh::{Mesh, ModelError, Vertex};
 pub use skeleton::{Bone, Skeleton};
 

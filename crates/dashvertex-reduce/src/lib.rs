@@ -28,7 +28,8 @@
 
 pub mod gltf;
 pub mod input;
-pub mod manifest;
+/// The bone manifest (the `dashvertex-manifest` crate).
+pub use dashvertex_manifest as manifest;
 pub mod pipeline;
 mod reduce;
 pub mod weights_doc;

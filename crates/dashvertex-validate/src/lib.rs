@@ -20,7 +20,6 @@ mod codes;
 mod diagnostic;
 pub mod influences;
 pub mod inputs;
-mod manifest;
 mod options;
 pub mod render;
 mod report;
@@ -32,7 +31,6 @@ pub use codes::{Code, Severity};
 pub use dashvertex_formats::Format;
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
-pub use manifest::{ManifestBones, manifest_bones};
 pub use options::{Level, Options};
 pub use report::{Counts, FileReport, Report, Summary, schema};
 

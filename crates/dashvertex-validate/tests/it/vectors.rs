@@ -13,7 +13,7 @@ fn options(v: &Value) -> Options {
     let o = &v["options"];
     let manifest = o["manifest"].as_str().map(|m| {
         let text = std::fs::read_to_string(repo().join("spec/vectors").join(m)).unwrap();
-        dashvertex_validate::manifest_bones(&text).unwrap()
+        dashvertex_manifest::Manifest::from_json(&text).unwrap()
     });
     Options {
         profile: match o["profile"].as_str() {
@@ -21,8 +21,10 @@ fn options(v: &Value) -> Options {
             Some("dash") => Some(Profile::Dash),
             _ => None,
         },
-        bones: o["bones"].as_u64().or(manifest.as_ref().map(|m| m.count)),
-        removed_bones: manifest.map(|m| m.removed).unwrap_or_default(),
+        bones: o["bones"]
+            .as_u64()
+            .or(manifest.as_ref().map(|m| m.len() as u64)),
+        removed_bones: manifest.map(|m| m.removed_indices()).unwrap_or_default(),
         max_diagnostics: 1000,
         deny_warnings: o["deny"].as_str() == Some("warnings"),
         limits: Limits {

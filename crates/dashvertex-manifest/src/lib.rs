@@ -1,5 +1,6 @@
 //! The bone manifest: an append-only map from bone name to bone index
-//! (`spec/reduction.md` §3).
+//! (`spec/reduction.md` §3), and its one reader: the validator's `--manifest`, the
+//! reducer and the `dash manifest` commands all read and check it here.
 //!
 //! New bones get the next free indices in a fixed order (parents before children,
 //! siblings by name); removed bones keep their index as a tombstone, never reused unless
@@ -12,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Manifest format version.
-pub const VERSION: u32 = dashvertex_core::MANIFEST_VERSION;
+pub const VERSION: u32 = 1;
 
 /// One bone of the manifest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -100,12 +101,29 @@ impl Changes {
     }
 }
 
-/// Why a manifest operation failed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// Why a manifest could not be read, or an operation on it failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ManifestError {
-    /// The file is not a valid manifest.
+    /// The text is not JSON of the manifest's shape.
     #[error("invalid manifest: {0}")]
-    Invalid(String),
+    Json(#[source] serde_json::Error),
+    /// A format version this dash does not read.
+    #[error("invalid manifest: version {0} (this dash reads version {VERSION})")]
+    Version(u32),
+    /// Indices are not 0, 1, 2, … in file order.
+    #[error(
+        "invalid manifest: entry {entry} has index {index}; indices must be 0, 1, 2, … in order"
+    )]
+    Index {
+        /// Position of the entry in the file.
+        entry: usize,
+        /// The index it carries.
+        index: u32,
+    },
+    /// A bone name is empty or used twice.
+    #[error("invalid manifest: bone name {0:?} is empty or used twice")]
+    Name(String),
     /// A rename names a bone the manifest does not have, or a name already taken.
     #[error("rename {from:?} -> {to:?}: {why}")]
     Rename {
@@ -173,18 +191,36 @@ impl Manifest {
         }
     }
 
-    /// Parses and checks a manifest file.
+    /// Parses and checks a manifest file: its version, indices 0, 1, 2, … in order, and
+    /// non-empty, distinct names.
     pub fn from_json(text: &str) -> Result<Self, ManifestError> {
-        let m: Manifest =
-            serde_json::from_str(text).map_err(|e| ManifestError::Invalid(e.to_string()))?;
-        dashvertex_core::check_manifest(
-            m.version,
-            m.bones
-                .iter()
-                .map(|e| (u64::from(e.index), e.name.as_str())),
-        )
-        .map_err(ManifestError::Invalid)?;
+        let m: Manifest = serde_json::from_str(text).map_err(ManifestError::Json)?;
+        if m.version != VERSION {
+            return Err(ManifestError::Version(m.version));
+        }
+        let mut names = BTreeSet::new();
+        for (entry, e) in m.bones.iter().enumerate() {
+            if usize::try_from(e.index).ok() != Some(entry) {
+                return Err(ManifestError::Index {
+                    entry,
+                    index: e.index,
+                });
+            }
+            if e.name.is_empty() || !names.insert(e.name.as_str()) {
+                return Err(ManifestError::Name(e.name.clone()));
+            }
+        }
         Ok(m)
+    }
+
+    /// The indices of removed bones (tombstones), ascending: weight on one of them is an
+    /// error, and they still count toward the index range.
+    pub fn removed_indices(&self) -> Vec<u32> {
+        self.bones
+            .iter()
+            .filter(|e| e.removed)
+            .map(|e| e.index)
+            .collect()
     }
 
     /// The canonical text: pretty JSON, bones in index order, trailing newline.
@@ -374,6 +410,40 @@ mod tests {
         m.bones[2].removed = true;
         assert_eq!(m.compact(), vec![("d".to_owned(), 3, 2)]);
         assert_eq!(Manifest::from_json(&m.to_json()).unwrap(), m);
+    }
+
+    #[test]
+    fn only_version_1_manifests_with_ordered_indices_and_distinct_names_are_read() {
+        for (text, says) in [
+            (r#"{"version": 2, "bones": []}"#, "version 2"),
+            (
+                r#"{"version": 1, "bones": [{"index": 1, "name": "a"}]}"#,
+                "index 1",
+            ),
+            (
+                r#"{"version": 1, "bones": [{"index": 0, "name": "a"}, {"index": 1, "name": "a"}]}"#,
+                "used twice",
+            ),
+            (
+                r#"{"version": 1, "bones": [{"index": 0, "name": ""}]}"#,
+                "empty",
+            ),
+            (r#"[1, 2]"#, "invalid manifest"),
+        ] {
+            let err = Manifest::from_json(text).unwrap_err();
+            assert!(err.to_string().contains(says), "{text}: {err}");
+        }
+        let json = Manifest::from_json("{").unwrap_err();
+        assert!(
+            std::error::Error::source(&json).is_some(),
+            "the JSON error is the source"
+        );
+        let m = Manifest::from_json(
+            r#"{"version": 1, "bones": [{"index": 0, "name": "root"},
+                {"index": 1, "name": "gone", "removed": true}, {"index": 2, "name": "arm"}]}"#,
+        )
+        .unwrap();
+        assert_eq!((m.len(), m.removed_indices()), (3, vec![1]));
     }
 
     #[test]

@@ -1,11 +1,11 @@
-//! The binrw decoder and the canonical writer's record types.
-//!
-//! Reading goes through [`std::io::Cursor`] field by field, independently of the
-//! zero-copy view; only the table rules ([`crate::table`]) and the name rule are shared.
+//! The binrw reference decoder (feature `reference`): the records declared again with
+//! binrw's attributes, read field by field through a [`std::io::Cursor`], independently
+//! of the zero-copy view, so that the two can be checked against each other; only the
+//! table rules ([`crate::table`]) and the name rule are shared.
 
 use std::io::Cursor;
 
-use binrw::{BinRead, BinWrite, binrw};
+use binrw::{BinRead, binread};
 use dashvertex_core::{InfluenceSet, Limits, Vertex};
 
 use crate::error::{BinaryError, ErrorKind};
@@ -15,8 +15,8 @@ use crate::name::decode_name;
 use crate::table::{HeaderFields, Layout, Row, RowFields, TableBuilder, VertexLayout};
 
 /// Header row 0.
-#[binrw]
-#[brw(little)]
+#[binread]
+#[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinHeader {
     /// Magic.
@@ -30,8 +30,8 @@ pub struct BinHeader {
 }
 
 /// A section row.
-#[binrw]
-#[brw(little)]
+#[binread]
+#[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinRow {
     /// Tag.
@@ -45,8 +45,8 @@ pub struct BinRow {
 }
 
 /// The 48-byte VERT record.
-#[binrw]
-#[brw(little)]
+#[binread]
+#[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinVertex {
     /// `index`.
@@ -60,8 +60,8 @@ pub struct BinVertex {
 }
 
 /// The 16-byte VERT record.
-#[binrw]
-#[brw(little)]
+#[binread]
+#[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinCompactVertex {
     /// `index`.
@@ -71,8 +71,8 @@ pub struct BinCompactVertex {
 }
 
 /// The 32-byte VSET record.
-#[binrw]
-#[brw(little)]
+#[binread]
+#[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinSet {
     /// `skinIndex[4]`.
@@ -82,8 +82,8 @@ pub struct BinSet {
 }
 
 /// The 80-byte SKEL record.
-#[binrw]
-#[brw(little)]
+#[binread]
+#[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinBone {
     /// `name[32]`.
@@ -260,13 +260,4 @@ pub fn decode(bytes: &[u8], limits: &Limits) -> Result<BinaryFile, BinaryError> 
         FileKind::Container => decode_container(bytes, limits),
         FileKind::Raw => decode_raw(bytes, limits),
     }
-}
-
-/// Writes a value with binrw into a byte vector.
-pub(crate) fn put<T>(out: &mut Cursor<Vec<u8>>, value: &T) -> Result<(), binrw::Error>
-where
-    T: BinWrite + binrw::meta::WriteEndian,
-    for<'a> T::Args<'a>: Default,
-{
-    value.write(out)
 }

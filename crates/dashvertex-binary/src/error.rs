@@ -8,6 +8,7 @@ use crate::format::{Tag, tag_name};
 
 /// What went wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The file is shorter than the 16-byte first header row.
     TooShort,
@@ -210,4 +211,13 @@ impl fmt::Display for BinaryError {
     }
 }
 
-impl std::error::Error for BinaryError {}
+impl std::error::Error for BinaryError {
+    /// The limit that was exceeded, for [`ErrorKind::Limit`]; the other kinds are found in
+    /// the bytes themselves and have no underlying cause.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            ErrorKind::Limit(e) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -1,44 +1,44 @@
 //! Constants of the binary form (`spec/dashvertex.md` §10): magic, tags, sizes, offsets.
 
 /// The container magic `DMX\0`.
-pub const MAGIC: [u8; 4] = *b"DMX\0";
+pub(crate) const MAGIC: [u8; 4] = *b"DMX\0";
 /// The only supported `versionMajor`.
-pub const VERSION_MAJOR: u32 = 2;
+pub(crate) const VERSION_MAJOR: u32 = 2;
 /// `versionMinor` of files that use only DMX v2 features.
-pub const MINOR_PLAIN: u32 = 0;
+pub(crate) const MINOR_PLAIN: u32 = 0;
 /// `versionMinor` of files that use a dash extension (VSET, 16-byte VERT records).
-pub const MINOR_EXTENDED: u32 = 1;
+pub(crate) const MINOR_EXTENDED: u32 = 1;
 
 /// Size of a header row.
-pub const ROW: u64 = 16;
+pub(crate) const ROW: u64 = 16;
 /// Offset of the first section row.
-pub const TABLE_START: u64 = 16;
+pub(crate) const TABLE_START: u64 = 16;
 
 /// A four-byte section tag.
 pub type Tag = [u8; 4];
 
 /// Textures (DMX; not modelled).
-pub const TEX: Tag = *b"TEX\0";
+pub(crate) const TEX: Tag = *b"TEX\0";
 /// Materials (DMX; not modelled).
-pub const MAT: Tag = *b"MAT\0";
+pub(crate) const MAT: Tag = *b"MAT\0";
 /// Vertices.
-pub const VERT: Tag = *b"VERT";
+pub(crate) const VERT: Tag = *b"VERT";
 /// Faces (DMX; not modelled).
-pub const FACE: Tag = *b"FACE";
+pub(crate) const FACE: Tag = *b"FACE";
 /// Skeleton.
-pub const SKEL: Tag = *b"SKEL";
+pub(crate) const SKEL: Tag = *b"SKEL";
 /// Animations (DMX; not modelled).
-pub const ANIM: Tag = *b"ANIM";
+pub(crate) const ANIM: Tag = *b"ANIM";
 /// Influence sets 1.. (dash extension).
-pub const VSET: Tag = *b"VSET";
+pub(crate) const VSET: Tag = *b"VSET";
 
 /// The DMX v2 rows, in the order writers emit them.
-pub const DMX_ROWS: [Tag; 6] = [TEX, MAT, VERT, FACE, SKEL, ANIM];
+pub(crate) const DMX_ROWS: [Tag; 6] = [TEX, MAT, VERT, FACE, SKEL, ANIM];
 
 /// Size of the full VERT record.
-pub const VERTEX_SIZE: u64 = 48;
+pub(crate) const VERTEX_SIZE: u64 = 48;
 /// Size of the unskinned (compact) VERT record.
-pub const COMPACT_SIZE: u64 = 16;
+pub(crate) const COMPACT_SIZE: u64 = 16;
 /// Size of a VSET record.
 pub const SET_SIZE: u64 = 32;
 /// Size of a SKEL record.
@@ -46,7 +46,7 @@ pub const BONE_SIZE: u64 = 80;
 /// Size of the bone name field.
 pub const NAME_SIZE: usize = 32;
 /// `parentIndex` of a bone without parent.
-pub const NO_PARENT: u32 = u32::MAX;
+pub(crate) const NO_PARENT: u32 = u32::MAX;
 
 /// Offsets of the VERT record fields.
 pub mod vertex {
@@ -100,7 +100,7 @@ pub fn tag_name(tag: &Tag) -> String {
 }
 
 /// The record stride of a known modelled tag.
-pub fn stride(tag: &Tag) -> Option<u64> {
+pub(crate) fn stride(tag: &Tag) -> Option<u64> {
     match *tag {
         SKEL => Some(BONE_SIZE),
         VSET => Some(SET_SIZE),

@@ -5,12 +5,18 @@
 //! sets 1..; the SKEL bone records; every other section carried byte for byte) or bare
 //! **raw** 48-byte records as a C program writes them from the original struct.
 //!
-//! Three independent decoders produce the same [`BinaryFile`] or the same
-//! [`BinaryError`] (same kind, same byte offset) for any input:
+//! The record layout is declared once, in [`records`] (zerocopy types with alignment 1),
+//! and the table rules once, in [`table`]: the reader views records in place
+//! ([`decode`], [`View`]) and the writer ([`encode`]) emits the same types, so the two
+//! cannot disagree on a field.
 //!
-//! - [`decode`]: the fast path, a zero-copy [`View`] of the records copied out in bulk;
-//! - [`binrw_io::decode`]: binrw, field by field through a cursor;
-//! - [`StreamDecoder`]: nom streaming parsers fed in chunks of any size.
+//! With the `reference` feature, two independent decoders are built beside it —
+//! `binrw_io::decode` (binrw, field by field through a cursor) and `StreamDecoder` (nom
+//! streaming parsers fed in chunks of any size, split anywhere). They re-declare the
+//! records on purpose: tests, fuzz targets and benchmarks check that all three give the
+//! same [`BinaryFile`] or the same [`BinaryError`] (kind and byte offset) for any input,
+//! and that the streaming decoder's result does not depend on how the input is split.
+//! Production code needs neither, so neither binrw nor nom is a dependency without it.
 //!
 //! ```
 //! use dashvertex_core::{Document, InfluenceSet, Limits, Mesh, Vertex};
@@ -23,25 +29,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(feature = "reference")]
 pub mod binrw_io;
 mod error;
 pub mod format;
 mod model;
 mod name;
 pub mod records;
-pub mod stream;
+#[cfg(feature = "reference")]
+mod stream;
 pub mod table;
 mod view;
 mod write;
 
 pub use error::{BinaryError, ErrorKind};
-pub use model::{BinaryFile, FileKind, ForeignSection, parent_from_raw, parent_to_raw};
-pub use name::{decode_name, encode_name};
+pub use model::{BinaryFile, FileKind, ForeignSection, parent_from_raw};
+pub use name::decode_name;
+#[cfg(feature = "reference")]
 pub use stream::{Expect, StreamDecoder, decode_chunked};
 pub use table::{Layout, Row, VertexLayout};
 pub use view::{
-    VertexRecords, View, decode_raw, detect, header_fields, layout, raw_check, read_at,
-    read_layout, row_fields,
+    VertexRecords, View, decode_raw, detect, header_fields, raw_check, read_at, read_layout,
 };
 pub use write::{WriteError, WriteOptions, encode, encode_document, encode_raw};
 

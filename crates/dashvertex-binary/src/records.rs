@@ -7,7 +7,7 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 /// Header row 0.
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
-pub struct RawHeader {
+pub(crate) struct RawHeader {
     /// `DMX\0`.
     pub magic: [u8; 4],
     /// `versionMajor`.
@@ -21,7 +21,7 @@ pub struct RawHeader {
 /// A section row.
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
-pub struct RawRow {
+pub(crate) struct RawRow {
     /// Tag.
     pub tag: [u8; 4],
     /// Record count.

@@ -30,7 +30,7 @@ pub struct HeaderFields {
 
 /// The values of one section row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RowFields {
+pub(crate) struct RowFields {
     /// Tag.
     pub tag: Tag,
     /// Count.
@@ -164,7 +164,7 @@ impl Layout {
 
 /// Applies the table rules as rows arrive.
 #[derive(Clone, Debug)]
-pub struct TableBuilder {
+pub(crate) struct TableBuilder {
     limits: Limits,
     minor: u32,
     skinned: bool,
@@ -320,24 +320,16 @@ impl TableBuilder {
         Ok(())
     }
 
-    /// `isSkinned`.
-    pub fn skinned(&self) -> bool {
-        self.skinned
-    }
-
     /// The VERT layout the rows so far imply.
+    #[cfg(feature = "reference")]
     pub fn vertex_layout(&self) -> VertexLayout {
         self.layout
     }
 
     /// The rows read so far (empty slots excluded), in table order.
+    #[cfg(feature = "reference")]
     pub fn rows(&self) -> &[Row] {
         &self.rows
-    }
-
-    /// End of the table, once a present section is known.
-    pub fn table_end(&self) -> Option<u64> {
-        self.table_end
     }
 
     /// Checks the end of a table whose rows have all been read: the first section must

@@ -1,16 +1,17 @@
-//! The canonical writer (`spec/dashvertex.md` §10.2): binrw records in a fixed layout.
-
-use std::io::Cursor;
+//! The canonical writer (`spec/dashvertex.md` §10.2): the records of [`crate::records`]
+//! (the layout the reader views in place), laid out in a fixed order.
 
 use dashvertex_core::{Document, Mesh};
+use zerocopy::IntoBytes;
+use zerocopy::little_endian::{F32, U32};
 
-use crate::binrw_io::{BinBone, BinCompactVertex, BinHeader, BinRow, BinSet, BinVertex, put};
 use crate::format::{
     DMX_ROWS, MAGIC, MINOR_EXTENDED, MINOR_PLAIN, ROW, SKEL, TABLE_START, TEX, Tag, VERSION_MAJOR,
     VERT, VSET, tag_name,
 };
 use crate::model::{BinaryFile, ForeignSection, parent_to_raw};
 use crate::name::encode_name;
+use crate::records::{RawBone, RawCompactVertex, RawHeader, RawRow, RawSet, RawVertex};
 
 /// How to write.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,6 +24,7 @@ pub struct WriteOptions {
 
 /// Why a file cannot be written.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteError {
     /// DMX offsets and lengths are 32-bit.
     #[error("the file would be {0} bytes; DMX offsets and lengths are 32-bit (at most 4 GiB)")]
@@ -71,9 +73,6 @@ pub enum WriteError {
         /// New offset.
         to: u64,
     },
-    /// Serialization failed (writing to memory; not expected).
-    #[error("write failed: {0}")]
-    Io(String),
 }
 
 enum Content<'a> {
@@ -196,112 +195,102 @@ pub fn encode(file: &BinaryFile, opts: &WriteOptions) -> Result<Vec<u8>, WriteEr
     } else {
         MINOR_PLAIN
     };
-    let io = |e: binrw::Error| WriteError::Io(e.to_string());
-    let mut out = Cursor::new(Vec::with_capacity(total as usize));
-    put(
-        &mut out,
-        &BinHeader {
-            magic: MAGIC,
-            major: VERSION_MAJOR,
-            minor,
-            skinned: u32::from(mesh.is_skinned()),
-        },
-    )
-    .map_err(io)?;
+    let mut out = Vec::with_capacity(total as usize);
+    let header = RawHeader {
+        magic: MAGIC,
+        major: U32::new(VERSION_MAJOR),
+        minor: U32::new(minor),
+        skinned: U32::new(u32::from(mesh.is_skinned())),
+    };
+    out.extend_from_slice(header.as_bytes());
     for p in &plan {
-        put(
-            &mut out,
-            &BinRow {
-                tag: p.tag,
-                count: p.count,
-                offset: p.offset as u32,
-                length: p.length as u32,
-            },
-        )
-        .map_err(io)?;
+        // Offsets and lengths fit: the total was checked against u32::MAX above.
+        let row = RawRow {
+            tag: p.tag,
+            count: U32::new(p.count),
+            offset: U32::new(u32::try_from(p.offset).unwrap_or(u32::MAX)),
+            length: U32::new(u32::try_from(p.length).unwrap_or(u32::MAX)),
+        };
+        out.extend_from_slice(row.as_bytes());
     }
     for p in plan.iter().filter(|p| p.length > 0) {
-        let here = out.position();
-        out.get_mut().resize(p.offset as usize, 0);
-        out.set_position(p.offset.max(here));
+        // Sections follow one another in row order: pad up to this one's offset.
+        out.resize(
+            usize::try_from(p.offset)
+                .unwrap_or(usize::MAX)
+                .max(out.len()),
+            0,
+        );
         match p.content {
-            Content::Vertices => write_vertices(&mut out, mesh, compact).map_err(io)?,
-            Content::Sets => write_sets(&mut out, mesh).map_err(io)?,
+            Content::Vertices => write_vertices(&mut out, mesh, compact),
+            Content::Sets => write_sets(&mut out, mesh),
             Content::Bones => write_bones(&mut out, bones)?,
-            Content::Foreign(f) => {
-                std::io::Write::write_all(&mut out, &f.bytes)
-                    .map_err(|e| WriteError::Io(e.to_string()))?;
-            }
+            Content::Foreign(f) => out.extend_from_slice(&f.bytes),
             Content::Empty => {}
         }
     }
-    Ok(out.into_inner())
+    Ok(out)
 }
 
-fn write_vertices(
-    out: &mut Cursor<Vec<u8>>,
-    mesh: &Mesh,
-    compact: bool,
-) -> Result<(), binrw::Error> {
+fn u32s<const N: usize>(a: [u32; N]) -> [U32; N] {
+    a.map(U32::new)
+}
+
+fn f32s<const N: usize>(a: [f32; N]) -> [F32; N] {
+    a.map(F32::new)
+}
+
+/// The record index: a vertex count is a u32 (checked by `count32` before writing).
+fn index32(i: usize) -> U32 {
+    U32::new(u32::try_from(i).unwrap_or(u32::MAX))
+}
+
+fn write_vertices(out: &mut Vec<u8>, mesh: &Mesh, compact: bool) {
     for (i, v) in mesh.vertices().iter().enumerate() {
         if compact {
-            put(
-                out,
-                &BinCompactVertex {
-                    index: i as u32,
-                    position: v.position,
-                },
-            )?;
+            let r = RawCompactVertex {
+                index: index32(i),
+                position: f32s(v.position),
+            };
+            out.extend_from_slice(r.as_bytes());
         } else {
-            put(
-                out,
-                &BinVertex {
-                    index: i as u32,
-                    position: v.position,
-                    skin_index: v.skin.joints,
-                    skin_weight: v.skin.weights,
-                },
-            )?;
+            let r = RawVertex {
+                index: index32(i),
+                position: f32s(v.position),
+                skin_index: u32s(v.skin.joints),
+                skin_weight: f32s(v.skin.weights),
+            };
+            out.extend_from_slice(r.as_bytes());
         }
     }
-    Ok(())
 }
 
-fn write_sets(out: &mut Cursor<Vec<u8>>, mesh: &Mesh) -> Result<(), binrw::Error> {
+fn write_sets(out: &mut Vec<u8>, mesh: &Mesh) {
     for set in mesh.extra_sets().iter().flatten() {
-        put(
-            out,
-            &BinSet {
-                skin_index: set.joints,
-                skin_weight: set.weights,
-            },
-        )?;
+        let r = RawSet {
+            skin_index: u32s(set.joints),
+            skin_weight: f32s(set.weights),
+        };
+        out.extend_from_slice(r.as_bytes());
     }
-    Ok(())
 }
 
-fn write_bones(
-    out: &mut Cursor<Vec<u8>>,
-    bones: &[dashvertex_core::Bone],
-) -> Result<(), WriteError> {
+fn write_bones(out: &mut Vec<u8>, bones: &[dashvertex_core::Bone]) -> Result<(), WriteError> {
     for (i, b) in bones.iter().enumerate() {
         let name = encode_name(&b.name).map_err(|why| WriteError::BoneName {
             bone: i,
             name: b.name.clone(),
             why,
         })?;
-        put(
-            out,
-            &BinBone {
-                name,
-                index: i as u32,
-                parent: parent_to_raw(i, b.parent),
-                position: b.position,
-                rotation: b.rotation,
-                scale: b.scale,
-            },
-        )
-        .map_err(|e| WriteError::Io(e.to_string()))?;
+        let r = RawBone {
+            name,
+            index: index32(i),
+            parent: U32::new(parent_to_raw(i, b.parent)),
+            position: f32s(b.position),
+            rotation: f32s(b.rotation),
+            scale: f32s(b.scale),
+        };
+        out.extend_from_slice(r.as_bytes());
     }
     Ok(())
 }
@@ -316,7 +305,7 @@ pub fn encode_raw(document: &Document) -> Result<Vec<u8>, WriteError> {
             skeleton: has_bones,
         });
     }
-    let mut out = Cursor::new(Vec::with_capacity(mesh.len() * 48));
-    write_vertices(&mut out, mesh, false).map_err(|e| WriteError::Io(e.to_string()))?;
-    Ok(out.into_inner())
+    let mut out = Vec::with_capacity(mesh.len() * 48);
+    write_vertices(&mut out, mesh, false);
+    Ok(out)
 }

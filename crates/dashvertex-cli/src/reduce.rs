@@ -125,7 +125,7 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
                     .map_err(|e| input_error(path, e));
             }
             Some(t) if t != dashvertex_json::wire::DOCUMENT_TYPE => {
-                let (line, column) = dashvertex_json::Locator::new(text)
+                let (line, column) = dashvertex_json::pointer::Locator::new(text)
                     .line_col("/type")
                     .unwrap_or((1, 1));
                 return Err(input_error(

@@ -31,6 +31,7 @@ impl Vertex {
 
 /// The model was asked to hold something inconsistent.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ModelError {
     /// An extra influence set does not have one entry per vertex.
     #[error("influence set {set} has {found} entries but the mesh has {expected} vertices")]

@@ -90,7 +90,7 @@ pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>, FsError> {
 /// Opens `path` for reading only if it is a regular file. The check is made on the open
 /// handle, and the open itself does not block on a FIFO (Linux), so a file swapped for a
 /// FIFO between a look and the open cannot hang the process.
-pub fn open_regular(path: &Path) -> Result<(File, Metadata), FsError> {
+pub(crate) fn open_regular(path: &Path) -> Result<(File, Metadata), FsError> {
     // A first look avoids even opening devices (opening some has side effects).
     let meta = std::fs::metadata(path).map_err(|e| FsError::io(path, e))?;
     if let Some(kind) = special_kind(&meta) {
@@ -128,19 +128,6 @@ pub fn open_regular(path: &Path) -> Result<(File, Metadata), FsError> {
     Ok((file, meta))
 }
 
-/// Reads a regular file whole, refusing anything else and more than `max` bytes.
-pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, FsError> {
-    let (file, meta) = open_regular(path)?;
-    if meta.len() > max {
-        return Err(FsError::TooLarge {
-            path: path.to_path_buf(),
-            size: meta.len(),
-            limit: max,
-        });
-    }
-    read_bounded(file, path, max, meta.len())
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
@@ -165,14 +152,14 @@ mod tests {
             return;
         }
         assert!(matches!(
-            read_regular(Path::new("/dev/zero"), 1000),
+            open_regular(Path::new("/dev/zero")).map(|_| ()),
             Err(FsError::NotRegular {
                 kind: "a character device",
                 ..
             })
         ));
         assert!(matches!(
-            read_regular(Path::new("/"), 1000),
+            open_regular(Path::new("/")).map(|_| ()),
             Err(FsError::NotRegular {
                 kind: "a directory",
                 ..

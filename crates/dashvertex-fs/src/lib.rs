@@ -2,29 +2,29 @@
 //!
 //! Every byte the dash commands read from disk or write to it passes through this crate:
 //!
-//! - [`input`]: reading a named input (or standard input) with a byte limit, so a device
+//! - [`read_input`]: reading a named input (or standard input) with a byte limit, so a device
 //!   such as `/dev/zero` stops at the limit instead of filling memory;
-//! - [`resource`]: reading a file that *another file* names (a glTF buffer URI), only when
+//! - [`ResourceRoot`]: reading a file that *another file* names (a glTF buffer URI), only when
 //!   it resolves, after `..` and symlinks, inside an allowed folder, and only when it is
 //!   a regular file;
-//! - [`output`]: writing an output atomically when the destination is a regular file (the
+//! - [`write_file`] and [`Output`]: writing an output atomically when the destination is a regular file (the
 //!   old mode kept, temporary files removed on error and on SIGINT/SIGTERM), and directly
 //!   when it is a device, FIFO or socket, which are never replaced;
-//! - [`walk`]: expanding directories into files, each file once, symlink loops detected,
+//! - [`Walk`]: expanding directories into files, each file once, symlink loops detected,
 //!   hidden and `.gitignore`d paths skipped;
-//! - [`lock`]: an advisory lock held across a read-modify-write of a shared file.
+//! - [`FileLock`]: an advisory lock held across a read-modify-write of a shared file.
 
-pub mod error;
-pub mod input;
-pub mod lock;
-pub mod output;
-pub mod resource;
-pub mod walk;
+mod error;
+mod input;
+mod lock;
+mod output;
+mod resource;
+mod walk;
 
 mod ignore;
 
 pub use error::{FsError, short};
-pub use input::{read_input, read_regular};
+pub use input::read_input;
 pub use lock::FileLock;
 pub use output::{Output, install_signal_cleanup, write_file};
 pub use resource::ResourceRoot;

@@ -38,7 +38,7 @@ fn pending(f: impl FnOnce(&mut Vec<PathBuf>)) {
 
 /// Removes every temporary file a write in progress holds (what the signal handler
 /// does). Safe to call at any time; the writes then fail at commit.
-pub fn remove_pending_temps() {
+pub(crate) fn remove_pending_temps() {
     pending(|list| {
         for p in list.drain(..) {
             let _ = std::fs::remove_file(p);

@@ -171,7 +171,7 @@ fn view_bytes(gltf: &Gltf, index: u64, view: u64) -> Result<View<'_>, AccessorEr
         .map_err(|why| AccessorError::Buffer {
             index,
             buffer: bv.buffer,
-            why: why.to_owned(),
+            why: why.to_string(),
         })?;
     let end = bv.byte_offset.checked_add(bv.byte_length);
     let bytes = end

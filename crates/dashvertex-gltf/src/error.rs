@@ -1,8 +1,12 @@
 //! Errors of the glTF bridge.
 
 /// Why a glTF file could not be loaded at all.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LoadError {
+    /// The file could not be read.
+    #[error(transparent)]
+    Read(#[from] dashvertex_fs::FsError),
     /// The GLB container is damaged.
     #[error("GLB container at offset 0x{offset:X}: {message}")]
     Glb {
@@ -24,12 +28,40 @@ pub enum LoadError {
         message: String,
     },
     /// A configured limit was exceeded.
+    #[error(transparent)]
+    Limit(#[from] dashvertex_core::LimitError),
+}
+
+/// Why a buffer's bytes are unavailable (the document loads; what needs the buffer
+/// cannot be read).
+#[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BufferError {
+    /// No `uri`, and not the GLB binary chunk.
+    #[error("the buffer has no uri and is not the GLB binary chunk")]
+    NoSource,
+    /// A `data:` URI without `;base64,`.
+    #[error("data URI is not base64")]
+    NotBase64,
+    /// A `data:` URI whose base64 does not decode.
+    #[error("bad base64 data URI: {0}")]
+    Base64(#[source] base64::DecodeError),
+    /// The external resource could not be read (refused, missing, not a regular file).
     #[error("{0}")]
-    Limit(String),
+    Resource(#[source] std::sync::Arc<dashvertex_fs::FsError>),
+    /// Fewer bytes than `byteLength`.
+    #[error("holds {have} bytes but byteLength is {byte_length}")]
+    Short {
+        /// Bytes found.
+        have: u64,
+        /// Bytes declared.
+        byte_length: u64,
+    },
 }
 
 /// Why an accessor's data cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AccessorError {
     /// No such accessor.
     #[error("accessor {0} does not exist")]

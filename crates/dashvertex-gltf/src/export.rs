@@ -140,12 +140,12 @@ pub enum JointSlot {
 }
 
 /// Why a file cannot be written.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExportError {
     /// A buffer of the source is unavailable, so the file cannot be copied faithfully.
     #[error("buffer {0} of the source is unavailable: {1}")]
-    Buffer(usize, String),
+    Buffer(usize, #[source] crate::BufferError),
     /// No such mesh, primitive or skin.
     #[error("{0}")]
     Missing(String),
@@ -245,7 +245,7 @@ impl<'g> Editor<'g> {
     pub fn new(gltf: &'g Gltf) -> Result<Self, ExportError> {
         for (i, b) in gltf.buffers().enumerate() {
             if let Err(e) = b {
-                return Err(ExportError::Buffer(i, e.to_owned()));
+                return Err(ExportError::Buffer(i, e.clone()));
             }
         }
         Ok(Editor {

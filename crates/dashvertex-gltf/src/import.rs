@@ -56,6 +56,7 @@ pub struct Primitive {
 
 /// Why a file cannot be imported.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ImportError {
     /// An accessor cannot be read or has an unusable format.
     #[error("{pointer}: {message}")]

@@ -18,7 +18,7 @@ mod load;
 pub mod skinning;
 pub mod spec;
 
-pub use error::{AccessorError, LoadError};
+pub use error::{AccessorError, BufferError, LoadError};
 pub use load::{
     Container, FsResolver, Gltf, MemoryFiles, NoFiles, Resolver, load, load_owned, load_path,
     load_path_in,

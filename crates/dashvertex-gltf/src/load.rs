@@ -4,9 +4,9 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use dashvertex_core::Limits;
-use dashvertex_json::Locator;
+use dashvertex_json::pointer::Locator;
 
-use crate::error::LoadError;
+use crate::error::{BufferError, LoadError};
 use crate::glb;
 use crate::spec::Root;
 
@@ -111,7 +111,7 @@ pub struct Gltf {
     /// binary chunk is buffer 0, read in place.
     file: Vec<u8>,
     /// Each buffer's bytes, or why they are unavailable.
-    buffers: Vec<Result<BufferData, String>>,
+    buffers: Vec<Result<BufferData, BufferError>>,
     /// The JSON text started with a UTF-8 byte order mark, which glTF forbids. It is
     /// skipped so that the rest can still be checked; the validator reports it.
     pub byte_order_mark: bool,
@@ -202,7 +202,7 @@ fn load_from(
 ) -> Result<Gltf, LoadError> {
     limits
         .check_input(input.len() as u64)
-        .map_err(|e| LoadError::Limit(e.to_string()))?;
+        .map_err(LoadError::Limit)?;
     // Ranges into `input`, so that it can be taken over below.
     let (container, json_range, json_offset, bin) = if glb::is_glb(&input) {
         let c = glb::split(&input)?;
@@ -295,7 +295,7 @@ fn load_from(
     )) {
         Ok(r) => r,
         Err(e) => {
-            let pointer = dashvertex_json::pointer_of(&track.path());
+            let pointer = dashvertex_json::pointer::pointer_of(&track.path());
             let (line, column) = Locator::new(&text).line_col(&pointer).unwrap_or((1, 1));
             return Err(LoadError::Json {
                 pointer,
@@ -312,19 +312,19 @@ fn load_from(
                 Some(copy) => Ok(BufferData::Bytes(copy)),
                 None => Ok(BufferData::File(range.clone())),
             },
-            (None, _, _) => Err("the buffer has no uri and is not the GLB binary chunk".to_owned()),
+            (None, _, _) => Err(BufferError::NoSource),
             (Some(uri), _, _) => match uri.strip_prefix("data:") {
                 Some(rest) => match rest.split_once(";base64,") {
                     Some((_, data)) => base64::engine::general_purpose::STANDARD
                         .decode(data.trim())
                         .map(BufferData::Bytes)
-                        .map_err(|e| format!("bad base64 data URI: {e}")),
-                    None => Err("data URI is not base64".to_owned()),
+                        .map_err(BufferError::Base64),
+                    None => Err(BufferError::NotBase64),
                 },
                 None => resolver
                     .read(&percent_decode(uri), b.byte_length)
                     .map(BufferData::Bytes)
-                    .map_err(|e| e.to_string()),
+                    .map_err(|e| BufferError::Resource(std::sync::Arc::new(e))),
             },
         };
         // At least byteLength bytes, and only those (a BIN chunk may carry padding).
@@ -334,10 +334,10 @@ fn load_from(
                 BufferData::File(r) => r.len(),
             };
             if (have as u64) < b.byte_length {
-                return Err(format!(
-                    "holds {have} bytes but byteLength is {}",
-                    b.byte_length
-                ));
+                return Err(BufferError::Short {
+                    have: have as u64,
+                    byte_length: b.byte_length,
+                });
             }
             let keep = b.byte_length as usize;
             Ok(match d {
@@ -364,17 +364,15 @@ fn load_from(
 }
 
 /// Loads a file from disk, resolving external buffers inside its folder.
-pub fn load_path(path: &Path, limits: &Limits) -> Result<Gltf, String> {
+pub fn load_path(path: &Path, limits: &Limits) -> Result<Gltf, LoadError> {
     load_path_in(path, &[], limits)
 }
 
 /// Loads a file from disk; external buffers may also lie in the `allowed` folders.
-pub fn load_path_in(path: &Path, allowed: &[PathBuf], limits: &Limits) -> Result<Gltf, String> {
-    let bytes =
-        dashvertex_fs::read_input(path, limits.max_input_bytes).map_err(|e| e.to_string())?;
-    let resolver =
-        FsResolver::for_file(path, allowed, limits.max_input_bytes).map_err(|e| e.to_string())?;
-    load_owned(bytes, &resolver, limits).map_err(|e| e.to_string())
+pub fn load_path_in(path: &Path, allowed: &[PathBuf], limits: &Limits) -> Result<Gltf, LoadError> {
+    let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
+    let resolver = FsResolver::for_file(path, allowed, limits.max_input_bytes)?;
+    load_owned(bytes, &resolver, limits)
 }
 
 impl Gltf {
@@ -385,11 +383,11 @@ impl Gltf {
 
     /// Buffer `i`'s bytes (exactly `byteLength` of them), or why they are unavailable;
     /// `None` when there is no buffer `i`.
-    pub fn buffer(&self, i: usize) -> Option<Result<&[u8], &str>> {
+    pub fn buffer(&self, i: usize) -> Option<Result<&[u8], &BufferError>> {
         self.buffers.get(i).map(|b| match b {
             Ok(BufferData::Bytes(v)) => Ok(v.as_slice()),
             Ok(BufferData::File(r)) => Ok(self.file.get(r.clone()).unwrap_or_default()),
-            Err(why) => Err(why.as_str()),
+            Err(why) => Err(why),
         })
     }
 
@@ -407,7 +405,7 @@ impl Gltf {
     }
 
     /// Every buffer, in order, as [`Gltf::buffer`] gives it.
-    pub fn buffers(&self) -> impl Iterator<Item = Result<&[u8], &str>> {
+    pub fn buffers(&self) -> impl Iterator<Item = Result<&[u8], &BufferError>> {
         (0..self.buffers.len()).filter_map(|i| self.buffer(i))
     }
 

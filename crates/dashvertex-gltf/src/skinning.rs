@@ -39,7 +39,7 @@ impl PrimitiveSets {
     /// `/meshes/m/primitives/p/attributes/NAME`.
     pub fn attribute_pointer(&self, name: &str) -> String {
         let mut p = format!("{}/attributes", self.pointer());
-        dashvertex_json::push_token(&mut p, name);
+        dashvertex_json::pointer::push_token(&mut p, name);
         p
     }
 }

@@ -10,9 +10,10 @@ use dashvertex_core::{Bone, Document, InfluenceSet, Limits, Mesh, Skeleton, Vert
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::error::{ErrorKind, JsonError, push_token};
+use crate::error::{ErrorKind, JsonError};
 use crate::locate::Locator;
 use crate::number::{BoneIndex, F32};
+use crate::pointer::push_token;
 use crate::wire::{DOCUMENT_TYPE, JsonBone, JsonSet, JsonVertex, SkinArray};
 
 /// Which of the three accepted shapes a JSON text has.
@@ -160,7 +161,7 @@ fn locate_error(text: &str, limits: &Limits) -> JsonError {
             rule: None,
         },
         Err(err) => {
-            let mut pointer = crate::error::pointer_of(&track.path());
+            let mut pointer = crate::pointer::pointer_of(&track.path());
             let kind = match err.classify() {
                 serde_json::error::Category::Data => ErrorKind::Structure,
                 _ => ErrorKind::Syntax,

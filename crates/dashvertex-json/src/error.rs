@@ -4,6 +4,7 @@ use std::fmt;
 
 /// What kind of problem a [`JsonError`] reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The text is not JSON (including truncated input).
     Syntax,
@@ -58,10 +59,13 @@ impl fmt::Display for JsonError {
     }
 }
 
+/// A leaf error: the decoder found the fault in the text itself (serde's own error is
+/// rendered into `message` and located by `pointer`, `line` and `column`).
 impl std::error::Error for JsonError {}
 
 /// An error writing JSON.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EncodeError {
     /// A NaN or infinite value cannot be written as JSON.
     #[error("{pointer}: {value} cannot be written as JSON (only finite numbers can)")]
@@ -71,32 +75,4 @@ pub enum EncodeError {
         /// The value, as text ("NaN", "inf", "-inf").
         value: String,
     },
-}
-
-/// The JSON Pointer of a `serde_path_to_error` path.
-pub fn pointer_of(path: &serde_path_to_error::Path) -> String {
-    let mut pointer = String::new();
-    for seg in path.iter() {
-        match seg {
-            serde_path_to_error::Segment::Seq { index } => {
-                push_token(&mut pointer, &index.to_string())
-            }
-            serde_path_to_error::Segment::Map { key } => push_token(&mut pointer, key),
-            serde_path_to_error::Segment::Enum { variant } => push_token(&mut pointer, variant),
-            serde_path_to_error::Segment::Unknown => {}
-        }
-    }
-    pointer
-}
-
-/// Appends one reference token to a JSON Pointer, escaping `~` and `/`.
-pub fn push_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
 }

@@ -24,12 +24,12 @@
 mod decode;
 mod encode;
 mod error;
-pub mod locate;
+mod locate;
 pub mod number;
+pub mod pointer;
 pub mod schema;
 pub mod wire;
 
 pub use decode::{DocKey, Form, JsonFile, decode, decode_bytes, find_duplicate_key};
 pub use encode::{encode, encode_document};
-pub use error::{EncodeError, ErrorKind, JsonError, pointer_of, push_token};
-pub use locate::Locator;
+pub use error::{EncodeError, ErrorKind, JsonError};

@@ -43,6 +43,7 @@ impl PrimitiveInput<'_> {
 
 /// Why a glTF file cannot be reduced.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum GltfReduceError {
     /// The file cannot be imported.
     #[error(transparent)]

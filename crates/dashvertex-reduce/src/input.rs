@@ -135,6 +135,7 @@ pub struct Input<'a> {
 
 /// Why an input cannot be reduced.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum InputError {
     /// A bone index has no bone.
     #[error(

@@ -119,7 +119,7 @@ pub const WEIGHTS_TYPE: &str = "DashBoneWeights";
 pub fn parse(text: &str, max_vertices: u64) -> Result<Input<'static>, DocError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let doc: WeightsDoc = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let pointer = dashvertex_json::pointer_of(e.path());
+        let pointer = dashvertex_json::pointer::pointer_of(e.path());
         DocError {
             pointer,
             message: e.into_inner().to_string(),

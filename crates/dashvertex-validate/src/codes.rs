@@ -35,6 +35,7 @@ macro_rules! codes {
         /// A stable diagnostic code.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[non_exhaustive]
         pub enum Code {
             $( $(#[doc = $doc])* $name, )*
         }

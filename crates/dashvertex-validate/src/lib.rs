@@ -18,20 +18,20 @@
 
 mod codes;
 mod diagnostic;
-pub mod influences;
-pub mod inputs;
+mod influences;
+mod inputs;
 mod options;
 pub mod render;
 mod report;
 pub mod sarif;
-pub mod sink;
-pub mod skeleton;
+mod sink;
+mod skeleton;
 
 pub use codes::{Code, Severity};
 pub use dashvertex_formats::Format;
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
-pub use options::{Level, Options};
+pub use options::{Level, Options, ProgressFn};
 pub use report::{Counts, FileReport, Report, Summary, schema};
 
 use std::borrow::Cow;

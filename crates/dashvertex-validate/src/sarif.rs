@@ -116,7 +116,7 @@ fn artifact_location(f: &FileReport, index: usize) -> Value {
 
 /// A path as a URI reference: `/` separators, every byte outside the unreserved set and
 /// `/` percent-encoded, so a name with spaces, `#` or `?` stays one path.
-pub fn uri(path: &str) -> String {
+fn uri(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let path = path.replace('\\', "/");
     for b in path.bytes() {

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::codes::{Code, Severity};
+use crate::codes::Code;
 use crate::diagnostic::Diagnostic;
 
 /// Where checks put their findings.
@@ -51,21 +51,8 @@ impl Sink {
         }
     }
 
-    /// How many findings of `code` so far.
-    pub fn count(&self, code: Code) -> u64 {
-        self.counts.get(&code).copied().unwrap_or(0)
-    }
-
-    /// Findings per severity (default severities).
-    pub fn by_severity(&self, s: Severity) -> u64 {
-        self.counts
-            .iter()
-            .filter(|(c, _)| c.severity() == s)
-            .map(|(_, n)| n)
-            .sum()
-    }
-
     /// Total findings.
+    #[cfg(test)]
     pub fn total(&self) -> u64 {
         self.counts.values().sum()
     }

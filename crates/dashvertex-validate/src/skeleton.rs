@@ -15,8 +15,6 @@ pub enum BoneField {
     Name,
     /// The parent index.
     Parent,
-    /// The stored index (binary).
-    Index,
     /// Position, rotation or scale.
     Transform,
 }

@@ -189,6 +189,36 @@ proptest! {
         decode_all(&bytes, Expect::Detect, &small, &[chunk]);
     }
 
+    /// The streaming decoder gives the same file or the same error however its input is
+    /// split: pieces of uneven sizes, empty pieces included, cut anywhere (as a network
+    /// or a pipe delivers them).
+    #[test]
+    fn the_streaming_decoder_ignores_where_its_input_is_split(
+        f in file(),
+        damages in proptest::collection::vec(damage(), 0..2),
+        cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12),
+    ) {
+        let mut bytes = encode(&f);
+        for d in &damages {
+            apply(&mut bytes, d);
+        }
+        let mut at: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
+        at.sort_unstable();
+        for expect in [Expect::Detect, Expect::Container] {
+            let whole = Outcome::from(dashvertex_binary::decode_chunked(&bytes, bytes.len().max(1), expect, &Limits::default()));
+            let mut d = dashvertex_binary::StreamDecoder::new(expect, &Limits::default())
+                .with_len(bytes.len() as u64);
+            let mut from = 0;
+            let mut fed = Ok(());
+            for &to in at.iter().chain(std::iter::once(&bytes.len())) {
+                fed = fed.and_then(|()| d.feed(&bytes[from..to]));
+                from = to;
+            }
+            let split = Outcome::from(fed.and_then(|()| d.finish()));
+            prop_assert!(split.same(&whole), "cuts at {:?}: {:?} vs {:?}", at, split, whole);
+        }
+    }
+
     /// Every decoder reads back exactly what the writer wrote, and re-writing gives the
     /// same bytes.
     #[test]

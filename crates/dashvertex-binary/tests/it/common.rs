@@ -15,7 +15,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    fn from(r: Result<BinaryFile, BinaryError>) -> Self {
+    pub fn from(r: Result<BinaryFile, BinaryError>) -> Self {
         match r {
             Ok(f) => Outcome::Ok(Box::new(f)),
             Err(e) => Outcome::Err(e),

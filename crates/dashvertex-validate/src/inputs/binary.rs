@@ -194,7 +194,6 @@ fn bones<R: Read + Seek>(
                 + match field {
                     BoneField::Name => bone::NAME,
                     BoneField::Parent => bone::PARENT,
-                    BoneField::Index => bone::INDEX,
                     BoneField::Transform => bone::POSITION,
                 })
         },

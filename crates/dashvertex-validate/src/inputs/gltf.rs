@@ -6,7 +6,7 @@ use dashvertex_gltf::accessor::{self, AccessorData};
 use dashvertex_gltf::skinning::{self, PrimitiveSets};
 use dashvertex_gltf::spec::{self, component};
 use dashvertex_gltf::{Gltf, LoadError, Resolver};
-use dashvertex_json::Locator;
+use dashvertex_json::pointer::Locator;
 
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};
@@ -82,19 +82,10 @@ impl Locate for PrimLocate<'_> {
     }
 }
 
-/// Validates a glTF document. Returns the profile used. Bytes handed over (a file read
-/// for the purpose) are read in place; borrowed bytes cost a copy of a GLB's binary chunk.
-pub fn validate(
-    bytes: std::borrow::Cow<'_, [u8]>,
-    resolver: &dyn Resolver,
-    opts: &Options,
-    sink: &mut Sink,
-) -> Profile {
-    validate_keeping(bytes, resolver, opts, sink).0
-}
-
-/// [`validate`], giving back bytes handed over once the checks are done (`None` when
-/// they were borrowed, or the document could not be loaded).
+/// Validates a glTF document, returning the profile used and giving back bytes handed
+/// over once the checks are done (`None` when they were borrowed, or the document could
+/// not be loaded). Bytes handed over (a file read for the purpose) are read in place;
+/// borrowed bytes cost a copy of a GLB's binary chunk.
 pub fn validate_keeping(
     bytes: std::borrow::Cow<'_, [u8]>,
     resolver: &dyn Resolver,
@@ -135,6 +126,8 @@ pub fn validate_keeping(
                     message.clone(),
                 ),
                 LoadError::Limit(_) => (Code::LIMIT_EXCEEDED, Location::default(), e.to_string()),
+                // Reading a file (load_path) is not this path's; any other failure to load.
+                _ => (Code::IO_ERROR, Location::default(), e.to_string()),
             };
             sink.push(code, || Diagnostic::new(code, message, location));
             return (profile, None);

@@ -2,7 +2,8 @@
 //! Pointer and line:column.
 
 use dashvertex_core::InfluenceSet;
-use dashvertex_json::{ErrorKind, Form, JsonError, Locator, push_token};
+use dashvertex_json::pointer::{Locator, push_token};
+use dashvertex_json::{ErrorKind, Form, JsonError};
 
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};

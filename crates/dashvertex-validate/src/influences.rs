@@ -121,16 +121,16 @@ impl Checker {
     /// Checks a position.
     pub fn position(&self, v: u64, p: [f32; 3], loc: &dyn Locate, sink: &mut Sink) {
         if p.iter().any(|c| !c.is_finite()) {
-            sink.push(Code::POSITION_NON_FINITE, || {
-                Diagnostic::new(
-                    Code::POSITION_NON_FINITE,
+            sink.report(
+                Code::POSITION_NON_FINITE,
+                || loc.position(v),
+                || {
                     format!(
                         "vertex {v}: position ({} {} {}) is not finite",
                         p[0], p[1], p[2]
-                    ),
-                    loc.position(v),
-                )
-            });
+                    )
+                },
+            );
         }
     }
 
@@ -339,115 +339,107 @@ impl Checker {
         for (s, k, bone, w) in reference_order(sets) {
             if !w.is_finite() {
                 blocked = true;
-                sink.push(Code::WEIGHT_NON_FINITE, || {
-                    Diagnostic::new(
-                        Code::WEIGHT_NON_FINITE,
-                        format!("vertex {v}: weight in {} is {w}", slot_name(s, k)),
-                        loc.slot(v, s, k, Field::Weight),
-                    )
-                });
+                sink.report(
+                    Code::WEIGHT_NON_FINITE,
+                    || loc.slot(v, s, k, Field::Weight),
+                    || format!("vertex {v}: weight in {} is {w}", slot_name(s, k)),
+                );
                 continue;
             }
             if let Some(n) = self.bones.filter(|&n| u64::from(bone) >= n) {
                 blocked |= w != 0.0;
-                sink.push(Code::BONE_INDEX_RANGE, || {
-                    Diagnostic::new(
-                        Code::BONE_INDEX_RANGE,
+                sink.report(
+                    Code::BONE_INDEX_RANGE,
+                    || loc.slot(v, s, k, Field::Bone),
+                    || {
                         format!(
                             "vertex {v}: bone index {bone} in {} is out of range (the skeleton has {n} bone{})",
                             slot_name(s, k),
                             if n == 1 { "" } else { "s" }
-                        ),
-                        loc.slot(v, s, k, Field::Bone),
-                    )
-                });
+                        )
+                    },
+                );
                 continue;
             }
             if w != 0.0 && self.is_removed(bone) {
                 blocked = true;
-                sink.push(Code::BONE_REMOVED, || {
-                    Diagnostic::new(
-                        Code::BONE_REMOVED,
+                sink.report(
+                    Code::BONE_REMOVED,
+                    || loc.slot(v, s, k, Field::Bone),
+                    || {
                         format!(
                             "vertex {v}: bone index {bone} in {} is a removed bone (a tombstone in the manifest)",
                             slot_name(s, k)
-                        ),
-                        loc.slot(v, s, k, Field::Bone),
-                    )
-                });
+                        )
+                    },
+                );
                 continue;
             }
             if w == 0.0 {
                 if w.is_sign_negative() {
-                    sink.push(Code::WEIGHT_NEGATIVE_ZERO, || {
-                        Diagnostic::new(
-                            Code::WEIGHT_NEGATIVE_ZERO,
-                            format!("vertex {v}: weight in {} is -0.0", slot_name(s, k)),
-                            loc.slot(v, s, k, Field::Weight),
-                        )
-                    });
+                    sink.report(
+                        Code::WEIGHT_NEGATIVE_ZERO,
+                        || loc.slot(v, s, k, Field::Weight),
+                        || format!("vertex {v}: weight in {} is -0.0", slot_name(s, k)),
+                    );
                 }
                 if bone != 0 {
-                    sink.push(Code::PADDING_BONE, || {
-                        Diagnostic::new(
-                            Code::PADDING_BONE,
+                    sink.report(
+                        Code::PADDING_BONE,
+                        || loc.slot(v, s, k, Field::Bone),
+                        || {
                             format!(
                                 "vertex {v}: unused slot ({}, weight 0) names bone {bone}",
                                 slot_name(s, k)
-                            ),
-                            loc.slot(v, s, k, Field::Bone),
-                        )
-                    });
+                            )
+                        },
+                    );
                 }
                 continue;
             }
             if w < 0.0 {
                 blocked = true;
-                sink.push(Code::WEIGHT_NEGATIVE, || {
-                    Diagnostic::new(
-                        Code::WEIGHT_NEGATIVE,
-                        format!("vertex {v}: weight {w} in {} is negative", slot_name(s, k)),
-                        loc.slot(v, s, k, Field::Weight),
-                    )
-                });
+                sink.report(
+                    Code::WEIGHT_NEGATIVE,
+                    || loc.slot(v, s, k, Field::Weight),
+                    || format!("vertex {v}: weight {w} in {} is negative", slot_name(s, k)),
+                );
                 continue;
             }
             if let Some(&(_, s0, k0)) = scratch.seen.iter().find(|(b, _, _)| *b == bone) {
                 blocked = true;
-                sink.push(Code::BONE_DUPLICATE, || {
-                    Diagnostic::new(
-                        Code::BONE_DUPLICATE,
+                sink.report(
+                    Code::BONE_DUPLICATE,
+                    || loc.slot(v, s, k, Field::Bone),
+                    || {
                         format!(
                             "vertex {v}: bone {bone} has weight in {} and again in {}",
                             slot_name(s0, k0),
                             slot_name(s, k)
-                        ),
-                        loc.slot(v, s, k, Field::Bone),
-                    )
-                });
+                        )
+                    },
+                );
                 continue;
             }
             scratch.seen.push((bone, s, k));
             if w > 1.0 {
                 blocked = true;
-                sink.push(Code::WEIGHT_ABOVE_ONE, || {
-                    Diagnostic::new(
-                        Code::WEIGHT_ABOVE_ONE,
-                        format!("vertex {v}: weight {w} in {} is above 1", slot_name(s, k)),
-                        loc.slot(v, s, k, Field::Weight),
-                    )
-                });
+                sink.report(
+                    Code::WEIGHT_ABOVE_ONE,
+                    || loc.slot(v, s, k, Field::Weight),
+                    || format!("vertex {v}: weight {w} in {} is above 1", slot_name(s, k)),
+                );
             } else if w.is_subnormal() {
-                sink.push(Code::WEIGHT_SUBNORMAL, || {
-                    Diagnostic::new(
-                        Code::WEIGHT_SUBNORMAL,
+                sink.report(
+                    Code::WEIGHT_SUBNORMAL,
+                    || loc.slot(v, s, k, Field::Weight),
+                    || {
                         format!(
                             "vertex {v}: weight {w:e} in {} is subnormal",
                             slot_name(s, k)
-                        ),
-                        loc.slot(v, s, k, Field::Weight),
-                    )
-                });
+                        )
+                    },
+                );
             }
             let stored = raw.and_then(|r| r.get(s)).and_then(|r| r.get(k)).copied();
             match (max, stored) {
@@ -477,13 +469,11 @@ impl Checker {
         match self.profile {
             Profile::Dash => {
                 if self.skinned && sum.counted == 0 {
-                    sink.push(Code::WEIGHTS_ALL_ZERO, || {
-                        Diagnostic::new(
-                            Code::WEIGHTS_ALL_ZERO,
-                            format!("vertex {v}: skinned vertex with no non-zero weight"),
-                            loc.weights(v),
-                        )
-                    });
+                    sink.report(
+                        Code::WEIGHTS_ALL_ZERO,
+                        || loc.weights(v),
+                        || format!("vertex {v}: skinned vertex with no non-zero weight"),
+                    );
                 }
             }
             Profile::Gltf => {
@@ -535,17 +525,17 @@ impl Checker {
                     set.weights.iter().position(|&w| w != 0.0).map(|k| (s, k))
                 });
             if let Some((ls, lk)) = later {
-                sink.push(Code::SET_GAP, || {
-                    Diagnostic::new(
-                        Code::SET_GAP,
+                sink.report(
+                    Code::SET_GAP,
+                    || loc.slot(v, ls, lk, Field::Weight),
+                    || {
                         format!(
                             "vertex {v}: {} is used while {} is free",
                             slot_name(ls, lk),
                             slot_name(fs, fk)
-                        ),
-                        loc.slot(v, ls, lk, Field::Weight),
-                    )
-                });
+                        )
+                    },
+                );
                 return;
             }
         }
@@ -560,15 +550,15 @@ impl Checker {
                     .filter(|(_, w)| **w > lw)
                     .max_by(|a, b| a.1.total_cmp(b.1))
             {
-                sink.push(Code::SET_ORDER, || {
-                    Diagnostic::new(
-                        Code::SET_ORDER,
+                sink.report(
+                    Code::SET_ORDER,
+                    || loc.slot(v, s, k, Field::Weight),
+                    || {
                         format!(
                             "vertex {v}: weight {w} in set {s} is heavier than weight {lw} in set {ls}"
-                        ),
-                        loc.slot(v, s, k, Field::Weight),
-                    )
-                });
+                        )
+                    },
+                );
                 return;
             }
             for &w in set.weights.iter().filter(|&&w| w != 0.0) {
@@ -599,9 +589,10 @@ impl Checker {
                 .min(sets - 1);
             if trailing > 0 {
                 let first = sets - trailing;
-                sink.push(Code::SET_TRAILING_ZERO, || {
-                    Diagnostic::new(
-                        Code::SET_TRAILING_ZERO,
+                sink.report(
+                    Code::SET_TRAILING_ZERO,
+                    || set_location(first),
+                    || {
                         if trailing == 1 {
                             format!("influence set {first} is all zero for every vertex")
                         } else {
@@ -609,22 +600,19 @@ impl Checker {
                                 "influence sets {first} to {} are all zero for every vertex",
                                 sets - 1
                             )
-                        },
-                        set_location(first),
-                    )
-                });
+                        }
+                    },
+                );
             }
         }
         if let Some((false, at)) = toggle
             && let Some(v) = stats.first_with_data
         {
-            sink.push(Code::SKINNED_FLAG, || {
-                Diagnostic::new(
-                    Code::SKINNED_FLAG,
-                    format!("the mesh is marked unskinned but vertex {v} has influence data"),
-                    at,
-                )
-            });
+            sink.report(
+                Code::SKINNED_FLAG,
+                || at,
+                || format!("the mesh is marked unskinned but vertex {v} has influence data"),
+            );
         }
     }
 }

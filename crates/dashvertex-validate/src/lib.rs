@@ -41,13 +41,11 @@ use std::path::Path;
 use sink::Sink;
 
 fn unknown(sink: &mut Sink) {
-    sink.push(Code::FORMAT_UNKNOWN, || {
-        Diagnostic::new(
-            Code::FORMAT_UNKNOWN,
-            "not DashVertex JSON, a DMX container or raw vertex records",
-            Location::default(),
-        )
-    });
+    sink.report(
+        Code::FORMAT_UNKNOWN,
+        Location::default,
+        || "not DashVertex JSON, a DMX container or raw vertex records",
+    );
 }
 
 fn finish(
@@ -63,9 +61,11 @@ fn finish(
 
 /// The report of an input with no bytes: no format can hold nothing.
 fn empty(name: &str, mut sink: Sink, opts: &Options) -> FileReport {
-    sink.push(Code::EMPTY_INPUT, || {
-        Diagnostic::new(Code::EMPTY_INPUT, "the input is empty", Location::default())
-    });
+    sink.report(
+        Code::EMPTY_INPUT,
+        Location::default,
+        || "the input is empty",
+    );
     finish(
         name,
         None,
@@ -196,9 +196,7 @@ pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
 }
 
 fn io_error(sink: &mut Sink, e: &std::io::Error) {
-    sink.push(Code::IO_ERROR, || {
-        Diagnostic::new(Code::IO_ERROR, e.to_string(), Location::default())
-    });
+    sink.report(Code::IO_ERROR, Location::default, || e.to_string());
 }
 
 /// Where an input's bytes are: in memory (borrowed, or handed over to be given back), or
@@ -300,9 +298,7 @@ fn dispatch(
     // Text and glTF are read whole: the input limit applies first (to a file before it
     // is read; to bytes in memory alike, so both give the same report).
     if let Err(e) = opts.limits.check_input(len) {
-        sink.push(Code::LIMIT_EXCEEDED, || {
-            Diagnostic::new(Code::LIMIT_EXCEEDED, e.to_string(), Location::default())
-        });
+        sink.report(Code::LIMIT_EXCEEDED, Location::default, || e.to_string());
         let gltf = matches!(chosen, Some(Format::Gltf | Format::Glb));
         let profile = opts
             .profile

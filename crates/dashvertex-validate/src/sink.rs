@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::codes::Code;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Location};
 
 /// Where checks put their findings.
 #[derive(Debug)]
@@ -37,6 +37,18 @@ impl Sink {
             .map(|(c, _)| *c)
             .collect();
         s
+    }
+
+    /// Records a finding of `code`; where it is (`at`) and what it says (`message`) are
+    /// worked out only when the diagnostic is kept: most findings of a large file are only
+    /// counted, and a location can cost a JSON Pointer and a line lookup.
+    pub fn report<M: Into<String>>(
+        &mut self,
+        code: Code,
+        at: impl FnOnce() -> Location,
+        message: impl FnOnce() -> M,
+    ) {
+        self.push(code, || Diagnostic::new(code, message(), at()));
     }
 
     /// Records a finding; `make` runs only when the diagnostic is kept.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use dashvertex_core::Skeleton;
 
 use crate::codes::Code;
-use crate::diagnostic::{Diagnostic, Location};
+use crate::diagnostic::Location;
 use crate::sink::Sink;
 
 /// Which field of a bone a finding is about.
@@ -46,68 +46,56 @@ pub fn check(
             None
         };
         if let Some(p) = problem {
-            sink.push(Code::BONE_NAME_INVALID, || {
-                Diagnostic::new(
-                    Code::BONE_NAME_INVALID,
-                    format!("bone {i}: name {:?} {p}", b.name),
-                    at(i, BoneField::Name),
-                )
-            });
+            sink.report(
+                Code::BONE_NAME_INVALID,
+                || at(i, BoneField::Name),
+                || format!("bone {i}: name {:?} {p}", b.name),
+            );
         } else if name_reported(i) {
         } else if let Some(first) = names.get(b.name.as_str()) {
-            sink.push(Code::BONE_NAME_DUPLICATE, || {
-                Diagnostic::new(
-                    Code::BONE_NAME_DUPLICATE,
+            sink.report(
+                Code::BONE_NAME_DUPLICATE,
+                || at(i, BoneField::Name),
+                || {
                     format!(
                         "bone {i}: name {:?} is already used by bone {first}",
                         b.name
-                    ),
-                    at(i, BoneField::Name),
-                )
-            });
+                    )
+                },
+            );
         } else {
             names.insert(&b.name, i);
         }
         let t = b.position.iter().chain(&b.rotation).chain(&b.scale);
         if t.clone().any(|c| !c.is_finite()) {
-            sink.push(Code::BONE_TRANSFORM_NON_FINITE, || {
-                Diagnostic::new(
-                    Code::BONE_TRANSFORM_NON_FINITE,
-                    format!("bone {i}: transform has a NaN or infinite component"),
-                    at(i, BoneField::Transform),
-                )
-            });
+            sink.report(
+                Code::BONE_TRANSFORM_NON_FINITE,
+                || at(i, BoneField::Transform),
+                || format!("bone {i}: transform has a NaN or infinite component"),
+            );
         }
         match (i, b.parent) {
-            (0, Some(p)) => sink.push(Code::BONE_ROOT, || {
-                Diagnostic::new(
-                    Code::BONE_ROOT,
-                    format!("bone 0 is the root but names bone {p} as its parent"),
-                    at(0, BoneField::Parent),
-                )
-            }),
+            (0, Some(p)) => sink.report(
+                Code::BONE_ROOT,
+                || at(0, BoneField::Parent),
+                || format!("bone 0 is the root but names bone {p} as its parent"),
+            ),
             (0, None) => {}
-            (_, None) => sink.push(Code::BONE_ROOT, || {
-                Diagnostic::new(
-                    Code::BONE_ROOT,
-                    format!("bone {i} has no parent; only bone 0 may be a root"),
-                    at(i, BoneField::Parent),
-                )
-            }),
-            (_, Some(p)) if p as usize >= n => sink.push(Code::BONE_PARENT_RANGE, || {
-                Diagnostic::new(
-                    Code::BONE_PARENT_RANGE,
-                    format!("bone {i}: parent index {p} is out of range ({n} bones)"),
-                    at(i, BoneField::Parent),
-                )
-            }),
-            (_, Some(p)) if p as usize >= i => sink.push(Code::BONE_PARENT_ORDER, || {
-                Diagnostic::new(
-                    Code::BONE_PARENT_ORDER,
-                    format!("bone {i}: parent {p} does not come before it"),
-                    at(i, BoneField::Parent),
-                )
-            }),
+            (_, None) => sink.report(
+                Code::BONE_ROOT,
+                || at(i, BoneField::Parent),
+                || format!("bone {i} has no parent; only bone 0 may be a root"),
+            ),
+            (_, Some(p)) if p as usize >= n => sink.report(
+                Code::BONE_PARENT_RANGE,
+                || at(i, BoneField::Parent),
+                || format!("bone {i}: parent index {p} is out of range ({n} bones)"),
+            ),
+            (_, Some(p)) if p as usize >= i => sink.report(
+                Code::BONE_PARENT_ORDER,
+                || at(i, BoneField::Parent),
+                || format!("bone {i}: parent {p} does not come before it"),
+            ),
             _ => {}
         }
     }

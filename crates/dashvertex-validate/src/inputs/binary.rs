@@ -93,9 +93,7 @@ fn structure(e: &BinaryError, sink: &mut Sink) {
 }
 
 fn io(e: &std::io::Error, sink: &mut Sink) {
-    sink.push(Code::IO_ERROR, || {
-        Diagnostic::new(Code::IO_ERROR, e.to_string(), Location::default())
-    });
+    sink.report(Code::IO_ERROR, Location::default, || e.to_string());
 }
 
 /// Validates a binary file of `len` bytes read through `r`. Returns the profile used.
@@ -164,16 +162,14 @@ fn bones<R: Read + Seek>(
             }
         };
         if b.index.get() != i as u32 {
-            sink.push(Code::BONE_RECORD_INDEX, || {
-                Diagnostic::new(
-                    Code::BONE_RECORD_INDEX,
-                    format!("bone {i}: record index is {}", b.index.get()),
-                    Location {
-                        bone: Some(i as u64),
-                        ..at(rec + bone::INDEX)
-                    },
-                )
-            });
+            sink.report(
+                Code::BONE_RECORD_INDEX,
+                || Location {
+                    bone: Some(i as u64),
+                    ..at(rec + bone::INDEX)
+                },
+                || format!("bone {i}: record index is {}", b.index.get()),
+            );
         }
         let (position, rotation, scale) = b.transform();
         out.push(Bone {
@@ -204,33 +200,49 @@ fn bones<R: Read + Seek>(
 }
 
 fn vertex_index(v: u64, index: u32, loc: &BinaryLocate, sink: &mut Sink) {
-    sink.push(Code::VERTEX_INDEX, || {
-        Diagnostic::new(
-            Code::VERTEX_INDEX,
-            format!("vertex {v}: record index is {index}"),
-            Location {
-                vertex: Some(v),
-                offset: Some(loc.vert + v * loc.stride + vertex::INDEX),
-                ..Location::default()
-            },
-        )
-    });
+    sink.report(
+        Code::VERTEX_INDEX,
+        || Location {
+            vertex: Some(v),
+            offset: Some(loc.vert + v * loc.stride + vertex::INDEX),
+            ..Location::default()
+        },
+        || format!("vertex {v}: record index is {index}"),
+    );
 }
 
 #[allow(clippy::too_many_arguments)]
+/// What the checks of one mesh carry from chunk to chunk.
+#[derive(Default)]
+struct Tally {
+    stats: MeshStats,
+    scratch: Scratch,
+    sets: Vec<InfluenceSet>,
+}
+
+/// The rules and the locations a mesh's chunks are checked with.
+struct Rules<'a> {
+    checker: &'a Checker,
+    loc: &'a BinaryLocate,
+}
+
+/// Checks `count` vertices from vertex `first`: their records through `index_at`, their
+/// `nsets` influence sets through `set_of`.
 fn check_chunk(
-    checker: &Checker,
+    rules: &Rules<'_>,
     first: u64,
+    (count, nsets): (usize, usize),
     index_at: &dyn Fn(usize) -> Option<(u32, [f32; 3])>,
     set_of: &dyn Fn(usize, usize) -> InfluenceSet,
-    count: usize,
-    nsets: usize,
-    loc: &BinaryLocate,
     sink: &mut Sink,
-    stats: &mut MeshStats,
-    scratch: &mut Scratch,
-    sets: &mut Vec<InfluenceSet>,
+    tally: &mut Tally,
 ) {
+    let Rules { checker, loc } = *rules;
+    let Tally {
+        stats,
+        scratch,
+        sets,
+    } = tally;
     for i in 0..count {
         let v = first + i as u64;
         let Some((index, position)) = index_at(i) else {
@@ -284,17 +296,17 @@ fn vertices<R: Read + Seek>(
         encoding: Encoding::Float,
     };
     if layout.skinned && bones.is_none() && n > 0 {
-        sink.push(Code::BONE_RANGE_UNCHECKED, || {
-            Diagnostic::new(
-                Code::BONE_RANGE_UNCHECKED,
-                "bone indices were not range-checked: the file has no skeleton",
-                at(0),
-            )
-        });
+        sink.report(
+            Code::BONE_RANGE_UNCHECKED,
+            || at(0),
+            || "bone indices were not range-checked: the file has no skeleton",
+        );
     }
-    let mut stats = MeshStats::default();
-    let mut scratch = Scratch::default();
-    let mut sets = Vec::with_capacity(nsets);
+    let rules = Rules {
+        checker: &checker,
+        loc: &loc,
+    };
+    let mut tally = Tally::default();
     let mut vbuf = Vec::new();
     let mut sbufs: Vec<Vec<u8>> = vec![Vec::new(); nsets.saturating_sub(1)];
     let mut first = 0u64;
@@ -326,14 +338,16 @@ fn vertices<R: Read + Seek>(
                         vertex_index(v, rec.index.get(), &loc, sink);
                     }
                     checker.position(v, rec.position(), &loc, sink);
-                    checker.vertex_single(v, &rec.set(), &loc, sink, &mut stats, &mut scratch);
+                    let Tally { stats, scratch, .. } = &mut tally;
+                    checker.vertex_single(v, &rec.set(), &loc, sink, stats, scratch);
                 }
             }
             VertexLayout::Full => {
                 let recs = <[RawVertex]>::ref_from_bytes(&vbuf).unwrap_or_default();
                 check_chunk(
-                    &checker,
+                    &rules,
                     first,
+                    (count as usize, nsets),
                     &|i| recs.get(i).map(|r| (r.index.get(), r.position())),
                     &|i, s| {
                         if s == 0 {
@@ -342,29 +356,20 @@ fn vertices<R: Read + Seek>(
                             set_of(i, s)
                         }
                     },
-                    count as usize,
-                    nsets,
-                    &loc,
                     sink,
-                    &mut stats,
-                    &mut scratch,
-                    &mut sets,
+                    &mut tally,
                 );
             }
             VertexLayout::Compact => {
                 let recs = <[RawCompactVertex]>::ref_from_bytes(&vbuf).unwrap_or_default();
                 check_chunk(
-                    &checker,
+                    &rules,
                     first,
+                    (count as usize, 1),
                     &|i| recs.get(i).map(|r| (r.index.get(), r.vertex().position)),
                     &|_, _| InfluenceSet::ZERO,
-                    count as usize,
-                    1,
-                    &loc,
                     sink,
-                    &mut stats,
-                    &mut scratch,
-                    &mut sets,
+                    &mut tally,
                 );
             }
         }
@@ -375,7 +380,7 @@ fn vertices<R: Read + Seek>(
     }
     let vset_row = layout.vset().map_or(0, |r| r.at);
     checker.mesh(
-        &stats,
+        &tally.stats,
         nsets,
         Some((layout.skinned, at(12))),
         &|s| Location {
@@ -410,13 +415,11 @@ fn gaps<R: Read + Seek>(r: &mut R, layout: &Layout, sink: &mut Sink) -> std::io:
         }
     }
     if let Some(offset) = first {
-        sink.push(Code::UNREFERENCED_BYTES, || {
-            Diagnostic::new(
-                Code::UNREFERENCED_BYTES,
-                format!("{total} non-zero byte(s) lie outside every section"),
-                at(offset),
-            )
-        });
+        sink.report(
+            Code::UNREFERENCED_BYTES,
+            || at(offset),
+            || format!("{total} non-zero byte(s) lie outside every section"),
+        );
     }
     Ok(())
 }
@@ -446,9 +449,11 @@ fn raw<R: Read + Seek>(r: &mut R, len: u64, profile: Profile, opts: &Options, si
     let mut buf = Vec::new();
     let mut any = false;
     for pass in 0..2 {
-        let mut stats = MeshStats::default();
-        let mut scratch = Scratch::default();
-        let mut sets = Vec::with_capacity(1);
+        let rules = Rules {
+            checker: &checker,
+            loc: &loc,
+        };
+        let mut tally = Tally::default();
         let mut first = 0u64;
         while first < n {
             let count = CHUNK.min(n - first);
@@ -462,17 +467,13 @@ fn raw<R: Read + Seek>(r: &mut R, len: u64, profile: Profile, opts: &Options, si
                 any |= recs.iter().any(|x| !x.set().is_zero());
             } else {
                 check_chunk(
-                    &checker,
+                    &rules,
                     first,
+                    (count as usize, 1),
                     &|i| recs.get(i).map(|r| (r.index.get(), r.position())),
                     &|i, _| recs.get(i).map_or(InfluenceSet::ZERO, RawVertex::set),
-                    count as usize,
-                    1,
-                    &loc,
                     sink,
-                    &mut stats,
-                    &mut scratch,
-                    &mut sets,
+                    &mut tally,
                 );
             }
             first += count;
@@ -480,13 +481,11 @@ fn raw<R: Read + Seek>(r: &mut R, len: u64, profile: Profile, opts: &Options, si
         if pass == 0 {
             checker.skinned = any;
             if any && opts.bones.is_none() {
-                sink.push(Code::BONE_RANGE_UNCHECKED, || {
-                    Diagnostic::new(
-                        Code::BONE_RANGE_UNCHECKED,
-                        "bone indices were not range-checked: raw records carry no skeleton",
-                        at(0),
-                    )
-                });
+                sink.report(
+                    Code::BONE_RANGE_UNCHECKED,
+                    || at(0),
+                    || "bone indices were not range-checked: raw records carry no skeleton",
+                );
             }
         }
     }

@@ -476,26 +476,18 @@ fn inverse_bind_matrices(
             ..doc.at(&ptr)
         };
         if e.iter().any(|x| !x.is_finite()) {
-            sink.push(Code::GLTF_IBM_NON_FINITE, || {
-                Diagnostic::new(
-                    Code::GLTF_IBM_NON_FINITE,
-                    format!("skin {s}: inverse bind matrix {m} has a NaN or infinite element"),
-                    at(),
-                )
+            sink.report(Code::GLTF_IBM_NON_FINITE, at, || {
+                format!("skin {s}: inverse bind matrix {m} has a NaN or infinite element")
             });
             continue;
         }
         // Column-major: the fourth row is elements 3, 7, 11, 15.
         let row = [e[3], e[7], e[11], e[15]];
         if row != [0.0, 0.0, 0.0, 1.0] {
-            sink.push(Code::GLTF_IBM_ROW, || {
-                Diagnostic::new(
-                    Code::GLTF_IBM_ROW,
-                    format!(
-                        "skin {s}: inverse bind matrix {m} has fourth row ({} {} {} {}), not (0 0 0 1)",
-                        row[0], row[1], row[2], row[3]
-                    ),
-                    at(),
+            sink.report(Code::GLTF_IBM_ROW, at, || {
+                format!(
+                    "skin {s}: inverse bind matrix {m} has fourth row ({} {} {} {}), not (0 0 0 1)",
+                    row[0], row[1], row[2], row[3]
                 )
             });
             continue;
@@ -510,12 +502,8 @@ fn inverse_bind_matrices(
             .fold(0.0, f64::max)
             .max(1e-30);
         if d.abs() <= 1e-9 * scale * scale * scale {
-            sink.push(Code::GLTF_IBM_SINGULAR, || {
-                Diagnostic::new(
-                    Code::GLTF_IBM_SINGULAR,
-                    format!("skin {s}: inverse bind matrix {m} is singular (determinant {d:e})"),
-                    at(),
-                )
+            sink.report(Code::GLTF_IBM_SINGULAR, at, || {
+                format!("skin {s}: inverse bind matrix {m} is singular (determinant {d:e})")
             });
         }
     }

@@ -146,13 +146,11 @@ pub fn validate(bytes: &[u8], opts: &Options, sink: &mut Sink) -> Profile {
         .bones
         .or_else(|| doc.skeleton.as_ref().map(|s| s.len() as u64));
     if mesh.is_skinned() && bones.is_none() {
-        sink.push(Code::BONE_RANGE_UNCHECKED, || {
-            Diagnostic::new(
-                Code::BONE_RANGE_UNCHECKED,
-                "bone indices were not range-checked: the file has no skeleton",
-                loc.at(String::new(), None),
-            )
-        });
+        sink.report(
+            Code::BONE_RANGE_UNCHECKED,
+            || loc.at(String::new(), None),
+            || "bone indices were not range-checked: the file has no skeleton",
+        );
     }
     let checker = Checker {
         profile,

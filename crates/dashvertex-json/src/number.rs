@@ -27,8 +27,10 @@ pub struct BoneIndex(pub u32);
 struct F32Visitor;
 
 impl F32Visitor {
+    #[allow(clippy::cast_possible_truncation)]
     fn from_f64<E: de::Error>(v: f64) -> Result<F32, E> {
         if v.is_finite() && v.abs() < F32_LIMIT {
+            // Rounds to the nearest binary32, finite because |v| < F32_LIMIT.
             Ok(F32(v as f32))
         } else {
             Err(E::custom(format_args!(
@@ -82,6 +84,7 @@ impl JsonSchema for F32 {
 struct IndexVisitor;
 
 impl IndexVisitor {
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     fn from_f64<E: de::Error>(v: f64) -> Result<BoneIndex, E> {
         if v.fract() != 0.0 || !v.is_finite() {
             Err(E::custom(format_args!("bone index {v} is not an integer")))
@@ -92,6 +95,7 @@ impl IndexVisitor {
                 "bone index {v} does not fit in 32 bits"
             )))
         } else {
+            // Exact: v is an integer in 0 ..= u32::MAX (checked above).
             Ok(BoneIndex(v as u32))
         }
     }
@@ -145,7 +149,9 @@ impl JsonSchema for BoneIndex {
 
 /// Reads a decimal the way the specification says every reader does: to the nearest
 /// binary64, then to the nearest binary32.
+#[allow(clippy::cast_possible_truncation)]
 pub fn two_step(text: &str) -> Option<f32> {
+    // Rounding to the nearest binary32 is the second step (beyond its range: infinity).
     text.parse::<f64>().ok().map(|d| d as f32)
 }
 
@@ -200,6 +206,7 @@ pub fn format_f32(v: f32, out: &mut String) -> Option<()> {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)]
 mod tests {
     use super::*;
 

@@ -35,34 +35,12 @@ mod reduce;
 pub mod weights_doc;
 
 pub use reduce::{
-    Config, Dropped, Empty, Normalize, Quantize, ReduceError, Reduced, Report, reduce,
+    Config, Dropped, Empty, Normalize, Quantize, ReduceError, Reduced, Report, index_map, reduce,
+    root_index,
 };
 
 use input::Input;
-use manifest::{Manifest, ManifestError};
-
-/// The output index of each input bone, from the manifest (every input bone must be in
-/// it; call [`Manifest::update`] first).
-pub fn index_map(input: &Input, manifest: &Manifest) -> Result<Vec<u32>, ManifestError> {
-    let lookup = manifest.lookup();
-    input
-        .bones
-        .iter()
-        .map(|b| {
-            lookup.get(b.name.as_str()).copied().ok_or_else(|| {
-                ManifestError::Locked(vec![format!("bone {:?} is not in the manifest", b.name)])
-            })
-        })
-        .collect()
-}
-
-/// The manifest index of the skeleton's root: the first root in the manifest's
-/// numbering order.
-pub fn root_index(input: &Input, manifest: &Manifest) -> Option<u32> {
-    let order = manifest::canonical_order(&input.bones);
-    let first_root = order.first()?;
-    manifest.index_of(first_root)
-}
+use manifest::Manifest;
 
 /// The skeleton in manifest order, for DashVertex output: bone `i` is manifest entry `i`.
 /// Retired bones (and bones the input does not have) keep their place with their name

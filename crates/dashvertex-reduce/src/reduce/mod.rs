@@ -141,6 +141,7 @@ pub struct Report {
 
 /// Why a reduction failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ReduceError {
     /// NaN or infinity in the input.
     #[error("{at}: weight {weight} is not finite")]

@@ -124,7 +124,7 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
                     .map(Source::Weights)
                     .map_err(|e| input_error(path, e));
             }
-            Some(t) if t != dashvertex_json::wire::DOCUMENT_TYPE => {
+            Some(t) if t != dashvertex_json::DOCUMENT_TYPE => {
                 let (line, column) = dashvertex_json::pointer::Locator::new(text)
                     .line_col("/type")
                     .unwrap_or((1, 1));
@@ -134,7 +134,7 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
                         "{line}:{column}: type is {}; dash reduce reads a DashVertex document \
                          ({:?}) or a per-bone weights document ({:?}) (at /type)",
                         dashvertex_fs::short(t),
-                        dashvertex_json::wire::DOCUMENT_TYPE,
+                        dashvertex_json::DOCUMENT_TYPE,
                         dashvertex_reduce::weights_doc::WEIGHTS_TYPE
                     ),
                 ));

@@ -34,8 +34,9 @@ mod locate;
 pub mod number;
 pub mod pointer;
 pub mod schema;
-pub mod wire;
+mod wire;
 
 pub use decode::{DocKey, Form, JsonFile, decode, decode_bytes, find_duplicate_key};
 pub use encode::{encode, encode_document};
 pub use error::{EncodeError, ErrorKind, JsonError};
+pub use wire::DOCUMENT_TYPE;

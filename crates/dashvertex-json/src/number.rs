@@ -14,7 +14,7 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 /// The smallest magnitude that no longer rounds to a finite binary32: `f32::MAX` plus half
 /// an ulp (2^103). Readers accept numbers strictly below it in magnitude; the schema says
 /// the same with `exclusiveMinimum` / `exclusiveMaximum`.
-pub const F32_LIMIT: f64 = 3.402_823_567_797_336_6e38;
+pub(crate) const F32_LIMIT: f64 = 3.402_823_567_797_336_6e38;
 
 /// A finite binary32 number.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -22,7 +22,7 @@ pub struct F32(pub f32);
 
 /// A bone index (an unsigned 32-bit integer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct BoneIndex(pub u32);
+pub(crate) struct BoneIndex(pub u32);
 
 struct F32Visitor;
 
@@ -150,7 +150,7 @@ impl JsonSchema for BoneIndex {
 /// Reads a decimal the way the specification says every reader does: to the nearest
 /// binary64, then to the nearest binary32.
 #[allow(clippy::cast_possible_truncation)]
-pub fn two_step(text: &str) -> Option<f32> {
+pub(crate) fn two_step(text: &str) -> Option<f32> {
     // Rounding to the nearest binary32 is the second step (beyond its range: infinity).
     text.parse::<f64>().ok().map(|d| d as f32)
 }
@@ -164,7 +164,7 @@ pub fn two_step(text: &str) -> Option<f32> {
 /// rounded to the fewest significant digits (at most 9) that survive both steps. Plain
 /// notation is used for magnitudes in `[1e-5, 1e9)` and zero, exponent notation otherwise;
 /// `-0.0` is written `-0`. Returns `None` for NaN and infinities.
-pub fn format_f32(v: f32, out: &mut String) -> Option<()> {
+pub(crate) fn format_f32(v: f32, out: &mut String) -> Option<()> {
     use std::fmt::Write;
     if !v.is_finite() {
         return None;

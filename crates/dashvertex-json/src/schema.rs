@@ -26,12 +26,12 @@ pub fn dashvertex() -> Schema {
 }
 
 /// The schema of a single vertex.
-pub fn vertex() -> Schema {
+pub(crate) fn vertex() -> Schema {
     generate::<JsonVertex>("vertex.schema.json")
 }
 
 /// The schema of a DMX document.
-pub fn document() -> Schema {
+pub(crate) fn document() -> Schema {
     generate::<JsonDocument>("document.schema.json")
 }
 

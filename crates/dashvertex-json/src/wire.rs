@@ -206,6 +206,10 @@ fn forbid_vertex_members(schema: &mut Schema) {
 /// they are kept verbatim.
 #[derive(Clone, Debug, JsonSchema)]
 #[schemars(rename = "DashModelExchange", transform = forbid_vertex_members)]
+#[allow(
+    dead_code,
+    reason = "the schema's model of a document: the decoder reads documents member by member"
+)]
 pub struct JsonDocument {
     /// Always `"DashModelExchange"`.
     #[serde(rename = "type")]
@@ -224,6 +228,10 @@ pub struct JsonDocument {
 #[derive(Clone, Debug, JsonSchema)]
 #[serde(untagged)]
 #[schemars(rename = "DashVertexJson")]
+#[allow(
+    dead_code,
+    reason = "the schema's root (any of the three shapes); the decoder picks the shape itself"
+)]
 pub enum JsonText {
     /// A single vertex.
     Vertex(JsonVertex),

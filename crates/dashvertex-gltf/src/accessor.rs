@@ -37,8 +37,8 @@ pub struct AccessorData<'g> {
     pub stride: u64,
     /// Bytes between matrix columns (4-aligned), and rows per column: component `c`
     /// lies at `(c / rows) × column + (c % rows) × size` within its element.
-    column: u64,
-    rows: u64,
+    column: usize,
+    rows: usize,
 }
 
 impl AccessorData<'_> {
@@ -61,8 +61,12 @@ impl AccessorData<'_> {
         if i >= self.count || c >= self.components {
             return 0.0;
         }
-        let size = component::size(self.component_type).unwrap_or(0) as usize;
-        let at = i * self.stride as usize + self.within(c, size);
+        let size = size_of(self.component_type).unwrap_or(0);
+        // Past any slice when it does not fit a usize: 0, as beyond the accessor.
+        let Ok(at) = usize::try_from(i as u64 * self.stride) else {
+            return 0.0;
+        };
+        let at = at + self.within(c, size);
         decode(
             bytes.get(at..at + size).unwrap_or_default(),
             self.component_type,
@@ -72,8 +76,8 @@ impl AccessorData<'_> {
     /// Byte offset of component `c` within an element (matrix columns are padded).
     #[inline]
     fn within(&self, c: usize, size: usize) -> usize {
-        let rows = self.rows.max(1) as usize;
-        (c / rows) * self.column as usize + (c % rows) * size
+        let rows = self.rows.max(1);
+        (c / rows) * self.column + (c % rows) * size
     }
 
     /// The first four components of element `i` (zeros past the last component), as
@@ -83,13 +87,16 @@ impl AccessorData<'_> {
         if !self.sparse.is_empty()
             || self.bytes.is_none()
             || i >= self.count
-            || self.rows as usize != self.components
+            || self.rows != self.components
         {
             return std::array::from_fn(|c| self.get(i, c));
         }
         let bytes = self.bytes.unwrap_or_default();
         let n = self.components.min(4);
-        let at = i * self.stride as usize;
+        // Past any slice when it does not fit a usize: zeros, as `get` gives.
+        let Ok(at) = usize::try_from(i as u64 * self.stride) else {
+            return [0.0; 4];
+        };
         let mut out = [0.0; 4];
         macro_rules! lanes {
             ($t:ty) => {{
@@ -117,13 +124,35 @@ impl AccessorData<'_> {
 
     /// Byte offset in its buffer of component `c` of element `i`.
     pub fn offset_of(&self, i: usize, c: usize) -> Option<u64> {
-        let size = component::size(self.component_type)?;
+        let size = size_of(self.component_type)?;
         self.origin.map(|(start, _)| {
             start
                 .saturating_add((i as u64).saturating_mul(self.stride))
-                .saturating_add(self.within(c, size as usize) as u64)
+                .saturating_add(self.within(c, size) as u64)
         })
     }
+}
+
+/// [`component::size`] as a `usize`.
+fn size_of(component_type: u32) -> Option<usize> {
+    component::size(component_type).and_then(|s| usize::try_from(s).ok())
+}
+
+/// `x` as a `usize`, or an error naming `what` of accessor `index` where it does not fit
+/// (on targets with narrow pointers).
+fn fits(index: u64, what: &str, x: u64) -> Result<usize, AccessorError> {
+    usize::try_from(x).map_err(|_| AccessorError::OutOfRange {
+        index,
+        what: format!("{what} {x} does not fit in this platform's address space"),
+    })
+}
+
+/// An accessor value (or any JSON number) as the binary32 the model stores.
+#[allow(clippy::cast_possible_truncation)]
+#[inline]
+pub(crate) fn to_f32(x: f64) -> f32 {
+    // f64 → f32 rounds to the nearest binary32 (±infinity beyond its range): no truncation.
+    x as f32
 }
 
 fn decode(bytes: &[u8], t: u32) -> f64 {
@@ -136,13 +165,28 @@ fn decode(bytes: &[u8], t: u32) -> f64 {
     };
     let a = arr(4);
     match t {
-        component::I8 => f64::from(a[0] as i8),
+        component::I8 => f64::from(i8::from_le_bytes([a[0]])),
         component::U8 => f64::from(a[0]),
         component::I16 => f64::from(i16::from_le_bytes([a[0], a[1]])),
         component::U16 => f64::from(u16::from_le_bytes([a[0], a[1]])),
         component::U32 => f64::from(u32::from_le_bytes(a)),
         component::F32 => f64::from(f32::from_le_bytes(a)),
         _ => 0.0,
+    }
+}
+
+/// A sparse index (UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT) from its bytes, as
+/// [`decode`] reads it but as an integer.
+fn decode_index(bytes: &[u8], t: u32) -> u64 {
+    let mut a = [0u8; 4];
+    for (d, s) in a.iter_mut().zip(bytes.iter().take(4)) {
+        *d = *s;
+    }
+    match t {
+        component::U8 => u64::from(a[0]),
+        component::U16 => u64::from(u16::from_le_bytes([a[0], a[1]])),
+        component::U32 => u64::from(u32::from_le_bytes(a)),
+        _ => 0,
     }
 }
 
@@ -220,7 +264,7 @@ pub fn read<'g>(
             limit: limits.max_vertices,
         });
     }
-    let count = a.count as usize;
+    let count = fits(index, "count", a.count)?;
     let (elem, column, rows) = crate::spec::element_layout(a.component_type, &a.kind).unwrap_or((
         size * comps,
         size * comps,
@@ -229,15 +273,15 @@ pub fn read<'g>(
     let mut data = AccessorData {
         index,
         component_type: a.component_type,
-        components: comps as usize,
+        components: fits(index, "components", comps)?,
         normalized: a.normalized,
         count,
         bytes: None,
         sparse: Vec::new(),
         origin: None,
         stride: elem,
-        column,
-        rows,
+        column: fits(index, "column stride", column)?,
+        rows: fits(index, "rows", rows)?,
     };
     // Without a buffer view the elements are zeros: nothing is allocated for them (memory
     // never follows a declared count).
@@ -305,23 +349,28 @@ pub fn read<'g>(
                 what: format!("sparse data for {n} elements lies outside its buffer views"),
             });
         }
+        let (index_size, value_size) = (
+            fits(index, "index size", isize_)?,
+            fits(index, "size", size)?,
+        );
         for k in 0..n {
-            let at = (k * isize_) as usize;
-            let target = decode(
-                ib.get(at..at + isize_ as usize).unwrap_or_default(),
+            let at = fits(index, "sparse index offset", k * isize_)?;
+            let target = decode_index(
+                ib.get(at..at + index_size).unwrap_or_default(),
                 sp.indices.component_type,
-            ) as u64;
+            );
             if target >= a.count {
                 return Err(AccessorError::OutOfRange {
                     index,
                     what: format!("sparse index {target} is not below count {}", a.count),
                 });
             }
-            let values: Vec<f64> = (0..comps)
+            let first = fits(index, "sparse value offset", k * elem)?;
+            let values: Vec<f64> = (0..data.components)
                 .map(|c| {
-                    let at = (k * elem) as usize + data.within(c as usize, size as usize);
+                    let at = first + data.within(c, value_size);
                     decode(
-                        vb.get(at..at + size as usize).unwrap_or_default(),
+                        vb.get(at..at + value_size).unwrap_or_default(),
                         a.component_type,
                     )
                 })
@@ -350,7 +399,13 @@ pub fn read<'g>(
 /// of every component type, shape, stride and sparse layout, and on every accessor of the
 /// real models in `fixtures/corpus/gltf`.
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss
+)]
 mod oracle {
     use super::*;
     use crate::NoFiles;

@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
+use crate::accessor::to_f32;
 use crate::load::{Container, Gltf};
 use crate::skinning;
 use crate::spec::component;
@@ -325,10 +326,14 @@ impl<'g> Editor<'g> {
             let mut bytes = Vec::with_capacity(count * if wide { 8 } else { 4 });
             for v in 0..count {
                 for j in src.joints(s, v) {
+                    // Only a source whose joints change between calls fails here.
+                    let too_big =
+                        |t: &str| ExportError::Shape(format!("joint index {j} does not fit {t}"));
                     if wide {
-                        bytes.extend_from_slice(&(j as u16).to_le_bytes());
+                        let j = u16::try_from(j).map_err(|_| too_big("UNSIGNED_SHORT"))?;
+                        bytes.extend_from_slice(&j.to_le_bytes());
                     } else {
-                        bytes.push(j as u8);
+                        bytes.push(u8::try_from(j).map_err(|_| too_big("UNSIGNED_BYTE"))?);
                     }
                 }
             }
@@ -354,10 +359,21 @@ impl<'g> Editor<'g> {
                             bytes.extend_from_slice(&w.to_le_bytes());
                         }
                     }
-                    WeightFormat::Unorm8 => bytes.extend(src.weights_int(s, v).map(|x| x as u8)),
+                    WeightFormat::Unorm8 => {
+                        for x in src.weights_int(s, v) {
+                            bytes.push(u8::try_from(x).map_err(|_| {
+                                ExportError::Shape(format!("weight {x} does not fit UNSIGNED_BYTE"))
+                            })?);
+                        }
+                    }
                     WeightFormat::Unorm16 => {
                         for x in src.weights_int(s, v) {
-                            bytes.extend_from_slice(&(x as u16).to_le_bytes());
+                            let x = u16::try_from(x).map_err(|_| {
+                                ExportError::Shape(format!(
+                                    "weight {x} does not fit UNSIGNED_SHORT"
+                                ))
+                            })?;
+                            bytes.extend_from_slice(&x.to_le_bytes());
                         }
                     }
                 }
@@ -379,8 +395,13 @@ impl<'g> Editor<'g> {
             .cloned()
             .collect();
         for k in old {
-            if let Some(i) = attrs.remove(&k).and_then(|v| v.as_u64()) {
-                self.replaced.insert(i as usize);
+            // An index beyond usize names no accessor.
+            if let Some(i) = attrs
+                .remove(&k)
+                .and_then(|v| v.as_u64())
+                .and_then(|i| usize::try_from(i).ok())
+            {
+                self.replaced.insert(i);
             }
         }
         for (k, a) in new_attrs {
@@ -422,7 +443,7 @@ impl<'g> Editor<'g> {
                         ExportError::Missing(format!("skin {skin} has no joint {old}"))
                     })?;
                     let m = match &ibm {
-                        Some(d) => std::array::from_fn(|c| d.get(*old, c) as f32),
+                        Some(d) => std::array::from_fn(|c| to_f32(d.get(*old, c))),
                         None => identity,
                     };
                     (node, m)
@@ -442,8 +463,11 @@ impl<'g> Editor<'g> {
             joints.push(json!(node));
             mats.extend(m.iter().flat_map(|x| x.to_le_bytes()));
         }
-        if let Some(old) = s.inverse_bind_matrices {
-            self.replaced.insert(old as usize);
+        if let Some(old) = s
+            .inverse_bind_matrices
+            .and_then(|i| usize::try_from(i).ok())
+        {
+            self.replaced.insert(old);
         }
         let view = self.view(mats, None)?;
         let acc = self.accessor(view, component::F32, "MAT4", slots.len(), false)?;
@@ -491,7 +515,7 @@ impl<'g> Editor<'g> {
             .map_or(0, Vec::len);
         let mut used = vec![false; n_acc];
         for_each_accessor_ref(&mut value, &mut |i| {
-            if let Some(u) = used.get_mut(*i as usize) {
+            if let Some(u) = used.get_mut(as_index(*i)) {
                 *u = true;
             }
         });
@@ -516,14 +540,14 @@ impl<'g> Editor<'g> {
                     } else {
                         &mut view_used
                     };
-                    if let Some(x) = slot.get_mut(*v as usize) {
+                    if let Some(x) = slot.get_mut(as_index(*v)) {
                         *x = true;
                     }
                 });
             }
         }
         for_each_image_view_ref(&mut value, &mut |v| {
-            if let Some(x) = view_used.get_mut(*v as usize) {
+            if let Some(x) = view_used.get_mut(as_index(*v)) {
                 *x = true;
             }
         });
@@ -544,7 +568,7 @@ impl<'g> Editor<'g> {
         if let Some(accs) = value.get_mut("accessors").and_then(Value::as_array_mut) {
             for a in accs.iter_mut() {
                 let view = a.get("bufferView").and_then(Value::as_u64);
-                if let Some(Some((start, _))) = view.and_then(|v| trim.get(v as usize))
+                if let Some(Some((start, _))) = view.and_then(|v| trim.get(as_index(v)))
                     && let Some(o) = a.as_object_mut()
                 {
                     let off = o.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
@@ -582,7 +606,7 @@ impl<'g> Editor<'g> {
         order.sort_by_key(|&v| src_views.get(v).map(|x| (x.buffer, x.byte_offset)));
         for v in order {
             let Some(bv) = src_views.get(v) else { continue };
-            let b = bv.buffer as usize;
+            let b = as_index(bv.buffer);
             let Some(size) = sizes.get_mut(b) else {
                 return Err(ExportError::Missing(format!(
                     "buffer {} does not exist",
@@ -618,7 +642,7 @@ impl<'g> Editor<'g> {
             } else {
                 &mut keeps
             };
-            if let Some(x) = slot.get_mut(bv.buffer as usize) {
+            if let Some(x) = slot.get_mut(as_index(bv.buffer)) {
                 *x = true;
             }
         }
@@ -726,22 +750,24 @@ impl<'g> Editor<'g> {
             }
         }
         let mut pending: Vec<Option<NewView>> = new_views.into_iter().map(Some).collect();
-        let bytes_of = |b: usize, pending: &mut Vec<Option<NewView>>| -> Vec<u8> {
-            let size = sizes.get(b).copied().unwrap_or(0) as usize;
-            let mut out = Vec::with_capacity(size);
-            append_buffer(
-                &mut out,
-                b,
-                &placed,
-                gltf,
-                pending,
-                whole.get(b) == Some(&true),
-            );
-            out.resize(size, 0);
-            out
-        };
+        let bytes_of =
+            |b: usize, pending: &mut Vec<Option<NewView>>| -> Result<Vec<u8>, ExportError> {
+                let size = usize::try_from(sizes.get(b).copied().unwrap_or(0))
+                    .map_err(|_| ExportError::TooLarge)?;
+                let mut out = Vec::with_capacity(size);
+                append_buffer(
+                    &mut out,
+                    b,
+                    &placed,
+                    gltf,
+                    pending,
+                    whole.get(b) == Some(&true),
+                )?;
+                out.resize(size, 0);
+                Ok(out)
+            };
         for b in &embedded {
-            let data = bytes_of(*b, &mut pending);
+            let data = bytes_of(*b, &mut pending)?;
             let uri = format!(
                 "data:application/octet-stream;base64,{}",
                 base64::engine::general_purpose::STANDARD.encode(&data)
@@ -752,8 +778,8 @@ impl<'g> Editor<'g> {
         }
         let files_out: Vec<(String, Vec<u8>)> = outside
             .into_iter()
-            .map(|(b, name)| (name, bytes_of(b, &mut pending)))
-            .collect();
+            .map(|(b, name)| Ok((name, bytes_of(b, &mut pending)?)))
+            .collect::<Result<_, ExportError>>()?;
         if removed_buf.iter().any(|&r| r) {
             if let Some(buffers) = value.get_mut("buffers").and_then(Value::as_array_mut) {
                 let mut b = 0;
@@ -779,7 +805,8 @@ impl<'g> Editor<'g> {
             Container::Glb => {
                 let text =
                     serde_json::to_vec(&value).map_err(|e| ExportError::Shape(e.to_string()))?;
-                let bin_len = bin.and_then(|b| sizes.get(b)).copied().unwrap_or(0) as usize;
+                let bin_len = usize::try_from(bin.and_then(|b| sizes.get(b)).copied().unwrap_or(0))
+                    .map_err(|_| ExportError::TooLarge)?;
                 let pad = |n: usize| (4 - n % 4) % 4;
                 let json_len = text.len() + pad(text.len());
                 let bin_chunk = if bin.is_some() {
@@ -788,20 +815,25 @@ impl<'g> Editor<'g> {
                     0
                 };
                 let total = 12 + 8 + json_len + bin_chunk;
-                if total > u32::MAX as usize {
+                // The chunk lengths are at most the total, so all fit when it does.
+                let (Ok(total_u32), Ok(json_u32), Ok(bin_u32)) = (
+                    u32::try_from(total),
+                    u32::try_from(json_len),
+                    u32::try_from(bin_len + pad(bin_len)),
+                ) else {
                     return Err(ExportError::TooLarge);
-                }
+                };
                 // One allocation of the final size; the binary chunk is filled in place.
                 let mut out = Vec::with_capacity(total);
                 out.extend_from_slice(b"glTF");
                 out.extend_from_slice(&2u32.to_le_bytes());
-                out.extend_from_slice(&(total as u32).to_le_bytes());
-                out.extend_from_slice(&(json_len as u32).to_le_bytes());
+                out.extend_from_slice(&total_u32.to_le_bytes());
+                out.extend_from_slice(&json_u32.to_le_bytes());
                 out.extend_from_slice(b"JSON");
                 out.extend_from_slice(&text);
                 out.resize(20 + json_len, b' ');
                 if let Some(b) = bin {
-                    out.extend_from_slice(&((bin_len + pad(bin_len)) as u32).to_le_bytes());
+                    out.extend_from_slice(&bin_u32.to_le_bytes());
                     out.extend_from_slice(b"BIN\0");
                     let start = out.len();
                     append_buffer(
@@ -811,7 +843,7 @@ impl<'g> Editor<'g> {
                         gltf,
                         &mut pending,
                         whole.get(b) == Some(&true),
-                    );
+                    )?;
                     out.resize(start + bin_len + pad(bin_len), 0);
                 }
                 out
@@ -840,7 +872,7 @@ fn trims(
     if let Some(images) = value.get("images").and_then(Value::as_array) {
         for i in images {
             if let Some(v) = i.get("bufferView").and_then(Value::as_u64)
-                && let Some(w) = whole.get_mut(v as usize)
+                && let Some(w) = whole.get_mut(as_index(v))
             {
                 *w = true;
             }
@@ -852,18 +884,18 @@ fn trims(
         }
         if let Some(sp) = &a.sparse {
             for v in [sp.indices.buffer_view, sp.values.buffer_view] {
-                if let Some(w) = whole.get_mut(v as usize) {
+                if let Some(w) = whole.get_mut(as_index(v)) {
                     *w = true;
                 }
             }
         }
         let Some(v) = a.buffer_view else { continue };
-        let Some(bv) = gltf.root.buffer_views.get(v as usize) else {
+        let Some(bv) = gltf.root.buffer_views.get(as_index(v)) else {
             continue;
         };
         let elem = crate::spec::element_layout(a.component_type, &a.kind).map(|l| l.0);
         let Some(elem) = elem else {
-            if let Some(w) = whole.get_mut(v as usize) {
+            if let Some(w) = whole.get_mut(as_index(v)) {
                 *w = true;
             }
             continue;
@@ -875,12 +907,12 @@ fn trims(
             .and_then(|x| x.checked_add(elem.max(stride)))
             .and_then(|x| x.checked_add(a.byte_offset));
         let Some(end) = end else {
-            if let Some(w) = whole.get_mut(v as usize) {
+            if let Some(w) = whole.get_mut(as_index(v)) {
                 *w = true;
             }
             continue;
         };
-        if let Some(s) = span.get_mut(v as usize) {
+        if let Some(s) = span.get_mut(as_index(v)) {
             *s = Some(match *s {
                 Some((lo, hi)) => (lo.min(a.byte_offset), hi.max(end)),
                 None => (a.byte_offset, end),
@@ -929,7 +961,8 @@ struct Placed {
 /// Appends buffer `b`'s output bytes to `out`, in offset order, zeros between views:
 /// the source buffer whole when kept in place (then only new views are placed), else
 /// view by view. Each new view's bytes are freed once copied, so the output grows while
-/// they shrink and the two are never held in full together.
+/// they shrink and the two are never held in full together. Fails (too large) only where
+/// an offset does not fit a usize.
 fn append_buffer(
     out: &mut Vec<u8>,
     b: usize,
@@ -937,7 +970,7 @@ fn append_buffer(
     gltf: &Gltf,
     new_views: &mut [Option<NewView>],
     in_place: bool,
-) {
+) -> Result<(), ExportError> {
     let base = out.len();
     let src = gltf.buffer(b).and_then(Result::ok).unwrap_or_default();
     if in_place {
@@ -949,14 +982,14 @@ fn append_buffer(
         .collect();
     mine.sort_by_key(|p| p.offset);
     for p in mine {
-        let at = base + p.offset as usize;
+        let at = base + usize::try_from(p.offset).map_err(|_| ExportError::TooLarge)?;
         if out.len() < at {
             out.resize(at, 0);
         }
         match p.from {
             From::Source(off, len) => {
                 let end = off.saturating_add(len);
-                out.extend_from_slice(src.get(off as usize..end as usize).unwrap_or_default());
+                out.extend_from_slice(src.get(as_index(off)..as_index(end)).unwrap_or_default());
             }
             From::New(k) => {
                 if let Some(nv) = new_views.get_mut(k).and_then(Option::take) {
@@ -965,6 +998,13 @@ fn append_buffer(
             }
         }
     }
+    Ok(())
+}
+
+/// A JSON index or offset for a slice lookup: `usize::MAX`, past the end of every slice
+/// here, when it does not fit a usize.
+fn as_index(i: u64) -> usize {
+    usize::try_from(i).unwrap_or(usize::MAX)
 }
 
 /// Old index → new index, dropping the indices `gone` says.
@@ -983,7 +1023,7 @@ fn renumber(n: usize, gone: impl Fn(usize) -> bool) -> Vec<Option<u64>> {
 }
 
 fn remap(v: &mut u64, map: &[Option<u64>]) {
-    if let Some(Some(n)) = map.get(*v as usize) {
+    if let Some(Some(n)) = map.get(as_index(*v)) {
         *v = *n;
     }
 }

@@ -74,7 +74,8 @@ pub fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
             ),
         ));
     }
-    let end = length as usize;
+    // The checks above leave length == bytes.len().
+    let end = bytes.len();
     let mut pos = 12usize;
     let mut json = None;
     let mut bin = None;
@@ -129,12 +130,17 @@ pub fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
 
 /// Builds a GLB file from a JSON text and binary data (each chunk padded to 4 bytes,
 /// JSON with spaces and BIN with zeros).
+///
+/// The file must stay under 4 GiB, as the format requires: the header lengths are 32-bit.
+#[allow(clippy::cast_possible_truncation)]
 pub fn build(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
     let pad = |n: usize| (4 - n % 4) % 4;
     let json_len = json.len() + pad(json.len());
     let bin_len = bin.map_or(0, |b| b.len() + pad(b.len()));
     let total = 12 + 8 + json_len + if bin.is_some() { 8 + bin_len } else { 0 };
     let mut out = Vec::with_capacity(total);
+    // NOT proven: lengths past u32::MAX would wrap. `build` has no error path (public API);
+    // its callers write small files. `export` writes GLB with a checked size instead.
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&2u32.to_le_bytes());
     out.extend_from_slice(&(total as u32).to_le_bytes());

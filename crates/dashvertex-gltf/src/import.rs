@@ -3,7 +3,7 @@
 
 use dashvertex_core::{Bone, Document, InfluenceSet, Limits, Mesh, Skeleton, Vertex};
 
-use crate::accessor::{self, AccessorData};
+use crate::accessor::{self, AccessorData, to_f32};
 use crate::load::Gltf;
 use crate::skinning;
 use crate::spec::component;
@@ -113,22 +113,26 @@ pub fn skeleton(gltf: &Gltf, s: usize) -> Option<Skeleton> {
             let name = node
                 .and_then(|n| n.name.clone())
                 .unwrap_or_else(|| format!("node{j}"));
-            let parent = parent.filter(|&p| p != k).map(|p| p as u32);
+            // A joint beyond 32-bit bone indices: no skeleton.
+            let parent = match parent.filter(|&p| p != k) {
+                Some(p) => Some(u32::try_from(p).ok()?),
+                None => None,
+            };
             let mut b = Bone::new(name, parent);
             if let Some(n) = node {
                 if let Some(t) = n.translation {
-                    b.position = t.map(|x| x as f32);
+                    b.position = t.map(to_f32);
                 }
                 if let Some(r) = n.rotation {
-                    b.rotation = r.map(|x| x as f32);
+                    b.rotation = r.map(to_f32);
                 }
                 if let Some(sc) = n.scale {
-                    b.scale = sc.map(|x| x as f32);
+                    b.scale = sc.map(to_f32);
                 }
             }
-            b
+            Some(b)
         })
-        .collect();
+        .collect::<Option<_>>()?;
     Some(Skeleton { bones })
 }
 
@@ -190,11 +194,14 @@ impl SetView<'_> {
     /// The set of vertex `v`: joint indices, and weights as the model holds them
     /// (`stored / scale`, rounded once to binary32).
     #[inline]
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     pub fn get(&self, v: usize) -> InfluenceSet {
         let w = self.weights.get4(v);
         InfluenceSet {
+            // Exact: joints are UNSIGNED_BYTE or UNSIGNED_SHORT (`primitives` checks), whole
+            // numbers in 0 ..= 65535.
             joints: self.joints.get4(v).map(|j| j as u32),
-            weights: w.map(|x| (x / self.scale) as f32),
+            weights: w.map(|x| to_f32(x / self.scale)),
         }
     }
 }
@@ -249,7 +256,7 @@ impl PrimitiveView<'_> {
 pub fn position_at(positions: Option<&AccessorData<'_>>, v: usize) -> [f32; 3] {
     positions.map_or([0.0; 3], |a| {
         let p = a.get4(v);
-        [p[0] as f32, p[1] as f32, p[2] as f32]
+        [to_f32(p[0]), to_f32(p[1]), to_f32(p[2])]
     })
 }
 
@@ -378,7 +385,10 @@ pub fn primitives<'g>(
                     match match_bone(name, &joint_names)? {
                         Some(j) => (
                             joint_names.get(j).cloned().unwrap_or_default(),
-                            Some(j as u32),
+                            Some(u32::try_from(j).map_err(|_| ImportError::Data {
+                                pointer: format!("{base}/{name}"),
+                                message: format!("joint {j} is beyond 32-bit bone indices"),
+                            })?),
                         ),
                         None => {
                             unmatched.push(name.clone());
@@ -400,7 +410,7 @@ pub fn primitives<'g>(
                     bone,
                     joint,
                     weights: (0..data.count)
-                        .map(|v| (data.get(v, 0) / scale) as f32)
+                        .map(|v| to_f32(data.get(v, 0) / scale))
                         .collect(),
                 });
             }

@@ -77,7 +77,10 @@ impl Resolver for MemoryFiles<'_> {
         // `uri` arrives percent-decoded; the names here are the files' own.
         match self.files.iter().find(|(n, _)| *n == uri) {
             Some((_, b)) => Ok(b
-                .get(..(byte_length.saturating_add(1) as usize).min(b.len()))
+                .get(
+                    ..usize::try_from(byte_length.saturating_add(1))
+                        .map_or(b.len(), |n| n.min(b.len())),
+                )
                 .unwrap_or_default()
                 .to_vec()),
             None => NoFiles.read(uri, byte_length),
@@ -138,14 +141,14 @@ fn percent_decode(uri: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
+        let hex = |c: u8| (c as char).to_digit(16).and_then(|d| u8::try_from(d).ok());
         match (
             b.get(i),
             b.get(i + 1).copied().and_then(hex),
             b.get(i + 2).copied().and_then(hex),
         ) {
             (Some(b'%'), Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
+                out.push(h * 16 + l);
                 i += 3;
             }
             (Some(&c), _, _) => {
@@ -339,7 +342,8 @@ fn load_from(
                     byte_length: b.byte_length,
                 });
             }
-            let keep = b.byte_length as usize;
+            let keep = usize::try_from(b.byte_length)
+                .map_err(|_| format!("byteLength {} does not fit in memory", b.byte_length))?;
             Ok(match d {
                 BufferData::Bytes(mut v) => {
                     v.truncate(keep);

@@ -14,7 +14,7 @@
 use std::collections::BTreeSet;
 
 use base64::Engine;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::accessor::to_f32;
 use crate::load::{Container, Gltf};
@@ -161,7 +161,7 @@ pub enum ExportError {
 /// Extensions that never refer to accessors, buffer views or buffers by themselves:
 /// with only these in `extensionsUsed`, replaced data can be pruned safely. Any other
 /// extension (Draco, meshopt, GPU instancing, unknown ones) keeps the old data in place.
-pub const PRUNE_SAFE_EXTENSIONS: &[&str] = &[
+pub(crate) const PRUNE_SAFE_EXTENSIONS: &[&str] = &[
     "KHR_lights_punctual",
     "KHR_materials_anisotropy",
     "KHR_materials_clearcoat",
@@ -1134,6 +1134,3 @@ fn percent_encode(name: &str) -> String {
     }
     out
 }
-
-/// A JSON object map (re-exported for callers that edit values).
-pub type Object = Map<String, Value>;

@@ -3,15 +3,15 @@
 use crate::error::LoadError;
 
 /// `glTF`.
-pub const MAGIC: [u8; 4] = *b"glTF";
+pub(crate) const MAGIC: [u8; 4] = *b"glTF";
 /// Chunk type of the JSON chunk.
-pub const JSON: u32 = 0x4E4F_534A;
+pub(crate) const JSON: u32 = 0x4E4F_534A;
 /// Chunk type of the BIN chunk.
-pub const BIN: u32 = 0x004E_4942;
+pub(crate) const BIN: u32 = 0x004E_4942;
 
 /// The chunks of a GLB file.
 #[derive(Debug)]
-pub struct Chunks<'a> {
+pub(crate) struct Chunks<'a> {
     /// The JSON text bytes.
     pub json: &'a [u8],
     /// Offset of the JSON text in the file.
@@ -41,7 +41,7 @@ pub fn is_glb(bytes: &[u8]) -> bool {
 }
 
 /// Splits a GLB file into its chunks.
-pub fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
+pub(crate) fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
     if bytes.len() < 12 {
         return Err(err(
             bytes.len() as u64,

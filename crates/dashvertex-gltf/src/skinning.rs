@@ -133,7 +133,7 @@ fn parent_of(parents: &[Option<u64>], n: u64) -> Option<u64> {
 }
 
 /// Node `n` and its ancestors, nearest first (a cycle is cut where it closes).
-pub fn ancestors_or_self(parents: &[Option<u64>], n: u64) -> Vec<u64> {
+pub(crate) fn ancestors_or_self(parents: &[Option<u64>], n: u64) -> Vec<u64> {
     let mut out = vec![n];
     let mut seen = std::collections::HashSet::from([n]);
     let mut cur = n;
@@ -151,7 +151,7 @@ pub fn ancestors_or_self(parents: &[Option<u64>], n: u64) -> Vec<u64> {
 /// `marked` (the node itself included when `or_self`). Paths already walked are
 /// remembered, so the whole call is linear in the nodes visited, whatever the depth or
 /// the number of starts; a cycle ends a walk with `None`.
-pub fn nearest_marked(
+pub(crate) fn nearest_marked(
     parents: &[Option<u64>],
     marked: &std::collections::HashMap<u64, usize>,
     starts: &[u64],

@@ -317,7 +317,9 @@ impl Manifest {
             self.bones.iter().map(|e| e.name.clone()).collect();
         for name in canonical_order(skeleton) {
             if known.insert(name.clone()) {
-                let index = self.bones.len() as u32;
+                let index = u32::try_from(self.bones.len()).map_err(|_| {
+                    ManifestError::Invalid("every 32-bit bone index is taken".into())
+                })?;
                 let parent = parents.get(name.as_str()).copied().flatten().cloned();
                 changes.added.push((name.clone(), index));
                 self.bones.push(Entry {
@@ -341,9 +343,12 @@ impl Manifest {
 
     /// Drops retired bones and renumbers the rest in index order; returns the
     /// old → new table of the bones that moved.
+    #[allow(clippy::cast_possible_truncation)]
     pub fn compact(&mut self) -> Vec<(String, u32, u32)> {
         let mut moved = Vec::new();
         self.bones.retain(|e| !e.removed);
+        // i < the number of entries, whose indices are distinct u32s (`from_json` checks,
+        // `update` adds the next one): i < 2^32.
         for (i, e) in self.bones.iter_mut().enumerate() {
             if e.index != i as u32 {
                 moved.push((e.name.clone(), e.index, i as u32));

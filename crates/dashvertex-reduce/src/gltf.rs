@@ -84,20 +84,25 @@ pub fn inputs<'g>(
             let mut columns: Vec<(u32, Vec<f32>)> = Vec::new();
             for a in p.bone_attributes {
                 let index = match a.joint {
-                    Some(j) => j as usize,
+                    Some(j) => j,
                     None => {
+                        let index = u32::try_from(bones.len()).map_err(|_| {
+                            GltfReduceError::Unsupported(
+                                "more bones than 32-bit indices can name".into(),
+                            )
+                        })?;
                         bones.push(BoneRef {
                             name: a.bone.clone(),
                             parent: None,
                         });
                         attrs.push(None);
-                        bones.len() - 1
+                        index
                     }
                 };
-                if let Some(slot) = attrs.get_mut(index) {
+                if let Some(slot) = attrs.get_mut(index as usize) {
                     *slot = Some(a.attribute.clone());
                 }
-                columns.push((index as u32, a.weights));
+                columns.push((index, a.weights));
             }
             out.push(PrimitiveInput {
                 mesh: p.mesh,

@@ -287,14 +287,13 @@ impl<'a> Input<'a> {
             used.sort_unstable();
             used.dedup();
             // Renumber the file's indices to positions in `used` (weightless slots to 0).
+            // A position in `used`, which holds distinct u32s, is below 2^32.
+            #[allow(clippy::cast_possible_truncation)]
+            let position = |j: &u32| used.binary_search(j).map_or(0, |p| p as u32);
             for set in &mut sets {
                 for x in set.iter_mut() {
                     for (j, w) in x.joints.iter_mut().zip(&x.weights) {
-                        *j = if *w == 0.0 {
-                            0
-                        } else {
-                            used.binary_search(j).map_or(0, |p| p as u32)
-                        };
+                        *j = if *w == 0.0 { 0 } else { position(j) };
                     }
                 }
             }
@@ -448,7 +447,8 @@ fn push_set(out: &mut Vec<Cand>, s: usize, x: &InfluenceSet) {
             out.push(Cand {
                 bone: j,
                 weight: w,
-                at: (s * 4 + k) as u32,
+                // Only names the slot in messages: saturates past 2^30 sets.
+                at: u32::try_from(s * 4 + k).unwrap_or(u32::MAX),
             });
         }
     }

@@ -214,19 +214,32 @@ pub fn parse(text: &str, max_vertices: u64) -> Result<Input<'static>, DocError> 
         }
     }
     let mut cands = Candidates::with_counts(counts.get(..n).unwrap_or_default());
-    for (bi, b) in doc.bones.iter().enumerate() {
+    for (i, b) in doc.bones.iter().enumerate() {
+        let bi = u32::try_from(i).map_err(|_| {
+            err(
+                format!("/bones/{i}"),
+                "more bones than 32-bit indices can name".into(),
+            )
+        })?;
         match &b.vertices {
             None => {
-                for (v, w) in b.weights.iter().enumerate() {
+                // One weight per vertex (checked above), and vertexCount is a u32.
+                for (v, w) in (0..doc.vertex_count).zip(&b.weights) {
                     if w.0 != 0.0 {
-                        cands.push(v, bi as u32, w.0, v as u32);
+                        cands.push(v as usize, bi, w.0, v);
                     }
                 }
             }
             Some(vs) => {
                 for (k, (&vx, w)) in vs.iter().zip(&b.weights).enumerate() {
                     if w.0 != 0.0 {
-                        cands.push(vx as usize, bi as u32, w.0, k as u32);
+                        let k = u32::try_from(k).map_err(|_| {
+                            err(
+                                format!("/bones/{i}/vertices"),
+                                "more than 2^32 entries".into(),
+                            )
+                        })?;
+                        cands.push(vx as usize, bi, w.0, k);
                     }
                 }
             }

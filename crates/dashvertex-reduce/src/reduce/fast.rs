@@ -103,7 +103,7 @@ impl<const K: usize> Sel<K> {
     /// How many influences the selection for `k ≤ K` keeps.
     #[inline(always)]
     fn kept(&self, k: usize) -> usize {
-        (self.offered as usize).min(k)
+        usize::try_from(self.offered).map_or(k, |offered| offered.min(k))
     }
 
     /// The number of influences the selection for `k ≤ K` drops, with the first of them.

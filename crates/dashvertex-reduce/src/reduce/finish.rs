@@ -9,7 +9,7 @@ use dashvertex_core::weights::SumCheck;
 use super::chunk::Scratch;
 use super::quantize::quantize;
 use super::select::{order, share_scale};
-use super::{Config, Empty, Normalize, ReduceError, Report, bone_label, note_drop};
+use super::{Config, Empty, Normalize, ReduceError, Report, bone_label, note_drop, to_f32};
 use crate::input::Input;
 
 /// The vertex-by-vertex stage after selection: empty vertices, normalization,
@@ -197,7 +197,7 @@ pub(super) fn unit(w: &mut [f32]) {
         return;
     }
     for x in w.iter_mut() {
-        *x = (f64::from(*x) / total) as f32;
+        *x = to_f32(f64::from(*x) / total);
     }
     for _ in 0..8 {
         let check = layout_check(w);
@@ -206,7 +206,7 @@ pub(super) fn unit(w: &mut [f32]) {
         }
         let Some(first) = w.first_mut() else { return };
         let residual = 1.0 - f64::from(check.sum);
-        let adjusted = (f64::from(*first) + residual) as f32;
+        let adjusted = to_f32(f64::from(*first) + residual);
         *first = if adjusted == *first {
             // The residual is below one ulp of the heaviest weight: step one ulp.
             if residual > 0.0 {

@@ -359,6 +359,14 @@ fn note_drop(
     }
 }
 
+/// A float64 intermediate as the binary32 weight it becomes.
+#[allow(clippy::cast_possible_truncation)]
+#[inline]
+fn to_f32(x: f64) -> f32 {
+    // f64 → f32 rounds to the nearest binary32 (±infinity beyond its range): no truncation.
+    x as f32
+}
+
 /// "bone NAME (index N)" for an output index.
 fn bone_label(input: &Input, map: &[u32], out: u32) -> String {
     match map

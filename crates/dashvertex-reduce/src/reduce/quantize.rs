@@ -1,8 +1,11 @@
 //! Integer weights (unorm8, unorm16): largest-remainder rounding, so that each vertex's
 //! integers sum to exactly 255 or 65535.
 
+use super::to_f32;
+
 /// Largest-remainder rounding of `w` to integers summing to exactly `max`; ties give the
 /// extra unit to the influence that comes first (heavier, then lower bone index).
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn largest_remainder(w: &[f32], max: u32, out: &mut Vec<u32>, rems: &mut Vec<(f64, usize)>) {
     out.clear();
     rems.clear();
@@ -15,12 +18,14 @@ fn largest_remainder(w: &[f32], max: u32, out: &mut Vec<u32>, rems: &mut Vec<(f6
     for (i, &x) in w.iter().enumerate() {
         let exact = f64::from(x) / total * f64::from(max);
         let floor = exact.floor();
-        out.push(floor as u32);
-        used += floor as u64;
+        // Exact: the weights are positive and at most their total, so 0 ≤ floor ≤ max.
+        let q = floor as u32;
+        out.push(q);
+        used += u64::from(q);
         rems.push((exact - floor, i));
     }
     rems.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let deficit = u64::from(max).saturating_sub(used) as usize;
+    let deficit = usize::try_from(u64::from(max).saturating_sub(used)).unwrap_or(usize::MAX);
     for &(_, i) in rems.iter().take(deficit) {
         if let Some(q) = out.get_mut(i) {
             *q += 1;
@@ -38,7 +43,7 @@ pub(super) fn quantize(
 ) {
     largest_remainder(weights, max, ints, rems);
     for (x, q) in weights.iter_mut().zip(ints.iter()) {
-        *x = (f64::from(*q) / f64::from(max)) as f32;
+        *x = to_f32(f64::from(*q) / f64::from(max));
     }
 }
 

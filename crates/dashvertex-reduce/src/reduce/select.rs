@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 
 use super::chunk::Scratch;
 use super::finish::Finish;
-use super::{Config, Dropped, Normalize, ReduceError, Report, bone_label, note_drop};
+use super::{Config, Dropped, Normalize, ReduceError, Report, bone_label, note_drop, to_f32};
 use crate::input::Input;
 
 /// Total order of influences: weight descending, then bone index ascending.
@@ -178,7 +178,7 @@ fn select_general(
                 dirty = true;
             }
             if let Some(slot) = sc.list.get_mut(out) {
-                *slot = (b, total as f32);
+                *slot = (b, to_f32(total));
             }
             out += 1;
             i = j;

@@ -28,8 +28,17 @@
 //! assert!(back.document.bit_eq(&doc));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
 
 #[cfg(feature = "reference")]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "a reference decoder for tests: offsets and counts are u32 fields or below the input length, which fits usize on every target the tests run on"
+)]
 pub mod binrw_io;
 mod error;
 pub mod format;
@@ -37,6 +46,10 @@ mod model;
 mod name;
 pub mod records;
 #[cfg(feature = "reference")]
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "a reference decoder for tests: offsets and counts are u32 fields or below the input length, which fits usize on every target the tests run on"
+)]
 mod stream;
 pub mod table;
 mod view;

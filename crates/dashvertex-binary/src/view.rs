@@ -83,7 +83,7 @@ pub fn layout(bytes: &[u8], limits: &Limits) -> Result<Layout, BinaryError> {
     while let Some(at) = table.next_row_at() {
         let Some(r) = usize::try_from(at)
             .ok()
-            .and_then(|a| bytes.get(a..a + ROW as usize))
+            .and_then(|a| bytes.get(a..a + size_of::<crate::records::RawRow>()))
             .and_then(row_fields)
         else {
             break;
@@ -100,7 +100,7 @@ pub fn read_layout<R: std::io::Read + std::io::Seek>(
     len: u64,
     limits: &Limits,
 ) -> Result<Layout, BinaryError> {
-    let mut head = [0u8; ROW as usize];
+    let mut head = [0u8; size_of::<crate::records::RawRow>()];
     if len < ROW || read_at(r, 0, &mut head).is_err() {
         return Err(BinaryError::new(len.min(ROW), ErrorKind::TooShort));
     }
@@ -197,7 +197,7 @@ impl<'a> View<'a> {
             let mut out = Vec::with_capacity(bones.len());
             for (i, b) in bones.iter().enumerate() {
                 let at = skel_offset + i as u64 * std::mem::size_of::<RawBone>() as u64;
-                let name = decode_name(&b.name, i as u32, at)?;
+                let name = decode_name(&b.name, u32::try_from(i).unwrap_or(u32::MAX), at)?;
                 out.push(model::bone(i, name, b.parent.get(), b.transform()));
             }
             Some(out)

@@ -195,7 +195,7 @@ pub fn encode(file: &BinaryFile, opts: &WriteOptions) -> Result<Vec<u8>, WriteEr
     } else {
         MINOR_PLAIN
     };
-    let mut out = Vec::with_capacity(total as usize);
+    let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     let header = RawHeader {
         magic: MAGIC,
         major: U32::new(VERSION_MAJOR),

@@ -31,6 +31,10 @@ impl SumCheck {
     /// normalized integer divided by 255 / 65535 in float64). The sum is rounded to
     /// float32 after every addition, as the reference implementation does.
     #[inline]
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "f64 to f32 rounds to the nearest float32, the rule being implemented"
+    )]
     pub fn add(&mut self, weight: f64) {
         self.sum = (f64::from(self.sum) + weight) as f32;
         self.threshold += TOLERANCE_PER_WEIGHT;

@@ -221,6 +221,7 @@ fn set_form(file: &mut JsonFile, form: Form) -> Result<(), SaveError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)]
 mod tests {
     use super::*;
     use dashvertex_core::{Bone, InfluenceSet, Mesh, Skeleton, Vertex};

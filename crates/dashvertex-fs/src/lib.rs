@@ -13,6 +13,11 @@
 //! - [`Walk`]: expanding directories into files, each file once, symlink loops detected,
 //!   hidden and `.gitignore`d paths skipped;
 //! - [`FileLock`]: an advisory lock held across a read-modify-write of a shared file.
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
 
 mod error;
 mod input;

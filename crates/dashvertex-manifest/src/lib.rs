@@ -7,6 +7,12 @@
 //! the manifest is compacted; renames keep the index. Nothing depends on the order in
 //! which an input lists its bones.
 
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use schemars::JsonSchema;
@@ -137,6 +143,9 @@ pub enum ManifestError {
     /// `--locked` and the manifest would change.
     #[error("the manifest is locked but would change:\n  {}", .0.join("\n  "))]
     Locked(Vec<String>),
+    /// Every 32-bit bone index is taken.
+    #[error("every 32-bit bone index is taken")]
+    Full,
     /// An input skeleton repeats a name.
     #[error("the skeleton has two bones named {0:?}")]
     DuplicateBone(String),
@@ -317,9 +326,7 @@ impl Manifest {
             self.bones.iter().map(|e| e.name.clone()).collect();
         for name in canonical_order(skeleton) {
             if known.insert(name.clone()) {
-                let index = u32::try_from(self.bones.len()).map_err(|_| {
-                    ManifestError::Invalid("every 32-bit bone index is taken".into())
-                })?;
+                let index = u32::try_from(self.bones.len()).map_err(|_| ManifestError::Full)?;
                 let parent = parents.get(name.as_str()).copied().flatten().cloned();
                 changes.added.push((name.clone(), index));
                 self.bones.push(Entry {

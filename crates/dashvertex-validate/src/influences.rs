@@ -618,6 +618,7 @@ impl Checker {
 }
 
 #[cfg(test)]
+#[allow(clippy::cast_possible_truncation)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -20,6 +20,12 @@ use dashvertex_formats::Format;
 /// Vertices read per chunk.
 const CHUNK: u64 = 16 * 1024;
 
+/// A count of at most [`CHUNK`] vertices (or their bytes, at most 48 each) as a usize,
+/// which it always fits.
+fn in_chunk(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(0)
+}
+
 /// Byte offsets of record fields.
 struct BinaryLocate {
     vert: u64,
@@ -50,8 +56,8 @@ impl Locate for BinaryLocate {
         };
         Location {
             vertex: Some(v),
-            set: Some(s as u32),
-            slot: Some(k as u32),
+            set: u32::try_from(s).ok(),
+            slot: u32::try_from(k).ok(),
             offset: Some(offset),
             ..Location::default()
         }
@@ -145,14 +151,19 @@ fn bones<R: Read + Seek>(
     let Some(row) = layout.skel().filter(|r| r.count > 0) else {
         return Ok(None);
     };
-    let mut buf = vec![0u8; row.length as usize];
+    let len = usize::try_from(row.length).map_err(std::io::Error::other)?;
+    let mut buf = vec![0u8; len];
     read_at(r, row.offset, &mut buf)?;
     let records = <[RawBone]>::ref_from_bytes(&buf).unwrap_or_default();
     let mut out = Vec::with_capacity(records.len());
     let mut bad_names = Vec::new();
     for (i, b) in records.iter().enumerate() {
         let rec = row.offset + i as u64 * BONE_SIZE;
-        let name = match dashvertex_binary::decode_name(&b.name, i as u32, rec) {
+        let name = match dashvertex_binary::decode_name(
+            &b.name,
+            u32::try_from(i).unwrap_or(u32::MAX),
+            rec,
+        ) {
             Ok(n) => n,
             Err(e) => {
                 structure(&e, sink);
@@ -161,7 +172,7 @@ fn bones<R: Read + Seek>(
                     .into_owned()
             }
         };
-        if b.index.get() != i as u32 {
+        if u32::try_from(i).ok() != Some(b.index.get()) {
             sink.report(
                 Code::BONE_RECORD_INDEX,
                 || Location {
@@ -312,10 +323,10 @@ fn vertices<R: Read + Seek>(
     let mut first = 0u64;
     while first < n {
         let count = CHUNK.min(n - first);
-        vbuf.resize((count * stride) as usize, 0);
+        vbuf.resize(in_chunk(count * stride), 0);
         read_at(r, vert.offset + first * stride, &mut vbuf)?;
         for (s, buf) in sbufs.iter_mut().enumerate() {
-            buf.resize((count * SET_SIZE) as usize, 0);
+            buf.resize(in_chunk(count * SET_SIZE), 0);
             read_at(r, vset + (s as u64 * n + first) * SET_SIZE, buf)?;
         }
         let extra: Vec<&[RawSet]> = sbufs
@@ -347,7 +358,7 @@ fn vertices<R: Read + Seek>(
                 check_chunk(
                     &rules,
                     first,
-                    (count as usize, nsets),
+                    (in_chunk(count), nsets),
                     &|i| recs.get(i).map(|r| (r.index.get(), r.position())),
                     &|i, s| {
                         if s == 0 {
@@ -365,7 +376,7 @@ fn vertices<R: Read + Seek>(
                 check_chunk(
                     &rules,
                     first,
-                    (count as usize, 1),
+                    (in_chunk(count), 1),
                     &|i| recs.get(i).map(|r| (r.index.get(), r.vertex().position)),
                     &|_, _| InfluenceSet::ZERO,
                     sink,
@@ -384,7 +395,7 @@ fn vertices<R: Read + Seek>(
         nsets,
         Some((layout.skinned, at(12))),
         &|s| Location {
-            set: Some(s as u32),
+            set: u32::try_from(s).ok(),
             ..at(if vset_row > 0 {
                 vset + (s as u64 - 1) * n * SET_SIZE
             } else {
@@ -404,7 +415,7 @@ fn gaps<R: Read + Seek>(r: &mut R, layout: &Layout, sink: &mut Sink) -> std::io:
     for (start, end) in layout.gaps() {
         let mut pos = start;
         while pos < end {
-            let n = (end - pos).min(buf.len() as u64) as usize;
+            let n = usize::try_from(end - pos).map_or(buf.len(), |n| n.min(buf.len()));
             let chunk = buf.get_mut(..n).unwrap_or_default();
             read_at(r, pos, chunk)?;
             if let Some(i) = chunk.iter().position(|&b| b != 0) {
@@ -457,7 +468,7 @@ fn raw<R: Read + Seek>(r: &mut R, len: u64, profile: Profile, opts: &Options, si
         let mut first = 0u64;
         while first < n {
             let count = CHUNK.min(n - first);
-            buf.resize((count * 48) as usize, 0);
+            buf.resize(in_chunk(count * 48), 0);
             if let Err(e) = read_at(r, first * 48, &mut buf) {
                 io(&e, sink);
                 return;
@@ -469,7 +480,7 @@ fn raw<R: Read + Seek>(r: &mut R, len: u64, profile: Profile, opts: &Options, si
                 check_chunk(
                     &rules,
                     first,
-                    (count as usize, 1),
+                    (in_chunk(count), 1),
                     &|i| recs.get(i).map(|r| (r.index.get(), r.position())),
                     &|i, _| recs.get(i).map_or(InfluenceSet::ZERO, RawVertex::set),
                     sink,

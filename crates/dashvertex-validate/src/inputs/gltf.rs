@@ -58,9 +58,9 @@ impl Locate for PrimLocate<'_> {
         };
         Location {
             vertex: Some(v),
-            set: Some(set as u32),
-            slot: Some(slot as u32),
-            offset: data.and_then(|d| d.offset_of(v as usize, slot)),
+            set: u32::try_from(set).ok(),
+            slot: u32::try_from(slot).ok(),
+            offset: data.and_then(|d| d.offset_of(usize::try_from(v).ok()?, slot)),
             ..self.doc.at(pointer)
         }
     }
@@ -72,7 +72,7 @@ impl Locate for PrimLocate<'_> {
         };
         Location {
             vertex: Some(v),
-            offset: data.and_then(|d| d.offset_of(v as usize, 0)),
+            offset: data.and_then(|d| d.offset_of(usize::try_from(v).ok()?, 0)),
             ..self.doc.at(pointer)
         }
     }
@@ -451,7 +451,7 @@ fn inverse_bind_matrices(
         });
         return;
     }
-    if (acc.count as usize) < joints {
+    if acc.count < joints as u64 {
         doc.push(sink, Code::GLTF_IBM_COUNT, &ptr, || {
             format!(
                 "skin {s}: {} inverse bind matrices for {joints} joints",
@@ -716,7 +716,7 @@ fn primitive(
     // Every attribute of the primitive has the same count.
     let mut counts: Vec<(String, u64)> = Vec::new();
     for (name, acc) in &p.attributes {
-        if let Some(a) = acc.and_then(|i| gltf.root.accessors.get(i as usize)) {
+        if let Some(a) = acc.and_then(|i| gltf.root.accessors.get(usize::try_from(i).ok()?)) {
             counts.push((name.clone(), a.count));
         }
     }
@@ -780,14 +780,18 @@ fn primitive(
                     continue;
                 };
                 let w = wd.get4(v);
-                set.joints = jd.get4(v).map(|j| j as u32);
+                // Accessor values widened to f64: joints are u8/u16 integers (the format is
+                // checked first), weights a float or a normalized integer's value.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let (to_u32, to_f32) = (|x: f64| x as u32, |x: f64| x as f32);
+                set.joints = jd.get4(v).map(to_u32);
                 match enc.max() {
                     Some(m) => {
-                        set.weights = w.map(|x| (x / f64::from(m)) as f32);
-                        *r = w.map(|x| x as u32);
+                        set.weights = w.map(|x| to_f32(x / f64::from(m)));
+                        *r = w.map(to_u32);
                     }
                     None => {
-                        set.weights = w.map(|x| x as f32);
+                        set.weights = w.map(to_f32);
                         *r = [0; 4];
                     }
                 }
@@ -829,7 +833,7 @@ fn primitive(
 fn accessor_kind(gltf: &Gltf, index: u64) -> String {
     gltf.root
         .accessors
-        .get(index as usize)
+        .get(usize::try_from(index).unwrap_or(usize::MAX))
         .map(|a| a.kind.clone())
         .unwrap_or_default()
 }

@@ -68,8 +68,8 @@ impl Locate for JsonLocate<'_> {
             format!("{base}/skinSets/{}/{name}/{slot}", set - 1)
         };
         Location {
-            set: Some(set as u32),
-            slot: Some(slot as u32),
+            set: u32::try_from(set).ok(),
+            slot: u32::try_from(slot).ok(),
             ..self.at(pointer, Some(v))
         }
     }

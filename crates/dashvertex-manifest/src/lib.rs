@@ -48,7 +48,9 @@ pub struct Manifest {
 /// A bone of an input skeleton: a name and its parent's name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BoneRef {
-    /// Name.
+    /// The bone's name, matched exactly against the entries' current names (aliases do
+    /// not count); names within one skeleton must differ
+    /// ([`ManifestError::DuplicateBone`] otherwise).
     pub name: String,
     /// Parent name, `None` for a root.
     pub parent: Option<String>,
@@ -127,9 +129,11 @@ pub enum ManifestError {
     /// A rename names a bone the manifest does not have, or a name already taken.
     #[error("rename {from:?} -> {to:?}: {why}")]
     Rename {
-        /// Old name.
+        /// The name to rename, as given; it must be a bone's current name (aliases do not
+        /// count).
         from: String,
-        /// New name.
+        /// The new name, as given; it must not be any bone's current name, removed bones
+        /// included.
         to: String,
         /// Why it cannot be applied.
         why: String,

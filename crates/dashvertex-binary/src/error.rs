@@ -36,8 +36,8 @@ pub enum ErrorKind {
         tag: Tag,
         /// The row's `count` cell (row bytes 0x04–0x07).
         count: u32,
-        /// The row's `length` cell in bytes (row bytes 0x0C–0x0F, where the error is
-        /// reported).
+        /// The row's `length` cell in bytes: row bytes 0x0C–0x0F, which is where
+        /// the error's offset points.
         length: u32,
         /// The record size(s) it may have.
         stride: &'static str,
@@ -65,8 +65,8 @@ pub enum ErrorKind {
         /// The VSET row's `count` cell: the number of 32-byte records, which must be
         /// `(n − 1) × vertices` for `n` sets (rule B5).
         count: u32,
-        /// The VERT row's `count` cell; a VSET with records and no vertices also gets
-        /// this error.
+        /// The VERT row's `count` cell; when it is 0, any VSET record at all
+        /// is this error.
         vertices: u32,
     },
     /// VSET present together with 16-byte VERT records.

@@ -19,8 +19,8 @@ pub enum FsError {
     /// file's length, or the limit plus one for a stream).
     #[error("{}: {size} bytes exceeds the input limit of {limit} bytes", path.display())]
     TooLarge {
-        /// The input as named (`<stdin>` for standard input), or the canonical path of a
-        /// resource.
+        /// The input as named (`<stdin>` for standard input), or the canonical path
+        /// of a resource.
         path: PathBuf,
         /// For a regular file, its length as its metadata gives it; for standard input, a
         /// device or a FIFO, the limit plus one (reading stops there).
@@ -38,8 +38,8 @@ pub enum FsError {
     /// directory given as an input).
     #[error("{}: is {kind}, not a regular file", path.display())]
     NotRegular {
-        /// The path as the caller gave it (an input or an output), or the canonical path of
-        /// a resource.
+        /// The path as the caller gave it (an input or an output), or the canonical
+        /// path of a resource.
         path: PathBuf,
         /// What it is ("a directory", "a FIFO", "a character device", ...).
         kind: &'static str,

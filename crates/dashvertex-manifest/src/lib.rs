@@ -129,11 +129,11 @@ pub enum ManifestError {
     /// A rename names a bone the manifest does not have, or a name already taken.
     #[error("rename {from:?} -> {to:?}: {why}")]
     Rename {
-        /// The name to rename, as given; it must be a bone's current name (aliases do not
-        /// count).
+        /// The name to rename, as given; it must be the current name of a bone (an alias
+        /// is not enough).
         from: String,
-        /// The new name, as given; it must not be any bone's current name, removed bones
-        /// included.
+        /// The new name, as given; no bone may have it as its current name, not
+        /// even a removed bone.
         to: String,
         /// Why it cannot be applied.
         why: String,

@@ -24,8 +24,8 @@ pub mod palette {
     pub const ERROR: Style = AnsiColor::Red.on_default().bold();
     /// Bold yellow: the `warning` label of warning findings.
     pub const WARNING: Style = AnsiColor::Yellow.on_default().bold();
-    /// Bold cyan: the `note` label of info findings (and of the commands' `note:`
-    /// messages).
+    /// Bold cyan: the `note` label of info findings (the commands use it for their own
+    /// `note:` messages too).
     pub const NOTE: Style = AnsiColor::Cyan.on_default().bold();
     /// Bold, default colour: the `help` label of a finding's hint line.
     pub const HELP: Style = Style::new().bold();

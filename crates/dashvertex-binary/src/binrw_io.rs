@@ -19,13 +19,14 @@ use crate::table::{HeaderFields, Layout, Row, RowFields, TableBuilder, VertexLay
 #[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinHeader {
-    /// Magic.
+    /// Bytes 0x00–0x03: the magic, `DMX\0` in a container (checked by the table rules,
+    /// not when reading).
     pub magic: [u8; 4],
-    /// `versionMajor`.
+    /// Bytes 0x04–0x07: `versionMajor`; only 2 is accepted.
     pub major: u32,
-    /// `versionMinor`.
+    /// Bytes 0x08–0x0B: `versionMinor`; any value is accepted.
     pub minor: u32,
-    /// `isSkinned`.
+    /// Bytes 0x0C–0x0F: `isSkinned`; only 0 and 1 are accepted.
     pub skinned: u32,
 }
 
@@ -34,13 +35,13 @@ pub struct BinHeader {
 #[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinRow {
-    /// Tag.
+    /// Row bytes 0x00–0x03: the section tag; four zero bytes in an empty slot.
     pub tag: [u8; 4],
-    /// Count.
+    /// Row bytes 0x04–0x07: the number of records in the section.
     pub count: u32,
-    /// Offset.
+    /// Row bytes 0x08–0x0B: where the section starts, in bytes from the start of the file.
     pub offset: u32,
-    /// Length.
+    /// Row bytes 0x0C–0x0F: the section's length in bytes; 0 means the section is absent.
     pub length: u32,
 }
 
@@ -49,13 +50,14 @@ pub struct BinRow {
 #[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinVertex {
-    /// `index`.
+    /// Bytes 0x00–0x03: `index`, read but not used (readers go by position, §9).
     pub index: u32,
-    /// `x y z`.
+    /// Bytes 0x04–0x0F: `x`, `y`, `z`.
     pub position: [f32; 3],
-    /// `skinIndex[4]`.
+    /// Bytes 0x10–0x1F: `skinIndex[0..4]`, the bone indices of set 0.
     pub skin_index: [u32; 4],
-    /// `skinWeight[4]`.
+    /// Bytes 0x20–0x2F: `skinWeight[0..4]`, the weights of set 0; slot `k` goes with
+    /// `skin_index[k]`.
     pub skin_weight: [f32; 4],
 }
 
@@ -64,9 +66,9 @@ pub struct BinVertex {
 #[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinCompactVertex {
-    /// `index`.
+    /// Bytes 0x00–0x03: `index`, read but not used (readers go by position, §9).
     pub index: u32,
-    /// `x y z`.
+    /// Bytes 0x04–0x0F: `x`, `y`, `z`.
     pub position: [f32; 3],
 }
 
@@ -75,9 +77,10 @@ pub struct BinCompactVertex {
 #[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinSet {
-    /// `skinIndex[4]`.
+    /// Bytes 0x00–0x0F: `skinIndex[0..4]`, the bone indices of this set.
     pub skin_index: [u32; 4],
-    /// `skinWeight[4]`.
+    /// Bytes 0x10–0x1F: `skinWeight[0..4]`, the weights of this set; slot `k` goes with
+    /// `skin_index[k]`.
     pub skin_weight: [f32; 4],
 }
 
@@ -86,17 +89,19 @@ pub struct BinSet {
 #[br(little)]
 #[derive(Clone, Copy, Debug)]
 pub struct BinBone {
-    /// `name[32]`.
+    /// Bytes 0x00–0x1F: `name`, UTF-8, NUL-terminated and zero-filled (rule B6;
+    /// [`decode_name`] checks it).
     pub name: [u8; 32],
-    /// `index`.
+    /// Bytes 0x20–0x23: `index`, read but not used (readers go by position, §9).
     pub index: u32,
-    /// `parentIndex`.
+    /// Bytes 0x24–0x27: `parentIndex`, the parent's bone index; `0xFFFFFFFF` for no
+    /// parent, or 0 for bone 0 (§10.6, [`parent_from_raw`](crate::parent_from_raw)).
     pub parent: u32,
-    /// `position`.
+    /// Bytes 0x28–0x33: `position`, the local translation x, y, z.
     pub position: [f32; 3],
-    /// `rotation`.
+    /// Bytes 0x34–0x43: `rotation`, the local rotation quaternion x, y, z, w.
     pub rotation: [f32; 4],
-    /// `scale`.
+    /// Bytes 0x44–0x4F: `scale`, the local scale x, y, z.
     pub scale: [f32; 3],
 }
 

@@ -32,18 +32,19 @@ pub enum ErrorKind {
     TableMidRow(Tag),
     /// `length` is not `count × stride`.
     StrideMismatch {
-        /// The section.
+        /// Tag of the row whose `length` does not fit its `count`.
         tag: Tag,
-        /// Its count.
+        /// The row's `count` cell (row bytes 0x04–0x07).
         count: u32,
-        /// Its length.
+        /// The row's `length` cell in bytes: row bytes 0x0C–0x0F, which is where
+        /// the error's offset points.
         length: u32,
         /// The record size(s) it may have.
         stride: &'static str,
     },
     /// A section extends beyond the end of the file.
     OutOfBounds {
-        /// The section.
+        /// Tag of the row whose section runs past the end (reported at its `offset` cell).
         tag: Tag,
         /// One past its last byte.
         end: u64,
@@ -61,26 +62,31 @@ pub enum ErrorKind {
     },
     /// The VSET count is not a multiple of the vertex count.
     SetCount {
-        /// VSET count.
+        /// The VSET row's `count` cell: the number of 32-byte records, which must be
+        /// `(n − 1) × vertices` for `n` sets (rule B5).
         count: u32,
-        /// Vertex count.
+        /// The VERT row's `count` cell; when it is 0, any VSET record at all
+        /// is this error.
         vertices: u32,
     },
     /// VSET present together with 16-byte VERT records.
     SetsWithCompactVertices,
     /// A bone name field has no NUL byte.
     NameNotTerminated {
-        /// Bone number.
+        /// Position of the bone's record in the SKEL section, counted from 0 (the stored
+        /// `index` is not used).
         bone: u32,
     },
     /// A bone name is not UTF-8.
     NameNotUtf8 {
-        /// Bone number.
+        /// Position of the bone's record in the SKEL section, counted from 0 (the stored
+        /// `index` is not used).
         bone: u32,
     },
     /// Bytes after a bone name's terminator are not zero.
     NameTrailingBytes {
-        /// Bone number.
+        /// Position of the bone's record in the SKEL section, counted from 0 (the stored
+        /// `index` is not used).
         bone: u32,
     },
     /// A raw record file whose length is not a multiple of 48.

@@ -21,11 +21,11 @@ pub type Tag = [u8; 4];
 pub(crate) const TEX: Tag = *b"TEX\0";
 /// Materials (DMX; not modelled).
 pub(crate) const MAT: Tag = *b"MAT\0";
-/// Vertices.
+/// Vertices (§10.4): 48-byte records, or 16-byte ones in an unskinned file.
 pub(crate) const VERT: Tag = *b"VERT";
 /// Faces (DMX; not modelled).
 pub(crate) const FACE: Tag = *b"FACE";
-/// Skeleton.
+/// Bones (§10.6): 80-byte records.
 pub(crate) const SKEL: Tag = *b"SKEL";
 /// Animations (DMX; not modelled).
 pub(crate) const ANIM: Tag = *b"ANIM";
@@ -50,7 +50,8 @@ pub(crate) const NO_PARENT: u32 = u32::MAX;
 
 /// Offsets of the VERT record fields.
 pub mod vertex {
-    /// `index`.
+    /// `index` (u32): should equal the record's position in the section (§9); readers
+    /// ignore the stored value.
     pub const INDEX: u64 = 0x00;
     /// `x`, then `y` at +4 and `z` at +8.
     pub const POSITION: u64 = 0x04;
@@ -70,17 +71,18 @@ pub mod set {
 
 /// Offsets of the SKEL record fields.
 pub mod bone {
-    /// `name[32]`.
+    /// `name` (32 bytes): UTF-8, NUL-terminated, zero-filled (rule B6).
     pub const NAME: u64 = 0x00;
-    /// `index`.
+    /// `index` (u32): should equal the record's position in the section (§9).
     pub const INDEX: u64 = 0x20;
-    /// `parentIndex`.
+    /// `parentIndex` (u32): the parent's bone index; `0xFFFFFFFF` for no parent, or 0 for
+    /// bone 0 (§10.6).
     pub const PARENT: u64 = 0x24;
-    /// `position`.
+    /// `position` (3 × f32): the local translation x, y, z.
     pub const POSITION: u64 = 0x28;
-    /// `rotation`.
+    /// `rotation` (4 × f32): the local rotation quaternion x, y, z, w.
     pub const ROTATION: u64 = 0x34;
-    /// `scale`.
+    /// `scale` (3 × f32): the local scale x, y, z.
     pub const SCALE: u64 = 0x44;
 }
 

@@ -17,11 +17,13 @@ pub enum FileKind {
 /// A section dash does not model, kept byte for byte.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ForeignSection {
-    /// Its tag.
+    /// The four tag bytes from its row, NUL padding included; [`ForeignSection::name`]
+    /// gives them as text.
     pub tag: Tag,
     /// Its count cell.
     pub count: u32,
-    /// Its bytes.
+    /// The section's `length` bytes exactly as read, written back unchanged; empty when
+    /// the row's length was 0.
     pub bytes: Vec<u8>,
     /// Where it was in the file it was read from (for the TEX relocation rule).
     pub source_offset: Option<u64>,

@@ -8,13 +8,13 @@ use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout, Unaligned};
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
 pub(crate) struct RawHeader {
-    /// `DMX\0`.
+    /// Bytes 0x00–0x03: the magic, `DMX\0` in a container.
     pub magic: [u8; 4],
-    /// `versionMajor`.
+    /// Bytes 0x04–0x07: `versionMajor`, 2 in every file dash accepts.
     pub major: U32,
-    /// `versionMinor`.
+    /// Bytes 0x08–0x0B: `versionMinor`; any value is accepted.
     pub minor: U32,
-    /// `isSkinned`.
+    /// Bytes 0x0C–0x0F: `isSkinned`, 0 or 1.
     pub skinned: U32,
 }
 
@@ -22,13 +22,13 @@ pub(crate) struct RawHeader {
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
 pub(crate) struct RawRow {
-    /// Tag.
+    /// Row bytes 0x00–0x03: the section tag; four zero bytes in an empty slot.
     pub tag: [u8; 4],
-    /// Record count.
+    /// Row bytes 0x04–0x07: the number of records in the section.
     pub count: U32,
-    /// Absolute offset.
+    /// Row bytes 0x08–0x0B: where the section starts, in bytes from the start of the file.
     pub offset: U32,
-    /// Length in bytes.
+    /// Row bytes 0x0C–0x0F: the section's length in bytes; 0 means the section is absent.
     pub length: U32,
 }
 
@@ -36,13 +36,15 @@ pub(crate) struct RawRow {
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
 pub struct RawVertex {
-    /// `index`.
+    /// Bytes 0x00–0x03: `index`, which should equal the record's position in the section
+    /// (§9); readers ignore it and writers write the position.
     pub index: U32,
-    /// `x`, `y`, `z`.
+    /// Bytes 0x04–0x0F: `x`, `y`, `z`.
     pub position: [F32; 3],
-    /// `skinIndex[4]`.
+    /// Bytes 0x10–0x1F: `skinIndex[0..4]`, the bone indices of set 0.
     pub skin_index: [U32; 4],
-    /// `skinWeight[4]`.
+    /// Bytes 0x20–0x2F: `skinWeight[0..4]`, the weights of set 0; slot `k` goes with
+    /// `skin_index[k]`.
     pub skin_weight: [F32; 4],
 }
 
@@ -50,9 +52,10 @@ pub struct RawVertex {
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
 pub struct RawCompactVertex {
-    /// `index`.
+    /// Bytes 0x00–0x03: `index`, which should equal the record's position in the section
+    /// (§9); readers ignore it and writers write the position.
     pub index: U32,
-    /// `x`, `y`, `z`.
+    /// Bytes 0x04–0x0F: `x`, `y`, `z`.
     pub position: [F32; 3],
 }
 
@@ -60,9 +63,10 @@ pub struct RawCompactVertex {
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
 pub struct RawSet {
-    /// `skinIndex[4]`.
+    /// Bytes 0x00–0x0F: `skinIndex[0..4]`, the bone indices of this set.
     pub skin_index: [U32; 4],
-    /// `skinWeight[4]`.
+    /// Bytes 0x10–0x1F: `skinWeight[0..4]`, the weights of this set; slot `k` goes with
+    /// `skin_index[k]`.
     pub skin_weight: [F32; 4],
 }
 
@@ -70,17 +74,20 @@ pub struct RawSet {
 #[derive(Clone, Copy, Debug, FromBytes, IntoBytes, KnownLayout, Immutable, Unaligned)]
 #[repr(C)]
 pub struct RawBone {
-    /// `name[32]`.
+    /// Bytes 0x00–0x1F: `name`, UTF-8, NUL-terminated and zero-filled (rule B6;
+    /// [`decode_name`](crate::decode_name) checks it).
     pub name: [u8; 32],
-    /// `index`.
+    /// Bytes 0x20–0x23: `index`, which should equal the record's position in the section
+    /// (§9).
     pub index: U32,
-    /// `parentIndex`.
+    /// Bytes 0x24–0x27: `parentIndex`, the parent's bone index; `0xFFFFFFFF` for no
+    /// parent, or 0 for bone 0 (§10.6, [`parent_from_raw`](crate::parent_from_raw)).
     pub parent: U32,
-    /// `position`.
+    /// Bytes 0x28–0x33: `position`, the local translation x, y, z.
     pub position: [F32; 3],
-    /// `rotation`.
+    /// Bytes 0x34–0x43: `rotation`, the local rotation quaternion x, y, z, w.
     pub rotation: [F32; 4],
-    /// `scale`.
+    /// Bytes 0x44–0x4F: `scale`, the local scale x, y, z.
     pub scale: [F32; 3],
 }
 
@@ -100,12 +107,12 @@ fn f32s<const N: usize>(a: &[F32; N]) -> [f32; N] {
 }
 
 impl RawVertex {
-    /// The position.
+    /// `x`, `y`, `z` as native `f32` values, every bit kept.
     pub fn position(&self) -> [f32; 3] {
         f32s(&self.position)
     }
 
-    /// Set 0.
+    /// Set 0 (`skinIndex` / `skinWeight`) as a model set, every bit kept.
     pub fn set(&self) -> dashvertex_core::InfluenceSet {
         dashvertex_core::InfluenceSet {
             joints: u32s(&self.skin_index),

@@ -22,7 +22,9 @@ use crate::view::{detect, raw_check};
 pub enum Expect {
     /// Decide from the first bytes and the length (§10.1).
     Detect,
-    /// A container.
+    /// A container, without detection: the input is read from header row 0 on, so input
+    /// without the `DMX\0` magic fails with [`ErrorKind::BadMagic`] (or
+    /// [`ErrorKind::TooShort`] below 16 bytes).
     Container,
     /// Raw 48-byte records.
     Raw,

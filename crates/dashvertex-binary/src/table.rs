@@ -1,9 +1,10 @@
 //! The section table: the checks of `spec/dashvertex.md` §10.2–10.3 in their defined order.
 //!
 //! Every decoder parses header bytes its own way and feeds the values to a
-//! [`TableBuilder`], one row at a time; the builder applies the phase A checks as rows
-//! arrive and phases B and C in [`TableBuilder::finish`]. Sharing the rules (not the
-//! parsing) is what makes the decoders agree on which error a damaged file gets.
+//! `TableBuilder` (crate-private), one row at a time; the builder applies the phase A
+//! checks as rows arrive and phases B and C in `TableBuilder::finish`, which returns the
+//! [`Layout`]. Sharing the rules (not the parsing) is what makes the decoders agree on
+//! which error a damaged file gets.
 
 use std::collections::BTreeMap;
 
@@ -18,26 +19,22 @@ use crate::format::{
 /// The values of header row 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeaderFields {
-    /// Magic bytes.
+    /// Bytes 0x00–0x03 as read, not yet checked; `DMX\0` in a container.
     pub magic: [u8; 4],
-    /// `versionMajor`.
+    /// `versionMajor` (bytes 0x04–0x07) as read; the table rules accept only 2.
     pub major: u32,
-    /// `versionMinor`.
+    /// `versionMinor` (bytes 0x08–0x0B) as read; any value is accepted.
     pub minor: u32,
-    /// `isSkinned`.
+    /// `isSkinned` (bytes 0x0C–0x0F) as read; the table rules accept only 0 and 1.
     pub skinned: u32,
 }
 
 /// The values of one section row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RowFields {
-    /// Tag.
     pub tag: Tag,
-    /// Count.
     pub count: u32,
-    /// Offset.
     pub offset: u32,
-    /// Length.
     pub length: u32,
 }
 
@@ -46,9 +43,11 @@ pub(crate) struct RowFields {
 pub struct Row {
     /// Offset of the row itself.
     pub at: u64,
-    /// Tag.
+    /// The four tag bytes, three-letter tags padded with a NUL (`TEX\0`); never all zero,
+    /// since empty slots are not kept.
     pub tag: Tag,
-    /// Record count.
+    /// The `count` cell: the number of records. For VERT, SKEL and VSET the table rules
+    /// have checked `length = count × stride`; for other tags it is kept as written.
     pub count: u32,
     /// Offset of the section.
     pub offset: u64,
@@ -90,15 +89,16 @@ impl VertexLayout {
 /// A checked section table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
-    /// `versionMinor`.
+    /// `versionMinor` from the header; any value is accepted (dash writes 0, or 1 when the
+    /// file uses VSET or 16-byte VERT records).
     pub minor: u32,
-    /// `isSkinned`.
+    /// `isSkinned` from the header, which the table rules allow only as 0 or 1.
     pub skinned: bool,
     /// Every non-empty-slot row, in table order.
     pub rows: Vec<Row>,
     /// First byte after the table.
     pub table_end: u64,
-    /// File length.
+    /// Length of the file in bytes; every present section ends at or before it.
     pub file_len: u64,
     /// VERT record layout.
     pub vertex_layout: VertexLayout,

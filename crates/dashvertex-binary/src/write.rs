@@ -32,11 +32,12 @@ pub enum WriteError {
     /// A bone name does not fit the 32-byte field.
     #[error("bone {bone} name {name:?} cannot be written: {why}")]
     BoneName {
-        /// Bone number.
+        /// Index of the bone in the skeleton.
         bone: usize,
-        /// The name.
+        /// The name as the skeleton holds it.
         name: String,
-        /// Why.
+        /// What is wrong: `"longer than 31 bytes"` (UTF-8 bytes, leaving room for the
+        /// NUL terminator) or `"contains a NUL character"`.
         why: &'static str,
     },
     /// Raw record files hold one set and no skeleton.
@@ -45,7 +46,7 @@ pub enum WriteError {
         if *skeleton { " and a skeleton" } else { "" }
     )]
     RawCannotHold {
-        /// Set count.
+        /// Number of influence sets per vertex in the mesh; raw records hold only set 0.
         sets: usize,
         /// Whether a skeleton would be lost.
         skeleton: bool,
@@ -66,11 +67,11 @@ pub enum WriteError {
         "the {tag} section holds absolute file offsets and would move from 0x{from:X} to 0x{to:X}"
     )]
     TexRelocation {
-        /// Tag name.
+        /// The section's tag as text (`TEX`).
         tag: String,
-        /// Original offset.
+        /// Offset at which the section starts in the file it was read from.
         from: u64,
-        /// New offset.
+        /// Offset the canonical layout would give it in the new file.
         to: u64,
     },
 }

@@ -23,7 +23,8 @@ impl Vertex {
         }
     }
 
-    /// Bit-exact equality.
+    /// True when the position and set 0 are equal bit for bit, so `-0.0` differs from `0.0`
+    /// and NaN payloads are compared (`==` follows float equality instead).
     pub fn bit_eq(&self, other: &Self) -> bool {
         crate::f32_bits_eq(&self.position, &other.position) && self.skin.bit_eq(&other.skin)
     }
@@ -38,9 +39,9 @@ pub enum ModelError {
     SetLength {
         /// Set number (1-based: set 0 lives in the vertices).
         set: usize,
-        /// Entries found.
+        /// Number of entries the set was given.
         found: usize,
-        /// Vertex count.
+        /// Number of vertices in the mesh, which every set must match.
         expected: usize,
     },
 }
@@ -114,7 +115,7 @@ impl Mesh {
         self.skinned = skinned;
     }
 
-    /// The vertices.
+    /// The vertices, each carrying its set 0; vertex `v` is `vertices()[v]`.
     pub fn vertices(&self) -> &[Vertex] {
         &self.vertices
     }

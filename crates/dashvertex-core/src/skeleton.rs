@@ -11,7 +11,8 @@ pub struct Bone {
     pub position: [f32; 3],
     /// Local rotation quaternion `(x, y, z, w)`.
     pub rotation: [f32; 4],
-    /// Local scale.
+    /// Local scale factors along x, y and z; 1, 1, 1 in [`Bone::new`] and for a JSON bone
+    /// without `scale` (`spec/dashvertex.md` §7).
     pub scale: [f32; 3],
 }
 
@@ -27,7 +28,8 @@ impl Bone {
         }
     }
 
-    /// Bit-exact equality.
+    /// True when name, parent and every transform component are equal, the floats bit for
+    /// bit (`-0.0` differs from `0.0`, NaN payloads are compared).
     pub fn bit_eq(&self, other: &Self) -> bool {
         self.name == other.name
             && self.parent == other.parent
@@ -60,7 +62,8 @@ impl Skeleton {
         self.bones.iter().position(|b| b.name == name)
     }
 
-    /// Bit-exact equality.
+    /// True when both skeletons have the same number of bones and each pair is
+    /// [`Bone::bit_eq`].
     pub fn bit_eq(&self, other: &Self) -> bool {
         self.bones.len() == other.bones.len()
             && self

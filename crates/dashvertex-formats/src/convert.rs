@@ -11,7 +11,8 @@ use crate::Format;
 /// (JSON members and binary sections dash does not model, kept for writing back).
 #[derive(Clone, Debug)]
 pub enum Loaded {
-    /// JSON text.
+    /// DashVertex JSON in any of its three shapes (the file's `form` says which), with
+    /// the unmodelled members of a DMX document and their source text.
     Json(JsonFile),
     /// A DMX container or raw records.
     Binary(BinaryFile),

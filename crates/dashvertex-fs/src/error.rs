@@ -19,24 +19,27 @@ pub enum FsError {
     /// file's length, or the limit plus one for a stream).
     #[error("{}: {size} bytes exceeds the input limit of {limit} bytes", path.display())]
     TooLarge {
-        /// The input.
+        /// The input as named (`<stdin>` for standard input), or the canonical path
+        /// of a resource.
         path: PathBuf,
-        /// Bytes seen.
+        /// For a regular file, its length as its metadata gives it; for standard input, a
+        /// device or a FIFO, the limit plus one (reading stops there).
         size: u64,
-        /// The limit.
+        /// The largest number of bytes the caller allowed.
         limit: u64,
     },
     /// The input holds no bytes at all.
     #[error("{}: the input is empty", path.display())]
     Empty {
-        /// The input.
+        /// The input as named, or `<stdin>` for standard input.
         path: PathBuf,
     },
     /// Only regular files are read here (a resource named by another file, or a
     /// directory given as an input).
     #[error("{}: is {kind}, not a regular file", path.display())]
     NotRegular {
-        /// The file.
+        /// The path as the caller gave it (an input or an output), or the canonical
+        /// path of a resource.
         path: PathBuf,
         /// What it is ("a directory", "a FIFO", "a character device", ...).
         kind: &'static str,

@@ -14,7 +14,8 @@ pub enum WalkEntry {
     File(PathBuf),
     /// A file found in a folder and passed over, with the reason.
     Skipped {
-        /// The file.
+        /// The file's path: a folder given to [`Walk::run`] joined with the names that
+        /// lead to the file.
         path: PathBuf,
         /// Why it was passed over.
         why: &'static str,

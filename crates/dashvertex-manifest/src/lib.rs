@@ -54,7 +54,9 @@ pub struct Manifest {
 /// A bone of an input skeleton: a name and its parent's name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BoneRef {
-    /// Name.
+    /// The bone's name, matched exactly against the entries' current names (aliases do
+    /// not count); names within one skeleton must differ
+    /// ([`ManifestError::DuplicateBone`] otherwise).
     pub name: String,
     /// Parent name, `None` for a root.
     pub parent: Option<String>,
@@ -133,9 +135,11 @@ pub enum ManifestError {
     /// A rename names a bone the manifest does not have, or a name already taken.
     #[error("rename {from:?} -> {to:?}: {why}")]
     Rename {
-        /// Old name.
+        /// The name to rename, as given; it must be the current name of a bone (an alias
+        /// is not enough).
         from: String,
-        /// New name.
+        /// The new name, as given; no bone may have it as its current name, not
+        /// even a removed bone.
         to: String,
         /// Why it cannot be applied.
         why: String,

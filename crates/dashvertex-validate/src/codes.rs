@@ -20,7 +20,8 @@ pub enum Severity {
 }
 
 impl Severity {
-    /// Lower-case name.
+    /// `"info"`, `"warning"` or `"error"`, as the JSON report and the rule table of
+    /// `spec/validation.md` spell it (text output says `note` for info).
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Info => "info",
@@ -49,7 +50,9 @@ macro_rules! codes {
                 match self { $( Code::$name => stringify!($name), )* }
             }
 
-            /// Default severity.
+            /// The severity the catalogue gives the code.
+            /// [`Options::severity_of`](crate::Options::severity_of) gives the one it is
+            /// reported with, once per-code levels and `deny_warnings` apply.
             pub fn severity(self) -> Severity {
                 match self { $( Code::$name => Severity::$sev, )* }
             }

@@ -69,14 +69,17 @@ impl std::fmt::Display for Location {
     }
 }
 
-/// One finding.
+/// One finding of a rule: its code, the severity it is reported at, a message, an
+/// optional hint, and where it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Diagnostic {
-    /// Stable code.
+    /// The rule that found it, written as its name (`WEIGHT_NEGATIVE`): the name
+    /// `--deny`, `--warn` and `--allow` accept, and a row of `spec/validation.md` §5.
     pub code: Code,
     /// Severity (after `--deny warnings`, the code's default).
     pub severity: Severity,
-    /// One-line description.
+    /// What is wrong, in one line with the values involved, as text output prints it after
+    /// the code (`vertex 3: weight -0.25 in set 0 slot 1 is negative`).
     pub message: String,
     /// How to fix it, when a hint helps.
     #[serde(skip_serializing_if = "Option::is_none")]

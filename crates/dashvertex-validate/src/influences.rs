@@ -46,9 +46,9 @@ impl Encoding {
 /// Which field of a slot a finding is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Field {
-    /// The bone index.
+    /// The bone index: `skinIndex[k]` in DashVertex input, the `JOINTS_n` element in glTF.
     Bone,
-    /// The weight.
+    /// The weight: `skinWeight[k]` in DashVertex input, the `WEIGHTS_n` element in glTF.
     Weight,
 }
 
@@ -89,7 +89,8 @@ impl MeshStats {
 /// The rules' configuration.
 #[derive(Clone, Debug)]
 pub struct Checker {
-    /// Sum rule.
+    /// The vertex-level weight rule: the glTF sum rule (`gltf`), or only the all-zero
+    /// warning for skinned vertices (`dash`).
     pub profile: Profile,
     /// Number of bones, when known.
     pub bones: Option<u64>,

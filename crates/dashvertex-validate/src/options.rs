@@ -25,7 +25,8 @@ pub struct Options {
     /// Per-code levels (`--allow`, `--warn`, `--deny CODE`): an allowed code is not
     /// reported at all; the others report at the level given, whatever `deny_warnings`.
     pub levels: std::collections::BTreeMap<crate::Code, Level>,
-    /// Decoder limits.
+    /// Resource limits for reading the input (`spec/dashvertex.md` §12); input beyond
+    /// them is reported as `LIMIT_EXCEEDED`, not as invalid data.
     pub limits: Limits,
     /// Force an input format instead of detecting it.
     pub format: Option<Format>,

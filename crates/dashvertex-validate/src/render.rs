@@ -19,17 +19,19 @@ pub struct Style {
 pub mod palette {
     use anstyle::{AnsiColor, Style};
 
-    /// `error`.
+    /// Bold red: the `error` label of error findings (the commands use it for their own
+    /// `error:` messages too).
     pub const ERROR: Style = AnsiColor::Red.on_default().bold();
-    /// `warning`.
+    /// Bold yellow: the `warning` label of warning findings.
     pub const WARNING: Style = AnsiColor::Yellow.on_default().bold();
-    /// `note`.
+    /// Bold cyan: the `note` label of info findings (the commands use it for their own
+    /// `note:` messages too).
     pub const NOTE: Style = AnsiColor::Cyan.on_default().bold();
-    /// `help`.
+    /// Bold, default colour: the `help` label of a finding's hint line.
     pub const HELP: Style = Style::new().bold();
-    /// `valid`.
+    /// Green: `valid` in a file's summary line.
     pub const VALID: Style = AnsiColor::Green.on_default();
-    /// `invalid`.
+    /// Red, not bold: `invalid` in a file's summary line.
     pub const INVALID: Style = AnsiColor::Red.on_default();
 }
 

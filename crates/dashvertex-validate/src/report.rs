@@ -13,11 +13,13 @@ use dashvertex_formats::Format;
 /// Counts per severity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Counts {
-    /// Errors.
+    /// Findings at error level, after per-code levels and `--deny warnings`, counting those
+    /// beyond `--max-diagnostics`; any error makes the file invalid.
     pub errors: u64,
-    /// Warnings.
+    /// Findings at warning level, counted the same way; warnings alone never make a file
+    /// invalid (`--deny warnings` counts them as errors instead).
     pub warnings: u64,
-    /// Notes.
+    /// Findings at info level (notes, in text output), counted the same way.
     pub infos: u64,
 }
 
@@ -89,7 +91,7 @@ impl FileReport {
 /// Totals of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Summary {
-    /// Files checked.
+    /// Number of files checked, one per entry of the report's `files`.
     pub files: u64,
     /// Files without errors.
     pub valid: u64,
@@ -108,7 +110,8 @@ pub struct Report {
     pub tool: String,
     /// One entry per file, in the order checked.
     pub files: Vec<FileReport>,
-    /// Totals.
+    /// Totals over `files`: how many are valid and invalid, and their findings per
+    /// severity added up.
     pub summary: Summary,
 }
 

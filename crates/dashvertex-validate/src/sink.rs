@@ -63,7 +63,6 @@ impl Sink {
         }
     }
 
-    /// Total findings.
     #[cfg(test)]
     pub fn total(&self) -> u64 {
         self.counts.values().sum()

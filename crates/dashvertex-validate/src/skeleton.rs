@@ -11,7 +11,7 @@ use crate::sink::Sink;
 /// Which field of a bone a finding is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoneField {
-    /// The name.
+    /// The name: the `name` member in JSON, the 32-byte name field of a SKEL record.
     Name,
     /// The parent index.
     Parent,

@@ -103,6 +103,11 @@ enum Command {
         /// `STEM.bin`, each atomically, and data URIs stay data URIs.
         #[arg(long)]
         embed: bool,
+        /// Write a loss report (JSON) here: per primitive, how far the reduction moves
+        /// vertices (max, p99, mean, worst vertices) at the rest pose and every keyframe of
+        /// every animation, beside the weights dropped; a summary line goes to the terminal.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
     },
     /// Create, update or show a bone manifest.
     Manifest {
@@ -276,6 +281,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             locked,
             embed,
             to,
+            report,
         } => reduce::reduce(&reduce::ReduceArgs {
             input,
             output,
@@ -301,6 +307,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             manifest: manifest.as_deref(),
             locked: *locked,
             embed: *embed,
+            report: report.as_deref(),
             ctx: &ctx,
         }),
         Command::Manifest { command } => match command {

@@ -243,6 +243,8 @@ pub struct ReduceArgs<'a> {
     /// Embed every buffer of a `.gltf` output as a data URI instead of writing `.bin`
     /// files beside it.
     pub embed: bool,
+    /// Where to write the loss report, if anywhere.
+    pub report: Option<&'a Path>,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
 }
@@ -319,7 +321,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     }
     // The source and its inputs live in this block only: they are gone before the
     // output is verified and written, so peak memory is the larger of the two phases.
-    let (bytes, reports, manifest, existing, changes, _lock) = {
+    let (bytes, reports, manifest, existing, changes, _lock, loss) = {
         let source = load(a.input, a.ctx)?;
         let parts = source.parts(a.input, limits)?;
         // Held from the manifest's read to its rename; a --locked run writes nothing.
@@ -352,7 +354,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             other => input_error(a.input, other),
         };
         let container = container(a.to.or_else(|| Format::from_extension(a.output)));
-        let (written, reports, changes) = match (container, &source) {
+        let (written, reports, changes, loss) = match (container, &source) {
             (Some(container), Source::Gltf(g)) => {
                 // Standard output has no folder to write buffer files into.
                 let files = if a.embed || a.output == Path::new("-") {
@@ -378,7 +380,11 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                     &files,
                 )
                 .map_err(fail)?;
-                (out.written, out.reports, out.changes)
+                let loss = match a.report {
+                    Some(_) => Some(loss_of(g, &out.written, limits)?),
+                    None => None,
+                };
+                (out.written, out.reports, out.changes, loss)
             }
             (Some(_), _) => {
                 return Err(CliError::Usage(
@@ -447,10 +453,13 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                     },
                     reports,
                     run.changes,
+                    None,
                 )
             }
         };
-        (written, reports, manifest, existing, changes, lock_guard)
+        (
+            written, reports, manifest, existing, changes, lock_guard, loss,
+        )
     };
     let dashvertex_gltf::export::Written { main: bytes, files } = bytes;
     // The output's format or extension chose its encoder (checked above), so it names
@@ -473,6 +482,15 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     for r in &reports {
         common::info(describe(r));
     }
+    if let Some(path) = a.report {
+        let json = report_json(a, &reports, loss.as_deref());
+        for line in loss_lines(loss.as_deref()) {
+            common::info(line);
+        }
+        let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
+        text.push('\n');
+        dashvertex_fs::write_file(path, text.as_bytes())?;
+    }
     // What the manifest gained is news when a manifest file was written; a numbering made
     // up for this run only is shown with -v.
     for line in changes.describe() {
@@ -483,6 +501,117 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// How far the reduction moves each skinned primitive of `source`: the written output is
+/// read back from memory (its buffer files with it) and both are skinned at the rest pose
+/// and every keyframe.
+fn loss_of(
+    source: &Gltf,
+    written: &dashvertex_gltf::export::Written,
+    limits: &Limits,
+) -> Result<Vec<dashvertex_skin::PrimitiveLoss>, CliError> {
+    let files = dashvertex_gltf::MemoryFiles {
+        files: written
+            .files
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect(),
+    };
+    let reduced = dashvertex_gltf::load(&written.main, &files, limits).map_err(|e| {
+        CliError::Output(format!("the loss report cannot read the output back: {e}"))
+    })?;
+    dashvertex_skin::loss(source, &reduced, limits)
+        .map_err(|e| CliError::Output(format!("the loss report cannot skin the model: {e}")))
+}
+
+/// The `--report` document: the reducer's weight figures per part and, for glTF, the
+/// displacement per primitive.
+fn report_json(
+    a: &ReduceArgs,
+    reports: &[(dashvertex_reduce::Report, usize)],
+    loss: Option<&[dashvertex_skin::PrimitiveLoss]>,
+) -> serde_json::Value {
+    use serde_json::json;
+    let dropped = |d: &Option<dashvertex_reduce::Dropped>| {
+        d.as_ref()
+            .map(|d| json!({"vertex": d.vertex, "bone": d.bone, "weight": d.weight, "at": d.at}))
+    };
+    let weights: Vec<_> = reports
+        .iter()
+        .map(|(r, sets)| {
+            json!({
+                "vertices": r.vertices, "sets": sets, "changed": r.changed,
+                "droppedOverLimit": r.dropped, "belowThreshold": r.below_threshold,
+                "roundedAway": r.quantized_away, "merged": r.merged, "negative": r.negative,
+                "largestDropped": dropped(&r.largest_dropped),
+            })
+        })
+        .collect();
+    let displacement = loss.map(|l| {
+        let prims: Vec<_> = l
+            .iter()
+            .map(|p| {
+                json!({
+                    "mesh": p.mesh, "primitive": p.primitive, "vertices": p.vertices,
+                    "moments": p.moments, "max": p.max, "p99": p.p99, "mean": p.mean,
+                    "diagonal": p.diagonal,
+                    "maxOfDiagonal": if p.diagonal > 0.0 { p.max / p.diagonal } else { 0.0 },
+                    "worst": p.worst.iter().map(|w| json!({
+                        "vertex": w.vertex, "displacement": w.displacement,
+                        "animation": w.at.animation, "name": w.at.name, "time": w.at.time,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        json!({"primitives": prims})
+    });
+    json!({
+        "input": a.input.display().to_string(),
+        "output": a.output.display().to_string(),
+        "maxInfluences": a.config.max_influences,
+        "weights": weights,
+        "displacement": displacement,
+        "note": if loss.is_none() {
+            Some("displacement needs glTF input (a skin, its joints and animations); weights only")
+        } else if loss.is_some_and(|l| l.iter().all(|p| p.moments <= 1)) {
+            Some("no animations: displacement at the rest pose only")
+        } else {
+            None
+        },
+    })
+}
+
+/// The terminal's summary of the loss report, one line per primitive.
+fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
+    let Some(loss) = loss else {
+        return vec!["loss: weights only (displacement needs glTF input)".to_owned()];
+    };
+    loss.iter()
+        .map(|p| {
+            let share = if p.diagonal > 0.0 { 100.0 * p.max / p.diagonal } else { 0.0 };
+            let when = if p.moments <= 1 {
+                "at the rest pose (no animations)".to_owned()
+            } else {
+                format!("over {} moments (the rest pose and every keyframe)", p.moments)
+            };
+            let worst = p.worst.first().map_or(String::new(), |w| {
+                format!(
+                    "; worst vertex {} at {}",
+                    w.vertex,
+                    match (&w.at.animation, &w.at.name) {
+                        (None, _) => "the rest pose".to_owned(),
+                        (Some(i), Some(n)) => format!("animation {i} ({n:?}) t={:.3} s", w.at.time),
+                        (Some(i), None) => format!("animation {i} t={:.3} s", w.at.time),
+                    }
+                )
+            });
+            format!(
+                "loss, mesh {} primitive {}: max {:.6} ({share:.3}% of the bounding-box diagonal), p99 {:.6}, mean {:.6} {when}{worst}",
+                p.mesh, p.primitive, p.max, p.p99, p.mean
+            )
+        })
+        .collect()
 }
 
 /// Runs the validator over an output before it is written: `dash reduce` writes only

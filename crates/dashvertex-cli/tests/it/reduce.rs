@@ -161,3 +161,41 @@ fn manifest_update_retires_renames_and_compacts() {
     );
     assert!(text.contains("compacted; old -> new indices:"), "{text}");
 }
+
+#[test]
+fn the_loss_report_shrinks_as_more_influences_are_kept() {
+    // CesiumMan holds at most 4 influences per vertex: keeping 4 moves nothing beyond
+    // renormalisation; each influence fewer moves the worst vertex further.
+    let dir = tmp("loss");
+    let mut max = Vec::new();
+    for k in 1..=4 {
+        let report = dir.with_extension(format!("{k}.json"));
+        let o = dash(&[
+            "reduce",
+            "fixtures/corpus/gltf/khronos_samples/CesiumMan.glb",
+            "-o",
+            s(&dir.with_extension("glb")),
+            "--max-influences",
+            &k.to_string(),
+            "--normalize",
+            "unit",
+            "--report",
+            s(&report),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        let p = &r["displacement"]["primitives"][0];
+        assert_eq!(p["moments"], 49, "rest pose + 48 keyframes");
+        max.push(p["max"].as_f64().unwrap());
+    }
+    assert!(max.windows(2).all(|w| w[0] > w[1]), "{max:?}");
+    assert!(
+        max[3] < 1e-5 * 1.914,
+        "K = 4 keeps every influence: {max:?}"
+    );
+    assert!(
+        max[0] > 0.01,
+        "one influence moves CesiumMan's worst vertex by centimetres"
+    );
+}

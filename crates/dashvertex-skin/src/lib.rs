@@ -1,0 +1,63 @@
+//! A glTF skinning evaluator: where skinned vertices are at any moment of an animation.
+//!
+//! - [`Rig`]: the node hierarchy (TRS or `matrix` nodes), parents first, no recursion;
+//!   [`Rig::globals`] gives every node's global matrix for a [`Pose`].
+//! - [`animations`]: each animation's translation, rotation and scale channels, sampled
+//!   at any time as the glTF specification defines STEP, LINEAR (slerp for rotations) and
+//!   CUBICSPLINE (Hermite with the keyframe tangents), times clamped to each channel.
+//! - [`Skin`]: a skin's joints and inverse bind matrices; [`Skin::joint_matrices`] is
+//!   global(joint) × inverse bind.
+//! - [`skin_point`]: linear blend skinning of a position over every influence set.
+//! - [`loss`]: how far reduction moves each vertex, over the rest pose and every keyframe
+//!   time of every animation (what `dash reduce --report` writes).
+//!
+//! Everything is computed in `f64` and in a fixed order, so the same inputs give the same
+//! bits on every run and thread count.
+//!
+//! ```
+//! use dashvertex_core::InfluenceSet;
+//! use dashvertex_skin::{math, skin_point};
+//! // Two joints: one at rest, one moved up by 1; the vertex is bound half to each.
+//! let up = math::from_trs([0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+//! let sets = [InfluenceSet::from_pairs(&[(0, 0.5), (1, 0.5)]).unwrap()];
+//! assert_eq!(skin_point([1.0, 0.0, 0.0], &sets, &[math::IDENTITY, up]), [1.0, 0.5, 0.0]);
+//! ```
+#![deny(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
+
+mod animation;
+mod loss;
+pub mod math;
+mod rig;
+mod skin;
+
+pub use animation::{Animation, Channel, Interpolation, Path, animations};
+pub use loss::{Moment, PrimitiveLoss, Worst, loss};
+pub use rig::{Local, Pose, Rig};
+pub use skin::{Skin, skin_point};
+
+/// Why a document's skinning cannot be evaluated.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SkinError {
+    /// An accessor an animation or a skin needs cannot be read.
+    #[error(transparent)]
+    Accessor(#[from] dashvertex_gltf::AccessorError),
+    /// An animation is malformed.
+    #[error("animation {animation}: {what}")]
+    Animation {
+        /// The animation's index.
+        animation: usize,
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// A skinned primitive cannot be imported.
+    #[error(transparent)]
+    Import(#[from] dashvertex_gltf::import::ImportError),
+    /// There is no skin of this index.
+    #[error("skin {0} does not exist")]
+    NoSkin(usize),
+}

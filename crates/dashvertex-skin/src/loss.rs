@@ -1,0 +1,204 @@
+//! How far reduction moves vertices: a primitive skinned with its original influences
+//! and with the reduced ones, at the rest pose and at every keyframe time of every
+//! animation, compared vertex by vertex.
+
+use dashvertex_core::{InfluenceSet, Limits};
+use dashvertex_gltf::Gltf;
+
+use crate::{Animation, Rig, Skin, SkinError, animations, skin_point};
+
+/// A moment the displacement was sampled at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Moment {
+    /// The animation (`None`: the rest pose).
+    pub animation: Option<usize>,
+    /// Its name, if it has one.
+    pub name: Option<String>,
+    /// Seconds into the animation (0 for the rest pose).
+    pub time: f64,
+}
+
+/// A vertex and the moment it moves most.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Worst {
+    /// The vertex.
+    pub vertex: usize,
+    /// How far it moves, in model units.
+    pub displacement: f64,
+    /// When.
+    pub at: Moment,
+}
+
+/// The displacement reduction causes in one primitive. For each vertex its largest
+/// displacement over the sampled moments is taken; the figures are over the vertices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrimitiveLoss {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index within the mesh.
+    pub primitive: usize,
+    /// Vertices compared.
+    pub vertices: usize,
+    /// Moments sampled: the rest pose and every keyframe time of every animation.
+    pub moments: usize,
+    /// Largest displacement, in model units.
+    pub max: f64,
+    /// 99th percentile (nearest rank) of the vertices' largest displacements.
+    pub p99: f64,
+    /// Mean of the vertices' largest displacements.
+    pub mean: f64,
+    /// The diagonal of the primitive's bounding box (its POSITION values), the scale the
+    /// figures are read against.
+    pub diagonal: f64,
+    /// The vertices that move most, largest first (at most 5).
+    pub worst: Vec<Worst>,
+}
+
+/// The loss of every skinned primitive `reduced` shares with `original` (same meshes and
+/// primitives, same vertex order: what `dash reduce` writes). Each document is skinned
+/// with its own skin and joint order; the animations are the original's.
+pub fn loss(
+    original: &Gltf,
+    reduced: &Gltf,
+    limits: &Limits,
+) -> Result<Vec<PrimitiveLoss>, SkinError> {
+    let a = dashvertex_gltf::import::import(original, limits).map_err(SkinError::Import)?;
+    let b = dashvertex_gltf::import::import(reduced, limits).map_err(SkinError::Import)?;
+    let anims = animations(original, limits)?;
+    let moments = moments(&anims);
+    let (rig_a, rig_b) = (Rig::new(original), Rig::new(reduced));
+    let poses_a: Vec<_> = moments.iter().map(|m| pose(&rig_a, &anims, m)).collect();
+    let mut out = Vec::new();
+    for pa in &a {
+        let Some(pb) = b
+            .iter()
+            .find(|p| p.mesh == pa.mesh && p.primitive == pa.primitive)
+        else {
+            continue;
+        };
+        let (Some(sa), Some(sb)) = (pa.skin, pb.skin) else {
+            continue;
+        };
+        let (skin_a, skin_b) = (
+            Skin::read(original, sa, limits)?,
+            Skin::read(reduced, sb, limits)?,
+        );
+        let (ma, mb) = (&pa.document.mesh, &pb.document.mesh);
+        let n = ma.len().min(mb.len());
+        let mut best = vec![(0.0f64, 0usize); n];
+        for (k, moment) in moments.iter().enumerate() {
+            let ja = skin_a.joint_matrices(&rig_a.globals(poses_a.get(k).unwrap_or(rig_a.rest())));
+            let jb = skin_b.joint_matrices(&rig_b.globals(&pose(&rig_b, &anims, moment)));
+            let mut sets_a: Vec<InfluenceSet> = Vec::new();
+            let mut sets_b: Vec<InfluenceSet> = Vec::new();
+            for (v, slot) in best.iter_mut().enumerate() {
+                sets_a.clear();
+                sets_a.extend(ma.sets_of(v).copied());
+                sets_b.clear();
+                sets_b.extend(mb.sets_of(v).copied());
+                let p = ma.vertices().get(v).map_or([0.0; 3], |x| x.position);
+                let (x, y) = (skin_point(p, &sets_a, &ja), skin_point(p, &sets_b, &jb));
+                let d =
+                    ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt();
+                if d > slot.0 {
+                    *slot = (d, k);
+                }
+            }
+        }
+        let mut sorted: Vec<f64> = best.iter().map(|b| b.0).collect();
+        sorted.sort_by(f64::total_cmp);
+        // Nearest rank: the ⌈0.99 n⌉-th smallest.
+        let p99_rank = (sorted.len().saturating_mul(99)).div_ceil(100);
+        let p99 = sorted
+            .get(p99_rank.saturating_sub(1))
+            .copied()
+            .unwrap_or(0.0);
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&x, &y| {
+            let (dx, dy) = (
+                best.get(x).map_or(0.0, |b| b.0),
+                best.get(y).map_or(0.0, |b| b.0),
+            );
+            dy.total_cmp(&dx).then(x.cmp(&y))
+        });
+        let worst = order
+            .iter()
+            .take(5)
+            .filter_map(|&v| {
+                let (d, k) = *best.get(v)?;
+                (d > 0.0).then(|| Worst {
+                    vertex: v,
+                    displacement: d,
+                    at: moments.get(k).cloned().unwrap_or(REST),
+                })
+            })
+            .collect();
+        out.push(PrimitiveLoss {
+            mesh: pa.mesh,
+            primitive: pa.primitive,
+            vertices: n,
+            moments: moments.len(),
+            max: sorted.last().copied().unwrap_or(0.0),
+            p99,
+            mean: if n == 0 {
+                0.0
+            } else {
+                sorted.iter().sum::<f64>() / n as f64
+            },
+            diagonal: diagonal(ma.vertices().iter().map(|v| v.position)),
+            worst,
+        });
+    }
+    Ok(out)
+}
+
+const REST: Moment = Moment {
+    animation: None,
+    name: None,
+    time: 0.0,
+};
+
+/// The rest pose, then each animation's keyframe times in order.
+fn moments(anims: &[Animation]) -> Vec<Moment> {
+    let mut out = vec![REST];
+    for a in anims {
+        for t in a.times() {
+            out.push(Moment {
+                animation: Some(a.index),
+                name: a.name.clone(),
+                time: t,
+            });
+        }
+    }
+    out
+}
+
+fn pose(rig: &Rig, anims: &[Animation], m: &Moment) -> crate::Pose {
+    match m
+        .animation
+        .and_then(|i| anims.iter().find(|a| a.index == i))
+    {
+        Some(a) => a.pose_at(rig.rest(), m.time),
+        None => rig.rest().clone(),
+    }
+}
+
+fn diagonal(points: impl Iterator<Item = [f32; 3]>) -> f64 {
+    let mut lo = [f64::INFINITY; 3];
+    let mut hi = [f64::NEG_INFINITY; 3];
+    for p in points {
+        for ((l, h), x) in lo.iter_mut().zip(hi.iter_mut()).zip(p) {
+            let x = f64::from(x);
+            if x.is_finite() {
+                *l = l.min(x);
+                *h = h.max(x);
+            }
+        }
+    }
+    let d: f64 = lo
+        .iter()
+        .zip(&hi)
+        .map(|(l, h)| if h >= l { (h - l).powi(2) } else { 0.0 })
+        .sum();
+    d.sqrt()
+}

@@ -1,0 +1,133 @@
+//! 4×4 matrices and quaternions in f64, column-major as glTF stores them.
+
+/// A 4×4 matrix, column-major: element (row r, column c) is `m[c * 4 + r]`.
+pub type Mat4 = [f64; 16];
+
+/// The identity matrix.
+pub const IDENTITY: Mat4 = [
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+];
+
+/// `a × b` (apply `b` first).
+pub fn mul(a: &Mat4, b: &Mat4) -> Mat4 {
+    let mut out = [0.0; 16];
+    for c in 0..4 {
+        for r in 0..4 {
+            let mut s = 0.0;
+            for k in 0..4 {
+                s += at(a, r, k) * at(b, k, c);
+            }
+            if let Some(o) = out.get_mut(c * 4 + r) {
+                *o = s;
+            }
+        }
+    }
+    out
+}
+
+fn at(m: &Mat4, r: usize, c: usize) -> f64 {
+    m.get(c * 4 + r).copied().unwrap_or(0.0)
+}
+
+/// The matrix of translation `t`, rotation `q` (x, y, z, w; normalised here) and scale
+/// `s`: `T × R × S`, as glTF composes a node's TRS.
+pub fn from_trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> Mat4 {
+    let [x, y, z, w] = normalize(q);
+    let (xx, yy, zz) = (x * x, y * y, z * z);
+    let (xy, xz, yz) = (x * y, x * z, y * z);
+    let (wx, wy, wz) = (w * x, w * y, w * z);
+    [
+        (1.0 - 2.0 * (yy + zz)) * s[0],
+        2.0 * (xy + wz) * s[0],
+        2.0 * (xz - wy) * s[0],
+        0.0,
+        2.0 * (xy - wz) * s[1],
+        (1.0 - 2.0 * (xx + zz)) * s[1],
+        2.0 * (yz + wx) * s[1],
+        0.0,
+        2.0 * (xz + wy) * s[2],
+        2.0 * (yz - wx) * s[2],
+        (1.0 - 2.0 * (xx + yy)) * s[2],
+        0.0,
+        t[0],
+        t[1],
+        t[2],
+        1.0,
+    ]
+}
+
+/// `m` applied to the point `p` (w = 1).
+pub fn transform_point(m: &Mat4, p: [f64; 3]) -> [f64; 3] {
+    let row = |r: usize| at(m, r, 0) * p[0] + at(m, r, 1) * p[1] + at(m, r, 2) * p[2] + at(m, r, 3);
+    [row(0), row(1), row(2)]
+}
+
+/// `q` scaled to unit length (the identity for a zero quaternion).
+pub fn normalize(q: [f64; 4]) -> [f64; 4] {
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    if n > 0.0 && n.is_finite() {
+        q.map(|c| c / n)
+    } else {
+        [0.0, 0.0, 0.0, 1.0]
+    }
+}
+
+/// Spherical linear interpolation from `a` to `b` at `t` in [0, 1], along the shorter arc,
+/// as the glTF specification's LINEAR rotation sampling defines it.
+pub fn slerp(a: [f64; 4], b: [f64; 4], t: f64) -> [f64; 4] {
+    let (a, mut b) = (normalize(a), normalize(b));
+    let mut d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    if d < 0.0 {
+        d = -d;
+        b = b.map(|c| -c);
+    }
+    if d > 0.999_999_9 {
+        // Nearly parallel: linear interpolation is exact to rounding, and well defined.
+        return normalize(combine(a, b, 1.0 - t, t));
+    }
+    let angle = d.acos();
+    let sin = angle.sin();
+    let (wa, wb) = (((1.0 - t) * angle).sin() / sin, (t * angle).sin() / sin);
+    normalize(combine(a, b, wa, wb))
+}
+
+/// `wa × a + wb × b`, component by component.
+fn combine(a: [f64; 4], b: [f64; 4], wa: f64, wb: f64) -> [f64; 4] {
+    let mut out = a;
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = wa * x + wb * y;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: &[f64], b: &[f64]) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12)
+    }
+
+    #[test]
+    fn trs_composes_translation_rotation_and_scale() {
+        // 90° about Z: x → y.
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let m = from_trs([1.0, 2.0, 3.0], [0.0, 0.0, h, h], [2.0, 2.0, 2.0]);
+        assert!(close(
+            &transform_point(&m, [1.0, 0.0, 0.0]),
+            &[1.0, 4.0, 3.0]
+        ));
+        assert!(close(&mul(&IDENTITY, &m), &m));
+    }
+
+    #[test]
+    fn slerp_halfway_is_half_the_angle_and_takes_the_short_arc() {
+        let h = std::f64::consts::FRAC_1_SQRT_2;
+        let q = slerp([0.0, 0.0, 0.0, 1.0], [0.0, 0.0, h, h], 0.5);
+        let a = std::f64::consts::FRAC_PI_8;
+        assert!(close(&q, &[0.0, 0.0, a.sin(), a.cos()]));
+        // -q is the same rotation: the short arc is taken.
+        let q2 = slerp([0.0, 0.0, 0.0, 1.0], [0.0, 0.0, -h, -h], 0.5);
+        assert!(close(&q2, &q));
+    }
+}

@@ -1,0 +1,86 @@
+//! Joint matrices and linear blend skinning.
+
+use dashvertex_core::{InfluenceSet, Limits};
+use dashvertex_gltf::Gltf;
+
+use crate::SkinError;
+use crate::math::{IDENTITY, Mat4, mul, transform_point};
+
+/// A skin's joints and inverse bind matrices, read once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skin {
+    /// The skin's index in the document.
+    pub index: usize,
+    /// Joint `j`'s node.
+    pub joints: Vec<usize>,
+    /// Joint `j`'s inverse bind matrix (the identity when the skin has none).
+    pub inverse_bind: Vec<Mat4>,
+}
+
+impl Skin {
+    /// Reads skin `index` of `gltf`.
+    pub fn read(gltf: &Gltf, index: usize, limits: &Limits) -> Result<Skin, SkinError> {
+        let s = gltf.root.skins.get(index).ok_or(SkinError::NoSkin(index))?;
+        let joints: Vec<usize> = s
+            .joints
+            .iter()
+            .map(|&j| usize::try_from(j).unwrap_or(usize::MAX))
+            .collect();
+        let inverse_bind = match s.inverse_bind_matrices {
+            None => vec![IDENTITY; joints.len()],
+            Some(a) => {
+                let data = dashvertex_gltf::accessor::read(gltf, a, limits)
+                    .map_err(SkinError::Accessor)?;
+                (0..joints.len())
+                    .map(|j| {
+                        let mut m = IDENTITY;
+                        for (c, slot) in m.iter_mut().enumerate() {
+                            *slot = data.get(j, c);
+                        }
+                        m
+                    })
+                    .collect()
+            }
+        };
+        Ok(Skin {
+            index,
+            joints,
+            inverse_bind,
+        })
+    }
+
+    /// The joint matrices for nodes at `globals`: global(joint) × inverse bind, the
+    /// matrices glTF's skinning equation blends (the skinned node's own transform does
+    /// not enter). A joint whose node does not exist gets the identity.
+    pub fn joint_matrices(&self, globals: &[Mat4]) -> Vec<Mat4> {
+        self.joints
+            .iter()
+            .zip(&self.inverse_bind)
+            .map(|(&n, ibm)| mul(globals.get(n).unwrap_or(&IDENTITY), ibm))
+            .collect()
+    }
+}
+
+/// Linear blend skinning of one position: Σ weight × (joint matrix × position) over every
+/// slot of every influence set, weights as stored (not renormalised). Slots of weight 0
+/// and joints without a matrix contribute nothing.
+pub fn skin_point(position: [f32; 3], sets: &[InfluenceSet], joints: &[Mat4]) -> [f64; 3] {
+    let p = position.map(f64::from);
+    let mut out = [0.0; 3];
+    for set in sets {
+        for (&j, &w) in set.joints.iter().zip(&set.weights) {
+            if w == 0.0 {
+                continue;
+            }
+            let Some(m) = usize::try_from(j).ok().and_then(|j| joints.get(j)) else {
+                continue;
+            };
+            let q = transform_point(m, p);
+            let w = f64::from(w);
+            for (o, x) in out.iter_mut().zip(q) {
+                *o += w * x;
+            }
+        }
+    }
+    out
+}

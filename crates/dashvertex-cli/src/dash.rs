@@ -108,6 +108,11 @@ enum Command {
         /// every animation, beside the weights dropped; a summary line goes to the terminal.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
+        /// Keep the fewest influences per vertex (up to --max-influences) that move no
+        /// vertex further than D model units, at the rest pose and every keyframe of every
+        /// animation (glTF input); exit 1 if even --max-influences does not.
+        #[arg(long, value_name = "D", value_parser = positive)]
+        max_error: Option<f64>,
     },
     /// Create, update or show a bone manifest.
     Manifest {
@@ -181,6 +186,13 @@ enum ManifestCommand {
         /// The manifest.
         manifest: PathBuf,
     },
+}
+
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(d) if d.is_finite() && d >= 0.0 => Ok(d),
+        _ => Err(format!("expected a distance of 0 or more, got {s:?}")),
+    }
 }
 
 fn parse_rename(s: &str) -> Result<(String, String), String> {
@@ -282,6 +294,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             embed,
             to,
             report,
+            max_error,
         } => reduce::reduce(&reduce::ReduceArgs {
             input,
             output,
@@ -308,6 +321,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             locked: *locked,
             embed: *embed,
             report: report.as_deref(),
+            max_error: *max_error,
             ctx: &ctx,
         }),
         Command::Manifest { command } => match command {

@@ -245,6 +245,9 @@ pub struct ReduceArgs<'a> {
     pub embed: bool,
     /// Where to write the loss report, if anywhere.
     pub report: Option<&'a Path>,
+    /// The largest displacement allowed (`--max-error`): K becomes the smallest count
+    /// up to `config.max_influences` that keeps every vertex within it.
+    pub max_error: Option<f64>,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
 }
@@ -370,19 +373,60 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                 };
                 let prims: Vec<PrimitiveInput<'_>> =
                     parts.into_iter().filter_map(Part::into_primitive).collect();
-                let out = dashvertex_reduce::pipeline::reduce_gltf(
-                    g,
-                    &prims,
-                    &mut manifest,
-                    &a.config,
-                    &opts,
-                    container,
-                    &files,
-                )
-                .map_err(fail)?;
-                let loss = match a.report {
-                    Some(_) => Some(loss_of(g, &out.written, limits)?),
-                    None => None,
+                let run = |cfg: &Config, m: &mut Manifest| {
+                    dashvertex_reduce::pipeline::reduce_gltf(
+                        g, &prims, m, cfg, &opts, container, &files,
+                    )
+                    .map_err(fail)
+                };
+                let (out, loss) = match a.max_error {
+                    None => {
+                        let out = run(&a.config, &mut manifest)?;
+                        let loss = match a.report {
+                            Some(_) => Some(loss_of(g, &out.written, limits)?),
+                            None => None,
+                        };
+                        (out, loss)
+                    }
+                    Some(budget) => {
+                        // The smallest K that keeps every vertex within the budget.
+                        let start = manifest.clone();
+                        let kmax = a.config.max_influences;
+                        let mut chosen = None;
+                        for k in 1..=kmax {
+                            let mut m = start.clone();
+                            let cfg = Config {
+                                max_influences: k,
+                                ..a.config
+                            };
+                            let out = run(&cfg, &mut m)?;
+                            let loss = loss_of(g, &out.written, limits)?;
+                            let worst = largest(&loss);
+                            common::detail(format_args!(
+                                "--max-error {budget}: {k} influence(s) move a vertex by at most {worst:.6}"
+                            ));
+                            if worst <= budget || k == kmax {
+                                chosen = Some((k, m, out, loss));
+                                if worst <= budget {
+                                    break;
+                                }
+                            }
+                        }
+                        let Some((k, m, out, loss)) = chosen else {
+                            return Err(CliError::Usage(
+                                "--max-influences must be at least 1".into(),
+                            ));
+                        };
+                        let worst = largest(&loss);
+                        if worst > budget {
+                            return Err(CliError::Output(over_budget(budget, kmax, &loss)));
+                        }
+                        common::info(format_args!(
+                            "--max-error {budget}: {k} influence(s) per vertex keep every vertex within it (largest displacement {worst:.6})"
+                        ));
+                        manifest = m;
+                        (out, Some(loss))
+                    }
                 };
                 (out.written, out.reports, out.changes, loss)
             }
@@ -392,6 +436,11 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                 ));
             }
             (None, _) => {
+                if a.max_error.is_some() {
+                    return Err(CliError::Usage(
+                        "--max-error needs glTF input and output: the displacement is measured by skinning with the file's joints and animations".into(),
+                    ));
+                }
                 let named = a.to.or_else(|| Format::from_extension(a.output));
                 let format = named.ok_or_else(|| {
                     CliError::Usage(format!(
@@ -523,6 +572,34 @@ fn loss_of(
     })?;
     dashvertex_skin::loss(source, &reduced, limits)
         .map_err(|e| CliError::Output(format!("the loss report cannot skin the model: {e}")))
+}
+
+/// The largest displacement over every primitive.
+fn largest(loss: &[dashvertex_skin::PrimitiveLoss]) -> f64 {
+    loss.iter().map(|p| p.max).fold(0.0, f64::max)
+}
+
+/// Why `--max-error` cannot be met: the vertices that move most with every influence
+/// `--max-influences` allows, and when.
+fn over_budget(budget: f64, kmax: usize, loss: &[dashvertex_skin::PrimitiveLoss]) -> String {
+    let mut worst: Vec<String> = Vec::new();
+    for p in loss {
+        for w in p.worst.iter().filter(|w| w.displacement > budget) {
+            let when = match (w.at.animation, &w.at.name) {
+                (None, _) => "at the rest pose".to_owned(),
+                (Some(i), Some(n)) => format!("in animation {i} ({n:?}) at t={:.3} s", w.at.time),
+                (Some(i), None) => format!("in animation {i} at t={:.3} s", w.at.time),
+            };
+            worst.push(format!(
+                "mesh {} primitive {} vertex {} moves {:.6} {when}",
+                p.mesh, p.primitive, w.vertex, w.displacement
+            ));
+        }
+    }
+    format!(
+        "nothing written: with {kmax} influence(s) per vertex (--max-influences) vertices still move more than --max-error {budget}: {}; allow more influences or a larger error",
+        worst.join("; ")
+    )
 }
 
 /// The `--report` document: the reducer's weight figures per part and, for glTF, the

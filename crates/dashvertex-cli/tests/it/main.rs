@@ -29,6 +29,7 @@ fn cases() {
 
 mod adversarial;
 mod behaviour;
+mod blender_loss;
 mod cli;
 mod hostile_files;
 mod pruned_output;

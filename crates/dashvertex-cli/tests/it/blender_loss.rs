@@ -1,0 +1,209 @@
+//! dash's skinning and loss figures against Blender's own armature deform
+//! (fixtures/blender/loss_rig.glb and loss_rig.positions.json, made by
+//! fixtures/blender/make_loss_fixture.py with Blender 3.4.1): an 8-bone chain animated over 21
+//! frames, 8 influences per vertex.
+
+use std::path::Path;
+use std::process::Command;
+
+use dashvertex_core::{InfluenceSet, Limits};
+use dashvertex_testkit::{Scratch, repo};
+
+struct Blender {
+    times: Vec<f64>,
+    rest: Vec<[f64; 3]>,
+    all: Vec<Vec<[f64; 3]>>,
+    four: Vec<Vec<[f64; 3]>>,
+}
+
+fn blender() -> Blender {
+    let v: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(repo().join("fixtures/blender/loss_rig.positions.json")).unwrap(),
+    )
+    .unwrap();
+    let p = |x: &serde_json::Value| -> [f64; 3] { [0, 1, 2].map(|i| x[i].as_f64().unwrap()) };
+    let frames = |k: &str| -> Vec<Vec<[f64; 3]>> {
+        v[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_array().unwrap().iter().map(p).collect())
+            .collect()
+    };
+    Blender {
+        times: v["times"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_f64().unwrap())
+            .collect(),
+        rest: v["rest"].as_array().unwrap().iter().map(p).collect(),
+        all: frames("all"),
+        four: frames("four"),
+    }
+}
+
+/// Every vertex of `file`'s skinned primitive at each of `times`, skinned by dash.
+fn dash_positions(file: &Path, times: &[f64]) -> (Vec<Vec<[f64; 3]>>, Vec<[f32; 3]>) {
+    let limits = Limits::default();
+    let g = dashvertex_gltf::load_path(file, &limits).unwrap();
+    let rig = dashvertex_skin::Rig::new(&g);
+    let anims = dashvertex_skin::animations(&g, &limits).unwrap();
+    assert_eq!(anims.len(), 1, "one action");
+    let prim = dashvertex_gltf::import::import(&g, &limits)
+        .unwrap()
+        .remove(0);
+    let skin = dashvertex_skin::Skin::read(&g, prim.skin.unwrap(), &limits).unwrap();
+    let mesh = &prim.document.mesh;
+    let rest: Vec<[f32; 3]> = mesh.vertices().iter().map(|v| v.position).collect();
+    let frames = times
+        .iter()
+        .map(|&t| {
+            let j = skin.joint_matrices(&rig.globals(&anims[0].pose_at(rig.rest(), t)));
+            (0..mesh.len())
+                .map(|v| {
+                    let sets: Vec<InfluenceSet> = mesh.sets_of(v).copied().collect();
+                    dashvertex_skin::skin_point(rest[v], &sets, &j)
+                })
+                .collect()
+        })
+        .collect();
+    (frames, rest)
+}
+
+fn dist(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+#[test]
+fn skinning_and_displacement_match_blender_to_1e4_of_the_diagonal() {
+    let b = blender();
+    let original = repo().join("fixtures/blender/loss_rig.glb");
+    let (all, rest) = dash_positions(&original, &b.times);
+    // glTF vertex i is Blender vertex i (smooth shading, no UVs): the rest positions agree.
+    assert_eq!(rest.len(), b.rest.len());
+    for (d, e) in rest.iter().zip(&b.rest) {
+        assert!(dist(d.map(f64::from), *e) < 1e-6);
+    }
+    let diagonal = dist([-0.3, 0.0, -0.3], [0.3, 4.0, 0.3]);
+    let tolerance = 1e-4 * diagonal;
+    let mut worst = 0.0f64;
+    for (f, (dash, blender)) in all.iter().zip(&b.all).enumerate() {
+        for (v, (d, e)) in dash.iter().zip(blender).enumerate() {
+            let gap = dist(*d, *e);
+            worst = worst.max(gap);
+            assert!(
+                gap < tolerance,
+                "frame {f} vertex {v}: dash {d:?}, Blender {e:?}"
+            );
+        }
+    }
+    // The animation really moves the tube (a test of skinning, not of the rest pose).
+    let moved = all[10]
+        .iter()
+        .zip(&b.rest)
+        .map(|(d, r)| dist(*d, *r))
+        .fold(0.0, f64::max);
+    assert!(moved > 0.2, "{moved}");
+    // Reduced by dash to the heaviest 4, renormalised: Blender deformed the same rule.
+    let s = Scratch::new("blender-loss");
+    let reduced = s.path().join("four.glb");
+    let report = s.path().join("loss.json");
+    let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+        .args([
+            "reduce",
+            original.to_str().unwrap(),
+            "-o",
+            reduced.to_str().unwrap(),
+        ])
+        .args([
+            "--max-influences",
+            "4",
+            "--normalize",
+            "unit",
+            "--report",
+            report.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (four, _) = dash_positions(&reduced, &b.times);
+    let mut blender_max = 0.0f64;
+    for (f, (dash, blender)) in four.iter().zip(&b.four).enumerate() {
+        for (v, (d, e)) in dash.iter().zip(blender).enumerate() {
+            assert!(
+                dist(*d, *e) < tolerance,
+                "frame {f} vertex {v}: dash {d:?}, Blender {e:?}"
+            );
+            blender_max = blender_max.max(dist(b.all[f][v], *e));
+        }
+    }
+    // The report's largest displacement is Blender's, to the same tolerance.
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let p = &r["displacement"]["primitives"][0];
+    assert_eq!(p["moments"].as_u64(), Some(1 + b.times.len() as u64));
+    let dash_max = p["max"].as_f64().unwrap();
+    assert!(
+        blender_max > 10.0 * tolerance,
+        "4 influences move the tube: {blender_max}"
+    );
+    assert!(
+        (dash_max - blender_max).abs() < tolerance,
+        "dash {dash_max}, Blender {blender_max}"
+    );
+    eprintln!(
+        "largest gap to Blender {worst:.3e}; displacement dash {dash_max:.6} Blender {blender_max:.6}"
+    );
+}
+
+#[test]
+fn max_error_picks_more_than_4_influences_when_4_exceed_the_budget() {
+    let original = repo().join("fixtures/blender/loss_rig.glb");
+    let s = Scratch::new("max-error");
+    let out = s.path().join("out.glb");
+    let run = |k: &str, d: &str| {
+        Command::new(env!("CARGO_BIN_EXE_dash"))
+            .args([
+                "reduce",
+                original.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .args([
+                "--max-influences",
+                k,
+                "--normalize",
+                "unit",
+                "--max-error",
+                d,
+            ])
+            .output()
+            .unwrap()
+    };
+    // With 4 influences the tube's worst vertex moves by centimetres (the test above);
+    // a budget of 1 mm needs more, and 8 (every influence) meet it.
+    let o = run("4", "0.001");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("vertices still move more than --max-error 0.001")
+    );
+    assert!(!out.exists(), "nothing written");
+    let o = run("8", "0.001");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let said = String::from_utf8_lossy(&o.stderr).into_owned();
+    let k: usize = said
+        .split("--max-error 0.001: ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|k| k.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!((5..=8).contains(&k), "{said}");
+    // The smallest such K: one fewer exceeds the budget.
+    let o = run(&(k - 1).to_string(), "0.001");
+    assert_eq!(o.status.code(), Some(1), "{k}");
+}

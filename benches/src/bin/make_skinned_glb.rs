@@ -29,12 +29,14 @@ const SETS: usize = 4;
 fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let Some(out) = args.get(1) else {
-        eprintln!("usage: make_skinned_glb OUT.glb [VERTICES] [JOINTS]");
+        eprintln!("usage: make_skinned_glb OUT.glb [VERTICES] [JOINTS] [KEYFRAMES]");
         std::process::exit(2);
     };
     let parse = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
     let n = parse(2, 3_300_000) / 3 * 3;
     let joints = parse(3, 64).clamp(SETS * 4, 65_535);
+    // With KEYFRAMES > 0, one animation turns every joint a little at each keyframe.
+    let keyframes = parse(4, 0);
 
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut pos = Vec::with_capacity(n * 12);
@@ -144,6 +146,37 @@ fn main() -> std::io::Result<()> {
     }
     let ibm_accessor = accessors.len();
     accessors.push(serde_json::json!({"bufferView": vi, "componentType": 5126, "count": joints, "type": "MAT4"}));
+    let mut animations = Vec::new();
+    if keyframes > 0 {
+        let times: Vec<u8> = (0..keyframes)
+            .flat_map(|k| (k as f32 / 24.0).to_le_bytes())
+            .collect();
+        let vt = add(&times, None);
+        let input = accessors.len();
+        accessors.push(
+            serde_json::json!({"bufferView": vt, "componentType": 5126, "count": keyframes,
+            "type": "SCALAR", "min": [0.0], "max": [(keyframes - 1) as f32 / 24.0]}),
+        );
+        let (mut samplers, mut channels) = (Vec::new(), Vec::new());
+        for j in 0..joints {
+            let rot: Vec<u8> = (0..keyframes)
+                .flat_map(|_| {
+                    let a = (rng.unit() - 0.5) * 0.4;
+                    let (s, c) = (a.sin(), a.cos());
+                    [s, 0.0, 0.0, c].into_iter().flat_map(f32::to_le_bytes)
+                })
+                .collect();
+            let vr = add(&rot, None);
+            accessors.push(serde_json::json!({"bufferView": vr, "componentType": 5126, "count": keyframes, "type": "VEC4"}));
+            samplers.push(serde_json::json!({"input": input, "output": accessors.len() - 1}));
+            channels.push(
+                serde_json::json!({"sampler": j, "target": {"node": j + 1, "path": "rotation"}}),
+            );
+        }
+        animations.push(
+            serde_json::json!({"name": "wobble", "samplers": samplers, "channels": channels}),
+        );
+    }
     // Node 0: the skinned mesh; nodes 1..=joints: the joints.
     let mut nodes = vec![serde_json::json!({"name": "body", "mesh": 0, "skin": 0})];
     for j in 0..joints {
@@ -174,6 +207,10 @@ fn main() -> std::io::Result<()> {
         "bufferViews": views,
         "buffers": [{"byteLength": bin.len()}],
     });
+    let mut doc = doc;
+    if !animations.is_empty() {
+        doc["animations"] = serde_json::json!(animations);
+    }
     let mut json = serde_json::to_vec(&doc)?;
     while json.len() % 4 != 0 {
         json.push(b' ');

@@ -16,11 +16,12 @@
 //!
 //! ```
 //! use dashvertex_core::InfluenceSet;
-//! use dashvertex_skin::{math, skin_point};
+//! use dashvertex_skin::{Joints, math, skin_point};
 //! // Two joints: one at rest, one moved up by 1; the vertex is bound half to each.
 //! let up = math::from_trs([0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+//! let joints = Joints::from_matrices(&[math::IDENTITY, up]);
 //! let sets = [InfluenceSet::from_pairs(&[(0, 0.5), (1, 0.5)]).unwrap()];
-//! assert_eq!(skin_point([1.0, 0.0, 0.0], &sets, &[math::IDENTITY, up]), [1.0, 0.5, 0.0]);
+//! assert_eq!(skin_point([1.0, 0.0, 0.0], &sets, &joints), [1.0, 0.5, 0.0]);
 //! ```
 #![deny(
     clippy::cast_possible_truncation,
@@ -37,7 +38,7 @@ mod skin;
 pub use animation::{Animation, Channel, Interpolation, Path, animations};
 pub use loss::{Moment, PrimitiveLoss, Worst, loss};
 pub use rig::{Local, Pose, Rig};
-pub use skin::{Skin, skin_point};
+pub use skin::{Joints, Skin, skin_point};
 
 /// Why a document's skinning cannot be evaluated.
 #[derive(Debug, thiserror::Error)]

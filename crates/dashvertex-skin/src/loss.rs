@@ -2,8 +2,9 @@
 //! and with the reduced ones, at the rest pose and at every keyframe time of every
 //! animation, compared vertex by vertex.
 
-use dashvertex_core::{InfluenceSet, Limits};
+use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
+use rayon::prelude::*;
 
 use crate::{Animation, Rig, Skin, SkinError, animations, skin_point};
 
@@ -85,26 +86,35 @@ pub fn loss(
         );
         let (ma, mb) = (&pa.document.mesh, &pb.document.mesh);
         let n = ma.len().min(mb.len());
-        let mut best = vec![(0.0f64, 0usize); n];
-        for (k, moment) in moments.iter().enumerate() {
-            let ja = skin_a.joint_matrices(&rig_a.globals(poses_a.get(k).unwrap_or(rig_a.rest())));
-            let jb = skin_b.joint_matrices(&rig_b.globals(&pose(&rig_b, &anims, moment)));
-            let mut sets_a: Vec<InfluenceSet> = Vec::new();
-            let mut sets_b: Vec<InfluenceSet> = Vec::new();
-            for (v, slot) in best.iter_mut().enumerate() {
-                sets_a.clear();
-                sets_a.extend(ma.sets_of(v).copied());
-                sets_b.clear();
-                sets_b.extend(mb.sets_of(v).copied());
+        // Per vertex, its largest displacement and the moment of it; vertices are
+        // independent, so the result is the same at any thread count.
+        let joints: Vec<_> = moments
+            .iter()
+            .enumerate()
+            .map(|(k, moment)| {
+                let ga = rig_a.globals(poses_a.get(k).unwrap_or(rig_a.rest()));
+                let gb = rig_b.globals(&pose(&rig_b, &anims, moment));
+                (skin_a.joint_matrices(&ga), skin_b.joint_matrices(&gb))
+            })
+            .collect();
+        let best: Vec<(f64, usize)> = (0..n)
+            .into_par_iter()
+            .with_min_len(4096)
+            .map(|v| {
                 let p = ma.vertices().get(v).map_or([0.0; 3], |x| x.position);
-                let (x, y) = (skin_point(p, &sets_a, &ja), skin_point(p, &sets_b, &jb));
-                let d =
-                    ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2)).sqrt();
-                if d > slot.0 {
-                    *slot = (d, k);
+                let mut most = (0.0f64, 0usize);
+                for (k, (ja, jb)) in joints.iter().enumerate() {
+                    let x = skin_point(p, ma.sets_of(v), ja);
+                    let y = skin_point(p, mb.sets_of(v), jb);
+                    let d = ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2))
+                        .sqrt();
+                    if d > most.0 {
+                        most = (d, k);
+                    }
                 }
-            }
-        }
+                most
+            })
+            .collect();
         let mut sorted: Vec<f64> = best.iter().map(|b| b.0).collect();
         sorted.sort_by(f64::total_cmp);
         // Nearest rank: the ⌈0.99 n⌉-th smallest.

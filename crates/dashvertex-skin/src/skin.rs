@@ -4,7 +4,7 @@ use dashvertex_core::{InfluenceSet, Limits};
 use dashvertex_gltf::Gltf;
 
 use crate::SkinError;
-use crate::math::{IDENTITY, Mat4, mul, transform_point};
+use crate::math::{IDENTITY, Mat4, mul};
 
 /// A skin's joints and inverse bind matrices, read once.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,35 +52,76 @@ impl Skin {
     /// The joint matrices for nodes at `globals`: global(joint) × inverse bind, the
     /// matrices glTF's skinning equation blends (the skinned node's own transform does
     /// not enter). A joint whose node does not exist gets the identity.
-    pub fn joint_matrices(&self, globals: &[Mat4]) -> Vec<Mat4> {
-        self.joints
-            .iter()
-            .zip(&self.inverse_bind)
-            .map(|(&n, ibm)| mul(globals.get(n).unwrap_or(&IDENTITY), ibm))
-            .collect()
+    pub fn joint_matrices(&self, globals: &[Mat4]) -> Joints {
+        Joints::from_matrices(
+            &self
+                .joints
+                .iter()
+                .zip(&self.inverse_bind)
+                .map(|(&n, ibm)| mul(globals.get(n).unwrap_or(&IDENTITY), ibm))
+                .collect::<Vec<_>>(),
+        )
+    }
+}
+
+/// Joint matrices ready for skinning: the top three rows of each (affine transforms, as
+/// joint matrices are), row-major, so a point costs 9 multiplications and 9 additions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Joints(Vec<[f64; 12]>);
+
+impl Joints {
+    /// From full column-major matrices (their bottom row is dropped).
+    pub fn from_matrices(m: &[Mat4]) -> Joints {
+        Joints(
+            m.iter()
+                .map(|m| {
+                    let mut a = [0.0; 12];
+                    for (i, slot) in a.iter_mut().enumerate() {
+                        let (r, c) = (i / 4, i % 4);
+                        *slot = m.get(c * 4 + r).copied().unwrap_or(0.0);
+                    }
+                    a
+                })
+                .collect(),
+        )
+    }
+
+    /// Number of joints.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
 
 /// Linear blend skinning of one position: Σ weight × (joint matrix × position) over every
 /// slot of every influence set, weights as stored (not renormalised). Slots of weight 0
 /// and joints without a matrix contribute nothing.
-pub fn skin_point(position: [f32; 3], sets: &[InfluenceSet], joints: &[Mat4]) -> [f64; 3] {
-    let p = position.map(f64::from);
-    let mut out = [0.0; 3];
+pub fn skin_point<'s>(
+    position: [f32; 3],
+    sets: impl IntoIterator<Item = &'s InfluenceSet>,
+    joints: &Joints,
+) -> [f64; 3] {
+    let [x, y, z] = position.map(f64::from);
+    let (mut ox, mut oy, mut oz) = (0.0, 0.0, 0.0);
     for set in sets {
         for (&j, &w) in set.joints.iter().zip(&set.weights) {
             if w == 0.0 {
                 continue;
             }
-            let Some(m) = usize::try_from(j).ok().and_then(|j| joints.get(j)) else {
+            let Some(&[a, b, c, d, e, f, g, h, i, k, l, m]) =
+                usize::try_from(j).ok().and_then(|j| joints.0.get(j))
+            else {
                 continue;
             };
-            let q = transform_point(m, p);
             let w = f64::from(w);
-            for (o, x) in out.iter_mut().zip(q) {
-                *o += w * x;
-            }
+            ox += w * (a * x + b * y + c * z + d);
+            oy += w * (e * x + f * y + g * z + h);
+            oz += w * (i * x + k * y + l * z + m);
         }
     }
-    out
+    [ox, oy, oz]
 }

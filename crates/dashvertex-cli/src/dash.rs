@@ -113,6 +113,11 @@ enum Command {
         /// animation (glTF input); exit 1 if even --max-influences does not.
         #[arg(long, value_name = "D", value_parser = positive)]
         max_error: Option<f64>,
+        /// For --report and --max-error: take the poses from this glTF/GLB's animations
+        /// (matched to the model's nodes by name) instead of the model's own, for a model
+        /// exported without its animations.
+        #[arg(long, value_name = "FILE")]
+        poses: Option<PathBuf>,
     },
     /// Create, update or show a bone manifest.
     Manifest {
@@ -295,6 +300,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             to,
             report,
             max_error,
+            poses,
         } => reduce::reduce(&reduce::ReduceArgs {
             input,
             output,
@@ -322,6 +328,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             embed: *embed,
             report: report.as_deref(),
             max_error: *max_error,
+            poses: poses.as_deref(),
             ctx: &ctx,
         }),
         Command::Manifest { command } => match command {

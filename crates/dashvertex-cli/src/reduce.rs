@@ -248,6 +248,8 @@ pub struct ReduceArgs<'a> {
     /// The largest displacement allowed (`--max-error`): K becomes the smallest count
     /// up to `config.max_influences` that keeps every vertex within it.
     pub max_error: Option<f64>,
+    /// Another glTF whose animations supply the poses (`--poses`).
+    pub poses: Option<&'a Path>,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
 }
@@ -322,6 +324,11 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             a.config.max_influences, limits.max_sets
         )));
     }
+    if a.poses.is_some() && a.report.is_none() && a.max_error.is_none() {
+        return Err(CliError::Usage(
+            "--poses supplies the poses of --report and --max-error; give one of them".into(),
+        ));
+    }
     // The source and its inputs live in this block only: they are gone before the
     // output is verified and written, so peak memory is the larger of the two phases.
     let (bytes, reports, manifest, existing, changes, _lock, loss) = {
@@ -379,11 +386,15 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                     )
                     .map_err(fail)
                 };
+                let anims = match (a.report, a.max_error) {
+                    (None, None) => Vec::new(),
+                    _ => poses_for(g, a.poses, a.ctx)?,
+                };
                 let (out, loss) = match a.max_error {
                     None => {
                         let out = run(&a.config, &mut manifest)?;
                         let loss = match a.report {
-                            Some(_) => Some(loss_of(g, &out.written, limits)?),
+                            Some(_) => Some(loss_of(g, &out.written, &anims, limits)?),
                             None => None,
                         };
                         (out, loss)
@@ -400,7 +411,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                                 ..a.config
                             };
                             let out = run(&cfg, &mut m)?;
-                            let loss = loss_of(g, &out.written, limits)?;
+                            let loss = loss_of(g, &out.written, &anims, limits)?;
                             let worst = largest(&loss);
                             common::detail(format_args!(
                                 "--max-error {budget}: {k} influence(s) move a vertex by at most {worst:.6}"
@@ -558,6 +569,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
 fn loss_of(
     source: &Gltf,
     written: &dashvertex_gltf::export::Written,
+    anims: &[dashvertex_skin::Animation],
     limits: &Limits,
 ) -> Result<Vec<dashvertex_skin::PrimitiveLoss>, CliError> {
     let files = dashvertex_gltf::MemoryFiles {
@@ -570,8 +582,33 @@ fn loss_of(
     let reduced = dashvertex_gltf::load(&written.main, &files, limits).map_err(|e| {
         CliError::Output(format!("the loss report cannot read the output back: {e}"))
     })?;
-    dashvertex_skin::loss(source, &reduced, limits)
+    dashvertex_skin::loss_with(source, &reduced, anims, limits)
         .map_err(|e| CliError::Output(format!("the loss report cannot skin the model: {e}")))
+}
+
+/// The animations the loss is measured over: the model's own, or `--poses`' moved onto
+/// the model's nodes by name.
+fn poses_for(
+    model: &Gltf,
+    poses: Option<&Path>,
+    ctx: &Context,
+) -> Result<Vec<dashvertex_skin::Animation>, CliError> {
+    let limits = &ctx.limits;
+    let skin_err = |file: &Path, e: dashvertex_skin::SkinError| input_error(file, e);
+    match poses {
+        None => dashvertex_skin::animations(model, limits)
+            .map_err(|e| CliError::Output(format!("the model's animations cannot be read: {e}"))),
+        Some(path) => {
+            let other = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
+                .map_err(|e| input_error(path, e))?;
+            let anims =
+                dashvertex_skin::animations(&other, limits).map_err(|e| skin_err(path, e))?;
+            if anims.is_empty() {
+                return Err(input_error(path, "the pose file has no animation"));
+            }
+            dashvertex_skin::retarget(&anims, &other, model).map_err(|e| skin_err(path, e))
+        }
+    }
 }
 
 /// The largest displacement over every primitive.

@@ -195,6 +195,38 @@ fn value(a: &AccessorData<'_>, i: usize, c: usize) -> f64 {
     }
 }
 
+/// `anims` of the document `from`, moved onto the nodes of `to` with the same names (a
+/// pose file exported separately, an action from Blender): channels whose node has no
+/// namesake in `to` are left out; it is an error when no channel is left.
+pub fn retarget(anims: &[Animation], from: &Gltf, to: &Gltf) -> Result<Vec<Animation>, SkinError> {
+    let name = |g: &Gltf, i: usize| g.root.nodes.get(i).and_then(|n| n.name.clone());
+    let mut by_name = std::collections::HashMap::new();
+    for (i, n) in to.root.nodes.iter().enumerate() {
+        if let Some(n) = &n.name {
+            by_name.entry(n.clone()).or_insert(i);
+        }
+    }
+    let out: Vec<Animation> = anims
+        .iter()
+        .map(|a| Animation {
+            index: a.index,
+            name: a.name.clone(),
+            channels: a
+                .channels
+                .iter()
+                .filter_map(|c| {
+                    let node = *by_name.get(&name(from, c.node)?)?;
+                    Some(Channel { node, ..c.clone() })
+                })
+                .collect(),
+        })
+        .collect();
+    if out.iter().all(|a| a.channels.is_empty()) {
+        return Err(SkinError::NoMatchingNodes);
+    }
+    Ok(out)
+}
+
 impl Animation {
     /// Every keyframe time of every channel, ascending, each once.
     pub fn times(&self) -> Vec<f64> {

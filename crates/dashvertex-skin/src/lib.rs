@@ -35,8 +35,8 @@ pub mod math;
 mod rig;
 mod skin;
 
-pub use animation::{Animation, Channel, Interpolation, Path, animations};
-pub use loss::{Moment, PrimitiveLoss, Worst, loss};
+pub use animation::{Animation, Channel, Interpolation, Path, animations, retarget};
+pub use loss::{Moment, PrimitiveLoss, Worst, loss, loss_with};
 pub use rig::{Local, Pose, Rig};
 pub use skin::{Joints, Skin, skin_point};
 
@@ -58,6 +58,9 @@ pub enum SkinError {
     /// A skinned primitive cannot be imported.
     #[error(transparent)]
     Import(#[from] dashvertex_gltf::import::ImportError),
+    /// A pose file's animations drive no node of the model (no node name in common).
+    #[error("no animated node of the pose file has a namesake in the model")]
+    NoMatchingNodes,
     /// There is no skin of this index.
     #[error("skin {0} does not exist")]
     NoSkin(usize),

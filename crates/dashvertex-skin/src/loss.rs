@@ -63,12 +63,23 @@ pub fn loss(
     reduced: &Gltf,
     limits: &Limits,
 ) -> Result<Vec<PrimitiveLoss>, SkinError> {
+    loss_with(original, reduced, &animations(original, limits)?, limits)
+}
+
+/// [`loss`] over the moments of `anims` (node indices of `original`, which `reduced`
+/// shares: dash's output keeps the node list), for instance poses from another file
+/// ([`crate::retarget`]).
+pub fn loss_with(
+    original: &Gltf,
+    reduced: &Gltf,
+    anims: &[Animation],
+    limits: &Limits,
+) -> Result<Vec<PrimitiveLoss>, SkinError> {
     let a = dashvertex_gltf::import::import(original, limits).map_err(SkinError::Import)?;
     let b = dashvertex_gltf::import::import(reduced, limits).map_err(SkinError::Import)?;
-    let anims = animations(original, limits)?;
-    let moments = moments(&anims);
+    let moments = moments(anims);
     let (rig_a, rig_b) = (Rig::new(original), Rig::new(reduced));
-    let poses_a: Vec<_> = moments.iter().map(|m| pose(&rig_a, &anims, m)).collect();
+    let poses_a: Vec<_> = moments.iter().map(|m| pose(&rig_a, anims, m)).collect();
     let mut out = Vec::new();
     for pa in &a {
         let Some(pb) = b
@@ -93,7 +104,7 @@ pub fn loss(
             .enumerate()
             .map(|(k, moment)| {
                 let ga = rig_a.globals(poses_a.get(k).unwrap_or(rig_a.rest()));
-                let gb = rig_b.globals(&pose(&rig_b, &anims, moment));
+                let gb = rig_b.globals(&pose(&rig_b, anims, moment));
                 (skin_a.joint_matrices(&ga), skin_b.joint_matrices(&gb))
             })
             .collect();

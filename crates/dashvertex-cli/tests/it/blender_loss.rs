@@ -207,3 +207,59 @@ fn max_error_picks_more_than_4_influences_when_4_exceed_the_budget() {
     let o = run(&(k - 1).to_string(), "0.001");
     assert_eq!(o.status.code(), Some(1), "{k}");
 }
+
+#[test]
+fn poses_from_another_file_measure_a_model_exported_without_them() {
+    // loss_rig_static.glb is the same model exported without its action; loss_rig.glb's
+    // action, matched by joint name, gives the same figures as the model's own.
+    let dir = repo().join("fixtures/blender");
+    let s = Scratch::new("poses");
+    let run = |input: &str, extra: &[&str]| {
+        let report = s.path().join(format!("{input}.json"));
+        let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+            .arg("reduce")
+            .arg(dir.join(input))
+            .arg("-o")
+            .arg(s.path().join("out.glb"))
+            .args(["--max-influences", "4", "--normalize", "unit", "--report"])
+            .arg(&report)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let r: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+        r
+    };
+    let own = run("loss_rig.glb", &[]);
+    let still = run("loss_rig_static.glb", &[]);
+    assert_eq!(
+        still["note"],
+        "no animations: displacement at the rest pose only"
+    );
+    let posed = run(
+        "loss_rig_static.glb",
+        &["--poses", dir.join("loss_rig.glb").to_str().unwrap()],
+    );
+    let (a, b) = (
+        &own["displacement"]["primitives"][0],
+        &posed["displacement"]["primitives"][0],
+    );
+    assert_eq!(a["moments"], b["moments"]);
+    assert!(
+        (a["max"].as_f64().unwrap() - b["max"].as_f64().unwrap()).abs() < 1e-9,
+        "{a} {b}"
+    );
+    assert!(posed["note"].is_null(), "{}", posed["note"]);
+    // --poses alone is a usage error.
+    let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+        .arg("reduce")
+        .arg(dir.join("loss_rig_static.glb"))
+        .arg("-o")
+        .arg(s.path().join("out.glb"))
+        .arg("--poses")
+        .arg(dir.join("loss_rig.glb"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}

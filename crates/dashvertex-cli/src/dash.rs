@@ -191,6 +191,18 @@ enum ManifestCommand {
         /// The manifest.
         manifest: PathBuf,
     },
+    /// Show how B's bone numbering differs from A's: bones added, retired, brought back,
+    /// renamed (by B's aliases) and moved. A and B are manifests, or files with a
+    /// skeleton (numbered as `manifest init` would).
+    Diff {
+        /// The first manifest or file.
+        a: PathBuf,
+        /// The second.
+        b: PathBuf,
+        /// Exit 1 when they differ (for CI).
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn positive(s: &str) -> Result<f64, String> {
@@ -353,6 +365,23 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 *locked,
                 &ctx,
             ),
+            ManifestCommand::Diff { a, b, check } => {
+                let lines = reduce::manifest_diff(a, b, &ctx)?;
+                let mut text = lines.join("\n");
+                text.push_str(if lines.is_empty() {
+                    "no difference\n"
+                } else {
+                    "\n"
+                });
+                dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?;
+                if *check && !lines.is_empty() {
+                    return Err(CliError::Output(format!(
+                        "the bone numbering differs ({} change(s))",
+                        lines.len()
+                    )));
+                }
+                Ok(())
+            }
             ManifestCommand::Show { manifest } => {
                 let text = reduce::manifest_show(manifest)?;
                 Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)

@@ -858,6 +858,80 @@ pub fn manifest_update(
     Ok(())
 }
 
+/// A manifest file, or the numbering `manifest init` would give a file's skeleton.
+fn numbering(path: &Path, ctx: &Context) -> Result<Manifest, CliError> {
+    let bytes = dashvertex_fs::read_input(path, ctx.limits.max_input_bytes)?;
+    let text = std::str::from_utf8(&bytes).ok();
+    let looks_like_manifest = text.is_some_and(|t| {
+        serde_json::from_str::<serde_json::Value>(t).is_ok_and(|v| {
+            v.get("version").is_some() && v.get("bones").is_some_and(|b| b.is_array())
+        })
+    });
+    if let (true, Some(text)) = (looks_like_manifest, text) {
+        return Manifest::from_json(text).map_err(|e| input_error(path, e));
+    }
+    let skeleton = load(path, ctx)?.skeleton(path, &ctx.limits)?;
+    Manifest::init(&skeleton).map_err(|e| input_error(path, e))
+}
+
+/// `dash manifest diff`: one line per difference between A's and B's numbering.
+pub fn manifest_diff(a: &Path, b: &Path, ctx: &Context) -> Result<Vec<String>, CliError> {
+    let (ma, mb) = (numbering(a, ctx)?, numbering(b, ctx)?);
+    let by_name = |m: &Manifest| -> std::collections::HashMap<String, (u32, bool)> {
+        m.bones
+            .iter()
+            .map(|e| (e.name.clone(), (e.index, e.removed)))
+            .collect()
+    };
+    let (na, nb) = (by_name(&ma), by_name(&mb));
+    let mut out = Vec::new();
+    let mut renamed_from = std::collections::HashSet::new();
+    for e in &mb.bones {
+        let was = na
+            .get(&e.name)
+            .copied()
+            .map(|x| (e.name.clone(), x))
+            .or_else(|| {
+                e.aliases
+                    .iter()
+                    .rev()
+                    .find_map(|old| na.get(old).map(|&x| (old.clone(), x)))
+            });
+        match was {
+            None if !e.removed => out.push(format!("added bone {:?} at index {}", e.name, e.index)),
+            None => {}
+            Some((old, (index, removed))) => {
+                if old != e.name {
+                    renamed_from.insert(old.clone());
+                    out.push(format!("renamed bone {old:?} to {:?}", e.name));
+                }
+                if index != e.index {
+                    out.push(format!(
+                        "moved bone {:?} from index {index} to {}",
+                        e.name, e.index
+                    ));
+                }
+                match (removed, e.removed) {
+                    (false, true) => {
+                        out.push(format!("retired bone {:?} (index {})", e.name, e.index))
+                    }
+                    (true, false) => out.push(format!(
+                        "brought back bone {:?} (index {})",
+                        e.name, e.index
+                    )),
+                    _ => {}
+                }
+            }
+        }
+    }
+    for e in ma.bones.iter().filter(|e| !e.removed) {
+        if !nb.contains_key(&e.name) && !renamed_from.contains(&e.name) {
+            out.push(format!("removed bone {:?} (was index {})", e.name, e.index));
+        }
+    }
+    Ok(out)
+}
+
 /// `dash manifest show`.
 pub fn manifest_show(path: &Path) -> Result<String, CliError> {
     let m = read_manifest(path)?

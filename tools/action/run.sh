@@ -28,7 +28,7 @@ status=0
 "$exe" --skip-other-json "${args[@]}" -- "${files[@]}" || status=$?
 if [[ -n "${INPUT_SARIF:-}" ]]; then
   sarif_status=0
-  "$exe" --skip-other-json -q "${args[@]}" --format sarif -- "${files[@]}" >"$INPUT_SARIF" 2>/dev/null || sarif_status=$?
+  "$exe" --skip-other-json "${args[@]}" --format sarif -- "${files[@]}" >"$INPUT_SARIF" 2>/dev/null || sarif_status=$?
   if ((sarif_status > 1)); then
     echo "::error::dash-validate: the SARIF report could not be written"
     exit "$sarif_status"

@@ -35,7 +35,8 @@ pub struct Global {
     /// the same at any count.
     #[arg(long, global = true, value_name = "N", default_value_t = 0)]
     pub threads: usize,
-    /// Print only what is wrong: no notes, no summaries, no lines for valid files.
+    /// Print less: nothing for valid files, no summary lines, no notes about the run
+    /// (skipped files, formats read); invalid files are still reported in full.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Print more: what each step did, how long each file took.

@@ -69,7 +69,11 @@ fn collect(
         .name(name.to_owned())
         .display_name(name.to_owned());
     pages.push((format!("{name}.1"), render(page)?));
-    for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+    // `dash validate` is `dash-validate`, whose page is written on its own.
+    for sub in cmd
+        .get_subcommands()
+        .filter(|s| !matches!((name, s.get_name()), (_, "help") | ("dash", "validate")))
+    {
         collect(sub, &format!("{name}-{}", sub.get_name()), pages)?;
     }
     Ok(())

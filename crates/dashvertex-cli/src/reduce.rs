@@ -331,6 +331,8 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     }
     // The source and its inputs live in this block only: they are gone before the
     // output is verified and written, so peak memory is the larger of the two phases.
+    // The K written: --max-influences, or the one --max-error chose.
+    let mut chosen_k = a.config.max_influences;
     let (bytes, reports, manifest, existing, changes, _lock, loss) = {
         let source = load(a.input, a.ctx)?;
         let parts = source.parts(a.input, limits)?;
@@ -400,6 +402,11 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                         (out, loss)
                     }
                     Some(budget) => {
+                        if anims.is_empty() {
+                            return Err(CliError::Usage(
+                                "--max-error: the model has no animations, and at the rest pose every K moves nothing; give the poses with --poses FILE".into(),
+                            ));
+                        }
                         // The smallest K that keeps every vertex within the budget.
                         let start = manifest.clone();
                         let kmax = a.config.max_influences;
@@ -412,6 +419,12 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                             };
                             let out = run(&cfg, &mut m)?;
                             let loss = loss_of(g, &out.written, &anims, limits)?;
+                            if loss.len() < prims.len() {
+                                return Err(input_error(
+                                    a.input,
+                                    "--max-error: a reduced primitive has no skin, so how far its vertices move cannot be measured",
+                                ));
+                            }
                             let worst = largest(&loss);
                             common::detail(format_args!(
                                 "--max-error {budget}: {k} influence(s) move a vertex by at most {worst:.6}"
@@ -436,6 +449,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                             "--max-error {budget}: {k} influence(s) per vertex keep every vertex within it (largest displacement {worst:.6})"
                         ));
                         manifest = m;
+                        chosen_k = k;
                         (out, Some(loss))
                     }
                 };
@@ -447,9 +461,9 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                 ));
             }
             (None, _) => {
-                if a.max_error.is_some() {
+                if a.max_error.is_some() || a.poses.is_some() {
                     return Err(CliError::Usage(
-                        "--max-error needs glTF input and output: the displacement is measured by skinning with the file's joints and animations".into(),
+                        "--max-error and --poses need glTF input and output: the displacement is measured by skinning with the file's joints and animations".into(),
                     ));
                 }
                 let named = a.to.or_else(|| Format::from_extension(a.output));
@@ -543,7 +557,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         common::info(describe(r));
     }
     if let Some(path) = a.report {
-        let json = report_json(a, &reports, loss.as_deref());
+        let json = report_json(a, chosen_k, &reports, loss.as_deref());
         for line in loss_lines(loss.as_deref()) {
             common::info(line);
         }
@@ -643,6 +657,7 @@ fn over_budget(budget: f64, kmax: usize, loss: &[dashvertex_skin::PrimitiveLoss]
 /// displacement per primitive.
 fn report_json(
     a: &ReduceArgs,
+    k: usize,
     reports: &[(dashvertex_reduce::Report, usize)],
     loss: Option<&[dashvertex_skin::PrimitiveLoss]>,
 ) -> serde_json::Value {
@@ -683,11 +698,13 @@ fn report_json(
     json!({
         "input": a.input.display().to_string(),
         "output": a.output.display().to_string(),
-        "maxInfluences": a.config.max_influences,
+        "maxInfluences": k,
         "weights": weights,
         "displacement": displacement,
         "note": if loss.is_none() {
-            Some("displacement needs glTF input (a skin, its joints and animations); weights only")
+            Some("displacement needs glTF input and output (a skin, its joints and animations); weights only")
+        } else if loss.is_some_and(|l| l.is_empty()) {
+            Some("no reduced primitive has a skin: displacement cannot be measured; weights only")
         } else if loss.is_some_and(|l| l.iter().all(|p| p.moments <= 1)) {
             Some("no animations: displacement at the rest pose only")
         } else {
@@ -699,7 +716,7 @@ fn report_json(
 /// The terminal's summary of the loss report, one line per primitive.
 fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
     let Some(loss) = loss else {
-        return vec!["loss: weights only (displacement needs glTF input)".to_owned()];
+        return vec!["loss: weights only (displacement needs glTF input and output)".to_owned()];
     };
     loss.iter()
         .map(|p| {

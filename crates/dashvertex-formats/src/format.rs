@@ -152,6 +152,41 @@ impl Format {
         }
     }
 
+    /// What a JSON text is, when its content says so: glTF for an object with an `asset`
+    /// member; DashVertex JSON for an array of objects, or an object with `x`, `skinIndex` or
+    /// `"type": "DashModelExchange"`; `None` for text that is not JSON or says neither (the
+    /// name then decides). Used to read a text named as the other kind as what it holds.
+    pub fn text_kind(text: &[u8]) -> Option<Format> {
+        #[derive(serde::Deserialize)]
+        struct Probe {
+            asset: Option<serde::de::IgnoredAny>,
+            x: Option<serde::de::IgnoredAny>,
+            #[serde(rename = "skinIndex")]
+            skin_index: Option<serde::de::IgnoredAny>,
+            #[serde(rename = "type")]
+            kind: Option<serde_json::Value>,
+        }
+        let mut bytes = text.iter().filter(|b| !b.is_ascii_whitespace());
+        match bytes.next() {
+            // An array of objects is DashVertex (a glTF root is an object); an empty array
+            // or one of other values says nothing.
+            Some(b'[') => return (bytes.next() == Some(&b'{')).then_some(Format::Json),
+            Some(b'{') => {}
+            _ => return None,
+        }
+        let p: Probe = serde_json::from_slice(text).ok()?;
+        if p.asset.is_some() {
+            Some(Format::Gltf)
+        } else if p.x.is_some()
+            || p.skin_index.is_some()
+            || p.kind.as_ref().and_then(|k| k.as_str()) == Some("DashModelExchange")
+        {
+            Some(Format::Json)
+        } else {
+            None
+        }
+    }
+
     /// glTF (either container) whatever the name: the GLB magic, or glTF JSON.
     pub fn is_gltf_bytes(bytes: &[u8]) -> bool {
         dashvertex_gltf::glb::is_glb(bytes) || Format::of_json(bytes) == Format::Gltf

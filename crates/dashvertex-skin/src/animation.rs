@@ -1,6 +1,8 @@
 //! glTF animations: channels read from their accessors, sampled at any time as the
 //! specification defines STEP, LINEAR (slerp for rotations) and CUBICSPLINE.
 
+use std::sync::Arc;
+
 use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
 use dashvertex_gltf::accessor::AccessorData;
@@ -49,11 +51,12 @@ pub struct Channel {
     pub path: Path,
     /// The interpolation.
     pub interpolation: Interpolation,
-    /// Keyframe times, in seconds, as the input accessor holds them.
-    pub times: Vec<f64>,
+    /// Keyframe times, in seconds, as the input accessor holds them (shared by the
+    /// channels of one sampler).
+    pub times: Arc<[f64]>,
     /// Output values, `components` per keyframe (three times that for CUBICSPLINE:
     /// in-tangent, value, out-tangent).
-    pub values: Vec<f64>,
+    pub values: Arc<[f64]>,
 }
 
 /// An animation: the channels that drive node transforms (morph-target `weights`
@@ -74,6 +77,9 @@ pub fn animations(gltf: &Gltf, limits: &Limits) -> Result<Vec<Animation>, SkinEr
         return Ok(Vec::new());
     };
     let mut out = Vec::with_capacity(list.len());
+    let mut cache: std::collections::HashMap<(Option<u64>, Option<u64>, usize), Keyframes> =
+        std::collections::HashMap::new();
+    let mut budget = MAX_KEYFRAME_VALUES;
     for (index, a) in list.iter().enumerate() {
         let samplers = a.get("samplers").and_then(|v| v.as_array());
         let mut channels = Vec::new();
@@ -127,8 +133,7 @@ pub fn animations(gltf: &Gltf, limits: &Limits) -> Result<Vec<Animation>, SkinEr
                     })?;
                 dashvertex_gltf::accessor::read(gltf, i, limits).map_err(SkinError::Accessor)
             };
-            let input = accessor("input")?;
-            let output = accessor("output")?;
+            let key = |k: &'static str| sampler.get(k).and_then(|v| v.as_u64());
             let comps = path.components();
             let per_key = comps
                 * if interpolation == Interpolation::CubicSpline {
@@ -136,32 +141,22 @@ pub fn animations(gltf: &Gltf, limits: &Limits) -> Result<Vec<Animation>, SkinEr
                 } else {
                     1
                 };
-            let keys = input.count;
-            if keys == 0
-                || output.count.saturating_mul(output.components) < keys.saturating_mul(per_key)
-            {
-                return Err(SkinError::Animation {
-                    animation: index,
-                    what: "a sampler has fewer output values than its keyframes need",
-                });
-            }
-            let times: Vec<f64> = (0..keys).map(|k| input.get(k, 0)).collect();
-            let increasing = times.windows(2).all(|w| matches!(w, [a, b] if a < b));
-            if !increasing || times.iter().any(|t| !t.is_finite()) {
-                return Err(SkinError::Animation {
-                    animation: index,
-                    what: "keyframe times are not finite and strictly increasing",
-                });
-            }
-            let values: Vec<f64> = (0..keys * per_key)
-                .map(|v| {
-                    value(
-                        &output,
-                        v / output.components.max(1),
-                        v % output.components.max(1),
-                    )
-                })
-                .collect();
+            // Channels that share a sampler's accessors share its keyframes: read once.
+            let cache_key = (key("input"), key("output"), per_key);
+            let (times, values) = match cache.get(&cache_key) {
+                Some(kv) => kv.clone(),
+                None => {
+                    let kv = keyframes(
+                        &accessor("input")?,
+                        &accessor("output")?,
+                        per_key,
+                        &mut budget,
+                        index,
+                    )?;
+                    cache.insert(cache_key, kv.clone());
+                    kv
+                }
+            };
             channels.push(Channel {
                 node,
                 path,
@@ -177,6 +172,54 @@ pub fn animations(gltf: &Gltf, limits: &Limits) -> Result<Vec<Animation>, SkinEr
         });
     }
     Ok(out)
+}
+
+/// The most keyframe values (times and outputs) a document's animations may hold.
+pub const MAX_KEYFRAME_VALUES: usize = 1 << 24;
+
+/// A sampler's times and output values.
+type Keyframes = (Arc<[f64]>, Arc<[f64]>);
+
+/// Reads a sampler's keyframes, charging them to `budget`; times must be finite and
+/// strictly increasing, which is checked as they are read (an accessor without data,
+/// all zeros, fails at its second time, before anything large is allocated).
+fn keyframes(
+    input: &AccessorData<'_>,
+    output: &AccessorData<'_>,
+    per_key: usize,
+    budget: &mut usize,
+    animation: usize,
+) -> Result<Keyframes, SkinError> {
+    let keys = input.count;
+    let need = keys.saturating_mul(per_key + 1);
+    if keys == 0 || output.count.saturating_mul(output.components) < keys.saturating_mul(per_key) {
+        return Err(SkinError::Animation {
+            animation,
+            what: "a sampler has fewer output values than its keyframes need",
+        });
+    }
+    if need > *budget {
+        return Err(SkinError::TooManyKeyframes);
+    }
+    let mut times = Vec::new();
+    let mut last = f64::NEG_INFINITY;
+    for k in 0..keys {
+        let t = input.get(k, 0);
+        if !t.is_finite() || t <= last {
+            return Err(SkinError::Animation {
+                animation,
+                what: "keyframe times are not finite and strictly increasing",
+            });
+        }
+        last = t;
+        times.push(t);
+    }
+    *budget -= need;
+    let comps = output.components.max(1);
+    let values: Vec<f64> = (0..keys * per_key)
+        .map(|v| value(output, v / comps, v % comps))
+        .collect();
+    Ok((times.into(), values.into()))
 }
 
 /// Component `c` of element `i`, normalised integers mapped to [-1, 1] or [0, 1] as the
@@ -248,10 +291,11 @@ impl Animation {
                 continue;
             };
             let v = c.sample(t);
-            // A node with a matrix is not animated (glTF forbids it); it becomes TRS here.
+            // glTF animates only TRS nodes; a matrix node a pose file drives (--poses) is
+            // decomposed, so the parts no channel drives keep their values.
             let (mut tr, mut r, mut s) = match *local {
                 Local::Trs { t, r, s } => (t, r, s),
-                Local::Matrix(_) => ([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]),
+                Local::Matrix(m) => crate::math::decompose(&m),
             };
             match c.path {
                 Path::Translation => tr = [v[0], v[1], v[2]],

@@ -35,8 +35,10 @@ pub mod math;
 mod rig;
 mod skin;
 
-pub use animation::{Animation, Channel, Interpolation, Path, animations, retarget};
-pub use loss::{Moment, PrimitiveLoss, Worst, loss, loss_with};
+pub use animation::{
+    Animation, Channel, Interpolation, MAX_KEYFRAME_VALUES, Path, animations, retarget,
+};
+pub use loss::{MAX_MOMENTS, Moment, PrimitiveLoss, Worst, loss, loss_with};
 pub use rig::{Local, Pose, Rig};
 pub use skin::{Joints, Skin, skin_point};
 
@@ -61,6 +63,14 @@ pub enum SkinError {
     /// A pose file's animations drive no node of the model (no node name in common).
     #[error("no animated node of the pose file has a namesake in the model")]
     NoMatchingNodes,
+    /// More moments than [`MAX_MOMENTS`] (the rest pose and every keyframe time).
+    #[error(
+        "{0} moments (the rest pose and every keyframe time) are more than the {MAX_MOMENTS} a loss is measured over"
+    )]
+    TooManyMoments(usize),
+    /// More keyframe values than [`MAX_KEYFRAME_VALUES`] in the document's animations.
+    #[error("the animations hold more than {MAX_KEYFRAME_VALUES} keyframe values")]
+    TooManyKeyframes,
     /// There is no skin of this index.
     #[error("skin {0} does not exist")]
     NoSkin(usize),

@@ -78,8 +78,10 @@ pub fn loss_with(
     let a = dashvertex_gltf::import::import(original, limits).map_err(SkinError::Import)?;
     let b = dashvertex_gltf::import::import(reduced, limits).map_err(SkinError::Import)?;
     let moments = moments(anims);
+    if moments.len() > MAX_MOMENTS {
+        return Err(SkinError::TooManyMoments(moments.len()));
+    }
     let (rig_a, rig_b) = (Rig::new(original), Rig::new(reduced));
-    let poses_a: Vec<_> = moments.iter().map(|m| pose(&rig_a, anims, m)).collect();
     let mut out = Vec::new();
     for pa in &a {
         let Some(pb) = b
@@ -97,35 +99,37 @@ pub fn loss_with(
         );
         let (ma, mb) = (&pa.document.mesh, &pb.document.mesh);
         let n = ma.len().min(mb.len());
-        // Per vertex, its largest displacement and the moment of it; vertices are
-        // independent, so the result is the same at any thread count.
-        let joints: Vec<_> = moments
-            .iter()
-            .enumerate()
-            .map(|(k, moment)| {
-                let ga = rig_a.globals(poses_a.get(k).unwrap_or(rig_a.rest()));
-                let gb = rig_b.globals(&pose(&rig_b, anims, moment));
-                (skin_a.joint_matrices(&ga), skin_b.joint_matrices(&gb))
-            })
-            .collect();
-        let best: Vec<(f64, usize)> = (0..n)
-            .into_par_iter()
-            .with_min_len(4096)
-            .map(|v| {
-                let p = ma.vertices().get(v).map_or([0.0; 3], |x| x.position);
-                let mut most = (0.0f64, 0usize);
-                for (k, (ja, jb)) in joints.iter().enumerate() {
-                    let x = skin_point(p, ma.sets_of(v), ja);
-                    let y = skin_point(p, mb.sets_of(v), jb);
-                    let d = ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2))
-                        .sqrt();
-                    if d > most.0 {
-                        most = (d, k);
+        // Per vertex, its largest displacement and the moment of it. Moments are taken a
+        // batch at a time (their joint matrices only are held), vertices in parallel:
+        // each vertex's result depends on nothing else, so it is the same at any thread
+        // count, and memory is one entry per vertex however many moments there are.
+        let mut best = vec![(0.0f64, 0usize); n];
+        for (start, batch) in moments.chunks(MOMENT_BATCH).enumerate() {
+            let joints: Vec<_> = batch
+                .iter()
+                .map(|moment| {
+                    let ga = rig_a.globals(&pose(&rig_a, anims, moment));
+                    let gb = rig_b.globals(&pose(&rig_b, anims, moment));
+                    (skin_a.joint_matrices(&ga), skin_b.joint_matrices(&gb))
+                })
+                .collect();
+            best.par_iter_mut()
+                .enumerate()
+                .with_min_len(4096)
+                .for_each(|(v, most)| {
+                    let p = ma.vertices().get(v).map_or([0.0; 3], |x| x.position);
+                    for (k, (ja, jb)) in joints.iter().enumerate() {
+                        let x = skin_point(p, ma.sets_of(v), ja);
+                        let y = skin_point(p, mb.sets_of(v), jb);
+                        let d =
+                            ((x[0] - y[0]).powi(2) + (x[1] - y[1]).powi(2) + (x[2] - y[2]).powi(2))
+                                .sqrt();
+                        if d > most.0 {
+                            *most = (d, start * MOMENT_BATCH + k);
+                        }
                     }
-                }
-                most
-            })
-            .collect();
+                });
+        }
         let mut sorted: Vec<f64> = best.iter().map(|b| b.0).collect();
         sorted.sort_by(f64::total_cmp);
         // Nearest rank: the ⌈0.99 n⌉-th smallest.
@@ -172,6 +176,13 @@ pub fn loss_with(
     }
     Ok(out)
 }
+
+/// The most moments (the rest pose and keyframe times) a loss is measured over: each
+/// costs a pass over every vertex, so a file cannot make the work unbounded.
+pub const MAX_MOMENTS: usize = 1 << 16;
+
+/// Moments whose joint matrices are held at once.
+const MOMENT_BATCH: usize = 64;
 
 const REST: Moment = Moment {
     animation: None,

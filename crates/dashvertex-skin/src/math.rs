@@ -56,6 +56,65 @@ pub fn from_trs(t: [f64; 3], q: [f64; 4], s: [f64; 3]) -> Mat4 {
     ]
 }
 
+/// The translation, rotation and scale of a node matrix (glTF requires them to be
+/// decomposable: no shear, no projection); a negative determinant puts the mirror in x.
+pub fn decompose(m: &Mat4) -> ([f64; 3], [f64; 4], [f64; 3]) {
+    let t = [m[12], m[13], m[14]];
+    let len = |a: f64, b: f64, c: f64| (a * a + b * b + c * c).sqrt();
+    let (mut sx, sy, sz) = (
+        len(m[0], m[1], m[2]),
+        len(m[4], m[5], m[6]),
+        len(m[8], m[9], m[10]),
+    );
+    let det = m[0] * (m[5] * m[10] - m[9] * m[6]) - m[4] * (m[1] * m[10] - m[9] * m[2])
+        + m[8] * (m[1] * m[6] - m[5] * m[2]);
+    if det < 0.0 {
+        sx = -sx;
+    }
+    let div = |x: f64, s: f64| if s == 0.0 { 0.0 } else { x / s };
+    // The rotation matrix, r[row][column].
+    let r = [
+        [div(m[0], sx), div(m[4], sy), div(m[8], sz)],
+        [div(m[1], sx), div(m[5], sy), div(m[9], sz)],
+        [div(m[2], sx), div(m[6], sy), div(m[10], sz)],
+    ];
+    let trace = r[0][0] + r[1][1] + r[2][2];
+    let q = if trace > 0.0 {
+        let s = (trace + 1.0).sqrt() * 2.0;
+        [
+            (r[2][1] - r[1][2]) / s,
+            (r[0][2] - r[2][0]) / s,
+            (r[1][0] - r[0][1]) / s,
+            0.25 * s,
+        ]
+    } else if r[0][0] > r[1][1] && r[0][0] > r[2][2] {
+        let s = (1.0 + r[0][0] - r[1][1] - r[2][2]).sqrt() * 2.0;
+        [
+            0.25 * s,
+            (r[0][1] + r[1][0]) / s,
+            (r[0][2] + r[2][0]) / s,
+            (r[2][1] - r[1][2]) / s,
+        ]
+    } else if r[1][1] > r[2][2] {
+        let s = (1.0 + r[1][1] - r[0][0] - r[2][2]).sqrt() * 2.0;
+        [
+            (r[0][1] + r[1][0]) / s,
+            0.25 * s,
+            (r[1][2] + r[2][1]) / s,
+            (r[0][2] - r[2][0]) / s,
+        ]
+    } else {
+        let s = (1.0 + r[2][2] - r[0][0] - r[1][1]).sqrt() * 2.0;
+        [
+            (r[0][2] + r[2][0]) / s,
+            (r[1][2] + r[2][1]) / s,
+            0.25 * s,
+            (r[1][0] - r[0][1]) / s,
+        ]
+    };
+    (t, normalize(q), [sx, sy, sz])
+}
+
 /// `m` applied to the point `p` (w = 1).
 pub fn transform_point(m: &Mat4, p: [f64; 3]) -> [f64; 3] {
     let row = |r: usize| at(m, r, 0) * p[0] + at(m, r, 1) * p[1] + at(m, r, 2) * p[2] + at(m, r, 3);
@@ -118,6 +177,15 @@ mod tests {
             &[1.0, 4.0, 3.0]
         ));
         assert!(close(&mul(&IDENTITY, &m), &m));
+    }
+
+    #[test]
+    fn a_matrix_decomposes_into_the_trs_that_built_it() {
+        let q = normalize([0.1, -0.7, 0.3, 0.6]);
+        let m = from_trs([1.0, -2.0, 3.0], q, [2.0, 0.5, 1.5]);
+        let (t, r, s) = decompose(&m);
+        assert!(close(&from_trs(t, r, s), &m));
+        assert!(close(&s, &[2.0, 0.5, 1.5]));
     }
 
     #[test]

@@ -112,9 +112,36 @@ fn choose(
 
 /// JSON text named as neither (guessed, or contradicting its name) is glTF when it has
 /// an `asset` member.
-fn refine(format: Option<Format>, explicit: bool, bytes: &[u8]) -> Option<Format> {
+fn refine(
+    format: Option<Format>,
+    opts: &Options,
+    by_name: bool,
+    bytes: &[u8],
+    sink: &mut Sink,
+) -> Option<Format> {
+    let forced = opts.format.is_some();
     match format {
-        Some(Format::Json) if !explicit => Some(Format::of_json(bytes)),
+        Some(f @ (Format::Json | Format::Gltf)) if !forced => {
+            let held = Format::text_kind(bytes);
+            match held {
+                // Named as the other kind of JSON text: read as what it holds, with a note.
+                Some(h) if h != f && by_name => {
+                    let code = Code::FORMAT_NAME_MISMATCH;
+                    sink.report(
+                        code,
+                        || Location {
+                            offset: Some(0),
+                            ..Location::default()
+                        },
+                        || format!("the name says {f} but the text is {h}: read as {h}"),
+                    );
+                    Some(h)
+                }
+                Some(h) => Some(h),
+                None if by_name => Some(f),
+                None => Some(Format::of_json(bytes)),
+            }
+        }
         f => f,
     }
 }
@@ -186,16 +213,23 @@ pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
         Err(e) => return fail(Code::IO_ERROR, e.to_string()),
         Ok((m, _)) if m.is_dir() => return fail(Code::IO_ERROR, "is a directory".into()),
         Ok((m, file)) if m.is_file() => Source::File { file, len: m.len() },
-        // A device or FIFO the user named: its length says nothing, so it is read up to
-        // the input limit, as standard input is.
-        Ok(_) => match dashvertex_fs::read_input(path, opts.limits.max_input_bytes) {
-            Ok(bytes) => Source::Memory(Cow::Owned(bytes)),
-            Err(dashvertex_fs::FsError::Empty { .. }) => Source::Memory(Cow::Borrowed(&[])),
-            Err(e @ dashvertex_fs::FsError::TooLarge { .. }) => {
-                return fail(Code::LIMIT_EXCEEDED, e.to_string());
+        // A device or FIFO the user named: its length says nothing, so the handle already
+        // open is read up to the input limit, as standard input is (opening a FIFO again
+        // would wait for a writer that may be gone).
+        Ok((_, file)) => {
+            let max = opts.limits.max_input_bytes;
+            let mut bytes = Vec::new();
+            if let Err(e) = file.take(max.saturating_add(1)).read_to_end(&mut bytes) {
+                return fail(Code::IO_ERROR, e.to_string());
             }
-            Err(e) => return fail(Code::IO_ERROR, e.to_string()),
-        },
+            if bytes.len() as u64 > max {
+                return fail(
+                    Code::LIMIT_EXCEEDED,
+                    format!("{name}: more than {max} bytes (--max-input-bytes)"),
+                );
+            }
+            Source::Memory(Cow::Owned(bytes))
+        }
     };
     dispatch(&name, src, resolver.as_ref(), opts).0
 }
@@ -233,8 +267,9 @@ impl Source<'_> {
         }
     }
 
-    /// All the bytes, in memory (a file is read from its start, once).
-    fn into_memory<'s>(self) -> std::io::Result<Cow<'s, [u8]>>
+    /// All the bytes, in memory (a file is read from its start, once, and never past
+    /// `max`: a file that grew since its size was checked is an error, not a larger read).
+    fn into_memory<'s>(self, max: u64) -> std::io::Result<Cow<'s, [u8]>>
     where
         Self: 's,
     {
@@ -243,7 +278,12 @@ impl Source<'_> {
             Source::File { mut file, len } => {
                 let mut all = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
                 file.seek(SeekFrom::Start(0))?;
-                file.read_to_end(&mut all)?;
+                file.take(max.saturating_add(1)).read_to_end(&mut all)?;
+                if all.len() as u64 > max {
+                    return Err(std::io::Error::other(
+                        "the file grew past the input limit while it was read",
+                    ));
+                }
                 Ok(Cow::Owned(all))
             }
         }
@@ -310,7 +350,7 @@ fn dispatch(
             .unwrap_or(if gltf { Profile::Gltf } else { Profile::Dash });
         return (finish(name, chosen, profile, sink, opts), give_back(src));
     }
-    let bytes = match src.into_memory() {
+    let bytes = match src.into_memory(opts.limits.max_input_bytes) {
         Ok(b) => b,
         Err(e) => {
             io_error(&mut sink, &e);
@@ -318,7 +358,7 @@ fn dispatch(
             return (finish(name, chosen, profile, sink, opts), None);
         }
     };
-    let format = refine(chosen, named, &bytes);
+    let format = refine(chosen, opts, named, &bytes, &mut sink);
     if matches!(format, Some(Format::Gltf | Format::Glb)) {
         let (profile, back) = inputs::gltf::validate_keeping(bytes, resolver, opts, &mut sink);
         return (finish(name, format, profile, sink, opts), back);

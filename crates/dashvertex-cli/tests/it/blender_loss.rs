@@ -263,3 +263,143 @@ fn poses_from_another_file_measure_a_model_exported_without_them() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn the_budget_refuses_what_it_cannot_measure_and_the_report_names_the_chosen_k() {
+    let s = Scratch::new("budget-refusals");
+    let out = s.path().join("out.glb");
+    let dash = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_dash"))
+            .current_dir(repo())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = out.to_str().unwrap();
+    // No skin: nothing can be measured, so no K can be said to meet the budget.
+    let r = dash(&[
+        "reduce",
+        "spec/vectors/gltf/mesh-without-skin.gltf",
+        "-o",
+        o,
+        "--normalize",
+        "unit",
+        "--max-error",
+        "0.0000001",
+    ]);
+    // (No skin and no animation: refused either way; nothing is written.)
+    assert!(
+        matches!(r.status.code(), Some(1 | 2)),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(!out.exists());
+    // No animation: the rest pose alone moves nothing at any K.
+    let r = dash(&[
+        "reduce",
+        "fixtures/blender/loss_rig_static.glb",
+        "-o",
+        o,
+        "--normalize",
+        "unit",
+        "--max-error",
+        "0.001",
+    ]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--poses"));
+    // The report states the K written.
+    let rep = s.path().join("r.json");
+    let r = dash(&[
+        "reduce",
+        "fixtures/corpus/gltf/khronos_samples/CesiumMan.glb",
+        "-o",
+        o,
+        "--normalize",
+        "unit",
+        "--max-influences",
+        "4",
+        "--max-error",
+        "0.05",
+        "--report",
+        rep.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&rep).unwrap()).unwrap();
+    assert_eq!(
+        v["maxInfluences"], 2,
+        "CesiumMan within 0.05 needs 2 influences"
+    );
+    // --poses with DashVertex output is a usage error, not silently ignored.
+    let r = dash(&[
+        "reduce",
+        "fixtures/blender/loss_rig_static.glb",
+        "-o",
+        s.path().join("o.json").to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+        "--poses",
+        "fixtures/blender/loss_rig.glb",
+    ]);
+    assert_eq!(
+        r.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+}
+
+/// A glTF whose one animation has `channels` rotation channels, all on sampler 0, whose
+/// input accessor claims `keys` keyframes with no data behind it (zeros).
+fn hostile_animation(keys: u64, channels: usize) -> String {
+    let chans: Vec<serde_json::Value> = (0..channels)
+        .map(|_| serde_json::json!({"sampler": 0, "target": {"node": 0, "path": "rotation"}}))
+        .collect();
+    serde_json::json!({
+        "asset": {"version": "2.0"},
+        "nodes": [{"name": "j", "children": [1]}, {"name": "k"}],
+        "accessors": [
+            {"componentType": 5126, "count": keys, "type": "SCALAR"},
+            {"componentType": 5126, "count": keys, "type": "VEC4"}
+        ],
+        "animations": [{"samplers": [{"input": 0, "output": 1}], "channels": chans}]
+    })
+    .to_string()
+}
+
+#[test]
+fn hostile_animations_cost_neither_memory_nor_time() {
+    // 100 M keyframes claimed by a few hundred bytes, and 500 channels sharing them: refused
+    // at the second (zero) time, within 256 MiB and seconds.
+    let g: dashvertex_gltf::Gltf = dashvertex_gltf::load(
+        hostile_animation(100_000_000, 500).as_bytes(),
+        &dashvertex_gltf::NoFiles,
+        &Limits::default(),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let e = dashvertex_skin::animations(&g, &Limits::default()).unwrap_err();
+    assert!(
+        e.to_string().contains("more than 16777216 keyframe values"),
+        "{e}"
+    );
+    // Within the budget, the zeros fail at the second time, read once for all channels.
+    let g: dashvertex_gltf::Gltf = dashvertex_gltf::load(
+        hostile_animation(1_000_000, 500).as_bytes(),
+        &dashvertex_gltf::NoFiles,
+        &Limits::default(),
+    )
+    .unwrap();
+    let e = dashvertex_skin::animations(&g, &Limits::default()).unwrap_err();
+    assert!(e.to_string().contains("strictly increasing"), "{e}");
+    assert!(started.elapsed().as_secs() < 5);
+    // And as a child process under the address-space limit, end to end.
+    let s = Scratch::new("hostile-anim");
+    std::fs::write(s.path().join("a.gltf"), hostile_animation(100_000_000, 500)).unwrap();
+    let o = dashvertex_testkit::run_limited(
+        Path::new(env!("CARGO_BIN_EXE_dash")),
+        s.path(),
+        &["reduce", "a.gltf", "-o", "b.gltf", "--report", "r.json"],
+        20,
+    );
+    assert!(o.status.code().is_some_and(|c| c == 1 || c == 2), "{o:?}");
+}

@@ -416,3 +416,77 @@ fn the_sarif_check_catches_a_broken_log() {
     });
     assert!(!schema_errors(&validator, &bad).is_empty());
 }
+
+#[test]
+fn text_is_read_as_what_it_holds_whatever_its_name() {
+    let dir = std::env::temp_dir().join(format!("dash-validate-text-kind-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // glTF JSON named .json, DashVertex JSON named .gltf.
+    let gltf = std::fs::read(repo().join("spec/vectors/gltf/mesh-without-skin.gltf")).unwrap();
+    std::fs::write(dir.join("model.json"), &gltf).unwrap();
+    std::fs::write(
+        dir.join("mesh.gltf"),
+        br#"{"x": 0, "y": 0, "z": 0, "skinIndex": [0], "skinWeight": [1]}"#,
+    )
+    .unwrap();
+    let o = run(&[
+        "--format",
+        "json",
+        dir.join("model.json").to_str().unwrap(),
+        dir.join("mesh.gltf").to_str().unwrap(),
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["files"][0]["format"], "gltf", "{report}");
+    assert_eq!(report["files"][1]["format"], "json", "{report}");
+    for f in 0..2 {
+        assert!(
+            report["files"][f]["codes"]["FORMAT_NAME_MISMATCH"].as_u64() == Some(1),
+            "{report}"
+        );
+    }
+    // dash inspect agrees on the DashVertex one.
+    let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+        .args(["inspect", dir.join("mesh.gltf").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_read_once_and_never_waited_on_twice() {
+    let dir = std::env::temp_dir().join(format!("dash-validate-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("mesh.json");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, br#"{"x": 0, "y": 0, "z": 0}"#))
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
+        .arg(&fifo)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed().as_secs() > 20 {
+            let _ = child.kill();
+            panic!("dash-validate waited on the FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    writer.join().unwrap().unwrap();
+    assert_eq!(status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

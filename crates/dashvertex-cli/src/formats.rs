@@ -34,21 +34,10 @@ pub fn any_format() -> impl clap::builder::TypedValueParser<Value = Format> {
 /// so that its decoder says where it fails.
 pub fn decide(path: &Path, bytes: &[u8]) -> Format {
     let d = Format::detect(path, bytes, bytes.len() as u64);
-    let mut contradicted = d.contradicted;
-    let read = match d.format {
-        // Text formats are told by their content when it is decisive (the validator's rule).
-        Some(f @ (Format::Json | Format::Gltf)) => match Format::text_kind(bytes) {
-            Some(h) if h != f && d.by_name => {
-                contradicted = Some(f);
-                h
-            }
-            Some(h) => h,
-            None if d.by_name => f,
-            None => Format::of_json(bytes),
-        },
-        Some(f) => f,
-        None => Format::Dmx,
-    };
+    // Text formats are told by their content when it is decisive (the validator's rule).
+    let (format, by_text) = d.read_text(bytes);
+    let read = format.unwrap_or(Format::Dmx);
+    let contradicted = d.contradicted.or(by_text);
     if let Some(named) = contradicted {
         crate::common::note(format_args!(
             "{} is named as {} but holds {}: read as {}",

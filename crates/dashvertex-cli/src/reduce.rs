@@ -410,7 +410,8 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                         // The smallest K that keeps every vertex within the budget.
                         let start = manifest.clone();
                         let kmax = a.config.max_influences;
-                        let mut chosen = None;
+                        // The last K tried: the first within the budget, else --max-influences.
+                        let mut last = None;
                         for k in 1..=kmax {
                             let mut m = start.clone();
                             let cfg = Config {
@@ -429,14 +430,12 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                             common::detail(format_args!(
                                 "--max-error {budget}: {k} influence(s) move a vertex by at most {worst:.6}"
                             ));
-                            if worst <= budget || k == kmax {
-                                chosen = Some((k, m, out, loss));
-                                if worst <= budget {
-                                    break;
-                                }
+                            last = Some((k, m, out, loss));
+                            if worst <= budget {
+                                break;
                             }
                         }
-                        let Some((k, m, out, loss)) = chosen else {
+                        let Some((k, m, out, loss)) = last else {
                             return Err(CliError::Usage(
                                 "--max-influences must be at least 1".into(),
                             ));

@@ -179,28 +179,17 @@ fn not_vertex_data(path: &Path, max: u64) -> Option<&'static str> {
     struct Probe {
         #[serde(rename = "type")]
         kind: Option<serde_json::Value>,
-        asset: Option<serde::de::IgnoredAny>,
-        x: Option<serde::de::IgnoredAny>,
-        #[serde(rename = "skinIndex")]
-        skin_index: Option<serde::de::IgnoredAny>,
         bones: Option<serde::de::IgnoredAny>,
         version: Option<serde::de::IgnoredAny>,
     }
     let bytes = dashvertex_fs::read_input(path, max).ok()?;
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
-    if *first != b'{' {
+    // Vertex data is what the one detector says it is.
+    if *first != b'{' || Format::text_kind(&bytes).is_some() {
         return None;
     }
     let p: Probe = serde_json::from_slice(&bytes).ok()?;
-    let kind = p.kind.as_ref().and_then(|k| k.as_str());
-    if kind == Some("DashModelExchange")
-        || p.asset.is_some()
-        || p.x.is_some()
-        || p.skin_index.is_some()
-    {
-        return None;
-    }
-    Some(match kind {
+    Some(match p.kind.as_ref().and_then(|k| k.as_str()) {
         Some("DashBoneWeights") => {
             "a per-bone weights document (dash reduce reads it), not vertex data"
         }

@@ -20,6 +20,9 @@ pub enum Format {
 }
 
 /// What [`Format::detect`] found.
+///
+/// For the two text formats the first bytes cannot tell DashVertex JSON from glTF JSON;
+/// [`Detected::read_text`] settles it once the whole text is at hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Detected {
     /// The format to read the file as; `None` when neither bytes nor name tell.
@@ -28,6 +31,24 @@ pub struct Detected {
     pub contradicted: Option<Format>,
     /// Whether the name decided (rather than a guess from the bytes).
     pub by_name: bool,
+}
+
+impl Detected {
+    /// The format to read a whole text as, and the name's format when the text
+    /// contradicts it (to report): a JSON text whose content is decisive
+    /// ([`Format::text_kind`]) is read as what it holds; otherwise the name decides, and a
+    /// text without a telling name is glTF when it has `asset` ([`Format::of_json`]).
+    /// Formats other than JSON and glTF pass through.
+    pub fn read_text(&self, text: &[u8]) -> (Option<Format>, Option<Format>) {
+        match self.format {
+            Some(f @ (Format::Json | Format::Gltf)) => match Format::text_kind(text) {
+                Some(held) => (Some(held), (held != f && self.by_name).then_some(f)),
+                None if self.by_name => (Some(f), None),
+                None => (Some(Format::of_json(text)), None),
+            },
+            other => (other, None),
+        }
+    }
 }
 
 impl Format {
@@ -138,17 +159,11 @@ impl Format {
     }
 
     /// glTF or DashVertex, for a JSON text: glTF when its outermost value is an object
-    /// with an `asset` member (which DashVertex never has).
+    /// with an `asset` member (which DashVertex never has), DashVertex JSON otherwise.
     pub fn of_json(text: &[u8]) -> Format {
-        #[derive(serde::Deserialize)]
-        struct Probe {
-            asset: Option<serde::de::IgnoredAny>,
-        }
-        let object = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-        if object && serde_json::from_slice::<Probe>(text).is_ok_and(|p| p.asset.is_some()) {
-            Format::Gltf
-        } else {
-            Format::Json
+        match Format::text_kind(text) {
+            Some(Format::Gltf) => Format::Gltf,
+            _ => Format::Json,
         }
     }
 

@@ -4,8 +4,9 @@
 //!   [`Format::detect`] tells a file's format from its first bytes and its name — the
 //!   bytes' signature (GLB or DMX magic, JSON text) wins over a name that contradicts
 //!   it, the name decides between formats the bytes cannot tell apart (raw records carry
-//!   no signature), and a guess from the bytes covers the rest; [`Format::of_json`] tells
-//!   glTF JSON from DashVertex JSON once the text is at hand.
+//!   no signature), and a guess from the bytes covers the rest; once a text is at hand,
+//!   [`Detected::read_text`] reads it as what its content decisively holds
+//!   ([`Format::text_kind`]: glTF or DashVertex JSON), whatever its name says.
 //! - [`load`] and [`save`]: a DashVertex document from and to JSON, DMX or raw, keeping
 //!   everything the source carries or refusing ([`SaveError`]) to drop it.
 //!

@@ -55,9 +55,9 @@ pub struct PrimitiveLoss {
     pub worst: Vec<Worst>,
 }
 
-/// The loss of every skinned primitive `reduced` shares with `original` (same meshes and
-/// primitives, same vertex order: what `dash reduce` writes). Each document is skinned
-/// with its own skin and joint order; the animations are the original's.
+/// The loss of every skinned primitive `reduced` shares with `original` (same meshes,
+/// primitives, vertex order and nodes: what `dash reduce` writes). Each document is
+/// skinned with its own skin and joint order, on the original's hierarchy and animations.
 pub fn loss(
     original: &Gltf,
     reduced: &Gltf,
@@ -81,7 +81,9 @@ pub fn loss_with(
     if moments.len() > MAX_MOMENTS {
         return Err(SkinError::TooManyMoments(moments.len()));
     }
-    let (rig_a, rig_b) = (Rig::new(original), Rig::new(reduced));
+    // dash's output keeps the node list and the node transforms: one hierarchy poses both
+    // documents, and each skin takes its own joints from it.
+    let rig = Rig::new(original);
     let mut out = Vec::new();
     for pa in &a {
         let Some(pb) = b
@@ -108,9 +110,8 @@ pub fn loss_with(
             let joints: Vec<_> = batch
                 .iter()
                 .map(|moment| {
-                    let ga = rig_a.globals(&pose(&rig_a, anims, moment));
-                    let gb = rig_b.globals(&pose(&rig_b, anims, moment));
-                    (skin_a.joint_matrices(&ga), skin_b.joint_matrices(&gb))
+                    let g = rig.globals(&pose(&rig, anims, moment));
+                    (skin_a.joint_matrices(&g), skin_b.joint_matrices(&g))
                 })
                 .collect();
             best.par_iter_mut()

@@ -10,7 +10,6 @@
 //!   chosen faults, built in memory;
 //! - [`oracle::oracle`]: the official Khronos validator as a test oracle;
 //! - [`cases`]: command-line cases as `.case` scripts with `.out` transcripts;
-//! - [`golden`]: a file compared with, or under `BLESS=1` rewritten to, what a test made;
 //! - [`hostile`]: a proptest strategy of input files — mutated seeds from the repository
 //!   and random bytes — for CLI-level property tests.
 #![allow(clippy::panic, clippy::expect_used, clippy::indexing_slicing)]
@@ -24,24 +23,6 @@ pub mod cases;
 pub mod gltf;
 pub mod hostile;
 pub mod oracle;
-
-/// Compares `actual` with the file at `path` (relative to the repository root), or
-/// rewrites the file when `BLESS` is set.
-pub fn golden(path: &str, actual: &str) {
-    let full = repo().join(path);
-    if std::env::var_os("BLESS").is_some() {
-        if let Some(dir) = full.parent() {
-            std::fs::create_dir_all(dir).expect("create the golden folder");
-        }
-        std::fs::write(&full, actual).expect("write a golden file");
-        return;
-    }
-    let expected = std::fs::read_to_string(&full).unwrap_or_default();
-    assert!(
-        expected == actual,
-        "{path} differs; rerun with BLESS=1 to accept\n--- actual:\n{actual}"
-    );
-}
 
 /// The repository root (two levels above a crate's manifest folder).
 pub fn repo() -> PathBuf {

@@ -110,8 +110,9 @@ fn choose(
     (d.format, d.by_name)
 }
 
-/// JSON text named as neither (guessed, or contradicting its name) is glTF when it has
-/// an `asset` member.
+/// The format a whole text is read as (`--input-format` is never second-guessed): what
+/// its content decisively shows, with a `FORMAT_NAME_MISMATCH` note when that contradicts
+/// the name ([`dashvertex_formats::Detected::read_text`]).
 fn refine(
     format: Option<Format>,
     opts: &Options,
@@ -119,31 +120,26 @@ fn refine(
     bytes: &[u8],
     sink: &mut Sink,
 ) -> Option<Format> {
-    let forced = opts.format.is_some();
-    match format {
-        Some(f @ (Format::Json | Format::Gltf)) if !forced => {
-            let held = Format::text_kind(bytes);
-            match held {
-                // Named as the other kind of JSON text: read as what it holds, with a note.
-                Some(h) if h != f && by_name => {
-                    let code = Code::FORMAT_NAME_MISMATCH;
-                    sink.report(
-                        code,
-                        || Location {
-                            offset: Some(0),
-                            ..Location::default()
-                        },
-                        || format!("the name says {f} but the text is {h}: read as {h}"),
-                    );
-                    Some(h)
-                }
-                Some(h) => Some(h),
-                None if by_name => Some(f),
-                None => Some(Format::of_json(bytes)),
-            }
-        }
-        f => f,
+    if opts.format.is_some() {
+        return format;
     }
+    let detected = dashvertex_formats::Detected {
+        format,
+        contradicted: None,
+        by_name,
+    };
+    let (read, named) = detected.read_text(bytes);
+    if let (Some(named), Some(held)) = (named, read) {
+        sink.report(
+            Code::FORMAT_NAME_MISMATCH,
+            || Location {
+                offset: Some(0),
+                ..Location::default()
+            },
+            || format!("the name says {named} but the text is {held}: read as {held}"),
+        );
+    }
+    read
 }
 
 /// The resolver for the external buffers of a glTF file on disk: its folder and the

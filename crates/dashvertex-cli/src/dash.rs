@@ -119,6 +119,11 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         poses: Option<PathBuf>,
     },
+    /// Repair influence data with named policies, listing every change.
+    ///
+    /// The smallest change that makes the influence data valid (spec/fix.md); nothing is
+    /// written unless the result passes dash-validate.
+    Fix(FixCli),
     /// Create, update or show a bone manifest.
     Manifest {
         #[command(subcommand)]
@@ -150,6 +155,128 @@ enum Command {
         /// The folder (created if missing).
         dir: PathBuf,
     },
+}
+
+/// `dash fix` flags.
+#[derive(clap::Args)]
+struct FixCli {
+    /// Input: DashVertex JSON/DMX/raw, or glTF/GLB.
+    input: PathBuf,
+    /// Output (same kind as the input; `-` for standard output with --to). Written
+    /// atomically; the input's own bytes when nothing needed fixing.
+    #[arg(short, long, value_name = "FILE", required_unless_present = "dry_run")]
+    output: Option<PathBuf>,
+    /// Output format (default: from the output's extension, else the input's).
+    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
+    to: Option<Format>,
+    /// DashVertex input: the weight-sum rule to meet (`gltf`: sums of 1 by the glTF rule;
+    /// `dash`: no sum rule). glTF input always meets the glTF rule.
+    #[arg(long, value_enum, default_value = "dash")]
+    profile: ProfileArg,
+    /// Negative and non-finite weights: `zero` drops them, `error` refuses the file.
+    #[arg(long, value_enum, default_value = "zero")]
+    bad_weights: BadWeightsArg,
+    /// Weighted joints not below the joint count: `error` refuses the file, `drop` drops
+    /// the influence.
+    #[arg(long, value_enum, default_value = "error")]
+    out_of_range: OutOfRangeArg,
+    /// Skinned vertices without weight: `keep`, `error`, bind to the `root` bone, or copy
+    /// the `nearest` weighted vertex. Default: `error` under the glTF rule, else `keep`.
+    #[arg(long, value_enum)]
+    zero_sum: Option<ZeroSumArg>,
+    /// glTF: snap inverse bind matrices' fourth rows within this of (0, 0, 0, 1); refuse
+    /// rows further off.
+    #[arg(long, value_name = "X", default_value_t = 1e-4)]
+    ibm_tolerance: f32,
+    /// DashVertex input without a skeleton: the bone count indices must stay below.
+    #[arg(long, value_name = "N")]
+    bones: Option<u64>,
+    /// For `.gltf` output: embed every buffer as a data URI.
+    #[arg(long)]
+    embed: bool,
+    /// The report on standard output: text or json.
+    #[arg(long, value_enum, default_value = "text")]
+    format: crate::fix::ReportFormat,
+    /// Write the JSON report to this file instead (a summary line goes to standard error).
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// Repair and check, print the report, write no output.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ProfileArg {
+    Dash,
+    Gltf,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum BadWeightsArg {
+    Error,
+    Zero,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum OutOfRangeArg {
+    Error,
+    Drop,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ZeroSumArg {
+    Keep,
+    Error,
+    Root,
+    Nearest,
+}
+
+impl FixCli {
+    fn run(&self, ctx: &reduce::Context) -> Result<(), CliError> {
+        use dashvertex_fix::{BadWeights, OutOfRange, Policy, SumRule, ZeroSum};
+        let sum = match (self.profile, Format::from_extension(&self.input)) {
+            (_, Some(f)) if f.is_gltf() => SumRule::Gltf,
+            (ProfileArg::Gltf, _) => SumRule::Gltf,
+            (ProfileArg::Dash, _) => SumRule::Dash,
+        };
+        let mut policy = Policy::for_rule(sum);
+        policy.bad_weights = match self.bad_weights {
+            BadWeightsArg::Error => BadWeights::Error,
+            BadWeightsArg::Zero => BadWeights::Zero,
+        };
+        policy.out_of_range = match self.out_of_range {
+            OutOfRangeArg::Error => OutOfRange::Error,
+            OutOfRangeArg::Drop => OutOfRange::Drop,
+        };
+        if let Some(z) = self.zero_sum {
+            policy.zero_sum = match z {
+                ZeroSumArg::Keep => ZeroSum::Keep,
+                ZeroSumArg::Error => ZeroSum::Error,
+                ZeroSumArg::Root => ZeroSum::Root,
+                ZeroSumArg::Nearest => ZeroSum::Nearest,
+            };
+        }
+        if !(self.ibm_tolerance >= 0.0 && self.ibm_tolerance < 1.0) {
+            return Err(CliError::Usage(
+                "--ibm-tolerance must be at least 0 and below 1".into(),
+            ));
+        }
+        policy.ibm_tolerance = self.ibm_tolerance;
+        let dry = PathBuf::from("-");
+        crate::fix::fix(&crate::fix::FixArgs {
+            input: &self.input,
+            output: self.output.as_deref().unwrap_or(&dry),
+            to: self.to,
+            policy,
+            zero_sum_given: self.zero_sum.is_some(),
+            bones: self.bones,
+            embed: self.embed,
+            format: self.format,
+            report: self.report.as_deref(),
+            dry_run: self.dry_run,
+            ctx,
+        })
+    }
 }
 
 #[derive(Subcommand)]
@@ -387,6 +514,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
             }
         },
+        Command::Fix(f) => f.run(&ctx),
         Command::Man { dir } => crate::docs::write_man_pages(dir),
         Command::Validate(_) | Command::Completions { .. } => Ok(()),
         Command::Inspect {

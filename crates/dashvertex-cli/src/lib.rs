@@ -9,6 +9,7 @@ pub mod common;
 pub mod dash;
 pub mod docs;
 mod error;
+mod fix;
 mod formats;
 mod inspect;
 mod reduce;

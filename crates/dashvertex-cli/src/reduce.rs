@@ -63,7 +63,7 @@ impl<'s> Part<'s> {
     }
 }
 
-fn input_error(file: &Path, message: impl std::fmt::Display) -> CliError {
+pub fn input_error(file: &Path, message: impl std::fmt::Display) -> CliError {
     CliError::Input {
         file: file.display().to_string(),
         message: message.to_string(),
@@ -71,7 +71,7 @@ fn input_error(file: &Path, message: impl std::fmt::Display) -> CliError {
 }
 
 /// The glTF container a format is, if it is one.
-fn container(format: Option<Format>) -> Option<Container> {
+pub fn container(format: Option<Format>) -> Option<Container> {
     match format? {
         Format::Gltf => Some(Container::Gltf),
         Format::Glb => Some(Container::Glb),
@@ -101,19 +101,7 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
     }
     let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
     if Format::is_gltf_bytes(&bytes) {
-        let loaded = if path == Path::new("-") {
-            dashvertex_gltf::load_owned(bytes, &dashvertex_gltf::NoFiles, limits)
-        } else {
-            let resolver = dashvertex_gltf::FsResolver::for_file(
-                path,
-                ctx.resource_dirs,
-                limits.max_input_bytes,
-            )?;
-            dashvertex_gltf::load_owned(bytes, &resolver, limits)
-        };
-        return Ok(Source::Gltf(Box::new(
-            loaded.map_err(|e| input_error(path, e))?,
-        )));
+        return Ok(Source::Gltf(Box::new(load_gltf_bytes(path, bytes, ctx)?)));
     }
     let format = formats::decide(path, &bytes);
     if format == Format::Json {
@@ -148,6 +136,21 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
         format,
         limits,
     )?))
+}
+
+/// Loads glTF bytes read from `path` (told from their content), with its external
+/// buffers from the file's folder; from standard input there is no folder, so no external
+/// file is read (spec/security.md §1).
+pub fn load_gltf_bytes(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Gltf, CliError> {
+    let limits = &ctx.limits;
+    let loaded = if path == Path::new("-") {
+        dashvertex_gltf::load_owned(bytes, &dashvertex_gltf::NoFiles, limits)
+    } else {
+        let resolver =
+            dashvertex_gltf::FsResolver::for_file(path, ctx.resource_dirs, limits.max_input_bytes)?;
+        dashvertex_gltf::load_owned(bytes, &resolver, limits)
+    };
+    loaded.map_err(|e| input_error(path, e))
 }
 
 impl Source {
@@ -540,7 +543,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     let format =
         a.to.or_else(|| Format::from_extension(a.output))
             .unwrap_or(Format::Json);
-    let bytes = verify(a.output, format, bytes, &files, limits)?;
+    let bytes = verify(a.output, format, bytes, &files, limits, None)?;
     // The manifest first: if the output then fails, the manifest only holds bones
     // added early (it is append-only), never an output whose indices it lacks.
     if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
@@ -749,16 +752,18 @@ fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
 /// first error and where it is in the output.
 ///
 /// The bytes are handed over and given back, so that a GLB output is checked in place.
-fn verify(
+pub fn verify(
     output: &Path,
     format: dashvertex_formats::Format,
     bytes: Vec<u8>,
     files: &[(String, Vec<u8>)],
     limits: &Limits,
+    profile: Option<dashvertex_validate::Profile>,
 ) -> Result<Vec<u8>, CliError> {
     let opts = dashvertex_validate::Options {
         format: Some(format),
         limits: *limits,
+        profile,
         max_diagnostics: 1000,
         ..dashvertex_validate::Options::default()
     };

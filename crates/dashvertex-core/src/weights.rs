@@ -1,4 +1,5 @@
-//! Weight arithmetic shared by the validator and the reducer.
+//! Weight arithmetic shared by the validator, the reducer and the fixer: the glTF sum
+//! rule, and the two normalizations that satisfy it (binary32 and integer).
 //!
 //! [`SumCheck`] reproduces the glTF weight-sum rule exactly as the official Khronos
 //! validator evaluates it (`spec/validation.md`, rule `WEIGHT_SUM`): weights are added in
@@ -92,6 +93,117 @@ pub fn check_float_sets(sets: &[InfluenceSet]) -> SumCheck {
         }
     }
     check
+}
+
+/// The glTF sum check of weights laid out influence `i` → set `i / 4`, slot `i % 4`
+/// (the layout of a vertex's sets, set-major), taken in the reference order (slot-major,
+/// set-minor), counting the non-zero weights.
+#[inline]
+pub fn layout_check(w: &[f32]) -> SumCheck {
+    let sets = w.len().div_ceil(SLOTS);
+    let mut check = SumCheck::new();
+    for slot in 0..SLOTS {
+        for set in 0..sets {
+            if let Some(&x) = w.get(set * SLOTS + slot).filter(|x| **x != 0.0) {
+                check.add_f32(x);
+            }
+        }
+    }
+    check
+}
+
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "f64 to f32 rounds to the nearest float32"
+)]
+#[inline]
+fn to_f32(x: f64) -> f32 {
+    x as f32
+}
+
+/// Makes the non-negative weights `w` (laid out as for [`layout_check`]) pass the glTF
+/// sum rule: weights that already pass are kept; otherwise each becomes `w / Σw` rounded
+/// to binary32, and the heaviest (the first of equal heaviest) absorbs the rounding
+/// residual, one ulp at a time when the residual is below its ulp. A vertex without a
+/// positive weight is left alone. A share too small for binary32 becomes 0.
+#[inline]
+pub fn normalize_unit(w: &mut [f32]) {
+    if layout_check(w).passes() {
+        return;
+    }
+    let total: f64 = w.iter().map(|&x| f64::from(x)).sum();
+    if total <= 0.0 {
+        return;
+    }
+    for x in w.iter_mut() {
+        *x = to_f32(f64::from(*x) / total);
+    }
+    let mut heaviest = 0;
+    for (i, &x) in w.iter().enumerate() {
+        if w.get(heaviest).is_some_and(|&h| x > h) {
+            heaviest = i;
+        }
+    }
+    for _ in 0..8 {
+        let check = layout_check(w);
+        if check.passes() {
+            return;
+        }
+        let Some(first) = w.get_mut(heaviest) else {
+            return;
+        };
+        let residual = 1.0 - f64::from(check.sum);
+        let adjusted = to_f32(f64::from(*first) + residual);
+        *first = if adjusted == *first {
+            // The residual is below one ulp of the heaviest weight: step one ulp.
+            if residual > 0.0 {
+                f32::from_bits(first.to_bits() + 1)
+            } else {
+                f32::from_bits(first.to_bits() - 1)
+            }
+        } else {
+            adjusted
+        };
+    }
+}
+
+/// Largest-remainder rounding of the non-negative `w` to integers summing to exactly
+/// `max` (into `out`, one per weight; `rems` is scratch space). Ties give the extra unit
+/// to the weight that comes first. Weights without a positive total give zeros.
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "0 <= floor(w / total * max) <= max: the weights are non-negative and at most their total"
+)]
+pub fn largest_remainder<T: Copy + Into<f64>>(
+    w: &[T],
+    max: u32,
+    out: &mut Vec<u32>,
+    rems: &mut Vec<(f64, usize)>,
+) {
+    out.clear();
+    rems.clear();
+    let total: f64 = w.iter().map(|&x| x.into()).sum();
+    if total <= 0.0 || !total.is_finite() {
+        out.resize(w.len(), 0);
+        return;
+    }
+    let mut used: u64 = 0;
+    for (i, &x) in w.iter().enumerate() {
+        let exact = x.into() / total * f64::from(max);
+        let floor = exact.floor();
+        let q = floor as u32;
+        out.push(q);
+        used += u64::from(q);
+        rems.push((exact - floor, i));
+    }
+    rems.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let deficit = usize::try_from(u64::from(max).saturating_sub(used)).unwrap_or(usize::MAX);
+    for &(_, i) in rems.iter().take(deficit) {
+        if let Some(q) = out.get_mut(i) {
+            *q += 1;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -26,6 +26,15 @@ impl Loaded {
             Loaded::Binary(f) => &f.document,
         }
     }
+
+    /// The modelled content, to edit before saving (what the file held besides it, such
+    /// as foreign sections or the JSON shape, is kept).
+    pub fn document_mut(&mut self) -> &mut Document {
+        match self {
+            Loaded::Json(f) => &mut f.document,
+            Loaded::Binary(f) => &mut f.document,
+        }
+    }
 }
 
 /// Why a file could not be loaded.

@@ -481,6 +481,39 @@ impl<'g> Editor<'g> {
         Ok(())
     }
 
+    /// Replaces skin `skin`'s inverse bind matrices (column-major, one per joint) with a
+    /// new MAT4 FLOAT accessor; the old accessor is marked replaced.
+    pub fn set_inverse_bind_matrices(
+        &mut self,
+        skin: usize,
+        matrices: &[[f32; 16]],
+    ) -> Result<(), ExportError> {
+        let old = self
+            .gltf
+            .root
+            .skins
+            .get(skin)
+            .ok_or_else(|| ExportError::Missing(format!("skin {skin} does not exist")))?
+            .inverse_bind_matrices;
+        let bytes: Vec<u8> = matrices
+            .iter()
+            .flatten()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let view = self.view(bytes, None)?;
+        let acc = self.accessor(view, component::F32, "MAT4", matrices.len(), false)?;
+        if let Some(old) = old.and_then(|i| usize::try_from(i).ok()) {
+            self.replaced.insert(old);
+        }
+        let sk = self
+            .value
+            .pointer_mut(&format!("/skins/{skin}"))
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| ExportError::Missing(format!("skin {skin} does not exist")))?;
+        sk.insert("inverseBindMatrices".into(), json!(acc));
+        Ok(())
+    }
+
     /// Writes the result as `container` with every buffer of a `.gltf` embedded (the
     /// output stands alone); see [`Editor::finish_files`].
     pub fn finish(self, container: Container) -> Result<Vec<u8>, ExportError> {

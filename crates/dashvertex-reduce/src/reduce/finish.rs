@@ -4,12 +4,11 @@
 use std::cmp::Ordering;
 
 use dashvertex_core::InfluenceSet;
-use dashvertex_core::weights::SumCheck;
 
 use super::chunk::Scratch;
 use super::quantize::quantize;
 use super::select::{order, share_scale};
-use super::{Config, Empty, Normalize, ReduceError, Report, bone_label, note_drop, to_f32};
+use super::{Config, Empty, Normalize, ReduceError, Report, bone_label, note_drop};
 use crate::input::Input;
 
 /// The vertex-by-vertex stage after selection: empty vertices, normalization,
@@ -168,56 +167,11 @@ impl Finish<'_> {
     }
 }
 
-/// The glTF sum check of weights laid out influence `i` → set `i / 4`, slot `i % 4`,
-/// taken in the reference order (slot-major, set-minor).
-#[inline]
-fn layout_check(w: &[f32]) -> SumCheck {
-    let sets = w.len().div_ceil(4);
-    let mut check = SumCheck::new();
-    for slot in 0..4 {
-        for set in 0..sets {
-            if let Some(&x) = w.get(set * 4 + slot).filter(|x| **x != 0.0) {
-                check.add_f32(x);
-            }
-        }
-    }
-    check
-}
-
-/// Makes `w` (heaviest first) pass the glTF sum rule in the output layout: weights that
-/// already pass are kept; otherwise each becomes `w / Σw` and the heaviest absorbs the
-/// rounding residual.
+/// Makes `w` (heaviest first) pass the glTF sum rule in the output layout
+/// ([`dashvertex_core::weights::normalize_unit`]).
 #[inline]
 pub(super) fn unit(w: &mut [f32]) {
-    if layout_check(w).passes() {
-        return;
-    }
-    let total: f64 = w.iter().map(|&x| f64::from(x)).sum();
-    if total <= 0.0 {
-        return;
-    }
-    for x in w.iter_mut() {
-        *x = to_f32(f64::from(*x) / total);
-    }
-    for _ in 0..8 {
-        let check = layout_check(w);
-        if check.passes() {
-            return;
-        }
-        let Some(first) = w.first_mut() else { return };
-        let residual = 1.0 - f64::from(check.sum);
-        let adjusted = to_f32(f64::from(*first) + residual);
-        *first = if adjusted == *first {
-            // The residual is below one ulp of the heaviest weight: step one ulp.
-            if residual > 0.0 {
-                f32::from_bits(first.to_bits() + 1)
-            } else {
-                f32::from_bits(first.to_bits() - 1)
-            }
-        } else {
-            adjusted
-        };
-    }
+    dashvertex_core::weights::normalize_unit(w);
 }
 
 /// Refuses a kept weight above 1 (only possible without normalization): dash reduce

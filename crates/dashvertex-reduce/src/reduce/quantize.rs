@@ -5,32 +5,8 @@ use super::to_f32;
 
 /// Largest-remainder rounding of `w` to integers summing to exactly `max`; ties give the
 /// extra unit to the influence that comes first (heavier, then lower bone index).
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn largest_remainder(w: &[f32], max: u32, out: &mut Vec<u32>, rems: &mut Vec<(f64, usize)>) {
-    out.clear();
-    rems.clear();
-    let total: f64 = w.iter().map(|&x| f64::from(x)).sum();
-    if total <= 0.0 {
-        out.resize(w.len(), 0);
-        return;
-    }
-    let mut used: u64 = 0;
-    for (i, &x) in w.iter().enumerate() {
-        let exact = f64::from(x) / total * f64::from(max);
-        let floor = exact.floor();
-        // Exact: the weights are positive and at most their total, so 0 ≤ floor ≤ max.
-        let q = floor as u32;
-        out.push(q);
-        used += u64::from(q);
-        rems.push((exact - floor, i));
-    }
-    rems.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let deficit = usize::try_from(u64::from(max).saturating_sub(used)).unwrap_or(usize::MAX);
-    for &(_, i) in rems.iter().take(deficit) {
-        if let Some(q) = out.get_mut(i) {
-            *q += 1;
-        }
-    }
+    dashvertex_core::weights::largest_remainder(w, max, out, rems);
 }
 
 /// Quantizes `weights` to multiples of `1 / max`: their integers (summing to exactly

@@ -1,0 +1,273 @@
+//! `dash fix`: read a file, repair its influence data with the chosen policies
+//! (`dashvertex-fix`), check the result with the validator, and write it — or, when
+//! nothing needed fixing, the input's own bytes.
+
+use std::path::Path;
+
+use dashvertex_fix::{Policy, Report, SumRule};
+use dashvertex_gltf::export::BufferFiles;
+
+use crate::common;
+use crate::error::CliError;
+use crate::formats::{self, Format, SaveOptions};
+use crate::reduce::{self, Context, input_error};
+
+/// How the report is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// Lines: a summary per part, then `vertex V: steps: before -> after`.
+    Text,
+    /// The JSON report (`schemas/fix-report.schema.json`).
+    Json,
+}
+
+/// `dash fix` options.
+pub struct FixArgs<'a> {
+    /// Input.
+    pub input: &'a Path,
+    /// Output.
+    pub output: &'a Path,
+    /// Output format when the name cannot tell.
+    pub to: Option<Format>,
+    /// Policies.
+    pub policy: Policy,
+    /// Whether `--zero-sum` was given (else its default follows the sum rule, which for
+    /// glTF told from its bytes is known only once the input is read).
+    pub zero_sum_given: bool,
+    /// Bone count for DashVertex input without a skeleton.
+    pub bones: Option<u64>,
+    /// Embed buffers of a `.gltf` output.
+    pub embed: bool,
+    /// How to print the report.
+    pub format: ReportFormat,
+    /// Write the JSON report here instead of printing it.
+    pub report: Option<&'a Path>,
+    /// Check only: write nothing.
+    pub dry_run: bool,
+    /// Limits and folders.
+    pub ctx: &'a Context<'a>,
+}
+
+/// The output of a fix, before it is checked and written.
+struct Output {
+    main: Vec<u8>,
+    files: Vec<(String, Vec<u8>)>,
+    format: Format,
+    report: Report,
+}
+
+/// Runs `dash fix`.
+pub fn fix(a: &FixArgs) -> Result<(), CliError> {
+    let out = build(a)?;
+    let Output {
+        main,
+        files,
+        format,
+        report,
+    } = out;
+    let profile = match report.policy.sum {
+        SumRule::Dash => dashvertex_validate::Profile::Dash,
+        SumRule::Gltf => dashvertex_validate::Profile::Gltf,
+    };
+    let main = reduce::verify(a.output, format, main, &files, &a.ctx.limits, Some(profile))
+        .map_err(|e| match e {
+            CliError::Output(m) => CliError::Output(format!(
+                "{m}\n(dash fix repairs influence data only; the rest of the file needs another tool)"
+            )),
+            other => other,
+        })?;
+    if !a.dry_run {
+        let folder = a.output.parent().unwrap_or(Path::new(""));
+        for (name, data) in &files {
+            dashvertex_fs::write_file(&folder.join(name), data)?;
+        }
+        dashvertex_fs::write_file(a.output, &main)?;
+    }
+    emit(a, &report)
+}
+
+/// Prints or writes the report.
+fn emit(a: &FixArgs, report: &Report) -> Result<(), CliError> {
+    let json = || {
+        let mut t = serde_json::to_string_pretty(report).unwrap_or_default();
+        t.push('\n');
+        t
+    };
+    if let Some(path) = a.report {
+        dashvertex_fs::write_file(path, json().as_bytes())?;
+        common::info(summary(report));
+        return Ok(());
+    }
+    let text = match a.format {
+        ReportFormat::Text => report.to_text(),
+        ReportFormat::Json => json(),
+    };
+    // The output may be standard output: the report then goes to standard error.
+    if a.output == Path::new("-") && !a.dry_run {
+        common::note(text.trim_end());
+        Ok(())
+    } else {
+        Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
+    }
+}
+
+fn summary(report: &Report) -> String {
+    if report.unchanged {
+        format!("{}: nothing to fix", report.file)
+    } else {
+        format!(
+            "{}: {} vertices changed in {} part(s)",
+            report.file,
+            report.vertices_changed,
+            report
+                .parts
+                .iter()
+                .filter(|p| !p.report.changes.is_empty())
+                .count()
+        )
+    }
+}
+
+fn gltf_container(f: Format) -> Option<dashvertex_gltf::Container> {
+    reduce::container(Some(f))
+}
+
+fn export(e: dashvertex_gltf::export::ExportError) -> CliError {
+    CliError::Output(format!("the fixed file cannot be written: {e}"))
+}
+
+/// Reads, repairs and encodes.
+fn build(a: &FixArgs) -> Result<Output, CliError> {
+    let limits = &a.ctx.limits;
+    let named_out = a.to.or_else(|| Format::from_extension(a.output));
+    let by_name_gltf = Format::from_extension(a.input).is_some_and(Format::is_gltf);
+    let (gltf, bytes) = if by_name_gltf {
+        let g = dashvertex_gltf::load_path_in(a.input, a.ctx.resource_dirs, limits)
+            .map_err(|e| input_error(a.input, e))?;
+        (Some(g), Vec::new())
+    } else {
+        let bytes = dashvertex_fs::read_input(a.input, limits.max_input_bytes)?;
+        if Format::is_gltf_bytes(&bytes) {
+            (
+                Some(reduce::load_gltf_bytes(a.input, bytes, a.ctx)?),
+                Vec::new(),
+            )
+        } else {
+            (None, bytes)
+        }
+    };
+    let file = a.input.display().to_string();
+    if let Some(g) = gltf {
+        let in_format = match g.container {
+            dashvertex_gltf::Container::Glb => Format::Glb,
+            dashvertex_gltf::Container::Gltf => Format::Gltf,
+        };
+        let format = named_out.unwrap_or(in_format);
+        let Some(container) = gltf_container(format) else {
+            return Err(CliError::Usage(format!(
+                "{} is glTF: its output must be .gltf or .glb (or --to gltf|glb)",
+                a.input.display()
+            )));
+        };
+        let policy = Policy {
+            sum: SumRule::Gltf,
+            zero_sum: if a.zero_sum_given {
+                a.policy.zero_sum
+            } else {
+                Policy::for_rule(SumRule::Gltf).zero_sum
+            },
+            ..a.policy
+        };
+        let fixed =
+            dashvertex_fix::fix_gltf(&g, &policy, limits).map_err(|e| input_error(a.input, e))?;
+        let vertices_changed = fixed
+            .parts
+            .iter()
+            .map(|p| p.report.changes.len() as u64)
+            .sum();
+        let mut report = Report {
+            file,
+            policy,
+            unchanged: false,
+            vertices_changed,
+            parts: fixed.parts,
+            skins: fixed.skins,
+        };
+        report.unchanged = !report.changed();
+        let files = if a.embed || a.output == Path::new("-") {
+            BufferFiles::Embed
+        } else {
+            BufferFiles::Beside {
+                stem: a
+                    .output
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "out".into()),
+            }
+        };
+        let same_folder = a.input.parent() == a.output.parent();
+        let external = g
+            .root
+            .buffers
+            .iter()
+            .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
+        let written = match fixed.editor {
+            Some(e) => e.finish_files(container, &files).map_err(export)?,
+            None if container == g.container && (!external || same_folder) => {
+                match g.into_input() {
+                    Some(main) => dashvertex_gltf::export::Written {
+                        main,
+                        files: Vec::new(),
+                    },
+                    None => {
+                        return Err(CliError::Output(
+                            "the input cannot be copied unchanged (it starts with a byte order mark, which glTF forbids)".into(),
+                        ));
+                    }
+                }
+            }
+            None => dashvertex_gltf::export::Editor::new(&g)
+                .and_then(|e| e.finish_files(container, &files))
+                .map_err(export)?,
+        };
+        return Ok(Output {
+            main: written.main,
+            files: written.files,
+            format,
+            report,
+        });
+    }
+    // DashVertex.
+    let in_format = formats::decide(a.input, &bytes);
+    let format = named_out.unwrap_or(in_format);
+    if format.is_gltf() {
+        return Err(CliError::Usage(format!(
+            "{} is DashVertex {}: dash fix writes DashVertex (json, dmx, raw); dash convert does not make glTF either",
+            a.input.display(),
+            in_format.as_str()
+        )));
+    }
+    let mut loaded = formats::load(&file, &bytes, in_format, limits)?;
+    let part = dashvertex_fix::fix_document(loaded.document_mut(), a.bones, &a.policy)
+        .map_err(|e| input_error(a.input, e))?;
+    let mut report = Report {
+        file,
+        policy: a.policy,
+        unchanged: false,
+        vertices_changed: part.report.changes.len() as u64,
+        parts: vec![part],
+        skins: Vec::new(),
+    };
+    report.unchanged = !report.changed();
+    let main = if report.unchanged && format == in_format {
+        bytes
+    } else {
+        formats::save(&loaded, format, &SaveOptions::default())?
+    };
+    Ok(Output {
+        main,
+        files: Vec::new(),
+        format,
+        report,
+    })
+}

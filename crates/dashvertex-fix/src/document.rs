@@ -1,0 +1,100 @@
+//! DashVertex documents (JSON, DMX, raw records): the mesh is one part, bone indices
+//! range over the skeleton (or a bone count the caller knows), and bone 0 is the root
+//! (`spec/dashvertex.md` §7).
+
+use dashvertex_core::{Document, InfluenceSet, SLOTS};
+
+use crate::error::FixError;
+use crate::part::{self, Influences, PartContext};
+use crate::policy::Policy;
+use crate::report::Part;
+use crate::vertex::Storage;
+
+/// The label of a DashVertex document's one part.
+pub const MESH: &str = "mesh";
+
+/// Repairs a document's influences in place. `bones` is the bone count indices must stay
+/// below when the document has no skeleton (a skeleton's length wins when it has one).
+pub fn fix_document(
+    doc: &mut Document,
+    bones: Option<u64>,
+    policy: &Policy,
+) -> Result<Part, FixError> {
+    let mesh = &doc.mesh;
+    let sets = mesh.set_count();
+    let n = mesh.len();
+    let mut inf = Influences {
+        sets,
+        joints: Vec::with_capacity(n * sets * SLOTS),
+        weights: Vec::with_capacity(n * sets * SLOTS),
+        storage: Storage::Float,
+    };
+    for v in 0..n {
+        for set in mesh.sets_of(v) {
+            inf.joints.extend_from_slice(&set.joints);
+            inf.weights
+                .extend(set.weights.iter().map(|&w| f64::from(w)));
+        }
+    }
+    let bones = doc.skeleton.as_ref().map(|s| s.len() as u64).or(bones);
+    let root = doc
+        .skeleton
+        .as_ref()
+        .map_or(0, |s| part::first_root(s.bones.iter().map(|b| b.parent)));
+    let ctx = PartContext {
+        policy,
+        bones,
+        root,
+        skinned: mesh.is_skinned(),
+    };
+    let positions = |v: usize| mesh.vertices().get(v).map_or([0.0; 3], |x| x.position);
+    let report = part::fix(&mut inf, &positions, &ctx).map_err(|r| FixError::Refused {
+        part: MESH.into(),
+        vertex: r.vertex,
+        slot: r.slot,
+        pointer: None,
+        message: r.message,
+    })?;
+    if !report.changes.is_empty() || report.sets_dropped > 0 {
+        let width = inf.sets * SLOTS;
+        let set_at = |v: usize, s: usize| -> InfluenceSet {
+            let at = v * width + s * SLOTS;
+            let mut out = InfluenceSet::ZERO;
+            for k in 0..SLOTS {
+                if let (Some(j), Some(w), Some(oj), Some(ow)) = (
+                    inf.joints.get(at + k),
+                    inf.weights.get(at + k),
+                    out.joints.get_mut(k),
+                    out.weights.get_mut(k),
+                ) {
+                    *oj = *j;
+                    *ow = to_f32(*w);
+                }
+            }
+            out
+        };
+        for (v, vertex) in doc.mesh.vertices_mut().iter_mut().enumerate() {
+            vertex.skin = set_at(v, 0);
+        }
+        doc.mesh.truncate_sets(inf.sets);
+        for (i, set) in doc.mesh.extra_sets_mut().enumerate() {
+            for (v, x) in set.iter_mut().enumerate() {
+                *x = set_at(v, i + 1);
+            }
+        }
+    }
+    Ok(Part {
+        label: MESH.into(),
+        pointer: None,
+        notes: Vec::new(),
+        report,
+    })
+}
+
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "the weights are binary32 values held in an f64: exact"
+)]
+fn to_f32(x: f64) -> f32 {
+    x as f32
+}

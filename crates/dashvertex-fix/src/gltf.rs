@@ -1,0 +1,439 @@
+//! glTF and GLB: each skinned primitive is a part (joint indices range over its limiting
+//! skin, the smallest skin of the nodes that use the mesh); inverse bind matrices are
+//! repaired per skin. Only what changed is rewritten, through the exporter's
+//! [`Editor`]: a primitive with a change gets new `JOINTS_n` / `WEIGHTS_n` accessors in a
+//! legal format, a skin with a snapped matrix a new inverse-bind-matrix accessor, and
+//! everything else in the document is written back as it was.
+
+use dashvertex_core::{Limits, SLOTS};
+use dashvertex_gltf::Gltf;
+use dashvertex_gltf::accessor::{self, AccessorData};
+use dashvertex_gltf::export::{Editor, Influences as Written, Weights};
+use dashvertex_gltf::skinning::{self, PrimitiveSets};
+use dashvertex_gltf::spec::component;
+
+use crate::error::FixError;
+use crate::part::{self, Influences, PartContext};
+use crate::policy::Policy;
+use crate::report::{Note, Part, SkinReport};
+use crate::vertex::Storage;
+
+/// The repair of a glTF document: the report's parts and skins, and the edit to finish
+/// (`None` when nothing changed).
+pub struct Fixed<'g> {
+    /// Every skinned primitive, in mesh then primitive order.
+    pub parts: Vec<Part>,
+    /// Skins whose inverse bind matrices changed.
+    pub skins: Vec<SkinReport>,
+    /// The edit, when anything changed.
+    pub editor: Option<Editor<'g>>,
+}
+
+fn read<'g>(
+    gltf: &'g Gltf,
+    pointer: &str,
+    index: u64,
+    limits: &Limits,
+) -> Result<AccessorData<'g>, FixError> {
+    accessor::read(gltf, index, limits).map_err(|source| FixError::Accessor {
+        pointer: pointer.to_owned(),
+        source,
+    })
+}
+
+fn type_name(data: &AccessorData<'_>) -> String {
+    let t = component::name(data.component_type);
+    if data.normalized {
+        format!("normalized {t}")
+    } else {
+        t
+    }
+}
+
+/// Repairs every skinned primitive and every skin of `gltf`.
+pub fn fix_gltf<'g>(
+    gltf: &'g Gltf,
+    policy: &Policy,
+    limits: &Limits,
+) -> Result<Fixed<'g>, FixError> {
+    let root = &gltf.root;
+    let users = skinning::mesh_nodes(root);
+    let mut parts = Vec::new();
+    let mut edits: Vec<(usize, usize, Written)> = Vec::new();
+    for ps in skinning::primitive_sets(root) {
+        if ps.sets.is_empty() {
+            continue;
+        }
+        let skin = skinning::limiting_skin(
+            root,
+            users.get(ps.mesh).map(Vec::as_slice).unwrap_or_default(),
+        );
+        let (part, written) = fix_primitive(gltf, &ps, skin, policy, limits)?;
+        if let Some(w) = written {
+            edits.push((ps.mesh, ps.primitive, w));
+        }
+        parts.push(part);
+    }
+    let mut skins = Vec::new();
+    let mut matrices: Vec<(usize, Vec<[f32; 16]>)> = Vec::new();
+    for (s, sk) in root.skins.iter().enumerate() {
+        let Some(ibm) = sk.inverse_bind_matrices else {
+            continue;
+        };
+        let pointer = format!("/skins/{s}/inverseBindMatrices");
+        let data = read(gltf, &pointer, ibm, limits)?;
+        if data.component_type != component::F32 || data.components != 16 {
+            return Err(FixError::Unfixable {
+                pointer,
+                message: format!(
+                    "the inverse bind matrices are {} with {} components, not MAT4 FLOAT; dash fix does not convert them",
+                    type_name(&data),
+                    data.components
+                ),
+            });
+        }
+        let mut notes = Vec::new();
+        let mut mats = Vec::with_capacity(data.count);
+        for i in 0..data.count {
+            let mut m: [f32; 16] = std::array::from_fn(|c| to_f32(data.get(i, c)));
+            if m.iter().any(|x| !x.is_finite()) {
+                return Err(FixError::Unfixable {
+                    pointer,
+                    message: format!(
+                        "inverse bind matrix {i} has a NaN or infinite element; dash fix does not invent a matrix"
+                    ),
+                });
+            }
+            // Column-major: the fourth row is elements 3, 7, 11 and 15. Compared exactly,
+            // as the official validator does (-0.0 equals 0.0).
+            let row = [m[3], m[7], m[11], m[15]];
+            let target = [0.0f32, 0.0, 0.0, 1.0];
+            if row != target {
+                let off = row
+                    .iter()
+                    .zip(target)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0f32, f32::max);
+                if off > policy.ibm_tolerance {
+                    return Err(FixError::Unfixable {
+                        pointer,
+                        message: format!(
+                            "inverse bind matrix {i} has fourth row ({} {} {} {}), {off} from \
+                             (0 0 0 1): more than --ibm-tolerance {}; the matrix is not affine, \
+                             and dash fix does not guess which one was meant",
+                            row[0], row[1], row[2], row[3], policy.ibm_tolerance
+                        ),
+                    });
+                }
+                notes.push(Note::IbmRow {
+                    joint: i as u64,
+                    before: row,
+                });
+                (m[3], m[7], m[11], m[15]) = (0.0, 0.0, 0.0, 1.0);
+            }
+            mats.push(m);
+        }
+        if !notes.is_empty() {
+            skins.push(SkinReport {
+                skin: s,
+                pointer: format!("/skins/{s}"),
+                notes,
+            });
+            matrices.push((s, mats));
+        }
+    }
+    let editor = if edits.is_empty() && matrices.is_empty() {
+        None
+    } else {
+        let mut e = Editor::new(gltf)?;
+        for (m, p, w) in &edits {
+            e.set_influences(*m, *p, w)?;
+        }
+        for (s, mats) in &matrices {
+            e.set_inverse_bind_matrices(*s, mats)?;
+        }
+        Some(e)
+    };
+    Ok(Fixed {
+        parts,
+        skins,
+        editor,
+    })
+}
+
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "f64 to f32 rounds to the nearest float32; accessor values of FLOAT accessors are binary32 already"
+)]
+fn to_f32(x: f64) -> f32 {
+    x as f32
+}
+
+/// One primitive: read, repaired, and (when anything changed) its sets to write.
+fn fix_primitive(
+    gltf: &Gltf,
+    ps: &PrimitiveSets,
+    skin: Option<(usize, usize)>,
+    policy: &Policy,
+    limits: &Limits,
+) -> Result<(Part, Option<Written>), FixError> {
+    let label = format!("mesh {} primitive {}", ps.mesh, ps.primitive);
+    let mut notes = Vec::new();
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    let mut storages = Vec::new();
+    for s in &ps.sets {
+        let (Some(j), Some(w)) = (s.joints, s.weights) else {
+            return Err(FixError::Unfixable {
+                pointer: ps.pointer(),
+                message: format!(
+                    "set {} has JOINTS_{0} or WEIGHTS_{0} but not both; dash fix does not guess the other",
+                    s.n
+                ),
+            });
+        };
+        let jp = ps.attribute_pointer(&format!("JOINTS_{}", s.n));
+        let wp = ps.attribute_pointer(&format!("WEIGHTS_{}", s.n));
+        let jd = read(gltf, &jp, j, limits)?;
+        let wd = read(gltf, &wp, w, limits)?;
+        if jd.components != 4 || wd.components != 4 {
+            return Err(FixError::Unfixable {
+                pointer: if jd.components != 4 { jp } else { wp },
+                message: "influence accessors must be VEC4; dash fix does not reshape them".into(),
+            });
+        }
+        if !matches!(jd.component_type, component::U8 | component::U16) || jd.normalized {
+            notes.push(Note::JointsType {
+                from: type_name(&jd),
+                to: "UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
+            });
+        }
+        let storage = match (wd.component_type, wd.normalized) {
+            (component::F32, false) => Storage::Float,
+            (component::F32, true) => {
+                notes.push(Note::WeightsType {
+                    from: type_name(&wd),
+                    to: "FLOAT".into(),
+                });
+                Storage::Float
+            }
+            (component::U8, n) => {
+                if !n {
+                    notes.push(Note::WeightsType {
+                        from: type_name(&wd),
+                        to: "normalized UNSIGNED_BYTE".into(),
+                    });
+                }
+                Storage::Unorm(255)
+            }
+            (component::U16, n) => {
+                if !n {
+                    notes.push(Note::WeightsType {
+                        from: type_name(&wd),
+                        to: "normalized UNSIGNED_SHORT".into(),
+                    });
+                }
+                Storage::Unorm(65535)
+            }
+            _ => {
+                return Err(FixError::Unfixable {
+                    pointer: wp,
+                    message: format!(
+                        "weights are {}; dash fix converts only FLOAT and UNSIGNED_BYTE / UNSIGNED_SHORT weights",
+                        type_name(&wd)
+                    ),
+                });
+            }
+        };
+        if (misaligned(gltf, j) || misaligned(gltf, w)) && !notes.contains(&Note::Alignment) {
+            notes.push(Note::Alignment);
+        }
+        storages.push(storage);
+        joints.push((jp, jd));
+        weights.push(wd);
+    }
+    let count = joints.first().map_or(0, |j| j.1.count);
+    if let Some((p, _)) = joints.iter().find(|j| j.1.count != count) {
+        return Err(FixError::Unfixable {
+            pointer: p.clone(),
+            message: "the sets have different counts; dash fix does not guess which is right"
+                .into(),
+        });
+    }
+    if weights.iter().any(|w| w.count != count) {
+        return Err(FixError::Unfixable {
+            pointer: ps.pointer(),
+            message:
+                "JOINTS and WEIGHTS have different counts; dash fix does not guess which is right"
+                    .into(),
+        });
+    }
+    // Mixed storages: every set as FLOAT.
+    let storage = if storages.windows(2).any(|w| w.first() != w.get(1)) {
+        notes.push(Note::WeightsType {
+            from: "mixed across sets".into(),
+            to: "FLOAT".into(),
+        });
+        Storage::Float
+    } else {
+        storages.first().copied().unwrap_or(Storage::Float)
+    };
+    let sets = joints.len();
+    let mut inf = Influences {
+        sets,
+        joints: Vec::with_capacity(count * sets * SLOTS),
+        weights: Vec::with_capacity(count * sets * SLOTS),
+        storage,
+    };
+    for v in 0..count {
+        for (s, ((jp, jd), wd)) in joints.iter().zip(&weights).enumerate() {
+            let j = jd.get4(v);
+            for (k, x) in j.into_iter().enumerate() {
+                if !((0.0..=65535.0).contains(&x) && x.fract() == 0.0) {
+                    return Err(FixError::Unfixable {
+                        pointer: jp.clone(),
+                        message: format!(
+                            "vertex {v} set {s} slot {k}: joint {x} is not a whole number in 0 ..= 65535; dash fix does not guess the joint"
+                        ),
+                    });
+                }
+                inf.joints.push(to_u32(x));
+            }
+            let from = storages.get(s).copied().unwrap_or(Storage::Float);
+            for x in wd.get4(v) {
+                inf.weights.push(match (from, storage) {
+                    (Storage::Float, _) => f64::from(to_f32(x)),
+                    (Storage::Unorm(max), Storage::Float) => f64::from(to_f32(x / f64::from(max))),
+                    (Storage::Unorm(_), Storage::Unorm(_)) => x,
+                });
+            }
+        }
+    }
+    let (bones, root) = match skin {
+        Some((s, len)) => {
+            let root = dashvertex_gltf::import::skeleton(gltf, s)
+                .map_or(0, |sk| part::first_root(sk.bones.iter().map(|b| b.parent)));
+            (Some(len as u64), root)
+        }
+        None => (None, 0),
+    };
+    let positions = match ps
+        .attributes
+        .iter()
+        .find(|a| a.0 == "POSITION")
+        .and_then(|a| a.1)
+    {
+        Some(i) if part::needs_positions(policy) => {
+            Some(read(gltf, &ps.attribute_pointer("POSITION"), i, limits)?)
+        }
+        _ => None,
+    };
+    let position = |v: usize| dashvertex_gltf::import::position_at(positions.as_ref(), v);
+    let ctx = PartContext {
+        policy,
+        bones,
+        root,
+        skinned: true,
+    };
+    let report = part::fix(&mut inf, &position, &ctx).map_err(|r| FixError::Refused {
+        part: label.clone(),
+        vertex: r.vertex,
+        slot: r.slot,
+        pointer: Some(ps.attribute_pointer(&format!("WEIGHTS_{}", r.slot.map_or(0, |s| s.0)))),
+        message: r.message,
+    })?;
+    let changed = !notes.is_empty() || !report.changes.is_empty() || report.sets_dropped > 0;
+    let written = changed.then(|| to_written(&inf));
+    Ok((
+        Part {
+            label,
+            pointer: Some(ps.pointer()),
+            notes,
+            report,
+        },
+        written,
+    ))
+}
+
+fn misaligned(gltf: &Gltf, accessor: u64) -> bool {
+    let Some(a) = usize::try_from(accessor)
+        .ok()
+        .and_then(|i| gltf.root.accessors.get(i))
+    else {
+        return false;
+    };
+    let view = a
+        .buffer_view
+        .and_then(|v| usize::try_from(v).ok())
+        .and_then(|v| gltf.root.buffer_views.get(v));
+    a.byte_offset % 4 != 0
+        || view.is_some_and(|v| v.byte_offset % 4 != 0 || v.byte_stride.is_some_and(|s| s % 4 != 0))
+}
+
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "checked by the caller: a whole number in 0 ..= 65535"
+)]
+fn to_u32(x: f64) -> u32 {
+    x as u32
+}
+
+/// The repaired sets in the exporter's layout.
+fn to_written(inf: &Influences) -> Written {
+    let n = inf.vertices();
+    let width = inf.sets * SLOTS;
+    let quad = |v: &[f64], v0: usize| -> [f64; 4] {
+        std::array::from_fn(|k| v.get(v0 + k).copied().unwrap_or(0.0))
+    };
+    let joints = (0..inf.sets)
+        .map(|s| {
+            (0..n)
+                .map(|v| {
+                    std::array::from_fn(|k| {
+                        inf.joints
+                            .get(v * width + s * SLOTS + k)
+                            .copied()
+                            .unwrap_or(0)
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let weights = match inf.storage {
+        Storage::Float => Weights::F32(
+            (0..inf.sets)
+                .map(|s| {
+                    (0..n)
+                        .map(|v| quad(&inf.weights, v * width + s * SLOTS).map(to_f32))
+                        .collect()
+                })
+                .collect(),
+        ),
+        Storage::Unorm(255) => Weights::Unorm8(
+            (0..inf.sets)
+                .map(|s| {
+                    (0..n)
+                        .map(|v| {
+                            quad(&inf.weights, v * width + s * SLOTS)
+                                .map(|x| u8::try_from(to_u32(x)).unwrap_or(u8::MAX))
+                        })
+                        .collect()
+                })
+                .collect(),
+        ),
+        Storage::Unorm(_) => Weights::Unorm16(
+            (0..inf.sets)
+                .map(|s| {
+                    (0..n)
+                        .map(|v| {
+                            quad(&inf.weights, v * width + s * SLOTS)
+                                .map(|x| u16::try_from(to_u32(x)).unwrap_or(u16::MAX))
+                        })
+                        .collect()
+                })
+                .collect(),
+        ),
+    };
+    Written { joints, weights }
+}

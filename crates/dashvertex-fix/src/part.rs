@@ -1,0 +1,273 @@
+//! One part's influences (a DashVertex mesh, a glTF primitive) held as flat slots, and
+//! its repair: every vertex, then the vertices left without weight under
+//! `--zero-sum nearest`, then the trailing sets no vertex uses.
+
+use dashvertex_core::SLOTS;
+
+use crate::nearest::Tree;
+use crate::policy::{Policy, ZeroSum};
+use crate::report::{PartReport, Slots, VertexChange, Weight};
+use crate::step::{Step, Steps};
+use crate::vertex::{self, Context, Outcome, Refusal, Scratch, Storage};
+
+/// The influences of one part, slot by slot: vertex `v`, set `s`, slot `k` is element
+/// `(v × sets + s) × 4 + k`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Influences {
+    /// Number of sets.
+    pub sets: usize,
+    /// Joint indices.
+    pub joints: Vec<u32>,
+    /// Weights: binary32 values, or stored integers for [`Storage::Unorm`].
+    pub weights: Vec<f64>,
+    /// Weight storage.
+    pub storage: Storage,
+}
+
+impl Influences {
+    /// Number of vertices.
+    pub fn vertices(&self) -> usize {
+        self.joints.len() / (self.sets * SLOTS).max(1)
+    }
+
+    fn width(&self) -> usize {
+        self.sets * SLOTS
+    }
+
+    fn slots_of(&self, v: usize) -> Slots {
+        let w = self.width();
+        let range = v * w..(v + 1) * w;
+        Slots {
+            joints: self.joints.get(range.clone()).unwrap_or_default().to_vec(),
+            weights: self
+                .weights
+                .get(range)
+                .unwrap_or_default()
+                .iter()
+                .map(|&x| Weight::of(x, self.storage))
+                .collect(),
+        }
+    }
+}
+
+/// What a part's repair needs besides its influences.
+#[derive(Clone, Copy, Debug)]
+pub struct PartContext<'a> {
+    /// The policies.
+    pub policy: &'a Policy,
+    /// Joint count, when known.
+    pub bones: Option<u64>,
+    /// The root bone.
+    pub root: u32,
+    /// Whether the part is skinned (an unskinned DashVertex mesh is left alone).
+    pub skinned: bool,
+}
+
+/// A vertex that cannot be repaired.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartRefusal {
+    /// The vertex.
+    pub vertex: u64,
+    /// Its set and slot, when one slot is at fault.
+    pub slot: Option<(usize, usize)>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Repairs every vertex of `inf`, in place. `positions` (one per vertex) are needed for
+/// `--zero-sum nearest` only.
+pub fn fix(
+    inf: &mut Influences,
+    positions: &dyn Fn(usize) -> [f32; 3],
+    ctx: &PartContext<'_>,
+) -> Result<PartReport, PartRefusal> {
+    let mut report = PartReport {
+        vertices: inf.vertices() as u64,
+        ..PartReport::default()
+    };
+    if !ctx.skinned || inf.sets == 0 {
+        return Ok(report);
+    }
+    let width = inf.width();
+    let vctx = Context {
+        policy: ctx.policy,
+        storage: inf.storage,
+        bones: ctx.bones,
+        root: ctx.root,
+    };
+    let mut scratch = Scratch::default();
+    let mut before_of: Vec<(usize, Slots, Steps)> = Vec::new();
+    let mut pending: Vec<usize> = Vec::new();
+    for v in 0..inf.vertices() {
+        let range = v * width..(v + 1) * width;
+        let before = inf.slots_of(v);
+        let (Some(joints), Some(weights)) = (
+            inf.joints.get_mut(range.clone()),
+            inf.weights.get_mut(range),
+        ) else {
+            break;
+        };
+        let outcome = vertex::fix(joints, weights, &vctx, &mut scratch).map_err(
+            |Refusal { slot, message }| PartRefusal {
+                vertex: v as u64,
+                slot: slot.map(|i| (i / SLOTS, i % SLOTS)),
+                message,
+            },
+        )?;
+        let steps = match outcome {
+            Outcome::Fixed(steps) => steps,
+            Outcome::NeedsNearest(steps) => {
+                pending.push(v);
+                steps
+            }
+        };
+        if !steps.is_empty() || matches!(outcome, Outcome::NeedsNearest(_)) {
+            before_of.push((v, before, steps));
+        }
+    }
+    if !pending.is_empty() {
+        nearest(inf, positions, &pending, &mut before_of)?;
+    }
+    drop_trailing_sets(inf, &mut report);
+    for (v, before, steps) in before_of {
+        let after = inf.slots_of(v);
+        report.changes.push(VertexChange {
+            vertex: v as u64,
+            steps: steps.iter().collect(),
+            before,
+            after,
+        });
+    }
+    for c in &report.changes {
+        for s in &c.steps {
+            *report.steps.entry(*s).or_default() += 1;
+        }
+    }
+    Ok(report)
+}
+
+/// `--zero-sum nearest`: each pending vertex takes the repaired influences of the nearest
+/// vertex that has a weight.
+fn nearest(
+    inf: &mut Influences,
+    positions: &dyn Fn(usize) -> [f32; 3],
+    pending: &[usize],
+    before_of: &mut [(usize, Slots, Steps)],
+) -> Result<(), PartRefusal> {
+    let width = inf.width();
+    let weighted = (0..inf.vertices()).filter(|&v| {
+        inf.weights
+            .get(v * width..(v + 1) * width)
+            .is_some_and(|w| w.iter().any(|&x| x != 0.0))
+    });
+    let wide = |p: [f32; 3]| p.map(f64::from);
+    let tree = Tree::new(
+        weighted
+            .map(|v| (wide(positions(v)), v as u64))
+            .collect::<Vec<_>>(),
+    );
+    for &v in pending {
+        let q = wide(positions(v));
+        let source = if q.iter().all(|c| c.is_finite()) {
+            tree.nearest(q)
+        } else {
+            None
+        };
+        let Some(source) = source.and_then(|s| usize::try_from(s).ok()) else {
+            return Err(PartRefusal {
+                vertex: v as u64,
+                slot: None,
+                message: if tree.is_empty() {
+                    "the vertex has no non-zero weight, and no vertex of its part has one \
+                     to copy (--zero-sum root binds it to the root bone)"
+                        .into()
+                } else {
+                    "the vertex has no non-zero weight, and its position is not finite, so \
+                     it has no nearest vertex (--zero-sum root binds it to the root bone)"
+                        .into()
+                },
+            });
+        };
+        let from = source * width..(source + 1) * width;
+        let joints: Vec<u32> = inf.joints.get(from.clone()).unwrap_or_default().to_vec();
+        let weights: Vec<f64> = inf.weights.get(from).unwrap_or_default().to_vec();
+        let to = v * width..(v + 1) * width;
+        if let Some(j) = inf.joints.get_mut(to.clone()) {
+            j.copy_from_slice(&joints);
+        }
+        if let Some(w) = inf.weights.get_mut(to) {
+            w.copy_from_slice(&weights);
+        }
+        if let Some(entry) = before_of.iter_mut().find(|e| e.0 == v) {
+            entry.2.add(Step::ZeroSumNearest);
+        }
+    }
+    Ok(())
+}
+
+/// Sets after the last one any vertex uses are dropped (set 0 always stays).
+fn drop_trailing_sets(inf: &mut Influences, report: &mut PartReport) {
+    let width = inf.width();
+    if inf.sets <= 1 || width == 0 {
+        return;
+    }
+    let mut used = 1;
+    for v in 0..inf.vertices() {
+        let Some(w) = inf.weights.get(v * width..(v + 1) * width) else {
+            break;
+        };
+        let j = inf
+            .joints
+            .get(v * width..(v + 1) * width)
+            .unwrap_or_default();
+        for s in (used..inf.sets).rev() {
+            let range = s * SLOTS..(s + 1) * SLOTS;
+            let any = w
+                .get(range.clone())
+                .is_some_and(|x| x.iter().any(|&x| x != 0.0))
+                || j.get(range).is_some_and(|x| x.iter().any(|&x| x != 0));
+            if any {
+                used = s + 1;
+                break;
+            }
+        }
+        if used == inf.sets {
+            return;
+        }
+    }
+    let keep = used * SLOTS;
+    let n = inf.vertices();
+    let mut joints = Vec::with_capacity(n * keep);
+    let mut weights = Vec::with_capacity(n * keep);
+    for v in 0..n {
+        joints.extend_from_slice(
+            inf.joints
+                .get(v * width..v * width + keep)
+                .unwrap_or_default(),
+        );
+        weights.extend_from_slice(
+            inf.weights
+                .get(v * width..v * width + keep)
+                .unwrap_or_default(),
+        );
+    }
+    report.sets_dropped = inf.sets - used;
+    report.sets_before = inf.sets;
+    inf.sets = used;
+    inf.joints = joints;
+    inf.weights = weights;
+}
+
+/// The root bone for `--zero-sum root`: the first bone without a parent.
+pub fn first_root(parents: impl IntoIterator<Item = Option<u32>>) -> u32 {
+    parents
+        .into_iter()
+        .position(|p| p.is_none())
+        .and_then(|i| u32::try_from(i).ok())
+        .unwrap_or(0)
+}
+
+/// Whether `zero_sum` needs positions.
+pub fn needs_positions(policy: &Policy) -> bool {
+    policy.zero_sum == ZeroSum::Nearest
+}

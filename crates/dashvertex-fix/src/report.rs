@@ -1,0 +1,296 @@
+//! What a fix changed: per part, every changed vertex (steps, before → after) and the
+//! part-level changes; as text and as JSON (`schemas/fix-report.schema.json`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::policy::Policy;
+use crate::step::Step;
+use crate::vertex::Storage;
+
+/// A weight as stored: a binary32 value, or a normalized integer.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Weight {
+    /// binary32.
+    Float(f32),
+    /// A normalized integer (255 or 65535 is a full weight).
+    Int(u32),
+}
+
+impl Weight {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "a binary32 value held in an f64 converts back exactly; a stored \
+                  integer is a whole number in 0 ..= 2^32 - 1"
+    )]
+    pub(crate) fn of(x: f64, storage: Storage) -> Self {
+        match storage {
+            Storage::Float => Weight::Float(x as f32),
+            Storage::Unorm(_) => Weight::Int(x as u32),
+        }
+    }
+}
+
+impl std::fmt::Display for Weight {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Weight::Float(x) if *x != 0.0 && x.abs() < 1e-4 => write!(f, "{x:e}"),
+            Weight::Float(x) => write!(f, "{x}"),
+            Weight::Int(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+/// A vertex's slots, set-major (set `i / 4`, slot `i % 4`).
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct Slots {
+    /// Joint indices.
+    pub joints: Vec<u32>,
+    /// Weights as stored.
+    pub weights: Vec<Weight>,
+}
+
+impl std::fmt::Display for Slots {
+    /// The used slots as `joint:weight`, sets separated by `|` (`[]` when none).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let zero = |w: &Weight| {
+            matches!(w, Weight::Float(x) if *x == 0.0 && x.is_sign_positive())
+                || matches!(w, Weight::Int(0))
+        };
+        let mut out = String::from("[");
+        let sets = self.joints.len().div_ceil(4);
+        let mut first_set = true;
+        for s in 0..sets {
+            let range = s * 4..(s * 4 + 4).min(self.joints.len());
+            let pairs: Vec<String> = self
+                .joints
+                .get(range.clone())
+                .unwrap_or_default()
+                .iter()
+                .zip(self.weights.get(range).unwrap_or_default())
+                .filter(|(j, w)| **j != 0 || !zero(w))
+                .map(|(j, w)| format!("{j}:{w}"))
+                .collect();
+            if sets > 1 && !first_set {
+                out.push_str(" | ");
+            }
+            first_set = false;
+            out.push_str(&pairs.join(" "));
+        }
+        out.push(']');
+        f.write_str(&out)
+    }
+}
+
+/// One changed vertex.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct VertexChange {
+    /// The vertex index within its part.
+    pub vertex: u64,
+    /// The steps applied, in the order they ran.
+    pub steps: Vec<Step>,
+    /// The slots before.
+    pub before: Slots,
+    /// The slots after (with the sets the part kept).
+    pub after: Slots,
+}
+
+/// What changed in one part.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PartReport {
+    /// Vertices in the part.
+    pub vertices: u64,
+    /// How many vertices each step changed.
+    pub steps: BTreeMap<Step, u64>,
+    /// Trailing sets no vertex used, dropped.
+    pub sets_dropped: usize,
+    /// Sets before the drop (0 when none was dropped).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sets_before: usize,
+    /// Every changed vertex, in vertex order.
+    pub changes: Vec<VertexChange>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// A change to a part as a whole, or to a skin (glTF).
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+#[non_exhaustive]
+pub enum Note {
+    /// The weights' storage was not a legal glTF format; written as `to`.
+    WeightsType {
+        /// The accessor's format (`UNSIGNED_BYTE`, `normalized FLOAT`, …).
+        from: String,
+        /// What was written.
+        to: String,
+    },
+    /// The joints' component type was not legal (FLOAT, signed, UNSIGNED_INT); written
+    /// as UNSIGNED_BYTE or UNSIGNED_SHORT.
+    JointsType {
+        /// The accessor's component type.
+        from: String,
+        /// What was written.
+        to: String,
+    },
+    /// An influence accessor was not 4-byte aligned; written aligned.
+    Alignment,
+    /// An inverse bind matrix's fourth row was snapped to exactly `(0, 0, 0, 1)`.
+    IbmRow {
+        /// The joint (matrix) index.
+        joint: u64,
+        /// The row before.
+        before: [f32; 4],
+    },
+}
+
+/// The report of one part.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Part {
+    /// What the part is: `mesh` (DashVertex) or `mesh M primitive P` (glTF).
+    pub label: String,
+    /// Its JSON Pointer in a glTF document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// Part-level changes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
+    /// Vertex changes.
+    #[serde(flatten)]
+    pub report: PartReport,
+}
+
+/// The report of a skin's repair (glTF).
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct SkinReport {
+    /// Skin index.
+    pub skin: usize,
+    /// JSON Pointer of the skin.
+    pub pointer: String,
+    /// What changed.
+    pub notes: Vec<Note>,
+}
+
+/// What `dash fix` did to a file.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// The input's name.
+    pub file: String,
+    /// The policies applied.
+    pub policy: Policy,
+    /// True when nothing changed (the output is the input, byte for byte).
+    pub unchanged: bool,
+    /// Vertices changed, over all parts.
+    pub vertices_changed: u64,
+    /// Per part, in file order (parts without change included, with no changes listed).
+    pub parts: Vec<Part>,
+    /// Skins changed (glTF).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skins: Vec<SkinReport>,
+}
+
+impl Report {
+    /// Whether anything changed.
+    pub fn changed(&self) -> bool {
+        self.parts.iter().any(|p| {
+            !p.notes.is_empty() || !p.report.changes.is_empty() || p.report.sets_dropped > 0
+        }) || !self.skins.is_empty()
+    }
+
+    /// The report as text: a summary line per part and skin, then one line per changed
+    /// vertex (`vertex V: steps: before -> after`).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        if !self.changed() {
+            let _ = writeln!(out, "{}: nothing to fix", self.file);
+            return out;
+        }
+        for p in &self.parts {
+            let r = &p.report;
+            if r.changes.is_empty() && p.notes.is_empty() && r.sets_dropped == 0 {
+                continue;
+            }
+            let steps: Vec<String> = r
+                .steps
+                .iter()
+                .map(|(s, n)| format!("{} {n}", s.name()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "{}: {} {} of {} vertices changed{}{}",
+                p.label,
+                r.changes.len(),
+                if r.changes.len() == 1 {
+                    "vertex"
+                } else {
+                    "vertices"
+                },
+                r.vertices,
+                if steps.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", steps.join(", "))
+                },
+                if r.sets_dropped > 0 {
+                    format!("; {} unused trailing set(s) dropped", r.sets_dropped)
+                } else {
+                    String::new()
+                }
+            );
+            for n in &p.notes {
+                let _ = writeln!(out, "  {}", note_text(n));
+            }
+            for c in &r.changes {
+                let steps: Vec<&str> = c.steps.iter().map(|s| s.name()).collect();
+                let _ = writeln!(
+                    out,
+                    "  vertex {}: {}: {} -> {}",
+                    c.vertex,
+                    steps.join(", "),
+                    c.before,
+                    c.after
+                );
+            }
+        }
+        for s in &self.skins {
+            for n in &s.notes {
+                let _ = writeln!(out, "skin {}: {}", s.skin, note_text(n));
+            }
+        }
+        out
+    }
+}
+
+fn note_text(n: &Note) -> String {
+    match n {
+        Note::WeightsType { from, to } => format!("weights were {from}: written as {to}"),
+        Note::JointsType { from, to } => format!("joints were {from}: written as {to}"),
+        Note::Alignment => "influence accessors were not 4-byte aligned: written aligned".into(),
+        Note::IbmRow { joint, before } => format!(
+            "inverse bind matrix {joint}: fourth row ({} {} {} {}) set to (0 0 0 1)",
+            before[0], before[1], before[2], before[3]
+        ),
+    }
+}
+
+/// The JSON Schema of [`Report`] (`schemas/fix-report.schema.json`).
+pub fn schema() -> schemars::Schema {
+    let mut s = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<Report>();
+    s.insert(
+        "$id".into(),
+        serde_json::Value::String("https://dash.invalid/schemas/fix-report.schema.json".into()),
+    );
+    s
+}

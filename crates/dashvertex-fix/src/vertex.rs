@@ -1,0 +1,318 @@
+//! The repair of one vertex (`spec/fix.md` §3): its slots, laid out set-major (slot `i` is
+//! set `i / 4`, slot `i % 4`), go through the steps in a fixed order, and a vertex nothing
+//! is wrong with is left exactly as it was.
+
+use dashvertex_core::SLOTS;
+use dashvertex_core::weights::{largest_remainder, normalize_unit};
+
+use crate::policy::{BadWeights, OutOfRange, Policy, SumRule, ZeroSum};
+use crate::step::{Step, Steps};
+
+/// How a part stores its weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// binary32: a slot's weight is the f32 value (held exactly in an f64).
+    Float,
+    /// Normalized integers: a slot's weight is the stored integer, a full weight `max`
+    /// (255 or 65535).
+    Unorm(u32),
+}
+
+/// What a vertex's repair needs to know about its part.
+#[derive(Clone, Copy, Debug)]
+pub struct Context<'p> {
+    /// The policies.
+    pub policy: &'p Policy,
+    /// Weight storage.
+    pub storage: Storage,
+    /// Number of joints (bones) indices must stay below, when known.
+    pub bones: Option<u64>,
+    /// The root bone, for `--zero-sum root`.
+    pub root: u32,
+}
+
+/// Why a vertex cannot be repaired under the chosen policies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The slot (set-major), when one slot is at fault.
+    pub slot: Option<usize>,
+    /// What is wrong, and the policy flag that would repair it.
+    pub message: String,
+}
+
+/// The outcome of one vertex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The steps applied (none: the vertex was left alone).
+    Fixed(Steps),
+    /// The vertex has no weight and `--zero-sum nearest` applies: the caller copies the
+    /// influences of the nearest weighted vertex once every vertex is repaired.
+    NeedsNearest(Steps),
+}
+
+/// Scratch space reused across vertices.
+#[derive(Default)]
+pub struct Scratch {
+    order: Vec<(u32, usize)>,
+    used: Vec<(u32, f64)>,
+    f32s: Vec<f32>,
+    ints: Vec<u32>,
+    rems: Vec<(f64, usize)>,
+}
+
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "f64 to f32 rounds to the nearest float32"
+)]
+fn to_f32(x: f64) -> f32 {
+    x as f32
+}
+
+fn describe_weight(x: f64) -> String {
+    format!("{}", to_f32(x))
+}
+
+/// Repairs one vertex in place. `joints` and `weights` have the same length, a multiple
+/// of 4.
+pub fn fix(
+    joints: &mut [u32],
+    weights: &mut [f64],
+    ctx: &Context<'_>,
+    scratch: &mut Scratch,
+) -> Result<Outcome, Refusal> {
+    let mut steps = Steps::default();
+    let float = ctx.storage == Storage::Float;
+    // 1. Weights that mean nothing.
+    for (i, w) in weights.iter_mut().enumerate() {
+        let x = *w;
+        let step = if !x.is_finite() {
+            Step::NonFiniteWeight
+        } else if x < 0.0 {
+            Step::NegativeWeight
+        } else if x == 0.0 && x.is_sign_negative() {
+            *w = 0.0;
+            steps.add(Step::NegativeZero);
+            continue;
+        } else if float && x != 0.0 && to_f32(x).is_subnormal() {
+            *w = 0.0;
+            steps.add(Step::SubnormalWeight);
+            continue;
+        } else {
+            continue;
+        };
+        if ctx.policy.bad_weights == BadWeights::Error {
+            return Err(Refusal {
+                slot: Some(i),
+                message: format!(
+                    "weight {} is {} (--bad-weights zero drops it)",
+                    describe_weight(x),
+                    if step == Step::NegativeWeight {
+                        "negative"
+                    } else {
+                        "not finite"
+                    }
+                ),
+            });
+        }
+        *w = 0.0;
+        steps.add(step);
+    }
+    // 2. Weighted joints beyond the skin.
+    if let Some(n) = ctx.bones {
+        for (i, (j, w)) in joints.iter().zip(weights.iter_mut()).enumerate() {
+            if *w != 0.0 && u64::from(*j) >= n {
+                if ctx.policy.out_of_range == OutOfRange::Error {
+                    return Err(Refusal {
+                        slot: Some(i),
+                        message: format!(
+                            "joint {j} is not below the {n} joints, with weight {} \
+                             (--out-of-range drop drops the influence)",
+                            describe_weight(*w)
+                        ),
+                    });
+                }
+                *w = 0.0;
+                steps.add(Step::OutOfRangeJoint);
+            }
+        }
+    }
+    // 3. A joint weighted twice: added into its first slot.
+    scratch.order.clear();
+    scratch.order.extend(
+        joints
+            .iter()
+            .zip(weights.iter())
+            .enumerate()
+            .filter(|(_, (_, w))| **w != 0.0)
+            .map(|(i, (j, _))| (*j, i)),
+    );
+    scratch.order.sort_unstable();
+    let mut k = 0;
+    while k < scratch.order.len() {
+        let (joint, first) = scratch.order.get(k).copied().unwrap_or_default();
+        let mut next = k + 1;
+        while let Some(&(_, later)) = scratch.order.get(next).filter(|e| e.0 == joint) {
+            let add = weights.get(later).copied().unwrap_or(0.0);
+            if let Some(w) = weights.get_mut(first) {
+                *w = if float {
+                    f64::from(to_f32(*w + add))
+                } else {
+                    *w + add
+                };
+            }
+            if let Some(w) = weights.get_mut(later) {
+                *w = 0.0;
+            }
+            steps.add(Step::DuplicateJoint);
+            next += 1;
+        }
+        k = next;
+    }
+    // 4. Canonical padding.
+    pad(joints, weights, &mut steps);
+    // 5. Influences spread over the sets out of order.
+    reorder(joints, weights, scratch, &mut steps);
+    // 6. No weight left.
+    if weights.iter().all(|&w| w == 0.0) {
+        match ctx.policy.zero_sum {
+            ZeroSum::Keep => return Ok(Outcome::Fixed(steps)),
+            ZeroSum::Error => {
+                return Err(Refusal {
+                    slot: None,
+                    message: "the vertex has no non-zero weight \
+                              (--zero-sum root or --zero-sum nearest binds it)"
+                        .into(),
+                });
+            }
+            ZeroSum::Root => {
+                if let (Some(j), Some(w)) = (joints.first_mut(), weights.first_mut()) {
+                    *j = ctx.root;
+                    *w = full(ctx.storage);
+                }
+                steps.add(Step::ZeroSumRoot);
+                return Ok(Outcome::Fixed(steps));
+            }
+            ZeroSum::Nearest => return Ok(Outcome::NeedsNearest(steps)),
+        }
+    }
+    // 7. The sum rule. A share too small for the storage may have become 0: its slot is
+    // padding now, and the sets may need laying out again.
+    if normalize(weights, ctx, scratch, &mut steps) {
+        pad(joints, weights, &mut steps);
+        reorder(joints, weights, scratch, &mut steps);
+    }
+    Ok(Outcome::Fixed(steps))
+}
+
+/// A full weight in the storage.
+pub fn full(storage: Storage) -> f64 {
+    match storage {
+        Storage::Float => 1.0,
+        Storage::Unorm(max) => f64::from(max),
+    }
+}
+
+/// Unused slots name joint 0.
+fn pad(joints: &mut [u32], weights: &[f64], steps: &mut Steps) {
+    for (j, w) in joints.iter_mut().zip(weights) {
+        if *w == 0.0 && *j != 0 {
+            *j = 0;
+            steps.add(Step::Padding);
+        }
+    }
+}
+
+/// Lays the influences out again, heaviest first (ties by lower joint) from set 0 on,
+/// when they are spread over the sets out of order.
+fn reorder(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, steps: &mut Steps) {
+    if joints.len() <= SLOTS || !out_of_order(weights) {
+        return;
+    }
+    scratch.used.clear();
+    scratch.used.extend(
+        joints
+            .iter()
+            .zip(weights.iter())
+            .filter(|(_, w)| **w != 0.0)
+            .map(|(j, w)| (*j, *w)),
+    );
+    scratch
+        .used
+        .sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (i, (j, w)) in joints.iter_mut().zip(weights.iter_mut()).enumerate() {
+        (*j, *w) = scratch.used.get(i).copied().unwrap_or((0, 0.0));
+    }
+    steps.add(Step::SetOrder);
+}
+
+/// Whether a later set holds an influence heavier than a used slot of an earlier set, or
+/// a used slot while an earlier set has a free one (`SET_ORDER`, `SET_GAP`).
+fn out_of_order(weights: &[f64]) -> bool {
+    let mut lightest_before = f64::INFINITY;
+    let mut free_before = false;
+    for set in weights.chunks(SLOTS) {
+        let used = set.iter().filter(|&&w| w != 0.0);
+        let heaviest = used.clone().fold(0.0f64, |a, &w| a.max(w));
+        let any_used = set.iter().any(|&w| w != 0.0);
+        if any_used && (free_before || heaviest > lightest_before) {
+            return true;
+        }
+        for &w in used {
+            lightest_before = lightest_before.min(w);
+        }
+        free_before |= set.contains(&0.0);
+    }
+    false
+}
+
+/// Applies the sum rule of the policy: under `gltf`, weights that do not sum to 1 by
+/// the validator's rule are rescaled; under `dash`, only a vertex with a weight above 1.
+/// True when the weights changed.
+fn normalize(
+    weights: &mut [f64],
+    ctx: &Context<'_>,
+    scratch: &mut Scratch,
+    steps: &mut Steps,
+) -> bool {
+    match ctx.storage {
+        Storage::Float => {
+            scratch.f32s.clear();
+            scratch.f32s.extend(weights.iter().map(|&w| to_f32(w)));
+            let needed = match ctx.policy.sum {
+                SumRule::Gltf => !dashvertex_core::weights::layout_check(&scratch.f32s).passes(),
+                SumRule::Dash => scratch.f32s.iter().any(|&w| w > 1.0),
+            };
+            if !needed {
+                return false;
+            }
+            if ctx.policy.sum == SumRule::Gltf {
+                normalize_unit(&mut scratch.f32s);
+            } else {
+                let total: f64 = scratch.f32s.iter().map(|&w| f64::from(w)).sum();
+                for w in &mut scratch.f32s {
+                    *w = to_f32(f64::from(*w) / total);
+                }
+            }
+            for (w, &x) in weights.iter_mut().zip(&scratch.f32s) {
+                *w = f64::from(x);
+            }
+            steps.add(if ctx.policy.sum == SumRule::Gltf {
+                Step::Normalize
+            } else {
+                Step::AboveOne
+            });
+        }
+        Storage::Unorm(max) => {
+            let total: f64 = weights.iter().sum();
+            if total == f64::from(max) {
+                return false;
+            }
+            largest_remainder(weights, max, &mut scratch.ints, &mut scratch.rems);
+            for (w, &q) in weights.iter_mut().zip(&scratch.ints) {
+                *w = f64::from(q);
+            }
+            steps.add(Step::Normalize);
+        }
+    }
+    true
+}

@@ -18,6 +18,13 @@ fn parser(names: &'static [&'static str]) -> impl clap::builder::TypedValueParse
         .map(|s: String| Format::from_name(&s).unwrap_or(Format::Json))
 }
 
+/// `--target ENGINE`: one of the engine targets of spec/targets.md.
+pub fn target() -> impl clap::builder::TypedValueParser<Value = &'static dashvertex_core::Target> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(dashvertex_core::target::names())
+        .try_map(|s: String| dashvertex_core::Target::named(&s).ok_or("no such target"))
+}
+
 /// `--from`/`--to` of `convert` and `inspect`: the DashVertex formats.
 pub fn dashvertex_format() -> impl clap::builder::TypedValueParser<Value = Format> {
     parser(&["json", "dmx", "raw"])

@@ -51,6 +51,11 @@ pub struct ValidateArgs {
     /// indices (overriding the file's skeleton), and removed bones must carry no weight.
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
+    /// Also check what an engine's glTF import would get wrong (spec/targets.md): weight
+    /// in influence sets it does not read, a second set it refuses, more joints than it
+    /// renders, indices wider than it stores.
+    #[arg(long, value_name = "ENGINE", value_parser = crate::formats::target())]
+    pub target: Option<&'static dashvertex_core::Target>,
     /// Report format: human (compiler-style), json (schemas/report.schema.json), sarif
     /// (SARIF 2.1.0, for code-scanning views).
     #[arg(long, value_enum, default_value = "human")]
@@ -250,6 +255,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
         levels,
         limits: global.limits(),
         format: args.input_format,
+        target: args.target,
         resource_dirs: global.resource_dir.clone(),
     };
     let files = match expand(

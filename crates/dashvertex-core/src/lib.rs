@@ -18,6 +18,7 @@ mod influence;
 mod limits;
 mod mesh;
 mod skeleton;
+pub mod target;
 pub mod text;
 pub mod weights;
 
@@ -26,6 +27,7 @@ pub use influence::{InfluenceSet, SLOTS};
 pub use limits::{LimitError, Limits};
 pub use mesh::{Mesh, ModelError, Vertex};
 pub use skeleton::{Bone, Skeleton};
+pub use target::{ExtraSets, TARGETS, Target};
 
 /// Compares two `f32` slices bit for bit (so `-0.0 != 0.0` and NaN payloads count).
 pub fn f32_bits_eq(a: &[f32], b: &[f32]) -> bool {

@@ -136,6 +136,14 @@ codes! {
     WEIGHTS_ALL_ZERO = Warning, "dashvertex.md §8", "", "bind it to a bone, or mark the mesh unskinned";
     /// A bone index is beyond the skeleton.
     BONE_INDEX_RANGE = Error, "dashvertex.md §1, §7", "ACCESSOR_JOINTS_INDEX_OOB", "";
+    /// With --target: weight in influence sets the engine does not read.
+    TARGET_SETS_IGNORED = Error, "targets.md §3", "", "reduce to what the engine reads: `dash reduce --target ENGINE` or `dash fix --target ENGINE`";
+    /// With --target: more influence sets than the engine accepts; it refuses the file.
+    TARGET_SETS_REJECTED = Error, "targets.md §3", "", "fold the influences into the sets it reads: `dash fix --target ENGINE`";
+    /// With --target: a skin with more joints than the engine renders.
+    TARGET_JOINTS = Error, "targets.md §3", "", "split the mesh or the skin; no rewrite of the weights helps";
+    /// With --target: a joint index wider than the engine stores.
+    TARGET_INDEX_WIDTH = Error, "targets.md §3", "", "renumber the bones (a manifest) so the used ones come first";
     /// A bone index with non-zero weight names a bone the manifest marks removed.
     BONE_REMOVED = Error, "validation.md §2", "", "the bone left the skeleton: reduce the mesh again with the current manifest, or restore the bone";
     /// The same bone carries non-zero weight twice in one vertex (across all sets).

@@ -69,6 +69,66 @@ pub struct MeshStats {
     pub set_used: Vec<bool>,
     /// First vertex with any non-zero bone or weight.
     pub first_with_data: Option<u64>,
+    /// With a target: vertices with weight in sets the target does not read.
+    pub beyond: Beyond,
+    /// The largest bone index carrying weight.
+    pub max_bone: Option<u32>,
+}
+
+/// Reports a skeleton or skin with `joints` joints when the target renders fewer
+/// (`TARGET_JOINTS`); `what` names it ("skin 0", "the skeleton").
+pub fn target_joints(
+    target: Option<&dashvertex_core::Target>,
+    joints: usize,
+    at: &dyn Fn() -> Location,
+    what: &str,
+    sink: &mut Sink,
+) {
+    let Some((t, max)) = target.and_then(|t| Some((t, t.max_joints?))) else {
+        return;
+    };
+    if joints > max {
+        sink.report(Code::TARGET_JOINTS, at, || {
+            format!(
+                "{what} has {joints} joints; {} renders at most {max} per skin",
+                t.engine
+            )
+        });
+    }
+}
+
+/// Weight in influence sets an engine does not read, over a mesh.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Beyond {
+    /// Vertices with such weight.
+    pub vertices: u64,
+    /// The first of them.
+    pub first: Option<u64>,
+    /// The largest share of a vertex's weight lost, and that vertex (the first at equal
+    /// share).
+    pub worst: Option<(f32, u64)>,
+}
+
+impl Beyond {
+    fn add(&mut self, v: u64, share: f32) {
+        self.vertices += 1;
+        self.first.get_or_insert(v);
+        if self.worst.is_none_or(|(w, _)| share > w) {
+            self.worst = Some((share, v));
+        }
+    }
+
+    fn append(&mut self, later: Beyond) {
+        self.vertices += later.vertices;
+        if self.first.is_none() {
+            self.first = later.first;
+        }
+        if let Some((share, v)) = later.worst
+            && self.worst.is_none_or(|(w, _)| share > w)
+        {
+            self.worst = Some((share, v));
+        }
+    }
 }
 
 impl MeshStats {
@@ -83,6 +143,8 @@ impl MeshStats {
         if self.first_with_data.is_none() {
             self.first_with_data = later.first_with_data;
         }
+        self.beyond.append(later.beyond);
+        self.max_bone = self.max_bone.max(later.max_bone);
     }
 }
 
@@ -100,6 +162,8 @@ pub struct Checker {
     pub skinned: bool,
     /// Storage of the weights.
     pub encoding: Encoding,
+    /// The engine to check against, if any (`spec/targets.md`).
+    pub target: Option<&'static dashvertex_core::Target>,
 }
 
 /// Reusable per-vertex scratch space.
@@ -117,6 +181,43 @@ impl Checker {
     #[inline]
     fn is_removed(&self, bone: u32) -> bool {
         !self.removed.is_empty() && self.removed.binary_search(&bone).is_ok()
+    }
+
+    /// With a target: the weight of `sets` beyond the ones it reads, and the largest
+    /// weighted bone index.
+    #[inline]
+    fn target_stats(&self, v: u64, sets: &[InfluenceSet], stats: &mut MeshStats) {
+        let Some(t) = self.target else {
+            return;
+        };
+        let usable = |w: f32| w.is_finite() && w > 0.0;
+        for set in sets {
+            for (&j, &w) in set.joints.iter().zip(&set.weights) {
+                if usable(w) && stats.max_bone.is_none_or(|m| j > m) {
+                    stats.max_bone = Some(j);
+                }
+            }
+        }
+        let Some(read) = t.sets_read.filter(|&n| sets.len() > n) else {
+            return;
+        };
+        let sum = |s: &[InfluenceSet]| -> f64 {
+            s.iter()
+                .flat_map(|x| x.weights)
+                .filter(|&w| usable(w))
+                .map(f64::from)
+                .sum()
+        };
+        let lost = sum(sets.get(read..).unwrap_or_default());
+        if lost > 0.0 {
+            let total = sum(sets);
+            #[allow(
+                clippy::cast_possible_truncation,
+                reason = "a share in [0, 1], rounded"
+            )]
+            let share = (lost / total) as f32;
+            stats.beyond.add(v, share);
+        }
     }
 
     /// Checks a position.
@@ -194,6 +295,7 @@ impl Checker {
         stats: &mut MeshStats,
         scratch: &mut Scratch,
     ) {
+        self.target_stats(v, std::slice::from_ref(set), stats);
         if self.encoding == Encoding::Float && self.clean_single(set) {
             if !set.is_zero() {
                 if let Some(u) = stats.set_used.first_mut() {
@@ -306,6 +408,7 @@ impl Checker {
         stats: &mut MeshStats,
         scratch: &mut Scratch,
     ) {
+        self.target_stats(v, sets, stats);
         if stats.set_used.len() < sets.len() {
             stats.set_used.resize(sets.len(), false);
         }
@@ -570,6 +673,64 @@ impl Checker {
         }
     }
 
+    /// The target's mesh-level rules (`spec/targets.md` §3).
+    fn target_mesh(
+        &self,
+        t: &dashvertex_core::Target,
+        stats: &MeshStats,
+        sets: usize,
+        set_location: &dyn Fn(usize) -> Location,
+        sink: &mut Sink,
+    ) {
+        let read = t.sets_read.unwrap_or(usize::MAX);
+        if sets > read && t.extra_sets == dashvertex_core::ExtraSets::Rejected {
+            sink.report(
+                Code::TARGET_SETS_REJECTED,
+                || set_location(read),
+                || {
+                    format!(
+                        "{} refuses a primitive with more than {read} influence set(s); this one has {sets}",
+                        t.engine
+                    )
+                },
+            );
+        } else if let (Some(first), Some((share, worst))) = (stats.beyond.first, stats.beyond.worst)
+        {
+            let n = stats.beyond.vertices;
+            sink.report(
+                Code::TARGET_SETS_IGNORED,
+                || set_location(read),
+                || {
+                    format!(
+                        "{} reads influence set{} 0{} only: {n} {} carry weight in later sets (first: vertex {first}; most: vertex {worst}, {:.1} % of its weight); {}",
+                        t.engine,
+                        if read == 1 { "" } else { "s" },
+                        if read == 1 { String::new() } else { format!(" to {}", read - 1) },
+                        if n == 1 { "vertex" } else { "vertices" },
+                        f64::from(share) * 100.0,
+                        if t.renormalizes {
+                            "it renormalizes what it reads, so those vertices follow fewer bones"
+                        } else {
+                            "it does not renormalize, so those vertices are pulled toward the origin"
+                        }
+                    )
+                },
+            );
+        }
+        if let Some(m) = stats.max_bone.filter(|&m| m > t.max_joint_index) {
+            sink.report(
+                Code::TARGET_INDEX_WIDTH,
+                || set_location(0),
+                || {
+                    format!(
+                        "{} stores joint indices up to {}; this mesh uses bone {m}",
+                        t.engine, t.max_joint_index
+                    )
+                },
+            );
+        }
+    }
+
     /// Mesh-level rules once every vertex was checked: trailing all-zero sets and the
     /// skinned toggle. `toggle_at` locates the toggle (binary header, JSON root).
     pub fn mesh(
@@ -605,6 +766,9 @@ impl Checker {
                     },
                 );
             }
+        }
+        if let Some(t) = self.target {
+            self.target_mesh(t, stats, sets, set_location, sink);
         }
         if let Some((false, at)) = toggle
             && let Some(v) = stats.first_with_data

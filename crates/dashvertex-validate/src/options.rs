@@ -28,6 +28,10 @@ pub struct Options {
     /// Resource limits for reading the input (`spec/dashvertex.md` §12); input beyond
     /// them is reported as `LIMIT_EXCEEDED`, not as invalid data.
     pub limits: Limits,
+    /// An engine whose glTF import to check the file against (`--target`,
+    /// `spec/targets.md`): weight in sets it does not read, more joints than it renders,
+    /// indices too wide, a second set it refuses.
+    pub target: Option<&'static dashvertex_core::Target>,
     /// Force an input format instead of detecting it.
     pub format: Option<Format>,
     /// Progress callback for long files.
@@ -48,6 +52,7 @@ impl std::fmt::Debug for Options {
             .field("levels", &self.levels)
             .field("limits", &self.limits)
             .field("format", &self.format)
+            .field("target", &self.target.map(|t| t.name))
             .field("resource_dirs", &self.resource_dirs)
             .finish_non_exhaustive()
     }
@@ -64,6 +69,7 @@ impl Default for Options {
             levels: std::collections::BTreeMap::new(),
             limits: Limits::default(),
             format: None,
+            target: None,
             progress: None,
             resource_dirs: Vec::new(),
         }

@@ -290,6 +290,15 @@ fn vertices<R: Read + Seek>(
         return Ok(());
     };
     let n = u64::from(vert.count);
+    if let (Some(skel), Some(b)) = (layout.skel(), bones.filter(|_| opts.bones.is_none())) {
+        crate::influences::target_joints(
+            opts.target,
+            usize::try_from(b).unwrap_or(usize::MAX),
+            &|| at(skel.offset),
+            "the skeleton",
+            sink,
+        );
+    }
     let nsets = layout.set_count();
     let stride = layout.vertex_layout.stride();
     let vset = layout.vset().map_or(0, |r| r.offset);
@@ -305,6 +314,7 @@ fn vertices<R: Read + Seek>(
         removed: opts.removed_bones.clone(),
         skinned: layout.skinned,
         encoding: Encoding::Float,
+        target: opts.target,
     };
     if layout.skinned && bones.is_none() && n > 0 {
         sink.report(
@@ -456,6 +466,7 @@ fn raw<R: Read + Seek>(r: &mut R, len: u64, profile: Profile, opts: &Options, si
         removed: opts.removed_bones.clone(),
         skinned: true,
         encoding: Encoding::Float,
+        target: opts.target,
     };
     let mut buf = Vec::new();
     let mut any = false;

@@ -161,6 +161,16 @@ pub fn validate_keeping(
     }
     structure(&gltf, &doc, sink);
     skins(&gltf, &doc, opts, sink);
+    for (s, skin) in gltf.root.skins.iter().enumerate() {
+        let ptr = format!("/skins/{s}/joints");
+        crate::influences::target_joints(
+            opts.target,
+            skin.joints.len(),
+            &|| doc.at(&ptr),
+            &format!("skin {s}"),
+            sink,
+        );
+    }
     let prims = skinning::primitive_sets(&gltf.root);
     let users = skinning::mesh_nodes(&gltf.root);
     nodes(&gltf, &doc, &prims, sink);
@@ -756,6 +766,7 @@ fn primitive(
         removed: Vec::new(),
         skinned: true,
         encoding: if uniform { encoding } else { Encoding::Float },
+        target: opts.target,
     };
     let loc = PrimLocate {
         doc,

@@ -152,12 +152,22 @@ pub fn validate(bytes: &[u8], opts: &Options, sink: &mut Sink) -> Profile {
             || "bone indices were not range-checked: the file has no skeleton",
         );
     }
+    if let Some(n) = doc.skeleton.as_ref().map(|s| s.len()) {
+        crate::influences::target_joints(
+            opts.target,
+            n,
+            &|| loc.at("/bone".into(), None),
+            "the skeleton",
+            sink,
+        );
+    }
     let checker = Checker {
         profile,
         bones,
         removed: opts.removed_bones.clone(),
         skinned: mesh.is_skinned(),
         encoding: Encoding::Float,
+        target: opts.target,
     };
     let mut stats = MeshStats::default();
     let mut scratch = Scratch::default();
@@ -174,11 +184,12 @@ pub fn validate(bytes: &[u8], opts: &Options, sink: &mut Sink) -> Profile {
             &stats,
             mesh.set_count(),
             None,
-            &|s| {
-                loc.at(
-                    format!("{}/skinSets/{}", loc.vertex_pointer(0), s - 1),
+            &|s| match s.checked_sub(1) {
+                Some(extra) => loc.at(
+                    format!("{}/skinSets/{extra}", loc.vertex_pointer(0)),
                     Some(0),
-                )
+                ),
+                None => loc.at(format!("{}/skinIndex", loc.vertex_pointer(0)), Some(0)),
             },
             sink,
         );

@@ -119,6 +119,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         poses: Option<PathBuf>,
     },
+    /// Rewrite a glTF's joint order to a bone manifest's, changing no influence.
+    Remap(crate::remap::RemapArgs),
     /// Create, update or show a bone manifest.
     Manifest {
         #[command(subcommand)]
@@ -387,6 +389,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
             }
         },
+        Command::Remap(args) => crate::remap::run(args, &ctx),
         Command::Man { dir } => crate::docs::write_man_pages(dir),
         Command::Validate(_) | Command::Completions { .. } => Ok(()),
         Command::Inspect {

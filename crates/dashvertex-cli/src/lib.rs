@@ -12,4 +12,5 @@ mod error;
 mod formats;
 mod inspect;
 mod reduce;
+mod remap;
 pub mod validate;

@@ -51,6 +51,11 @@ pub struct ValidateArgs {
     /// indices (overriding the file's skeleton), and removed bones must carry no weight.
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
+    /// With --manifest: a glTF skin whose joint order is not the manifest's, or that has
+    /// bones the manifest lacks, is an error (JOINT_ORDER; without --locked, a warning
+    /// that allows bones the manifest lacks after its indices).
+    #[arg(long, requires = "manifest")]
+    pub locked: bool,
     /// Report format: human (compiler-style), json (schemas/report.schema.json), sarif
     /// (SARIF 2.1.0, for code-scanning views).
     #[arg(long, value_enum, default_value = "human")]
@@ -201,8 +206,8 @@ fn not_vertex_data(path: &Path, max: u64) -> Option<&'static str> {
 /// Validates `args.inputs` and prints the report; the exit code says how it went.
 pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
     let verbosity = global.verbosity();
-    let (bones, removed_bones) = match &args.manifest {
-        None => (args.bones, Vec::new()),
+    let (bones, removed_bones, joint_order) = match &args.manifest {
+        None => (args.bones, Vec::new(), None),
         Some(path) => {
             // An unreadable manifest is an I/O problem (2); a corrupt one is invalid data (1).
             let bytes = match dashvertex_fs::read_input(path, Limits::default().max_input_bytes) {
@@ -222,7 +227,14 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
                     dashvertex_manifest::Manifest::from_json(t).map_err(|e| e.to_string())
                 }) {
                 // Removed bones keep their index: they count toward the range.
-                Ok(m) => (Some(m.len() as u64), m.removed_indices()),
+                Ok(m) => (
+                    Some(m.len() as u64),
+                    m.removed_indices(),
+                    Some(dashvertex_validate::JointOrder {
+                        manifest: m,
+                        locked: args.locked,
+                    }),
+                ),
                 Err(e) => {
                     common::error(format_args!("{}: {e}", path.display()));
                     return ExitCode::from(1);
@@ -231,6 +243,11 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
         }
     };
     let levels = match levels(args) {
+        // --locked makes the joint order a contract, unless a level was given for it.
+        Ok(mut l) if args.locked => {
+            l.entry(Code::JOINT_ORDER).or_insert(Level::Deny);
+            l
+        }
         Ok(l) => l,
         Err(why) => {
             common::error(&why);
@@ -251,6 +268,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
         limits: global.limits(),
         format: args.input_format,
         resource_dirs: global.resource_dir.clone(),
+        joint_order,
     };
     let files = match expand(
         &args.inputs,

@@ -138,6 +138,10 @@ codes! {
     BONE_INDEX_RANGE = Error, "dashvertex.md §1, §7", "ACCESSOR_JOINTS_INDEX_OOB", "";
     /// A bone index with non-zero weight names a bone the manifest marks removed.
     BONE_REMOVED = Error, "validation.md §2", "", "the bone left the skeleton: reduce the mesh again with the current manifest, or restore the bone";
+    /// A glTF skin's joint order differs from the bone manifest's (`--manifest`): a joint
+    /// whose index is not the manifest's for its bone (or, with `--locked`, a bone the
+    /// manifest does not have). An error with `--locked`.
+    JOINT_ORDER = Warning, "validation.md §2", "", "rewrite the joint order with `dash remap FILE --manifest M -o OUT`";
     /// The same bone carries non-zero weight twice in one vertex (across all sets).
     BONE_DUPLICATE = Error, "dashvertex.md §1", "ACCESSOR_JOINTS_INDEX_DUPLICATE", "merge the two weights into one slot";
     /// An unused slot (weight 0) names a bone other than 0.

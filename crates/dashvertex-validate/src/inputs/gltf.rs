@@ -411,6 +411,15 @@ fn skins(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
                 );
             }
         }
+        if let (false, Some(order)) = (bad, &opts.joint_order) {
+            let names = skinning::joint_names(&gltf.root, s);
+            // One diagnostic per skin: the first joint out of place names the cause.
+            if let Some(m) = order.manifest.first_out_of_order(&names, !order.locked) {
+                doc.push(sink, Code::JOINT_ORDER, &ptr, || {
+                    format!("skin {s}: {m}; the joint order differs from the manifest's")
+                });
+            }
+        }
         if let Some(ibm) = skin.inverse_bind_matrices {
             inverse_bind_matrices(gltf, doc, s, ibm, skin.joints.len(), opts, sink);
         }

@@ -213,6 +213,11 @@ codes! {
     GLTF_SKIN_ROOT = Error, "validation.md §6", "SKIN_NO_COMMON_ROOT", "";
     /// skin.skeleton is not a common root of the joints.
     GLTF_SKIN_SKELETON = Error, "validation.md §6", "SKIN_SKELETON_INVALID", "";
+    /// A scene holds a node with a skin but not the root of the skin's joints.
+    GLTF_SKIN_SCENE = Error, "validation.md §6", "NODE_SKIN_NO_SCENE", "put the joints' root node in every scene that shows the skinned node";
+    /// An accessor, or its buffer view, is a skin's inverse bind matrices and vertex data
+    /// at once.
+    GLTF_ACCESSOR_USAGE = Error, "validation.md §6", "ACCESSOR_USAGE_OVERRIDE, BUFFER_VIEW_TARGET_OVERRIDE", "give the inverse bind matrices their own accessor and buffer view";
     /// The inverse bind matrices are not MAT4 float, or their view has a byteStride.
     GLTF_IBM_FORMAT = Error, "validation.md §6", "SKIN_IBM_INVALID_FORMAT, SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE", "";
     /// Fewer inverse bind matrices than joints.

@@ -34,6 +34,7 @@ mod cli;
 mod hostile_files;
 mod pruned_output;
 mod reduce;
+mod remap;
 mod threads;
 mod validate_cli;
 mod validate_hostile_files;

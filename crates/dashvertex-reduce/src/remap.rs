@@ -393,7 +393,7 @@ impl<'g, 'm> Renumbered<'g, 'm> {
     reason = "joint values are UNSIGNED_BYTE or UNSIGNED_SHORT: whole numbers in 0..=65535"
 )]
 fn to_index(j: f64) -> Option<usize> {
-    (j >= 0.0 && j <= 65535.0).then_some(j as usize)
+    (0.0..=65535.0).contains(&j).then_some(j as usize)
 }
 
 impl InfluenceSource for Renumbered<'_, '_> {

@@ -72,8 +72,11 @@ fn named_pose(g: &Gltf, seed: u32) -> Pose {
     pose
 }
 
+/// Skinned positions as bits, per `(mesh, primitive)`.
+type Skinned = Vec<((usize, usize), Vec<[u64; 3]>)>;
+
 /// Every skinned primitive's positions at `pose`, as bits.
-fn skinned(g: &Gltf, pose: &Pose) -> Vec<((usize, usize), Vec<[u64; 3]>)> {
+fn skinned(g: &Gltf, pose: &Pose) -> Skinned {
     let rig = Rig::new(g);
     let globals = rig.globals(pose);
     import::primitives(g, &Limits::default())

@@ -461,10 +461,10 @@ fn skin_scenes(gltf: &Gltf, doc: &Doc, tainted: &[bool], sink: &mut Sink) {
     let mut listed = std::collections::HashSet::new();
     for (k, scene) in root.scenes.iter().enumerate() {
         for &n in &scene.nodes {
-            if let Ok(n) = usize::try_from(n) {
-                if listed.insert((k, n)) {
-                    scenes_of.entry(n).or_default().push(k);
-                }
+            if let Ok(n) = usize::try_from(n)
+                && listed.insert((k, n))
+            {
+                scenes_of.entry(n).or_default().push(k);
             }
         }
     }

@@ -437,7 +437,7 @@ fn tree_roots(parents: &[Option<u64>]) -> Vec<Option<usize>> {
             }
         }
     }
-    known.into_iter().flatten().collect()
+    known.into_iter().map(Option::flatten).collect()
 }
 
 /// `NODE_SKIN_NO_SCENE`: a scene that holds a skinned node must hold its joints' root.

@@ -26,6 +26,8 @@ for v in m["vectors"]:
     if "profile" in opts: args += ["--profile", opts["profile"]]
     if "bones" in opts: args += ["--bones", str(opts["bones"])]
     if "manifest" in opts: args += ["--manifest", os.path.join(here, opts["manifest"])]
+    if opts.get("locked"): args += ["--locked"]
+    if "target" in opts: args += ["--target", opts["target"]]
     if "max_vertices" in opts: args += ["--max-vertices", str(opts["max_vertices"])]
     if "deny" in opts: args += ["--deny", opts["deny"]]
     args.append(os.path.join(here, v["file"]))

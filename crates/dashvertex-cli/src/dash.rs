@@ -76,9 +76,14 @@ enum Command {
         /// Output format (default: from the output's extension; required for `-`).
         #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
         to: Option<Format>,
-        /// Influences kept per vertex (K); more than 4 fill further sets, heaviest first.
-        #[arg(long, value_name = "K", default_value_t = 4)]
-        max_influences: usize,
+        /// Influences kept per vertex (K; default 4, or what --target reads); more than 4
+        /// fill further sets, heaviest first.
+        #[arg(long, value_name = "K")]
+        max_influences: Option<usize>,
+        /// Write for an engine (spec/targets.md): at most the influences it reads,
+        /// normalized to the glTF rule, checked against it before writing.
+        #[arg(long, value_name = "ENGINE", value_parser = formats::target())]
+        target: Option<&'static dashvertex_core::Target>,
         /// `none` keeps weights as they are; `unit` makes them sum to 1 (the glTF rule).
         #[arg(long, value_enum, default_value = "none")]
         normalize: NormalizeArg,
@@ -124,6 +129,8 @@ enum Command {
     /// The smallest change that makes the influence data valid (spec/fix.md); nothing is
     /// written unless the result passes dash-validate.
     Fix(FixCli),
+    /// Rewrite a glTF's joint order to a bone manifest's, changing no influence.
+    Remap(crate::remap::RemapArgs),
     /// Create, update or show a bone manifest.
     Manifest {
         #[command(subcommand)]
@@ -203,6 +210,10 @@ struct FixCli {
     /// Repair and check, print the report, write no output.
     #[arg(long)]
     dry_run: bool,
+    /// Write for an engine (spec/targets.md): vertices with more influences than it
+    /// reads keep the heaviest, and sums meet the glTF rule; checked against it.
+    #[arg(long, value_name = "ENGINE", value_parser = formats::target())]
+    target: Option<&'static dashvertex_core::Target>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -235,6 +246,7 @@ impl FixCli {
     fn run(&self, ctx: &reduce::Context) -> Result<(), CliError> {
         use dashvertex_fix::{BadWeights, OutOfRange, Policy, SumRule, ZeroSum};
         let sum = match (self.profile, Format::from_extension(&self.input)) {
+            _ if self.target.is_some() => SumRule::Gltf,
             (_, Some(f)) if f.is_gltf() => SumRule::Gltf,
             (ProfileArg::Gltf, _) => SumRule::Gltf,
             (ProfileArg::Dash, _) => SumRule::Dash,
@@ -262,6 +274,7 @@ impl FixCli {
             ));
         }
         policy.ibm_tolerance = self.ibm_tolerance;
+        policy.max_influences = self.target.and_then(|t| t.influences());
         let dry = PathBuf::from("-");
         crate::fix::fix(&crate::fix::FixArgs {
             input: &self.input,
@@ -269,6 +282,7 @@ impl FixCli {
             to: self.to,
             policy,
             zero_sum_given: self.zero_sum.is_some(),
+            target: self.target,
             bones: self.bones,
             embed: self.embed,
             format: self.format,
@@ -429,6 +443,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             input,
             output,
             max_influences,
+            target,
             normalize,
             quantize,
             min_weight,
@@ -440,36 +455,52 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             report,
             max_error,
             poses,
-        } => reduce::reduce(&reduce::ReduceArgs {
-            input,
-            output,
-            to: *to,
-            config: dashvertex_reduce::Config {
-                max_influences: *max_influences,
-                normalize: match normalize {
-                    NormalizeArg::None => dashvertex_reduce::Normalize::None,
-                    NormalizeArg::Unit => dashvertex_reduce::Normalize::Unit,
+        } => {
+            let most = target.and_then(|t| t.influences());
+            let max_influences = match (*max_influences, most) {
+                (Some(k), Some(m)) if k > m => {
+                    return Err(CliError::Usage(format!(
+                        "--max-influences {k}: {} reads {m} influences per vertex",
+                        target.map_or("the target", |t| t.engine)
+                    )));
+                }
+                (Some(k), _) => k,
+                (None, m) => m.unwrap_or(4),
+            };
+            reduce::reduce(&reduce::ReduceArgs {
+                input,
+                output,
+                to: *to,
+                config: dashvertex_reduce::Config {
+                    max_influences,
+                    normalize: match (normalize, target) {
+                        (_, Some(_)) | (NormalizeArg::Unit, _) => {
+                            dashvertex_reduce::Normalize::Unit
+                        }
+                        (NormalizeArg::None, None) => dashvertex_reduce::Normalize::None,
+                    },
+                    quantize: match quantize {
+                        QuantizeArg::F32 => dashvertex_reduce::Quantize::F32,
+                        QuantizeArg::Unorm16 => dashvertex_reduce::Quantize::Unorm16,
+                        QuantizeArg::Unorm8 => dashvertex_reduce::Quantize::Unorm8,
+                    },
+                    min_weight: *min_weight,
+                    empty: match empty {
+                        EmptyArg::Error => dashvertex_reduce::Empty::Error,
+                        EmptyArg::Zero => dashvertex_reduce::Empty::Zero,
+                        EmptyArg::Root => dashvertex_reduce::Empty::Root,
+                    },
                 },
-                quantize: match quantize {
-                    QuantizeArg::F32 => dashvertex_reduce::Quantize::F32,
-                    QuantizeArg::Unorm16 => dashvertex_reduce::Quantize::Unorm16,
-                    QuantizeArg::Unorm8 => dashvertex_reduce::Quantize::Unorm8,
-                },
-                min_weight: *min_weight,
-                empty: match empty {
-                    EmptyArg::Error => dashvertex_reduce::Empty::Error,
-                    EmptyArg::Zero => dashvertex_reduce::Empty::Zero,
-                    EmptyArg::Root => dashvertex_reduce::Empty::Root,
-                },
-            },
-            manifest: manifest.as_deref(),
-            locked: *locked,
-            embed: *embed,
-            report: report.as_deref(),
-            max_error: *max_error,
-            poses: poses.as_deref(),
-            ctx: &ctx,
-        }),
+                manifest: manifest.as_deref(),
+                locked: *locked,
+                embed: *embed,
+                report: report.as_deref(),
+                max_error: *max_error,
+                poses: poses.as_deref(),
+                target: *target,
+                ctx: &ctx,
+            })
+        }
         Command::Manifest { command } => match command {
             ManifestCommand::Init {
                 from,
@@ -515,6 +546,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             }
         },
         Command::Fix(f) => f.run(&ctx),
+        Command::Remap(args) => crate::remap::run(args, &ctx),
         Command::Man { dir } => crate::docs::write_man_pages(dir),
         Command::Validate(_) | Command::Completions { .. } => Ok(()),
         Command::Inspect {

@@ -34,6 +34,8 @@ pub struct FixArgs<'a> {
     /// Whether `--zero-sum` was given (else its default follows the sum rule, which for
     /// glTF told from its bytes is known only once the input is read).
     pub zero_sum_given: bool,
+    /// The engine to write for: the output is checked against it too.
+    pub target: Option<&'static dashvertex_core::Target>,
     /// Bone count for DashVertex input without a skeleton.
     pub bones: Option<u64>,
     /// Embed buffers of a `.gltf` output.
@@ -69,13 +71,21 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
         SumRule::Dash => dashvertex_validate::Profile::Dash,
         SumRule::Gltf => dashvertex_validate::Profile::Gltf,
     };
-    let main = reduce::verify(a.output, format, main, &files, &a.ctx.limits, Some(profile))
-        .map_err(|e| match e {
-            CliError::Output(m) => CliError::Output(format!(
-                "{m}\n(dash fix repairs influence data only; the rest of the file needs another tool)"
-            )),
-            other => other,
-        })?;
+    let main = reduce::verify(
+        a.output,
+        format,
+        main,
+        &files,
+        &a.ctx.limits,
+        Some(profile),
+        a.target,
+    )
+    .map_err(|e| match e {
+        CliError::Output(m) => CliError::Output(format!(
+            "{m}\n(dash fix repairs influence data only; the rest of the file needs another tool)"
+        )),
+        other => other,
+    })?;
     if !a.dry_run {
         let folder = a.output.parent().unwrap_or(Path::new(""));
         for (name, data) in &files {

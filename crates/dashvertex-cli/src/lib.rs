@@ -13,4 +13,5 @@ mod fix;
 mod formats;
 mod inspect;
 mod reduce;
+mod remap;
 pub mod validate;

@@ -253,13 +253,15 @@ pub struct ReduceArgs<'a> {
     pub max_error: Option<f64>,
     /// Another glTF whose animations supply the poses (`--poses`).
     pub poses: Option<&'a Path>,
+    /// The engine to write for (`--target`): its output is checked against it.
+    pub target: Option<&'static dashvertex_core::Target>,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
 }
 
 /// Reads a manifest; `None` when there is none yet. Unreadable: exit 2; corrupt (not
 /// UTF-8, not a manifest, empty): exit 1.
-fn read_manifest(path: &Path) -> Result<Option<Manifest>, CliError> {
+pub(crate) fn read_manifest(path: &Path) -> Result<Option<Manifest>, CliError> {
     match dashvertex_fs::read_input(path, Limits::default().max_input_bytes) {
         Ok(bytes) => {
             let text = std::str::from_utf8(&bytes).map_err(|e| {
@@ -371,18 +373,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         let container = container(a.to.or_else(|| Format::from_extension(a.output)));
         let (written, reports, changes, loss) = match (container, &source) {
             (Some(container), Source::Gltf(g)) => {
-                // Standard output has no folder to write buffer files into.
-                let files = if a.embed || a.output == Path::new("-") {
-                    dashvertex_gltf::export::BufferFiles::Embed
-                } else {
-                    dashvertex_gltf::export::BufferFiles::Beside {
-                        stem: a
-                            .output
-                            .file_stem()
-                            .map(|s| s.to_string_lossy().into_owned())
-                            .unwrap_or_else(|| "out".into()),
-                    }
-                };
+                let files = buffer_files(a.output, a.embed);
                 let prims: Vec<PrimitiveInput<'_>> =
                     parts.into_iter().filter_map(Part::into_primitive).collect();
                 let run = |cfg: &Config, m: &mut Manifest| {
@@ -543,18 +534,13 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     let format =
         a.to.or_else(|| Format::from_extension(a.output))
             .unwrap_or(Format::Json);
-    let bytes = verify(a.output, format, bytes, &files, limits, None)?;
+    let bytes = verify(a.output, format, bytes, &files, limits, None, a.target)?;
     // The manifest first: if the output then fails, the manifest only holds bones
     // added early (it is append-only), never an output whose indices it lacks.
     if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
         dashvertex_fs::write_file(p, manifest.to_json().as_bytes())?;
     }
-    // Buffer files first, each atomically: the main file never names a missing one.
-    let folder = a.output.parent().unwrap_or(Path::new(""));
-    for (name, data) in &files {
-        dashvertex_fs::write_file(&folder.join(name), data)?;
-    }
-    dashvertex_fs::write_file(a.output, &bytes)?;
+    write_output(a.output, &bytes, &files)?;
     for r in &reports {
         common::info(describe(r));
     }
@@ -577,6 +563,36 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// Where a glTF output keeps its buffers: embedded with `--embed` or on standard output
+/// (which has no folder to write buffer files into), else beside it as `STEM.bin`.
+pub(crate) fn buffer_files(output: &Path, embed: bool) -> dashvertex_gltf::export::BufferFiles {
+    if embed || output == Path::new("-") {
+        dashvertex_gltf::export::BufferFiles::Embed
+    } else {
+        dashvertex_gltf::export::BufferFiles::Beside {
+            stem: output
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "out".into()),
+        }
+    }
+}
+
+/// Writes an output and the buffer files beside it, each atomically (never replacing a
+/// special file; see `dashvertex_fs::write_file`): the buffer files first, so that the
+/// main file never names a missing one.
+pub(crate) fn write_output(
+    output: &Path,
+    main: &[u8],
+    files: &[(String, Vec<u8>)],
+) -> Result<(), CliError> {
+    let folder = output.parent().unwrap_or(Path::new(""));
+    for (name, data) in files {
+        dashvertex_fs::write_file(&folder.join(name), data)?;
+    }
+    Ok(dashvertex_fs::write_file(output, main)?)
 }
 
 /// How far the reduction moves each skinned primitive of `source`: the written output is
@@ -759,11 +775,13 @@ pub fn verify(
     files: &[(String, Vec<u8>)],
     limits: &Limits,
     profile: Option<dashvertex_validate::Profile>,
+    target: Option<&'static dashvertex_core::Target>,
 ) -> Result<Vec<u8>, CliError> {
     let opts = dashvertex_validate::Options {
         format: Some(format),
         limits: *limits,
         profile,
+        target,
         max_diagnostics: 1000,
         ..dashvertex_validate::Options::default()
     };

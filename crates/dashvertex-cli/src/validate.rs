@@ -56,6 +56,11 @@ pub struct ValidateArgs {
     /// renders, indices wider than it stores.
     #[arg(long, value_name = "ENGINE", value_parser = crate::formats::target())]
     pub target: Option<&'static dashvertex_core::Target>,
+    /// With --manifest: a glTF skin whose joint order is not the manifest's, or that has
+    /// bones the manifest lacks, is an error (JOINT_ORDER; without --locked, a warning
+    /// that allows bones the manifest lacks after its indices).
+    #[arg(long, requires = "manifest")]
+    pub locked: bool,
     /// Report format: human (compiler-style), json (schemas/report.schema.json), sarif
     /// (SARIF 2.1.0, for code-scanning views).
     #[arg(long, value_enum, default_value = "human")]
@@ -206,8 +211,8 @@ fn not_vertex_data(path: &Path, max: u64) -> Option<&'static str> {
 /// Validates `args.inputs` and prints the report; the exit code says how it went.
 pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
     let verbosity = global.verbosity();
-    let (bones, removed_bones) = match &args.manifest {
-        None => (args.bones, Vec::new()),
+    let (bones, removed_bones, joint_order) = match &args.manifest {
+        None => (args.bones, Vec::new(), None),
         Some(path) => {
             // An unreadable manifest is an I/O problem (2); a corrupt one is invalid data (1).
             let bytes = match dashvertex_fs::read_input(path, Limits::default().max_input_bytes) {
@@ -227,7 +232,14 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
                     dashvertex_manifest::Manifest::from_json(t).map_err(|e| e.to_string())
                 }) {
                 // Removed bones keep their index: they count toward the range.
-                Ok(m) => (Some(m.len() as u64), m.removed_indices()),
+                Ok(m) => (
+                    Some(m.len() as u64),
+                    m.removed_indices(),
+                    Some(dashvertex_validate::JointOrder {
+                        manifest: m,
+                        locked: args.locked,
+                    }),
+                ),
                 Err(e) => {
                     common::error(format_args!("{}: {e}", path.display()));
                     return ExitCode::from(1);
@@ -236,6 +248,11 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
         }
     };
     let levels = match levels(args) {
+        // --locked makes the joint order a contract, unless a level was given for it.
+        Ok(mut l) if args.locked => {
+            l.entry(Code::JOINT_ORDER).or_insert(Level::Deny);
+            l
+        }
         Ok(l) => l,
         Err(why) => {
             common::error(&why);
@@ -257,6 +274,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
         format: args.input_format,
         target: args.target,
         resource_dirs: global.resource_dir.clone(),
+        joint_order,
     };
     let files = match expand(
         &args.inputs,

@@ -68,6 +68,9 @@ pub struct Policy {
     /// snapped to it (glTF); a row further off is refused: the matrix is not affine, and
     /// engines disagree about what it does.
     pub ibm_tolerance: f32,
+    /// With an engine target (`spec/targets.md` §4): the influences per vertex it reads;
+    /// vertices with more keep the heaviest (`target-limit`).
+    pub max_influences: Option<usize>,
 }
 
 impl Policy {
@@ -83,6 +86,7 @@ impl Policy {
             },
             sum,
             ibm_tolerance: 1e-4,
+            max_influences: None,
         }
     }
 }

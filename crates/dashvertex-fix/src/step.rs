@@ -33,6 +33,9 @@ pub enum Step {
     /// A vertex without weight took the influences of its nearest weighted vertex
     /// (`--zero-sum nearest`).
     ZeroSumNearest,
+    /// With a target: the vertex had more used influences than the engine reads; the
+    /// heaviest were kept (ties by lower joint), laid out from set 0.
+    TargetLimit,
     /// The weights were rescaled to meet the sum rule exactly for their storage.
     Normalize,
     /// Profile `dash`: a weight above 1 made its vertex rescaled to sum 1.
@@ -41,7 +44,7 @@ pub enum Step {
 
 impl Step {
     /// Every step, in the order they run.
-    pub const ALL: [Step; 12] = [
+    pub const ALL: [Step; 13] = [
         Step::NonFiniteWeight,
         Step::NegativeWeight,
         Step::NegativeZero,
@@ -52,6 +55,7 @@ impl Step {
         Step::SetOrder,
         Step::ZeroSumRoot,
         Step::ZeroSumNearest,
+        Step::TargetLimit,
         Step::Normalize,
         Step::AboveOne,
     ];
@@ -69,6 +73,7 @@ impl Step {
             Step::SetOrder => "set-order",
             Step::ZeroSumRoot => "zero-sum-root",
             Step::ZeroSumNearest => "zero-sum-nearest",
+            Step::TargetLimit => "target-limit",
             Step::Normalize => "normalize",
             Step::AboveOne => "above-one",
         }
@@ -86,6 +91,7 @@ impl Step {
             Step::Padding => &["PADDING_BONE", "BONE_INDEX_RANGE"],
             Step::SetOrder => &["SET_ORDER", "SET_GAP"],
             Step::ZeroSumRoot | Step::ZeroSumNearest => &["WEIGHTS_ALL_ZERO", "WEIGHT_SUM"],
+            Step::TargetLimit => &["TARGET_SETS_IGNORED", "TARGET_SETS_REJECTED"],
             Step::Normalize => &["WEIGHT_SUM", "UNORM_SUM", "WEIGHT_ABOVE_ONE"],
             Step::AboveOne => &["WEIGHT_ABOVE_ONE"],
         }

@@ -195,7 +195,28 @@ pub fn fix(
             ZeroSum::Nearest => return Ok(Outcome::NeedsNearest(steps)),
         }
     }
-    // 7. The sum rule. A share too small for the storage may have become 0: its slot is
+    // 7. More influences than the target reads.
+    if let Some(k) = ctx.policy.max_influences
+        && weights.iter().filter(|&&w| w != 0.0).count() > k
+    {
+        scratch.used.clear();
+        scratch.used.extend(
+            joints
+                .iter()
+                .zip(weights.iter())
+                .filter(|(_, w)| **w != 0.0)
+                .map(|(j, w)| (*j, *w)),
+        );
+        scratch
+            .used
+            .sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scratch.used.truncate(k);
+        for (i, (j, w)) in joints.iter_mut().zip(weights.iter_mut()).enumerate() {
+            (*j, *w) = scratch.used.get(i).copied().unwrap_or((0, 0.0));
+        }
+        steps.add(Step::TargetLimit);
+    }
+    // 8. The sum rule. A share too small for the storage may have become 0: its slot is
     // padding now, and the sets may need laying out again.
     if normalize(weights, ctx, scratch, &mut steps) {
         pad(joints, weights, &mut steps);

@@ -110,9 +110,7 @@ pub fn skeleton(gltf: &Gltf, s: usize) -> Option<Skeleton> {
         .enumerate()
         .map(|(k, (&j, parent))| {
             let node = usize::try_from(j).ok().and_then(|j| gltf.root.nodes.get(j));
-            let name = node
-                .and_then(|n| n.name.clone())
-                .unwrap_or_else(|| format!("node{j}"));
+            let name = skinning::joint_name(&gltf.root, j);
             // A joint beyond 32-bit bone indices: no skeleton.
             let parent = match parent.filter(|&p| p != k) {
                 Some(p) => Some(u32::try_from(p).ok()?),

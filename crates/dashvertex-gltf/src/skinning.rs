@@ -208,6 +208,25 @@ pub fn common_ancestors(parents: &[Option<u64>], joints: &[u64]) -> Vec<u64> {
     chain.get(cut..).map(<[u64]>::to_vec).unwrap_or_default()
 }
 
+/// The bone name of node `j` as a skin's joint: the node's `name`, else `node<j>` (the
+/// names a skeleton imported from the skin has, and what a bone manifest matches).
+pub fn joint_name(root: &Root, j: u64) -> String {
+    usize::try_from(j)
+        .ok()
+        .and_then(|i| root.nodes.get(i))
+        .and_then(|n| n.name.clone())
+        .unwrap_or_else(|| format!("node{j}"))
+}
+
+/// The bone names of skin `s`'s joints, in joint order ([`joint_name`]); empty when
+/// there is no skin `s`.
+pub fn joint_names(root: &Root, s: usize) -> Vec<String> {
+    root.skins
+        .get(s)
+        .map(|skin| skin.joints.iter().map(|&j| joint_name(root, j)).collect())
+        .unwrap_or_default()
+}
+
 /// For each mesh, the nodes that instantiate it.
 pub fn mesh_nodes(root: &Root) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new(); root.meshes.len()];

@@ -109,6 +109,56 @@ impl Changes {
     }
 }
 
+/// Where a list of bones numbered by position (a glTF skin's joints) first departs from
+/// a manifest's numbering: [`Manifest::first_out_of_order`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OrderMismatch {
+    /// Joint `joint` is bone `name`, which the manifest numbers `index`.
+    Moved {
+        /// The joint's position in the list.
+        joint: usize,
+        /// Its bone name.
+        name: String,
+        /// The manifest's index for that name.
+        index: u32,
+    },
+    /// Joint `joint` is bone `name`, which the manifest does not have.
+    Unknown {
+        /// The joint's position in the list.
+        joint: usize,
+        /// Its bone name.
+        name: String,
+    },
+}
+
+impl OrderMismatch {
+    /// The joint's position in the list.
+    pub fn joint(&self) -> usize {
+        match self {
+            OrderMismatch::Moved { joint, .. } | OrderMismatch::Unknown { joint, .. } => *joint,
+        }
+    }
+}
+
+impl std::fmt::Display for OrderMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OrderMismatch::Moved { joint, name, index } => {
+                write!(
+                    f,
+                    "joint {joint} is bone {name:?} but the manifest numbers it {index}"
+                )
+            }
+            OrderMismatch::Unknown { joint, name } => {
+                write!(
+                    f,
+                    "joint {joint} is bone {name:?}, which the manifest does not have"
+                )
+            }
+        }
+    }
+}
+
 /// Why a manifest could not be read, or an operation on it failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -254,6 +304,40 @@ impl Manifest {
             .iter()
             .map(|e| (e.name.as_str(), e.index))
             .collect()
+    }
+
+    /// The first bone of `bones` (bone `i` at position `i`, as a glTF skin numbers its
+    /// joints) whose position is not its manifest index, or that the manifest does not
+    /// have; `None` when every position is the manifest's index. A list shorter than the
+    /// manifest is in order when its positions agree. With `extra`, bones the manifest
+    /// does not have are in order after the manifest's indices (where `dash remap`
+    /// appends them); without, any such bone is out of order (the manifest is locked).
+    /// Names are matched exactly against the entries' current names, retired bones
+    /// included. Linear in `bones`.
+    pub fn first_out_of_order<S: AsRef<str>>(
+        &self,
+        bones: &[S],
+        extra: bool,
+    ) -> Option<OrderMismatch> {
+        let lookup = self.lookup();
+        bones.iter().enumerate().find_map(|(joint, name)| {
+            let name = name.as_ref();
+            match lookup.get(name) {
+                None if extra && joint >= self.bones.len() => None,
+                None => Some(OrderMismatch::Unknown {
+                    joint,
+                    name: name.to_owned(),
+                }),
+                Some(&index) if usize::try_from(index).ok() != Some(joint) => {
+                    Some(OrderMismatch::Moved {
+                        joint,
+                        name: name.to_owned(),
+                        index,
+                    })
+                }
+                Some(_) => None,
+            }
+        })
     }
 
     /// Number of indices (live and retired).

@@ -7,6 +7,8 @@
 //!   then bone index, keep K, normalize, quantize with exact integer sums, pad.
 //! - [`pipeline`]: a whole run as one call — manifest update, every input reduced, a
 //!   glTF file written back ([`pipeline::reduce_gltf`]).
+//! - [`remap`]: a glTF file's joint order rewritten to a manifest's, no influence
+//!   changed (`dash remap`).
 //!
 //! ```
 //! use dashvertex_reduce::{Config, Normalize, input::Input, manifest::{BoneRef, Manifest}};
@@ -38,6 +40,7 @@ pub mod input;
 pub use dashvertex_manifest as manifest;
 pub mod pipeline;
 mod reduce;
+pub mod remap;
 pub mod weights_doc;
 
 pub use reduce::{

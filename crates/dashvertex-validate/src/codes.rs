@@ -146,6 +146,10 @@ codes! {
     TARGET_INDEX_WIDTH = Error, "targets.md §3", "", "renumber the bones (a manifest) so the used ones come first";
     /// A bone index with non-zero weight names a bone the manifest marks removed.
     BONE_REMOVED = Error, "validation.md §2", "", "the bone left the skeleton: reduce the mesh again with the current manifest, or restore the bone";
+    /// A glTF skin's joint order differs from the bone manifest's (`--manifest`): a joint
+    /// whose index is not the manifest's for its bone (or, with `--locked`, a bone the
+    /// manifest does not have). An error with `--locked`.
+    JOINT_ORDER = Warning, "validation.md §2", "", "rewrite the joint order with `dash remap FILE --manifest M -o OUT`";
     /// The same bone carries non-zero weight twice in one vertex (across all sets).
     BONE_DUPLICATE = Error, "dashvertex.md §1", "ACCESSOR_JOINTS_INDEX_DUPLICATE", "merge the two weights into one slot";
     /// An unused slot (weight 0) names a bone other than 0.
@@ -217,6 +221,11 @@ codes! {
     GLTF_SKIN_ROOT = Error, "validation.md §6", "SKIN_NO_COMMON_ROOT", "";
     /// skin.skeleton is not a common root of the joints.
     GLTF_SKIN_SKELETON = Error, "validation.md §6", "SKIN_SKELETON_INVALID", "";
+    /// A scene holds a node with a skin but not the root of the skin's joints.
+    GLTF_SKIN_SCENE = Error, "validation.md §6", "NODE_SKIN_NO_SCENE", "put the joints' root node in every scene that shows the skinned node";
+    /// An accessor, or its buffer view, is a skin's inverse bind matrices and vertex data
+    /// at once.
+    GLTF_ACCESSOR_USAGE = Error, "validation.md §6", "ACCESSOR_USAGE_OVERRIDE, BUFFER_VIEW_TARGET_OVERRIDE", "give the inverse bind matrices their own accessor and buffer view";
     /// The inverse bind matrices are not MAT4 float, or their view has a byteStride.
     GLTF_IBM_FORMAT = Error, "validation.md §6", "SKIN_IBM_INVALID_FORMAT, SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE", "";
     /// Fewer inverse bind matrices than joints.

@@ -842,6 +842,7 @@ mod tests {
                 removed,
                 skinned: true,
                 encoding: Encoding::Float,
+                target: None,
             };
             let set = InfluenceSet { joints, weights };
             let (mut a, mut b) = (Sink::new(100), Sink::new(100));
@@ -873,6 +874,7 @@ mod tests {
                 removed,
                 skinned: true,
                 encoding: Encoding::Float,
+                target: None,
             };
             let mut sets: Vec<InfluenceSet> = sets
                 .into_iter()

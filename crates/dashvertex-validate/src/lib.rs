@@ -36,7 +36,7 @@ pub use codes::{Code, Severity};
 pub use dashvertex_formats::Format;
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
-pub use options::{Level, Options, ProgressFn};
+pub use options::{JointOrder, Level, Options, ProgressFn};
 pub use report::{Counts, FileReport, Report, Summary, schema};
 
 use std::borrow::Cow;

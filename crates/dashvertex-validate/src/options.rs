@@ -39,6 +39,19 @@ pub struct Options {
     /// Folders, besides each glTF file's own, that its external resources may resolve
     /// into (`--resource-dir`); see `spec/security.md`.
     pub resource_dirs: Vec<std::path::PathBuf>,
+    /// The bone manifest glTF skins' joint order is checked against (`JOINT_ORDER`).
+    pub joint_order: Option<JointOrder>,
+}
+
+/// The joint order a glTF skin must follow: joint `i` is the bone the manifest numbers
+/// `i` (`dash-validate --manifest M`, `dash remap`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JointOrder {
+    /// The manifest.
+    pub manifest: dashvertex_manifest::Manifest,
+    /// `--locked`: bones the manifest does not have are out of order too (without it
+    /// they may follow the manifest's indices, where `dash remap` appends them).
+    pub locked: bool,
 }
 
 impl std::fmt::Debug for Options {
@@ -54,6 +67,7 @@ impl std::fmt::Debug for Options {
             .field("format", &self.format)
             .field("target", &self.target.map(|t| t.name))
             .field("resource_dirs", &self.resource_dirs)
+            .field("joint_order", &self.joint_order)
             .finish_non_exhaustive()
     }
 }
@@ -72,6 +86,7 @@ impl Default for Options {
             target: None,
             progress: None,
             resource_dirs: Vec::new(),
+            joint_order: None,
         }
     }
 }

@@ -257,6 +257,28 @@ def misaligned_json(data):
     return bytes(out)
 with open("glb-chunk-length-unaligned.glb", "wb") as f:
     f.write(misaligned_json(glb(skinned(OKJ, OKW))))
+
+# Skin structure (spec/validation.md §6): the scene holding a skinned node must hold the
+# joints' root (NODE_SKIN_NO_SCENE); an accessor is inverse bind matrices and a vertex
+# attribute at once (ACCESSOR_USAGE_OVERRIDE); two skins share a joint that two nodes
+# list as their child (NODE_PARENT_OVERRIDE, reported once: GLTF_NODE_HIERARCHY).
+def joints_in_other_scene(doc, a):
+    doc["scenes"] = [{"nodes": [0]}, {"nodes": [1]}]
+write("skin-joints-other-scene.gltf", skinned(OKJ, OKW, tweak=joints_in_other_scene))
+def ibm_as_attribute(doc, a):
+    doc["meshes"][0]["primitives"][0]["attributes"]["_BIND"] = doc["skins"][0]["inverseBindMatrices"]
+write("skin-ibm-also-attribute.gltf", skinned(OKJ, OKW, nj=3, tweak=ibm_as_attribute))
+def shared_joint_two_parents(doc, a):
+    # Skin 1 = [other-root, joint1]; joint1 (node 2) is also joint0's child in skin 0.
+    doc["nodes"].append({"name": "other-root", "children": [2]})
+    other = len(doc["nodes"]) - 1
+    doc["nodes"].append({"name": "mesh2", "mesh": 0, "skin": 1})
+    doc["scenes"][0]["nodes"] += [other, len(doc["nodes"]) - 1]
+    doc["skins"].append({"joints": [other, 2], "inverseBindMatrices": doc["skins"][0]["inverseBindMatrices"]})
+write("skins-shared-joint-two-parents.gltf", skinned(OKJ, OKW, tweak=shared_joint_two_parents))
+# A skin whose joint order is not the bone manifest's (JOINT_ORDER, with
+# manifests/joint-order.json and --locked).
+write("skin-joint-order.gltf", skinned(OKJ, OKW))
 # Engine targets (spec/targets.md): one set, two sets, three sets, each with weight in every
 # set; a skin of 300 joints. Valid glTF all; what a target makes of them is in manifest.json.
 write("target-one-set.gltf", skinned(OKJ, OKW))

@@ -379,3 +379,65 @@ fn the_same_input_gives_the_same_bytes_and_report() {
     }
     assert!(seen.windows(2).all(|w| w[0] == w[1]));
 }
+
+#[test]
+fn every_target_has_a_failing_input_that_fix_and_reduce_make_fit() {
+    let dir = Scratch::new("fix-targets");
+    let input = repo().join("spec/vectors/gltf/target-three-sets.gltf");
+    let check = |t: &str, f: &Path| {
+        run(
+            env!("CARGO_BIN_EXE_dash-validate"),
+            &["-q", "--target", t, f.to_str().unwrap()],
+        )
+        .status
+        .code()
+    };
+    let mut outputs = Vec::new();
+    for t in dashvertex_core::target::names() {
+        let fails = t != "gltf";
+        assert_eq!(check(t, &input), Some(i32::from(fails)), "{t}: the input");
+        let fixed = dir.path().join(format!("fix-{t}.glb"));
+        let o = dash(&[
+            "fix",
+            input.to_str().unwrap(),
+            "-o",
+            fixed.to_str().unwrap(),
+            "--target",
+            t,
+        ]);
+        assert!(
+            o.status.success(),
+            "{t}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(check(t, &fixed), Some(0), "{t}: the fixed file");
+        let reduced = dir.path().join(format!("reduce-{t}.glb"));
+        let o = dash(&[
+            "reduce",
+            input.to_str().unwrap(),
+            "-o",
+            reduced.to_str().unwrap(),
+            "--target",
+            t,
+        ]);
+        assert!(
+            o.status.success(),
+            "{t}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(check(t, &reduced), Some(0), "{t}: the reduced file");
+        outputs.extend([fixed, reduced]);
+    }
+    official_errors_none(&outputs);
+    // What no rewrite of the weights fixes is refused, naming the rule.
+    let o = dash(&[
+        "fix",
+        "spec/vectors/gltf/target-many-joints.gltf",
+        "-o",
+        dir.path().join("mj.glb").to_str().unwrap(),
+        "--target",
+        "bevy",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("TARGET_JOINTS"));
+}

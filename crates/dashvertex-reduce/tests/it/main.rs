@@ -10,4 +10,5 @@
 
 mod blender;
 mod properties;
+mod remap;
 mod schemas;

@@ -159,8 +159,11 @@ pub fn validate_keeping(
             });
         }
     }
-    structure(&gltf, &doc, sink);
-    skins(&gltf, &doc, opts, sink);
+    let broken = structure(&gltf, &doc, sink);
+    let tainted = below_broken(&skinning::parents(&gltf.root), &broken);
+    skins(&gltf, &doc, &tainted, opts, sink);
+    skin_scenes(&gltf, &doc, &tainted, sink);
+    accessor_usage(&gltf, &doc, sink);
     for (s, skin) in gltf.root.skins.iter().enumerate() {
         let ptr = format!("/skins/{s}/joints");
         crate::influences::target_joints(
@@ -201,8 +204,10 @@ const NON_EMPTY: &[&str] = &[
 ];
 
 /// Structure the skinning data depends on: non-empty arrays, references that resolve,
-/// a node forest, byte strides. Every check is linear in the document.
-fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
+/// a node forest, byte strides. Every check is linear in the document. Gives the nodes
+/// the forest rule broke (listed as the child of a second node, or on a cycle), already
+/// reported as `GLTF_NODE_HIERARCHY`.
+fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) -> Vec<bool> {
     let root = &gltf.root;
     if let Some(obj) = gltf.value.as_object() {
         for key in NON_EMPTY {
@@ -269,6 +274,7 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
     }
     // A node forest: one parent at most, no node its own ancestor.
     let mut parent: Vec<Option<usize>> = vec![None; n_nodes];
+    let mut broken = vec![false; n_nodes];
     for (p, node) in root.nodes.iter().enumerate() {
         if let Some(m) = node.mesh.filter(|&m| m >= root.meshes.len() as u64) {
             missing(
@@ -295,6 +301,9 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
                 Some(slot @ None) => *slot = Some(p),
                 Some(Some(first)) => {
                     let first = *first;
+                    if let Some(b) = usize::try_from(c).ok().and_then(|c| broken.get_mut(c)) {
+                        *b = true;
+                    }
                     doc.push(sink, Code::GLTF_NODE_HIERARCHY, &ptr, || {
                         format!("node {c} is a child of node {first} and again of node {p}")
                     });
@@ -321,6 +330,11 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
                     // (the official validator reports each member separately).
                     let from = path.iter().position(|&n| n == c).unwrap_or(0);
                     let members = path.get(from..).unwrap_or_default();
+                    for &m in members {
+                        if let Some(b) = broken.get_mut(m) {
+                            *b = true;
+                        }
+                    }
                     let mut names: Vec<String> =
                         members.iter().take(8).map(|n| n.to_string()).collect();
                     if members.len() > 8 {
@@ -362,6 +376,203 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
             missing(sink, format!("/skins/{s}/skeleton"), "node", k, n_nodes);
         }
     }
+    broken
+}
+
+/// For each node, whether it or an ancestor (along first parents) is `broken`: its
+/// ancestry is not well defined, so root checks on it would repeat the hierarchy error.
+/// Each node is walked once (paths are remembered), no recursion.
+fn below_broken(parents: &[Option<u64>], broken: &[bool]) -> Vec<bool> {
+    let n = parents.len();
+    let mut known: Vec<Option<bool>> = vec![None; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        path.clear();
+        let mut cur = Some(start);
+        let result = loop {
+            let Some(c) = cur else { break false };
+            if let Some(Some(k)) = known.get(c) {
+                break *k;
+            }
+            path.push(c);
+            // (A walk longer than the nodes is on a cycle, which structure marks broken.)
+            if broken.get(c).copied().unwrap_or(false) || path.len() > n {
+                break true;
+            }
+            cur = parents
+                .get(c)
+                .copied()
+                .flatten()
+                .and_then(|p| usize::try_from(p).ok());
+        };
+        for &p in &path {
+            if let Some(k) = known.get_mut(p) {
+                *k = Some(result);
+            }
+        }
+    }
+    known.into_iter().map(|k| k.unwrap_or(false)).collect()
+}
+
+/// The root of each node's tree (along first parents); `None` below a cycle. Each node
+/// is walked once, no recursion.
+fn tree_roots(parents: &[Option<u64>]) -> Vec<Option<usize>> {
+    let n = parents.len();
+    let mut known: Vec<Option<Option<usize>>> = vec![None; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        path.clear();
+        let mut cur = start;
+        let result = loop {
+            if let Some(Some(k)) = known.get(cur) {
+                break *k;
+            }
+            if path.len() > n {
+                break None;
+            }
+            path.push(cur);
+            match parents
+                .get(cur)
+                .copied()
+                .flatten()
+                .and_then(|p| usize::try_from(p).ok())
+            {
+                Some(p) => cur = p,
+                None => break Some(cur),
+            }
+        };
+        for &p in &path {
+            if let Some(k) = known.get_mut(p) {
+                *k = Some(result);
+            }
+        }
+    }
+    known.into_iter().map(Option::flatten).collect()
+}
+
+/// `NODE_SKIN_NO_SCENE`: a scene that holds a skinned node must hold its joints' root.
+/// Skins whose joints have no common root, or whose ancestry the hierarchy error broke,
+/// are left to those diagnostics. Each (node tree, joint tree) pair is checked once.
+fn skin_scenes(gltf: &Gltf, doc: &Doc, tainted: &[bool], sink: &mut Sink) {
+    let root = &gltf.root;
+    if root.scenes.is_empty() || root.skins.is_empty() {
+        return;
+    }
+    let parents = skinning::parents(root);
+    let tops = tree_roots(&parents);
+    let top = |n: u64| {
+        usize::try_from(n)
+            .ok()
+            .and_then(|n| tops.get(n).copied().flatten())
+    };
+    // The scenes that list each root, and every (scene, root) pair.
+    let mut scenes_of: std::collections::HashMap<usize, Vec<usize>> =
+        std::collections::HashMap::new();
+    let mut listed = std::collections::HashSet::new();
+    for (k, scene) in root.scenes.iter().enumerate() {
+        for &n in &scene.nodes {
+            if let Ok(n) = usize::try_from(n)
+                && listed.insert((k, n))
+            {
+                scenes_of.entry(n).or_default().push(k);
+            }
+        }
+    }
+    // Per skin: its joints' tree, when the joints are sound and share a root.
+    let joint_tree: Vec<Option<usize>> = root
+        .skins
+        .iter()
+        .map(|skin| {
+            let sound = !skin.joints.is_empty()
+                && skin.joints.iter().all(|&j| {
+                    usize::try_from(j)
+                        .ok()
+                        .and_then(|j| tainted.get(j))
+                        .is_some_and(|t| !t)
+                });
+            if !sound || skinning::common_ancestors(&parents, &skin.joints).is_empty() {
+                return None;
+            }
+            skin.joints.first().and_then(|&j| top(j))
+        })
+        .collect();
+    let mut checked: std::collections::HashMap<(usize, usize), Option<usize>> =
+        std::collections::HashMap::new();
+    for (i, node) in root.nodes.iter().enumerate() {
+        let Some(s) = node.skin.and_then(|s| usize::try_from(s).ok()) else {
+            continue;
+        };
+        let (Some(Some(joints)), Some(mine)) = (joint_tree.get(s), top(i as u64)) else {
+            continue;
+        };
+        let lacking = *checked.entry((mine, *joints)).or_insert_with(|| {
+            scenes_of
+                .get(&mine)
+                .into_iter()
+                .flatten()
+                .copied()
+                .find(|&k| !listed.contains(&(k, *joints)))
+        });
+        if let Some(k) = lacking {
+            doc.push(sink, Code::GLTF_SKIN_SCENE, &format!("/nodes/{i}/skin"), || {
+                format!(
+                    "node {i} uses skin {s}, but scene {k}, which holds the node, does not hold node {joints}, the root of the skin's joints"
+                )
+            });
+        }
+    }
+}
+
+/// `ACCESSOR_USAGE_OVERRIDE`: an accessor (or the buffer view it lies in) holds inverse
+/// bind matrices and vertex attributes at once. Reported once per skin, at its
+/// `inverseBindMatrices`, naming the first attribute that also uses the data.
+fn accessor_usage(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
+    let root = &gltf.root;
+    if root.skins.iter().all(|s| s.inverse_bind_matrices.is_none()) {
+        return;
+    }
+    let view_of = |a: u64| {
+        usize::try_from(a)
+            .ok()
+            .and_then(|a| root.accessors.get(a))
+            .and_then(|a| a.buffer_view)
+    };
+    // The first vertex attribute reading each accessor and each buffer view.
+    let mut by_accessor: std::collections::HashMap<u64, String> = std::collections::HashMap::new();
+    let mut by_view: std::collections::HashMap<u64, String> = std::collections::HashMap::new();
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            for (name, v) in &prim.attributes {
+                let Some(a) = v.as_u64() else { continue };
+                let what = || format!("attribute {name} of mesh {m} primitive {p}");
+                by_accessor.entry(a).or_insert_with(what);
+                if let Some(view) = view_of(a) {
+                    by_view.entry(view).or_insert_with(what);
+                }
+            }
+        }
+    }
+    for (s, skin) in root.skins.iter().enumerate() {
+        let Some(ibm) = skin.inverse_bind_matrices else {
+            continue;
+        };
+        let clash = match by_accessor.get(&ibm) {
+            Some(user) => Some(format!("accessor {ibm} is also {user}")),
+            None => view_of(ibm).and_then(|v| {
+                by_view
+                    .get(&v)
+                    .map(|user| format!("its buffer view {v} also holds {user}"))
+            }),
+        };
+        if let Some(clash) = clash {
+            doc.push(
+                sink,
+                Code::GLTF_ACCESSOR_USAGE,
+                &format!("/skins/{s}/inverseBindMatrices"),
+                || format!("skin {s}: the inverse bind matrices are vertex data too: {clash}"),
+            );
+        }
+    }
 }
 
 /// True when the accessor's buffer view has a byteStride outside 4…252 or not a
@@ -376,8 +587,10 @@ fn bad_stride(gltf: &Gltf, accessor: u64) -> bool {
         .is_some_and(|s| !spec::byte_stride_valid(s))
 }
 
-/// Skin rules: joints, common root, skeleton, inverse bind matrices.
-fn skins(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
+/// Skin rules: joints, common root, skeleton, inverse bind matrices. The root and
+/// skeleton checks skip a skin with a joint below a hierarchy error (`tainted`): that
+/// error is the root cause.
+fn skins(gltf: &Gltf, doc: &Doc, tainted: &[bool], opts: &Options, sink: &mut Sink) {
     let parents = skinning::parents(&gltf.root);
     let n_nodes = gltf.root.nodes.len() as u64;
     for (s, skin) in gltf.root.skins.iter().enumerate() {
@@ -403,7 +616,13 @@ fn skins(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
                 });
             }
         }
-        if !bad {
+        let below_error = skin.joints.iter().any(|&j| {
+            usize::try_from(j)
+                .ok()
+                .and_then(|j| tainted.get(j))
+                .is_some_and(|t| *t)
+        });
+        if !bad && !below_error {
             let common = skinning::common_ancestors(&parents, &skin.joints);
             if common.is_empty() {
                 doc.push(sink, Code::GLTF_SKIN_ROOT, &ptr, || {
@@ -419,6 +638,15 @@ fn skins(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
                     &format!("/skins/{s}/skeleton"),
                     || format!("skin {s}: skeleton node {k} is not a common root of the joints"),
                 );
+            }
+        }
+        if let (false, Some(order)) = (bad, &opts.joint_order) {
+            let names = skinning::joint_names(&gltf.root, s);
+            // One diagnostic per skin: the first joint out of place names the cause.
+            if let Some(m) = order.manifest.first_out_of_order(&names, !order.locked) {
+                doc.push(sink, Code::JOINT_ORDER, &ptr, || {
+                    format!("skin {s}: {m}; the joint order differs from the manifest's")
+                });
             }
         }
         if let Some(ibm) = skin.inverse_bind_matrices {

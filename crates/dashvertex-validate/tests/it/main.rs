@@ -10,5 +10,6 @@
 
 mod catalogue;
 mod gltf;
+mod joint_order;
 mod spec_coverage;
 mod vectors;

@@ -24,7 +24,23 @@ fn options(v: &Value) -> Options {
         bones: o["bones"]
             .as_u64()
             .or(manifest.as_ref().map(|m| m.len() as u64)),
-        removed_bones: manifest.map(|m| m.removed_indices()).unwrap_or_default(),
+        removed_bones: manifest
+            .as_ref()
+            .map(|m| m.removed_indices())
+            .unwrap_or_default(),
+        // `--locked`: the joint order is a contract (an error), as dash-validate sets it.
+        levels: if o["locked"] == true {
+            [(Code::JOINT_ORDER, dashvertex_validate::Level::Deny)].into()
+        } else {
+            Default::default()
+        },
+        joint_order: manifest.map(|manifest| dashvertex_validate::JointOrder {
+            manifest,
+            locked: o["locked"] == true,
+        }),
+        target: o["target"]
+            .as_str()
+            .map(|t| dashvertex_core::Target::named(t).expect("a target name")),
         max_diagnostics: 1000,
         deny_warnings: o["deny"].as_str() == Some("warnings"),
         limits: Limits {

@@ -1,0 +1,135 @@
+//! `dash remap`: a glTF file's joint order rewritten to a bone manifest's
+//! (`dashvertex_reduce::remap`), written with the output writer `dash reduce` uses.
+
+use std::path::{Path, PathBuf};
+
+use dashvertex_formats::Format;
+use dashvertex_reduce::remap::{self, RemapError};
+
+use crate::common;
+use crate::error::CliError;
+use crate::reduce::{self, Context, Source};
+
+/// `dash remap` flags.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RemapArgs {
+    /// The glTF or GLB file.
+    pub input: PathBuf,
+    /// The bone manifest whose indices the joints take (it is read, never changed).
+    #[arg(long, value_name = "FILE")]
+    pub manifest: PathBuf,
+    /// The output, `.gltf` or `.glb` (written atomically; a `.gltf` keeps its buffers
+    /// beside it as `STEM.bin` unless --embed).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Refuse (exit 1, naming them) when a skin has bones the manifest does not have,
+    /// instead of appending them after the manifest's bones.
+    #[arg(long)]
+    pub locked: bool,
+    /// For `.gltf` output: embed every buffer as a base64 data URI.
+    #[arg(long)]
+    pub embed: bool,
+}
+
+/// True when `a` and `b` are in the same folder (so relative buffer URIs resolve alike).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    let dir = |p: &Path| {
+        let d = p.parent().filter(|d| !d.as_os_str().is_empty());
+        std::fs::canonicalize(d.unwrap_or(Path::new(".")))
+    };
+    matches!((dir(a), dir(b)), (Ok(x), Ok(y)) if x == y)
+}
+
+/// Runs `dash remap`.
+pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
+    let manifest = reduce::read_manifest(&a.manifest)?
+        .ok_or_else(|| CliError::Io(format!("{}: no such manifest", a.manifest.display())))?;
+    let container = reduce::container(Format::from_extension(&a.output)).ok_or_else(|| {
+        CliError::Usage(format!(
+            "cannot tell the output format of {}; name it .gltf or .glb",
+            a.output.display()
+        ))
+    })?;
+    let Source::Gltf(gltf) = reduce::load(&a.input, ctx)? else {
+        return Err(reduce::input_error(
+            &a.input,
+            "dash remap reads glTF or GLB (the joint order is a skin's)",
+        ));
+    };
+    let opts = remap::Options { locked: a.locked };
+    let plan = remap::remap(&gltf, &manifest, &opts).map_err(|e| match e {
+        e @ RemapError::NotInManifest { .. } => CliError::Output(e.to_string()),
+        e => reduce::input_error(&a.input, e),
+    })?;
+    for s in &plan.skins {
+        let Some(why) = &s.mismatch else {
+            common::detail(format_args!("skin {}: already in manifest order", s.skin));
+            continue;
+        };
+        let mut line = format!("skin {}: remapped to the manifest's order ({why})", s.skin);
+        if !s.placeholders.is_empty() {
+            line.push_str(&format!(
+                "; {} placeholder joint(s) for manifest bones the file lacks",
+                s.placeholders.len()
+            ));
+        }
+        if !s.appended.is_empty() {
+            line.push_str(&format!(
+                "; {} bone(s) not in the manifest appended after its {}: {}",
+                s.appended.len(),
+                manifest.len(),
+                s.appended
+                    .iter()
+                    .map(|b| format!("{b:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        line.push_str(&format!(
+            "; joint values of {} primitive(s) renumbered",
+            s.primitives.len()
+        ));
+        common::info(line);
+    }
+    let files = reduce::buffer_files(&a.output, a.embed);
+    let written = plan
+        .finish(container, &files)
+        .map_err(|e| reduce::input_error(&a.input, e))?;
+    let (main, files) = match written {
+        Some(w) => (w.main, w.files),
+        None => {
+            // Nothing changes: the same bytes, when they stay valid where they go (a
+            // `.gltf` naming buffer files needs the same folder); else the same document
+            // rewritten into the output's container.
+            let external = gltf
+                .root
+                .buffers
+                .iter()
+                .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
+            let copy = gltf.container == container
+                && !gltf.byte_order_mark
+                && (!external || same_folder(&a.input, &a.output));
+            common::info(format_args!(
+                "{}: already in manifest order{}",
+                a.input.display(),
+                if copy {
+                    "; copied unchanged"
+                } else {
+                    "; rewritten unchanged into the output's container"
+                }
+            ));
+            if copy {
+                let bytes = gltf.into_input().ok_or_else(|| {
+                    CliError::Output("the input's bytes were not kept for the copy".into())
+                })?;
+                (bytes, Vec::new())
+            } else {
+                let w = dashvertex_gltf::export::Editor::new(&gltf)
+                    .and_then(|ed| ed.finish_files(container, &files))
+                    .map_err(|e| reduce::input_error(&a.input, e))?;
+                (w.main, w.files)
+            }
+        }
+    };
+    reduce::write_output(&a.output, &main, &files)
+}

@@ -1,0 +1,446 @@
+//! Joint order as a contract: rewrite a glTF file's skins so that joint `i` is the bone
+//! the manifest numbers `i` (`dash remap`), changing no influence.
+//!
+//! Each skin that is not already in manifest order ([`Manifest::first_out_of_order`])
+//! gets its joint list and inverse bind matrices permuted to the manifest's order
+//! ([`Editor::reorder_skin`]): manifest bones the file lacks (and retired indices)
+//! become placeholder joints, so every manifest bone keeps its index, and joints the
+//! manifest does not have follow the manifest's bones in their file order (or, locked,
+//! the remap is refused, naming them). Every primitive whose mesh a remapped skin
+//! deforms gets its `JOINTS_n` values renumbered; its weights are written back as
+//! stored (FLOAT bits and normalized integers unchanged), slot by slot, so skinning
+//! sums the same terms in the same order and gives the same bits.
+//!
+//! ```no_run
+//! use dashvertex_reduce::remap::{Options, remap};
+//! use dashvertex_reduce::manifest::Manifest;
+//! use dashvertex_gltf::{Container, export::BufferFiles};
+//! # fn run(gltf: &dashvertex_gltf::Gltf, manifest: &Manifest) -> Result<(), Box<dyn std::error::Error>> {
+//! let out = remap(gltf, manifest, &Options::default())?;
+//! match out.finish(Container::Glb, &BufferFiles::Embed)? {
+//!     Some(written) => { /* write written.main */ }
+//!     None => { /* already in manifest order: nothing to change */ }
+//! }
+//! # Ok(()) }
+//! ```
+
+use std::collections::HashMap;
+
+use dashvertex_core::Limits;
+use dashvertex_gltf::Gltf;
+use dashvertex_gltf::accessor::{self, AccessorData};
+use dashvertex_gltf::export::{
+    BufferFiles, Editor, ExportError, InfluenceSource, JointSlot, WeightFormat, Written,
+};
+use dashvertex_gltf::skinning;
+use dashvertex_gltf::spec::component;
+
+use crate::manifest::{Manifest, OrderMismatch};
+
+/// How a remap treats bones the manifest does not have.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Refuse (naming them) instead of appending joints the manifest does not have.
+    pub locked: bool,
+}
+
+/// What happened to one skin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkinRemap {
+    /// The skin's index.
+    pub skin: usize,
+    /// Where its joint order first departed from the manifest's (`None`: already in
+    /// order, left alone).
+    pub mismatch: Option<OrderMismatch>,
+    /// Manifest bones the skin lacks, given placeholder joints at their index.
+    pub placeholders: Vec<String>,
+    /// The skin's bones the manifest does not have, appended after the manifest's.
+    pub appended: Vec<String>,
+    /// `(mesh, primitive)` whose joint values were renumbered.
+    pub primitives: Vec<(usize, usize)>,
+}
+
+/// A remap worked out: the edit, and what it does per skin.
+#[derive(Debug)]
+pub struct Remap<'g> {
+    editor: Option<Editor<'g>>,
+    /// Every skin of the file, in order.
+    pub skins: Vec<SkinRemap>,
+}
+
+impl Remap<'_> {
+    /// True when every skin already follows the manifest (nothing to write).
+    pub fn already_in_order(&self) -> bool {
+        self.editor.is_none()
+    }
+
+    /// The remapped file as `container` (`None` when already in order).
+    pub fn finish(
+        self,
+        container: dashvertex_gltf::Container,
+        files: &BufferFiles,
+    ) -> Result<Option<Written>, RemapError> {
+        match self.editor {
+            Some(ed) => Ok(Some(ed.finish_files(container, files)?)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Why a file cannot be remapped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RemapError {
+    /// The file has no skin.
+    #[error("the file has no skin: there is no joint order to remap")]
+    NoSkin,
+    /// `locked`, and a skin has bones the manifest does not have.
+    #[error(
+        "skin {skin} has bone(s) the manifest does not have: {}; add them with `dash manifest update`, or remap without --locked to append them",
+        .bones.iter().map(|b| format!("{b:?}")).collect::<Vec<_>>().join(", ")
+    )]
+    NotInManifest {
+        /// The skin.
+        skin: usize,
+        /// The bones, in joint order.
+        bones: Vec<String>,
+    },
+    /// Two joints of a skin have the same bone name.
+    #[error("skin {skin} has two joints named {name:?}; bone names must be unique")]
+    DuplicateName {
+        /// The skin.
+        skin: usize,
+        /// The name.
+        name: String,
+    },
+    /// A mesh is deformed by skins whose joint lists differ, so its joint values cannot
+    /// follow both.
+    #[error(
+        "mesh {mesh} is used with skins {first} and {second}, whose joint lists differ; its joint values cannot follow both"
+    )]
+    SharedMesh {
+        /// The mesh.
+        mesh: usize,
+        /// One skin.
+        first: usize,
+        /// Another, with a different joint list.
+        second: usize,
+    },
+    /// Influence data the remap cannot carry over unchanged.
+    #[error("{pointer}: {why}")]
+    Data {
+        /// JSON Pointer of the attribute.
+        pointer: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The output cannot be written.
+    #[error(transparent)]
+    Export(#[from] ExportError),
+}
+
+/// Works out the remap of every skin of `gltf` to `manifest`'s order and prepares the
+/// edit; see the [module documentation](self). Nothing is copied until
+/// [`Remap::finish`].
+pub fn remap<'g>(
+    gltf: &'g Gltf,
+    manifest: &Manifest,
+    opts: &Options,
+) -> Result<Remap<'g>, RemapError> {
+    let root = &gltf.root;
+    if root.skins.is_empty() {
+        return Err(RemapError::NoSkin);
+    }
+    // Per skin: the old -> new joint map (None when in order).
+    let mut maps: Vec<Option<Vec<u32>>> = Vec::with_capacity(root.skins.len());
+    let mut slots_of: Vec<Option<Vec<JointSlot>>> = Vec::with_capacity(root.skins.len());
+    let mut skins = Vec::with_capacity(root.skins.len());
+    for s in 0..root.skins.len() {
+        let names = skinning::joint_names(root, s);
+        let mut position: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            if position.insert(n.as_str(), i).is_some() {
+                return Err(RemapError::DuplicateName {
+                    skin: s,
+                    name: n.clone(),
+                });
+            }
+        }
+        let mismatch = manifest.first_out_of_order(&names, !opts.locked);
+        let mut report = SkinRemap {
+            skin: s,
+            mismatch: mismatch.clone(),
+            placeholders: Vec::new(),
+            appended: Vec::new(),
+            primitives: Vec::new(),
+        };
+        if mismatch.is_none() {
+            maps.push(None);
+            slots_of.push(None);
+            skins.push(report);
+            continue;
+        }
+        let lookup = manifest.lookup();
+        report.appended = names
+            .iter()
+            .filter(|n| !lookup.contains_key(n.as_str()))
+            .cloned()
+            .collect();
+        if opts.locked && !report.appended.is_empty() {
+            return Err(RemapError::NotInManifest {
+                skin: s,
+                bones: report.appended,
+            });
+        }
+        let mut slots: Vec<JointSlot> = Vec::with_capacity(manifest.len() + names.len());
+        for e in &manifest.bones {
+            match position.get(e.name.as_str()) {
+                Some(&old) => slots.push(JointSlot::Existing(old)),
+                None => {
+                    report.placeholders.push(e.name.clone());
+                    slots.push(JointSlot::Placeholder(e.name.clone()));
+                }
+            }
+        }
+        for (old, n) in names.iter().enumerate() {
+            if !lookup.contains_key(n.as_str()) {
+                slots.push(JointSlot::Existing(old));
+            }
+        }
+        let mut map = vec![0u32; names.len()];
+        for (new, slot) in slots.iter().enumerate() {
+            if let JointSlot::Existing(old) = slot
+                && let Some(m) = map.get_mut(*old)
+            {
+                *m = u32::try_from(new).map_err(|_| RemapError::Data {
+                    pointer: format!("/skins/{s}/joints"),
+                    why: "more joints than 32-bit indices can name".into(),
+                })?;
+            }
+        }
+        maps.push(Some(map));
+        slots_of.push(Some(slots));
+        skins.push(report);
+    }
+    if maps.iter().all(Option::is_none) {
+        return Ok(Remap {
+            editor: None,
+            skins,
+        });
+    }
+    // The skin each mesh's joint values refer to; a mesh deformed by skins with
+    // different joint lists cannot follow two orders.
+    let users = skinning::mesh_nodes(root);
+    let mut mesh_skin: Vec<Option<usize>> = vec![None; root.meshes.len()];
+    for (m, nodes) in users.iter().enumerate() {
+        for &n in nodes {
+            let Some(s) = root
+                .nodes
+                .get(n)
+                .and_then(|n| n.skin)
+                .and_then(|s| usize::try_from(s).ok())
+                .filter(|&s| s < root.skins.len())
+            else {
+                continue;
+            };
+            let slot = mesh_skin.get_mut(m);
+            match slot {
+                Some(slot @ None) => *slot = Some(s),
+                Some(Some(first)) if *first != s => {
+                    let same = root.skins.get(*first).map(|k| &k.joints)
+                        == root.skins.get(s).map(|k| &k.joints);
+                    if !same {
+                        return Err(RemapError::SharedMesh {
+                            mesh: m,
+                            first: *first,
+                            second: s,
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut ed = Editor::new(gltf)?;
+    for (s, slots) in slots_of.iter().enumerate() {
+        if let Some(slots) = slots {
+            ed.reorder_skin(s, slots)?;
+        }
+    }
+    for p in skinning::primitive_sets(root) {
+        let Some(s) = mesh_skin.get(p.mesh).copied().flatten() else {
+            continue;
+        };
+        let Some(Some(map)) = maps.get(s) else {
+            continue;
+        };
+        let source = Renumbered::read(gltf, &p, map)?;
+        ed.set_influences_from(p.mesh, p.primitive, &source)?;
+        if let Some(r) = skins.get_mut(s) {
+            r.primitives.push((p.mesh, p.primitive));
+        }
+    }
+    Ok(Remap {
+        editor: Some(ed),
+        skins,
+    })
+}
+
+/// A primitive's influence sets read in place, joint values renumbered, weights as
+/// stored.
+struct Renumbered<'g, 'm> {
+    sets: Vec<(AccessorData<'g>, AccessorData<'g>)>,
+    format: WeightFormat,
+    map: &'m [u32],
+    count: usize,
+}
+
+impl<'g, 'm> Renumbered<'g, 'm> {
+    fn read(
+        gltf: &'g Gltf,
+        p: &skinning::PrimitiveSets,
+        map: &'m [u32],
+    ) -> Result<Self, RemapError> {
+        let mut sets = Vec::with_capacity(p.sets.len());
+        let mut format = None;
+        let bad = |name: String, why: String| RemapError::Data {
+            pointer: p.attribute_pointer(&name),
+            why,
+        };
+        if let Some(m) = p.malformed.first() {
+            return Err(bad(
+                m.clone(),
+                "a malformed influence attribute name".into(),
+            ));
+        }
+        for s in &p.sets {
+            let (jn, wn) = (format!("JOINTS_{}", s.n), format!("WEIGHTS_{}", s.n));
+            let (Some(j), Some(w)) = (s.joints, s.weights) else {
+                return Err(bad(jn, "the set has JOINTS or WEIGHTS but not both".into()));
+            };
+            let read = |a: u64, name: &str| {
+                accessor::read(gltf, a, &Limits::UNLIMITED)
+                    .map_err(|e| bad(name.to_owned(), e.to_string()))
+            };
+            let (jd, wd) = (read(j, &jn)?, read(w, &wn)?);
+            if jd.components != 4 || !matches!(jd.component_type, component::U8 | component::U16) {
+                return Err(bad(
+                    jn,
+                    "joints must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
+                ));
+            }
+            let f = match (wd.component_type, wd.components) {
+                (component::F32, 4) => WeightFormat::F32,
+                (component::U8, 4) => WeightFormat::Unorm8,
+                (component::U16, 4) => WeightFormat::Unorm16,
+                _ => {
+                    return Err(bad(
+                        wn,
+                        "weights must be VEC4 FLOAT, UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
+                    ));
+                }
+            };
+            if *format.get_or_insert(f) != f {
+                return Err(bad(
+                    wn,
+                    "the sets store weights in different formats; one output format cannot keep them all as stored".into(),
+                ));
+            }
+            if wd.count != jd.count {
+                return Err(bad(wn, "a different element count than its JOINTS".into()));
+            }
+            sets.push((jd, wd));
+        }
+        let count = sets.first().map_or(0, |(j, _)| j.count);
+        if let Some(k) = sets.iter().position(|(j, _)| j.count != count) {
+            return Err(bad(
+                format!("JOINTS_{k}"),
+                "a different element count than JOINTS_0".into(),
+            ));
+        }
+        // Every joint value must name a joint: an out-of-range one has no new number.
+        for (k, (jd, wd)) in sets.iter().enumerate() {
+            for v in 0..count {
+                let (js, ws) = (jd.get4(v), wd.get4(v));
+                for (c, (&j, &w)) in js.iter().zip(&ws).enumerate() {
+                    let padding = j == 0.0 && w == 0.0;
+                    if !padding && to_index(j).and_then(|j| map.get(j)).is_none() {
+                        return Err(bad(
+                            format!("JOINTS_{k}"),
+                            format!(
+                                "vertex {v} component {c}: joint {j} is beyond the skin's {} joints",
+                                map.len()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(Renumbered {
+            sets,
+            format: format.unwrap_or(WeightFormat::F32),
+            map,
+            count,
+        })
+    }
+}
+
+/// A stored joint value (a whole number in 0 ..= 65535, checked by the format) as an
+/// index.
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "joint values are UNSIGNED_BYTE or UNSIGNED_SHORT: whole numbers in 0..=65535"
+)]
+fn to_index(j: f64) -> Option<usize> {
+    (0.0..=65535.0).contains(&j).then_some(j as usize)
+}
+
+impl InfluenceSource for Renumbered<'_, '_> {
+    fn sets(&self) -> usize {
+        self.sets.len()
+    }
+    fn vertices(&self) -> usize {
+        self.count
+    }
+    fn joints(&self, s: usize, v: usize) -> [u32; 4] {
+        let Some((jd, wd)) = self.sets.get(s) else {
+            return [0; 4];
+        };
+        let (js, ws) = (jd.get4(v), wd.get4(v));
+        std::array::from_fn(|c| {
+            let (j, w) = (js.get(c).copied(), ws.get(c).copied());
+            match (j, w) {
+                // Canonical padding stays canonical padding.
+                (Some(j), Some(w)) if j == 0.0 && w == 0.0 => 0,
+                (Some(j), _) => to_index(j)
+                    .and_then(|j| self.map.get(j))
+                    .copied()
+                    .unwrap_or(0),
+                _ => 0,
+            }
+        })
+    }
+    fn format(&self) -> WeightFormat {
+        self.format
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "FLOAT weights read as f64 are exact f32 values: the cast gives back the stored bits"
+    )]
+    fn weights_f32(&self, s: usize, v: usize) -> [f32; 4] {
+        self.sets
+            .get(s)
+            .map_or([0.0; 4], |(_, wd)| wd.get4(v).map(|x| x as f32))
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "integer weights are UNSIGNED_BYTE or UNSIGNED_SHORT values, exact in f64"
+    )]
+    fn weights_int(&self, s: usize, v: usize) -> [u32; 4] {
+        self.sets
+            .get(s)
+            .map_or([0; 4], |(_, wd)| wd.get4(v).map(|x| x as u32))
+    }
+}

@@ -54,12 +54,12 @@ cargo build -q --bin dash --bin dash-validate
 bin="${CARGO_TARGET_DIR:-target}/debug"
 "$bin/dash" convert examples/rig.dmx "$out/rig.dmx.json"
 "$bin/dash" convert examples/rig.json "$out/rig.json.json"
-"$bin/dash" reduce examples/web/six-influences.json -o "$out/six.reduced.json" --normalize unit -q
+"$bin/dash" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit -q
 "$bin/dash-validate" --format json examples/rig.dmx >"$out/rig.report.json"
 
 note "the example page in $("$CHROMIUM" --version 2>/dev/null || echo chromium)"
 node js/dash-three/test/browser.mjs --shots "$out" \
   --expected rig.dmx="$out/rig.dmx.json" \
   --expected rig.json="$out/rig.json.json" \
-  --reduced web/six-influences.json="$out/six.reduced.json" \
+  --reduced ../js/dash-three/test/six-influences.json="$out/six.reduced.json" \
   --report examples/rig.dmx="$out/rig.report.json"

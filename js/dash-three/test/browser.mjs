@@ -2,7 +2,7 @@
 // `chromium`, driven by puppeteer-core; no browser download).
 //
 //   node browser.mjs --expected rig.dmx=/tmp/rig.dmx.json [--expected rig.json=…] --shots DIR
-//       [--reduced web/six-influences.json=REDUCED.json] [--report examples/rig.dmx=REPORT.json]
+//       [--reduced ../js/dash-three/test/six-influences.json=REDUCED.json] [--report examples/rig.dmx=REPORT.json]
 //   node browser.mjs --bench FILE.dmx          (decode benchmark; prints times, checks nothing)
 //
 // For each file it loads examples/web/?file=FILE, reads back from the page the vertex count,

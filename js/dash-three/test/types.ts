@@ -8,6 +8,7 @@ export async function readme(scene: Scene): Promise<void> {
   const mesh = model.createMesh(new MeshBasicMaterial());
   scene.add(mesh);
   if (mesh instanceof SkinnedMesh) mesh.skeleton.bones[1].rotation.z = 0.5;
+  model.skeleton!.getBoneByName('head')!.rotation.z = 0.5;
   const dropped: number = loader.lastReport?.droppedWeight?.total ?? 0;
   const report = await validate(new Uint8Array(8), 'x.dmx', { profile: 'gltf' });
   const valid: boolean = report.files[0].valid;

@@ -41,41 +41,60 @@ impl ReduceOptions {
 
     /// The reducer's settings.
     pub fn to_config(&self) -> Result<Config, Failure> {
+        use Normalize as N;
+        use Quantize as Q;
         let d = Config::default();
-        let pick = |v: &Option<String>, what: &str, names: &[&str]| -> Result<usize, Failure> {
-            match v {
-                None => Ok(0),
-                Some(s) => names.iter().position(|n| n == s).ok_or_else(|| {
-                    Failure::options(format!(
-                        "unknown {what} {s:?} (expected {})",
-                        names.join(", ")
-                    ))
-                }),
-            }
-        };
-        let normalize = [Normalize::None, Normalize::Unit];
-        let quantize = [Quantize::F32, Quantize::Unorm16, Quantize::Unorm8];
-        let empty = [Empty::Error, Empty::Zero, Empty::Root];
         Ok(Config {
             max_influences: self.max_influences.unwrap_or(d.max_influences),
-            normalize: normalize
-                .get(pick(&self.normalize, "normalize", &["none", "unit"])?)
-                .copied()
-                .unwrap_or(d.normalize),
-            quantize: quantize
-                .get(pick(
-                    &self.quantize,
-                    "quantize",
-                    &["f32", "unorm16", "unorm8"],
-                )?)
-                .copied()
-                .unwrap_or(d.quantize),
+            normalize: choice(
+                &self.normalize,
+                "normalize",
+                &[("none", N::None), ("unit", N::Unit)],
+            )?
+            .unwrap_or(d.normalize),
+            quantize: choice(
+                &self.quantize,
+                "quantize",
+                &[
+                    ("f32", Q::F32),
+                    ("unorm16", Q::Unorm16),
+                    ("unorm8", Q::Unorm8),
+                ],
+            )?
+            .unwrap_or(d.quantize),
             min_weight: self.min_weight.unwrap_or(d.min_weight),
-            empty: empty
-                .get(pick(&self.empty, "empty", &["error", "zero", "root"])?)
-                .copied()
-                .unwrap_or(d.empty),
+            empty: choice(
+                &self.empty,
+                "empty",
+                &[
+                    ("error", Empty::Error),
+                    ("zero", Empty::Zero),
+                    ("root", Empty::Root),
+                ],
+            )?
+            .unwrap_or(d.empty),
         })
+    }
+}
+
+/// The value named `given` among `names` (`None` when not given), or a failure listing them.
+fn choice<T: Copy>(
+    given: &Option<String>,
+    what: &str,
+    names: &[(&str, T)],
+) -> Result<Option<T>, Failure> {
+    let Some(given) = given else {
+        return Ok(None);
+    };
+    match names.iter().find(|(n, _)| n == given) {
+        Some((_, v)) => Ok(Some(*v)),
+        None => {
+            let all: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
+            Err(Failure::options(format!(
+                "unknown {what} {given:?} (expected {})",
+                all.join(", ")
+            )))
+        }
     }
 }
 

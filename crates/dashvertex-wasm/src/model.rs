@@ -11,7 +11,7 @@ use dashvertex_validate::{Options, Severity};
 use crate::failure::Failure;
 
 /// A decoded file: the document, with what its format carries beside it (kept so that
-/// [`Model::encode`](crate::Model) writes it back losslessly).
+/// [`Model::encode`](crate::bindings::Model::encode) writes it back losslessly).
 #[derive(Clone, Debug)]
 pub struct Decoded {
     loaded: Loaded,

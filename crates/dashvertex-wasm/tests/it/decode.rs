@@ -106,3 +106,25 @@ fn encoding_writes_the_example_files_back_byte_for_byte() {
     let e = dashvertex_wasm::encode::encode(&from_dmx, "gltf").unwrap_err();
     assert_eq!(e.code, "NOT_DASHVERTEX");
 }
+
+#[test]
+fn raw_records_are_told_by_their_name_or_forced() {
+    let rig = decode("rig.dmx", &example("rig.dmx"), None).unwrap();
+    let raw = dashvertex_wasm::encode::encode(&rig, "raw");
+    // Raw records cannot hold the skeleton: refused, not dropped.
+    assert_eq!(raw.unwrap_err().code, "ENCODE_FAILED");
+    let mut bare = rig.document().clone();
+    bare.skeleton = None;
+    let bytes = dashvertex_binary::encode_raw(&bare).unwrap();
+    for m in [
+        decode("mesh.raw", &bytes, None).unwrap(),
+        decode("mesh.bin", &bytes, Some(Format::Raw)).unwrap(),
+    ] {
+        assert_eq!(m.format(), Format::Raw);
+        assert_eq!(m.vertex_count(), 8);
+        assert!(!m.has_skeleton());
+        assert_eq!(m.skeleton(), Default::default());
+        assert_eq!(m.joints(0), rig.joints(0));
+        assert_eq!(m.weights(0), rig.weights(0));
+    }
+}

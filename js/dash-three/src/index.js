@@ -35,10 +35,16 @@ const instances = {};
  */
 export function dashWasm(kind = 'core') {
   if (!instances[kind]) {
-    instances[kind] = import(MODULES[kind].href).then(async (m) => {
-      await m.default();
-      return m;
-    });
+    instances[kind] = import(MODULES[kind].href).then(
+      async (m) => {
+        await m.default();
+        return m;
+      },
+      (e) => {
+        delete instances[kind]; // a failed fetch may be retried
+        throw e;
+      },
+    );
   }
   return instances[kind];
 }

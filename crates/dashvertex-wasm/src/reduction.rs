@@ -1,0 +1,319 @@
+//! Reduction in the page: the dash reducer (`spec/reduction.md`) with its options, on a
+//! decoded file, keeping the file's own bone indices (no manifest), and its report with
+//! the weight it dropped.
+
+use dashvertex_core::{Document, InfluenceSet, Mesh};
+use dashvertex_reduce::input::{Input, InputError, bone_refs};
+use dashvertex_reduce::{Config, Dropped, Empty, Normalize, Quantize, ReduceError, Reduced};
+use dashvertex_validate::Location;
+use serde::{Deserialize, Serialize};
+
+use crate::failure::Failure;
+use crate::model::Decoded;
+
+/// Reducer options, as a JSON object with the flags of `dash reduce` as members (all
+/// optional, with the command's defaults): `maxInfluences` (K, 4), `normalize`
+/// (`"none"` or `"unit"`; `"none"`), `quantize` (`"f32"`, `"unorm16"`, `"unorm8"`;
+/// `"f32"`), `minWeight` (0) and `empty` (`"error"`, `"zero"`, `"root"`; `"error"`).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReduceOptions {
+    /// `--max-influences`.
+    pub max_influences: Option<usize>,
+    /// `--normalize`.
+    pub normalize: Option<String>,
+    /// `--quantize`.
+    pub quantize: Option<String>,
+    /// `--min-weight`.
+    pub min_weight: Option<f32>,
+    /// `--empty`.
+    pub empty: Option<String>,
+}
+
+impl ReduceOptions {
+    /// Options from JSON text (`None` or empty: the defaults).
+    pub fn from_json(text: Option<&str>) -> Result<Self, Failure> {
+        match text.map(str::trim) {
+            None | Some("" | "null" | "undefined") => Ok(ReduceOptions::default()),
+            Some(t) => serde_json::from_str(t).map_err(|e| Failure::options(e.to_string())),
+        }
+    }
+
+    /// The reducer's settings.
+    pub fn to_config(&self) -> Result<Config, Failure> {
+        use Normalize as N;
+        use Quantize as Q;
+        let d = Config::default();
+        Ok(Config {
+            max_influences: self.max_influences.unwrap_or(d.max_influences),
+            normalize: choice(
+                &self.normalize,
+                "normalize",
+                &[("none", N::None), ("unit", N::Unit)],
+            )?
+            .unwrap_or(d.normalize),
+            quantize: choice(
+                &self.quantize,
+                "quantize",
+                &[
+                    ("f32", Q::F32),
+                    ("unorm16", Q::Unorm16),
+                    ("unorm8", Q::Unorm8),
+                ],
+            )?
+            .unwrap_or(d.quantize),
+            min_weight: self.min_weight.unwrap_or(d.min_weight),
+            empty: choice(
+                &self.empty,
+                "empty",
+                &[
+                    ("error", Empty::Error),
+                    ("zero", Empty::Zero),
+                    ("root", Empty::Root),
+                ],
+            )?
+            .unwrap_or(d.empty),
+        })
+    }
+}
+
+/// The value named `given` among `names` (`None` when not given), or a failure listing them.
+fn choice<T: Copy>(
+    given: &Option<String>,
+    what: &str,
+    names: &[(&str, T)],
+) -> Result<Option<T>, Failure> {
+    let Some(given) = given else {
+        return Ok(None);
+    };
+    match names.iter().find(|(n, _)| n == given) {
+        Some((_, v)) => Ok(Some(*v)),
+        None => {
+            let all: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
+            Err(Failure::options(format!(
+                "unknown {what} {given:?} (expected {})",
+                all.join(", ")
+            )))
+        }
+    }
+}
+
+/// An influence the reducer dropped (its `largestDropped`, `firstNegative`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DroppedInfluence {
+    /// Its weight.
+    pub weight: f32,
+    /// The vertex.
+    pub vertex: u64,
+    /// The bone index.
+    pub bone: u32,
+    /// Where it was, as text.
+    pub at: String,
+}
+
+impl From<&Dropped> for DroppedInfluence {
+    fn from(d: &Dropped) -> Self {
+        DroppedInfluence {
+            weight: d.weight,
+            vertex: d.vertex,
+            bone: d.bone,
+            at: d.at.clone(),
+        }
+    }
+}
+
+/// The weight a vertex lost.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct VertexLoss {
+    /// The vertex.
+    pub vertex: u64,
+    /// The weight of its influences that are not in the output, as the input had them.
+    pub weight: f64,
+    /// That weight as a share of the vertex's total input weight (0 to 1).
+    pub share: f64,
+}
+
+/// The weight the reduction dropped: input influences (positive weights) whose bone the
+/// vertex no longer has in its output.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DroppedWeight {
+    /// Vertices that lost weight.
+    pub vertices: u64,
+    /// Their lost weight added up.
+    pub total: f64,
+    /// The vertex that lost the largest share of its weight (the first such vertex).
+    pub worst: Option<VertexLoss>,
+}
+
+/// What a reduction did: the reducer's report, and the weight it dropped.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReductionReport {
+    /// Influences kept per vertex (K).
+    pub max_influences: usize,
+    /// Influence sets per vertex in the output.
+    pub sets: usize,
+    /// Vertices processed.
+    pub vertices: u64,
+    /// Vertices whose influences changed (anything dropped, merged, scaled or rounded).
+    pub changed: u64,
+    /// Influences dropped because a vertex had more than K.
+    pub dropped: u64,
+    /// Influences dropped by the minimum-weight threshold.
+    pub below_threshold: u64,
+    /// Influences rounded to 0 by quantization, and dropped.
+    pub quantized_away: u64,
+    /// Duplicate bones merged into one influence.
+    pub merged: u64,
+    /// Negative weights dropped.
+    pub negative: u64,
+    /// The first negative weight.
+    pub first_negative: Option<DroppedInfluence>,
+    /// The heaviest influence dropped (by K, threshold or quantization).
+    pub largest_dropped: Option<DroppedInfluence>,
+    /// Vertices that had no influence.
+    pub empty: u64,
+    /// The first of them.
+    pub first_empty: Option<u64>,
+    /// The most influences any vertex had.
+    pub max_influences_in: u64,
+    /// The weight dropped.
+    pub dropped_weight: DroppedWeight,
+}
+
+/// A reduced file and its report.
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    /// The file with the reduced influences (skeleton and everything else kept).
+    pub decoded: Decoded,
+    /// What the reduction did.
+    pub report: ReductionReport,
+}
+
+/// Reduces `decoded` with `opts`. Bone indices stay the file's: bone `b` of the output
+/// is bone `b` of the skeleton (or index `b` of a file without one).
+pub fn reduce(decoded: &Decoded, opts: &ReduceOptions) -> Result<Reduction, Failure> {
+    let cfg = opts.to_config()?;
+    let doc = decoded.document();
+    let bones = doc.skeleton.as_ref().map(bone_refs).unwrap_or_default();
+    let named = !bones.is_empty();
+    let input = Input::from_mesh(&doc.mesh, bones).map_err(input_failure)?;
+    let map: Vec<u32> = if named {
+        (0..input.bones.len())
+            .map(|b| u32::try_from(b).unwrap_or(u32::MAX))
+            .collect()
+    } else {
+        input.unnamed_indices().unwrap_or_default()
+    };
+    // The first bone without a parent (bone 0 in a valid skeleton, spec/dashvertex.md §7).
+    let root = doc.skeleton.as_ref().and_then(|s| {
+        s.bones
+            .iter()
+            .position(|b| b.parent.is_none())
+            .and_then(|p| u32::try_from(p).ok())
+    });
+    let reduced = dashvertex_reduce::reduce(&input, &map, root, &cfg).map_err(reduce_failure)?;
+    let positions: Vec<[f32; 3]> = doc.mesh.vertices().iter().map(|v| v.position).collect();
+    let mesh = reduced.to_mesh(&positions);
+    let dropped_weight = dropped_weight(&doc.mesh, &reduced);
+    let r = &reduced.report;
+    let report = ReductionReport {
+        max_influences: cfg.max_influences,
+        sets: reduced.sets,
+        vertices: r.vertices,
+        changed: r.changed,
+        dropped: r.dropped,
+        below_threshold: r.below_threshold,
+        quantized_away: r.quantized_away,
+        merged: r.merged,
+        negative: r.negative,
+        first_negative: r.first_negative.as_ref().map(DroppedInfluence::from),
+        largest_dropped: r.largest_dropped.as_ref().map(DroppedInfluence::from),
+        empty: r.empty,
+        first_empty: r.first_empty,
+        max_influences_in: r.max_influences_in,
+        dropped_weight,
+    };
+    let document = Document {
+        mesh,
+        skeleton: doc.skeleton.clone(),
+    };
+    Ok(Reduction {
+        decoded: decoded.with_document(document),
+        report,
+    })
+}
+
+/// The weight of each vertex's positive input influences whose bone has no positive
+/// weight in its output.
+fn dropped_weight(input: &Mesh, reduced: &Reduced) -> DroppedWeight {
+    let sets = reduced.sets.max(1);
+    let mut out = DroppedWeight::default();
+    let mut worst_share = 0.0f64;
+    for (v, kept) in reduced.influences.chunks(sets).enumerate() {
+        let keeps = |bone: u32| {
+            kept.iter()
+                .flat_map(InfluenceSet::pairs)
+                .any(|(j, w)| j == bone && w > 0.0)
+        };
+        let (mut total, mut lost) = (0.0f64, 0.0f64);
+        for (j, w) in input.sets_of(v).flat_map(InfluenceSet::pairs) {
+            if w > 0.0 && w.is_finite() {
+                total += f64::from(w);
+                if !keeps(j) {
+                    lost += f64::from(w);
+                }
+            }
+        }
+        if lost > 0.0 {
+            out.vertices += 1;
+            out.total += lost;
+            let share = lost / total;
+            if share > worst_share {
+                worst_share = share;
+                out.worst = Some(VertexLoss {
+                    vertex: v as u64,
+                    weight: lost,
+                    share,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn input_failure(e: InputError) -> Failure {
+    let location = match &e {
+        InputError::BoneRange {
+            vertex, set, slot, ..
+        } => Location {
+            vertex: Some(*vertex as u64),
+            set: u32::try_from(*set).ok(),
+            slot: u32::try_from(*slot).ok(),
+            ..Location::default()
+        },
+        _ => Location::default(),
+    };
+    Failure {
+        code: Failure::REDUCE.to_owned(),
+        message: e.to_string(),
+        location: Box::new(location),
+    }
+}
+
+fn reduce_failure(e: ReduceError) -> Failure {
+    let vertex = match &e {
+        ReduceError::Empty(v) => Some(*v),
+        ReduceError::AboveOne { vertex, .. } => Some(*vertex),
+        _ => None,
+    };
+    Failure {
+        code: Failure::REDUCE.to_owned(),
+        message: e.to_string(),
+        location: Box::new(Location {
+            vertex,
+            ..Location::default()
+        }),
+    }
+}

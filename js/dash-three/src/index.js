@@ -1,0 +1,257 @@
+// dash-three: a three.js loader for DashVertex files, on dash's WebAssembly module.
+//
+// DashLoader follows three.js loader conventions (it extends Loader; load, loadAsync,
+// parse, parseAsync) and gives a SkinnedMesh-ready result: a BufferGeometry with
+// position, skinIndex and skinWeight, and the Skeleton of the file's bones in their bind
+// pose. A file with more than four influences per vertex is reduced to the heaviest four
+// by the dash reducer (unit normalization); what that dropped is in `loader.lastReport`
+// and in a console warning, never silent.
+
+import {
+  Bone,
+  BufferGeometry,
+  FileLoader,
+  Float32BufferAttribute,
+  Loader,
+  Mesh,
+  MeshStandardMaterial,
+  Skeleton,
+  SkinnedMesh,
+  Uint16BufferAttribute,
+  Uint32BufferAttribute,
+} from 'three';
+
+/** The decode + validate module, and the one with the reducer and encoder too. */
+const MODULES = {
+  core: new URL('../wasm/dash_wasm_core.js', import.meta.url),
+  full: new URL('../wasm/dash_wasm.js', import.meta.url),
+};
+
+const instances = {};
+
+/**
+ * The WebAssembly module `kind` ("core": decode and validate; "full": also reduce and
+ * encode), fetched and instantiated once.
+ */
+export function dashWasm(kind = 'core') {
+  if (!instances[kind]) {
+    instances[kind] = import(MODULES[kind].href).then(
+      async (m) => {
+        await m.default();
+        return m;
+      },
+      (e) => {
+        delete instances[kind]; // a failed fetch may be retried
+        throw e;
+      },
+    );
+  }
+  return instances[kind];
+}
+
+/** Bytes of an ArrayBuffer, a typed array or a string. */
+function bytesOf(data) {
+  if (typeof data === 'string') return new TextEncoder().encode(data);
+  if (data instanceof Uint8Array) return data;
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return new Uint8Array(data);
+}
+
+/** The reducer's settings for three.js: four influences, weights summing to 1. */
+export const THREE_REDUCTION = Object.freeze({ maxInfluences: 4, normalize: 'unit' });
+
+/**
+ * Validates a file: the report `dash-validate --format json` prints for it, as an object.
+ */
+export async function validate(data, name = '<bytes>', options = undefined) {
+  const wasm = await dashWasm('core');
+  return JSON.parse(wasm.validate(bytesOf(data), name, options));
+}
+
+/** A three.js attribute of bone indices (16- or 32-bit as the module chose). */
+function indexAttribute(array) {
+  return array instanceof Uint32Array
+    ? new Uint32BufferAttribute(array, 4)
+    : new Uint16BufferAttribute(array, 4);
+}
+
+/** Bones of the file's skeleton in their bind pose, parented; `problems` gets notes. */
+function buildBones(model, problems) {
+  const names = model.boneNames();
+  const parents = model.boneParents();
+  const t = model.bonePositions();
+  const r = model.boneRotations();
+  const s = model.boneScales();
+  const bones = names.map((name, i) => {
+    const bone = new Bone();
+    bone.name = name;
+    bone.position.fromArray(t, 3 * i);
+    bone.quaternion.fromArray(r, 4 * i);
+    bone.scale.fromArray(s, 3 * i);
+    return bone;
+  });
+  const roots = [];
+  parents.forEach((p, i) => {
+    if (p >= 0 && p < i) {
+      bones[p].add(bones[i]);
+    } else {
+      if (p !== -1) problems.push(`bone ${i} (${names[i]}): parent ${p} is not an earlier bone; made a root`);
+      roots.push(bones[i]);
+    }
+  });
+  return { bones, roots };
+}
+
+/** Bones for a skinned file without a skeleton: one unnamed bone per index used, at rest. */
+function placeholderBones(skinIndex) {
+  let highest = -1;
+  for (const j of skinIndex) if (j > highest) highest = j;
+  const bones = Array.from({ length: highest + 1 }, (_, i) => {
+    const bone = new Bone();
+    bone.name = `#${i}`;
+    return bone;
+  });
+  return { bones, roots: bones.slice() };
+}
+
+/** A loaded DashVertex file, ready for a SkinnedMesh. */
+class DashModel {
+  constructor(geometry, skeleton, bones, roots, report) {
+    this.geometry = geometry;
+    this.skeleton = skeleton;
+    this.bones = bones;
+    this.rootBones = roots;
+    this.report = report;
+  }
+
+  /**
+   * A SkinnedMesh of the geometry bound to the skeleton in its bind pose (a Mesh for an
+   * unskinned file). The bones become the mesh's children: call once per model.
+   */
+  createMesh(material = new MeshStandardMaterial()) {
+    if (!this.skeleton) return new Mesh(this.geometry, material);
+    const mesh = new SkinnedMesh(this.geometry, material);
+    for (const root of this.rootBones) mesh.add(root);
+    mesh.bind(this.skeleton);
+    return mesh;
+  }
+}
+
+/** Turns a decoded model (and, when it had more than four influences, its reduction) into a DashModel. */
+function toModel(source, model, reduction, name) {
+  const problems = [];
+  const geometry = new BufferGeometry();
+  geometry.setAttribute('position', new Float32BufferAttribute(model.positions(), 3));
+  let skeleton = null;
+  let bones = [];
+  let roots = [];
+  if (model.skinned) {
+    const skinIndex = model.skinIndex(0);
+    geometry.setAttribute('skinIndex', indexAttribute(skinIndex));
+    geometry.setAttribute('skinWeight', new Float32BufferAttribute(model.skinWeight(0), 4));
+    ({ bones, roots } = model.hasSkeleton ? buildBones(model, problems) : placeholderBones(skinIndex));
+    if (!model.hasSkeleton) problems.push('the file has no skeleton: one bone at rest per bone index');
+    for (const root of roots) root.updateMatrixWorld(true);
+    skeleton = new Skeleton(bones);
+  }
+  geometry.computeBoundingBox();
+  geometry.computeBoundingSphere();
+  const report = {
+    file: name,
+    format: source.format,
+    vertices: source.vertexCount,
+    bones: source.boneCount,
+    influenceSets: source.setCount,
+    reduced: reduction !== null,
+    reduction: reduction ? reduction.report : null,
+    droppedWeight: reduction ? reduction.report.droppedWeight : null,
+    problems,
+  };
+  return new DashModel(geometry, skeleton, bones, roots, report);
+}
+
+/**
+ * Loads DashVertex JSON, DMX containers and raw records for three.js.
+ *
+ * ```js
+ * const { geometry, skeleton } = await new DashLoader().loadAsync('rig.dmx');
+ * ```
+ */
+export class DashLoader extends Loader {
+  constructor(manager) {
+    super(manager);
+    /** Reducer settings for files with more than four influences per vertex. */
+    this.reduction = { ...THREE_REDUCTION };
+    /** Whether to warn on the console when a reduction drops weight. */
+    this.warnOnDrop = true;
+    /** The report of the last file parsed (what was read, what reduction dropped). */
+    this.lastReport = null;
+  }
+
+  /** Fetches `url` and calls `onLoad` with the parsed model (see `parse`). */
+  load(url, onLoad, onProgress, onError) {
+    const loader = new FileLoader(this.manager);
+    loader.setPath(this.path);
+    loader.setResponseType('arraybuffer');
+    loader.setRequestHeader(this.requestHeader);
+    loader.setWithCredentials(this.withCredentials);
+    loader.load(
+      url,
+      (buffer) => {
+        this.parse(buffer, url, onLoad, (e) => {
+          if (onError) onError(e);
+          else console.error(e);
+          this.manager.itemError(url);
+        });
+      },
+      onProgress,
+      onError,
+    );
+  }
+
+  /**
+   * Parses a file's bytes (`name`, a file name or URL, tells raw records by their
+   * extension) and calls `onLoad` with the model, or `onError` with a DashError.
+   */
+  parse(data, name, onLoad, onError) {
+    this.parseAsync(data, name).then(onLoad, (e) => {
+      if (onError) onError(e);
+      else console.error(e);
+    });
+  }
+
+  /** `parse` as a promise. */
+  async parseAsync(data, name = '') {
+    const bytes = bytesOf(data);
+    const core = await dashWasm('core');
+    let model = core.decode(bytes, name);
+    let source = model;
+    let reduction = null;
+    if (model.skinned && model.setCount > 1) {
+      // Five or more influences: the dash reducer picks the heaviest four.
+      const full = await dashWasm('full');
+      source = full.decode(bytes, name);
+      reduction = source.reduce(this.reduction);
+      model = reduction.model;
+    }
+    let result;
+    try {
+      result = toModel(source, model, reduction, name);
+    } finally {
+      // The WebAssembly objects are copied out: release their memory now.
+      for (const o of new Set([source, model, reduction])) o?.free();
+    }
+    this.lastReport = result.report;
+    const lost = result.report.droppedWeight;
+    if (this.warnOnDrop && lost && lost.vertices > 0) {
+      console.warn(
+        `DashLoader: ${name || 'file'}: reduced to ${this.reduction.maxInfluences} influences; ` +
+          `${lost.vertices} vertices lost weight (total ${lost.total.toPrecision(4)}, ` +
+          `worst vertex ${lost.worst.vertex}: ${(100 * lost.worst.share).toFixed(2)} %)`,
+      );
+    }
+    return result;
+  }
+}
+
+export { DashModel };

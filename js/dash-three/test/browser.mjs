@@ -1,0 +1,274 @@
+// The browser test of dash-three: the example page in headless Chromium (Debian's
+// `chromium`, driven by puppeteer-core; no browser download).
+//
+//   node browser.mjs --expected rig.dmx=/tmp/rig.dmx.json [--expected rig.json=…] --shots DIR
+//       [--reduced ../js/dash-three/test/six-influences.json=REDUCED.json] [--report examples/rig.dmx=REPORT.json]
+//   node browser.mjs --bench FILE.dmx          (decode benchmark; prints times, checks nothing)
+//
+// For each file it loads examples/web/?file=FILE, reads back from the page the vertex count,
+// bone count and the first vertices' skinIndex/skinWeight and compares them with the
+// `dash convert` JSON of the same file; poses the animated bone and checks that a vertex
+// bound to it moves and one bound elsewhere does not; saves a screenshot and fails when the
+// canvas is blank. With --reduced, a file of more than four influences must come out as
+// `dash reduce --normalize unit` writes it, with the dropped weight reported; with --report,
+// validate() must give the `dash-validate --format json` report. Ends with "N passed, N failed".
+
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+
+const repo = fileURLToPath(new URL('../../..', import.meta.url));
+const args = process.argv.slice(2);
+const opt = (name) => {
+  const out = [];
+  for (let i = 0; i < args.length; i++) if (args[i] === name && i + 1 < args.length) out.push(args[++i]);
+  return out;
+};
+const expected = opt('--expected').map((s) => s.split('='));
+const reduced = opt('--reduced').map((s) => s.split('='));
+const reports = opt('--report').map((s) => s.split('='));
+const shots = resolve(opt('--shots')[0] ?? join(repo, 'target/web-test'));
+const bench = opt('--bench')[0];
+const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+let passed = 0;
+let failed = 0;
+function check(ok, what, detail = '') {
+  if (ok) passed++;
+  else failed++;
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? `: ${detail}` : ''}`);
+}
+
+/** Starts examples/web/serve.mjs on a free port; resolves to its base URL. */
+function serve() {
+  const child = spawn(process.execPath, [join(repo, 'examples/web/serve.mjs'), '0'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((res, rej) => {
+    let text = '';
+    child.stdout.on('data', (d) => {
+      text += d;
+      const m = text.match(/serving (\S+)/);
+      if (m) res({ child, url: m[1] });
+    });
+    child.on('exit', (code) => rej(new Error(`server exited (${code})`)));
+  });
+}
+
+/** The vertices of a DashVertex JSON document, array or vertex, padded to four slots per set. */
+function vertices(json) {
+  const list = Array.isArray(json) ? json : json.vertex ?? [json];
+  const pad = (a) => [...(a ?? []), 0, 0, 0, 0].slice(0, 4);
+  return list.map((v) => ({
+    position: [v.x ?? 0, v.y ?? 0, v.z ?? 0],
+    skinIndex: pad(v.skinIndex),
+    skinWeight: pad(v.skinWeight),
+  }));
+}
+
+const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+async function testFile(browser, base, file, jsonPath) {
+  const { page, errors } = await open(browser, base, file);
+  const want = JSON.parse(readFileSync(jsonPath, 'utf8'));
+  const wantVertices = vertices(want);
+  const wantBones = want.bone ?? [];
+  const n = Math.min(4, wantVertices.length);
+  const got = await page.evaluate((n) => {
+    const p = window.dashPage;
+    return {
+      vertexCount: p.vertexCount,
+      boneCount: p.boneCount,
+      boneNames: p.boneNames,
+      skinIndex: p.skinIndex(n),
+      skinWeight: p.skinWeight(n),
+      report: p.report,
+      animated: p.animatedBone,
+    };
+  }, n);
+  check(got.vertexCount === wantVertices.length, `${file}: vertex count`, `${got.vertexCount} vs ${wantVertices.length}`);
+  check(got.boneCount === wantBones.length, `${file}: bone count`, `${got.boneCount} vs ${wantBones.length}`);
+  check(
+    JSON.stringify(got.boneNames) === JSON.stringify(wantBones.map((b) => b.name)),
+    `${file}: bone names`,
+    got.boneNames.join(', '),
+  );
+  const wantIndex = wantVertices.slice(0, n).flatMap((v) => v.skinIndex);
+  const wantWeight = wantVertices.slice(0, n).flatMap((v) => v.skinWeight.map(Math.fround));
+  check(JSON.stringify(got.skinIndex) === JSON.stringify(wantIndex), `${file}: skinIndex of the first ${n} vertices`, got.skinIndex.join(' '));
+  check(JSON.stringify(got.skinWeight) === JSON.stringify(wantWeight), `${file}: skinWeight of the first ${n} vertices`, got.skinWeight.join(' '));
+  check(got.report && got.report.droppedWeight === null && !got.report.reduced, `${file}: nothing reduced (four influences at most)`);
+
+  // A vertex bound only to the animated bone moves when it turns; one bound only to another
+  // bone stays.
+  const animated = wantBones.findIndex((b) => b.name === got.animated);
+  const only = (b) => wantVertices.findIndex((v) => v.skinIndex[0] === b && v.skinWeight[0] === 1);
+  const moving = only(animated);
+  const still = wantVertices.findIndex((v, i) => i !== moving && v.skinWeight[0] === 1 && v.skinIndex[0] !== animated && v.skinIndex[0] < animated);
+  check(moving >= 0 && still >= 0, `${file}: vertices bound to "${got.animated}" (${moving}) and elsewhere (${still})`);
+  const at = (angle) =>
+    page.evaluate(
+      (angle, a, b) => {
+        window.dashPage.pose(angle);
+        return [window.dashPage.vertexPosition(a), window.dashPage.vertexPosition(b)];
+      },
+      angle,
+      moving,
+      still,
+    );
+  const [rest, posed] = [await at(0), await at(0.6)];
+  check(dist(rest[0], wantVertices[moving].position) < 1e-5, `${file}: vertex ${moving} at its bind position before posing`, rest[0].join(' '));
+  check(dist(rest[0], posed[0]) > 0.1, `${file}: vertex ${moving} moves with bone "${got.animated}"`, `${dist(rest[0], posed[0]).toFixed(4)}`);
+  check(dist(rest[1], posed[1]) < 1e-6, `${file}: vertex ${still} does not move`, `${dist(rest[1], posed[1])}`);
+
+  const pixels = await page.evaluate(() => {
+    window.dashPage.render();
+    return window.dashPage.pixels();
+  });
+  check(pixels.colours > 8 && pixels.drawn > 0.005, `${file}: the canvas is not blank`, `${pixels.colours} colours, ${(100 * pixels.drawn).toFixed(2)} % drawn`);
+  mkdirSync(shots, { recursive: true });
+  const shot = join(shots, `${file.replace(/[^\w.-]/g, '_')}.png`);
+  await page.screenshot({ path: shot });
+  console.log(`     screenshot: ${relative(process.cwd(), shot)}`);
+  check(errors.length === 0, `${file}: no page errors`, errors.join(' | '));
+  await page.close();
+}
+
+/** Opens the example page on `file` and waits until it is ready; collects page errors and warnings. */
+async function open(browser, base, file) {
+  const page = await browser.newPage();
+  const errors = [];
+  const warnings = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+    if (m.type() === 'warn' || m.type() === 'warning') warnings.push(m.text());
+  });
+  await page.setViewport({ width: 800, height: 600 });
+  await page.goto(`${base}?file=${encodeURIComponent(file)}&animate=0`, { waitUntil: 'load' });
+  await page.waitForFunction('window.dashPage && window.dashPage.ready', { timeout: 30000 });
+  await page.evaluate('window.dashPage.ready');
+  return { page, errors, warnings };
+}
+
+/**
+ * A file with more than four influences: the page's skinIndex/skinWeight are the heaviest
+ * four as `dash reduce --normalize unit` writes them (compared by bone name), and the
+ * dropped weight is in the loader's report and a console warning.
+ */
+async function testReduced(browser, base, file, jsonPath) {
+  const { page, errors, warnings } = await open(browser, base, file);
+  const want = JSON.parse(readFileSync(jsonPath, 'utf8'));
+  const wantVertices = vertices(want);
+  const names = (want.bone ?? []).map((b) => b.name);
+  const n = wantVertices.length;
+  const got = await page.evaluate(
+    (n) => ({
+      names: window.dashPage.boneNames,
+      skinIndex: window.dashPage.skinIndex(n),
+      skinWeight: window.dashPage.skinWeight(n),
+      report: window.dashPage.report,
+    }),
+    n,
+  );
+  const pairs = (idx, w, boneNames) => {
+    const out = [];
+    for (let v = 0; v < n; v++) {
+      const set = [];
+      for (let k = 0; k < 4; k++) if (w[4 * v + k] !== 0) set.push(`${boneNames[idx[4 * v + k]]}:${w[4 * v + k]}`);
+      out.push(set.sort().join(' '));
+    }
+    return out;
+  };
+  const mine = pairs(got.skinIndex, got.skinWeight, got.names);
+  const theirs = pairs(
+    wantVertices.flatMap((v) => v.skinIndex),
+    wantVertices.flatMap((v) => v.skinWeight.map(Math.fround)),
+    names,
+  );
+  check(JSON.stringify(mine) === JSON.stringify(theirs), `${file}: the heaviest four influences, as dash reduce keeps them`, mine.join(' | '));
+  const r = got.report;
+  const lost = r?.droppedWeight;
+  check(r?.reduced && r.influenceSets === 2 && r.reduction.dropped === 4, `${file}: reduced from 8 slots, 4 influences dropped`, JSON.stringify(r?.reduction));
+  check(lost && lost.vertices === 3 && Math.abs(lost.total - 0.28) < 1e-6, `${file}: dropped weight in loader.lastReport`, JSON.stringify(lost));
+  check(warnings.some((w) => w.includes('lost weight')), `${file}: a console warning says what was dropped`, warnings.join(' | '));
+  check(errors.length === 0, `${file}: no page errors`, errors.join(' | '));
+
+  // Errors are DashErrors with the validator's code and a location.
+  const thrown = await page.evaluate(async () => {
+    const { DashLoader } = await import('dash-three');
+    try {
+      await new DashLoader().parseAsync('{"type": "DashModelExchange", "vertex": [{"x": 1,}]}', 'broken.json');
+      return null;
+    } catch (e) {
+      return { name: e.name, isError: e instanceof Error, code: e.code, message: e.message, location: e.location };
+    }
+  });
+  check(
+    thrown?.isError && thrown.name === 'DashError' && thrown.code === 'JSON_SYNTAX' && thrown.location?.line === 1,
+    'a broken file throws a DashError with code and location',
+    JSON.stringify(thrown),
+  );
+  await page.close();
+}
+
+/** validate() in the page gives the report `dash-validate --format json` printed. */
+async function testReport(browser, base, file, reportPath) {
+  const { page } = await open(browser, base, 'rig.dmx');
+  const got = await page.evaluate(async (file) => {
+    const { validate } = await import('dash-three');
+    const bytes = new Uint8Array(await (await fetch(`/${file}`)).arrayBuffer());
+    return validate(bytes, file);
+  }, file);
+  const want = JSON.parse(readFileSync(reportPath, 'utf8'));
+  check(JSON.stringify(got) === JSON.stringify(want), `${file}: validate() gives the dash-validate --format json report`, JSON.stringify(got.files?.[0]?.codes));
+  await page.close();
+}
+
+async function runBench(browser, base, file) {
+  const page = await browser.newPage();
+  await page.goto(`${base}?animate=0`, { waitUntil: 'load' });
+  await page.waitForFunction('window.dashBench', { timeout: 30000 });
+  const url = `/${relative(repo, resolve(file)).split('\\').join('/')}`;
+  const r = await page.evaluate((url) => window.dashBench(url, 7), url);
+  const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+  console.log(
+    `browser decode: ${r.bytes} bytes, median decode ${median(r.decode).toFixed(1)} ms, ` +
+      `decode + typed arrays ${median(r.arrays).toFixed(1)} ms (runs: ${r.decode.map((t) => t.toFixed(1)).join(' ')})`,
+  );
+  console.log(`BROWSER_DECODE_MS=${median(r.decode).toFixed(2)} BROWSER_ARRAYS_MS=${median(r.arrays).toFixed(2)}`);
+  await page.close();
+}
+
+const { child, url } = await serve();
+let browser;
+try {
+  browser = await puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox', // CI runs as root
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--ignore-gpu-blocklist',
+    ],
+  });
+  console.log(`browser: ${await browser.version()}, page: ${url}`);
+  if (bench) {
+    await runBench(browser, url, bench);
+  } else {
+    for (const [file, json] of expected) await testFile(browser, url, file, json);
+    for (const [file, json] of reduced) await testReduced(browser, url, file, json);
+    for (const [file, json] of reports) await testReport(browser, url, file, json);
+    if (expected.length === 0) check(false, 'no --expected file given');
+  }
+} catch (e) {
+  check(false, 'browser run', e.stack ?? String(e));
+} finally {
+  await browser?.close();
+  child.kill();
+}
+if (!bench) console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

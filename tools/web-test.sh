@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The browser test of issue 15: dash's WebAssembly modules (size-checked), the dash-three
+# package's types (tsc --noEmit) and the example page in headless Chromium (Debian's
+# `chromium` driven by puppeteer-core), checked against `dash convert`, `dash reduce` and
+# `dash-validate --format json` of the same files. Installs what it needs when missing:
+# chromium (apt-get), the wasm32 target (rustup), wasm-bindgen-cli at Cargo.lock's
+# wasm-bindgen version (cargo install). Prints SKIPPED, and succeeds, only when there is no
+# browser to be had; any other failure fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out="${CARGO_TARGET_DIR:-target}/web-test"
+mkdir -p "$out"
+note() { printf -- '--- %s\n' "$*"; }
+
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "SKIPPED: browser test (node/npm not found)"
+  exit 0
+fi
+CHROMIUM="${CHROMIUM:-$(command -v chromium || true)}"
+if [ -z "$CHROMIUM" ]; then
+  note "installing chromium (apt-get)"
+  if command -v apt-get >/dev/null &&
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >"$out/apt.log" 2>&1; then
+    CHROMIUM=$(command -v chromium)
+  else
+    echo "SKIPPED: browser test (chromium cannot be installed here; see $out/apt.log)"
+    exit 0
+  fi
+fi
+export CHROMIUM
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  note "installing the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+want=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"$/\1/p')
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" != "$want" ]; then
+  note "installing wasm-bindgen-cli $want (found: ${have:-none})"
+  # --locked first; without it when the registry lacks one of the pinned versions.
+  cargo install wasm-bindgen-cli --locked --version "$want" ||
+    cargo install wasm-bindgen-cli --version "$want"
+fi
+
+note "WebAssembly modules"
+tools/web-build.sh
+
+note "dash-three: npm ci, tsc --noEmit"
+(cd js/dash-three && npm ci --no-audit --no-fund --loglevel=error && npx tsc --noEmit -p .)
+
+note "expected values from the commands"
+cargo build -q --bin dash --bin dash-validate
+bin="${CARGO_TARGET_DIR:-target}/debug"
+"$bin/dash" convert examples/rig.dmx "$out/rig.dmx.json"
+"$bin/dash" convert examples/rig.json "$out/rig.json.json"
+"$bin/dash" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit -q
+"$bin/dash-validate" --format json examples/rig.dmx >"$out/rig.report.json"
+
+note "the example page in $("$CHROMIUM" --version 2>/dev/null || echo chromium)"
+node js/dash-three/test/browser.mjs --shots "$out" \
+  --expected rig.dmx="$out/rig.dmx.json" \
+  --expected rig.json="$out/rig.json.json" \
+  --reduced ../js/dash-three/test/six-influences.json="$out/six.reduced.json" \
+  --report examples/rig.dmx="$out/rig.report.json"

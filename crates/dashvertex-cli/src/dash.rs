@@ -191,6 +191,10 @@ struct FixCli {
     /// the `nearest` weighted vertex. Default: `error` under the glTF rule, else `keep`.
     #[arg(long, value_enum)]
     zero_sum: Option<ZeroSumArg>,
+    /// DashVertex mesh marked unskinned that holds influence data: `error` refuses, `set`
+    /// marks it skinned, `clear` drops the data.
+    #[arg(long, value_enum, default_value = "error")]
+    skinned_flag: SkinnedFlagArg,
     /// glTF: snap inverse bind matrices' fourth rows within this of (0, 0, 0, 1); refuse
     /// rows further off.
     #[arg(long, value_name = "X", default_value_t = 1e-4)]
@@ -226,6 +230,13 @@ enum ProfileArg {
 enum BadWeightsArg {
     Error,
     Zero,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum SkinnedFlagArg {
+    Error,
+    Set,
+    Clear,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -274,6 +285,11 @@ impl FixCli {
             ));
         }
         policy.ibm_tolerance = self.ibm_tolerance;
+        policy.skinned_flag = match self.skinned_flag {
+            SkinnedFlagArg::Error => dashvertex_fix::SkinnedFlag::Error,
+            SkinnedFlagArg::Set => dashvertex_fix::SkinnedFlag::Set,
+            SkinnedFlagArg::Clear => dashvertex_fix::SkinnedFlag::Clear,
+        };
         policy.max_influences = self.target.and_then(|t| t.influences());
         let dry = PathBuf::from("-");
         crate::fix::fix(&crate::fix::FixArgs {

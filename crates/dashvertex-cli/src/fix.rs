@@ -142,6 +142,37 @@ fn gltf_container(f: Format) -> Option<dashvertex_gltf::Container> {
     reduce::container(Some(f))
 }
 
+/// Whether DMX or raw records hold an `index` that is not their position (the validator's
+/// `VERTEX_INDEX` / `BONE_RECORD_INDEX`): writing the file again rewrites them.
+fn record_indices_wrong(
+    name: &str,
+    bytes: &[u8],
+    format: Format,
+    limits: &dashvertex_core::Limits,
+) -> bool {
+    let opts = dashvertex_validate::Options {
+        format: Some(format),
+        limits: *limits,
+        max_diagnostics: 1,
+        levels: dashvertex_validate::Code::ALL
+            .iter()
+            .filter(|c| {
+                !matches!(
+                    c,
+                    dashvertex_validate::Code::VERTEX_INDEX
+                        | dashvertex_validate::Code::BONE_RECORD_INDEX
+                )
+            })
+            .map(|&c| (c, dashvertex_validate::Level::Allow))
+            .collect(),
+        ..dashvertex_validate::Options::default()
+    };
+    dashvertex_validate::validate_bytes(name, bytes, &opts)
+        .counts
+        .errors
+        > 0
+}
+
 fn export(e: dashvertex_gltf::export::ExportError) -> CliError {
     CliError::Output(format!("the fixed file cannot be written: {e}"))
 }
@@ -202,6 +233,11 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
             vertices_changed,
             parts: fixed.parts,
             skins: fixed.skins,
+            notes: if g.byte_order_mark {
+                vec![dashvertex_fix::Note::ByteOrderMark]
+            } else {
+                Vec::new()
+            },
         };
         report.unchanged = !report.changed();
         let files = if a.embed || a.output == Path::new("-") {
@@ -223,7 +259,10 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
             .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
         let written = match fixed.editor {
             Some(e) => e.finish_files(container, &files).map_err(export)?,
-            None if container == g.container && (!external || same_folder) => {
+            None if container == g.container
+                && (!external || same_folder)
+                && !g.byte_order_mark =>
+            {
                 match g.into_input() {
                     Some(main) => dashvertex_gltf::export::Written {
                         main,
@@ -231,7 +270,7 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
                     },
                     None => {
                         return Err(CliError::Output(
-                            "the input cannot be copied unchanged (it starts with a byte order mark, which glTF forbids)".into(),
+                            "the input cannot be copied unchanged".into(),
                         ));
                     }
                 }
@@ -267,7 +306,13 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
         vertices_changed: part.report.changes.len() as u64,
         parts: vec![part],
         skins: Vec::new(),
+        notes: Vec::new(),
     };
+    if matches!(in_format, Format::Dmx | Format::Raw)
+        && record_indices_wrong(&report.file, &bytes, in_format, limits)
+    {
+        report.notes.push(dashvertex_fix::Note::RecordIndices);
+    }
     report.unchanged = !report.changed();
     let main = if report.unchanged && format == in_format {
         bytes

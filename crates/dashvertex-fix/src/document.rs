@@ -6,8 +6,8 @@ use dashvertex_core::{Document, InfluenceSet, SLOTS};
 
 use crate::error::FixError;
 use crate::part::{self, Influences, PartContext};
-use crate::policy::Policy;
-use crate::report::Part;
+use crate::policy::{Policy, SkinnedFlag};
+use crate::report::{Note, Part};
 use crate::vertex::Storage;
 
 /// The label of a DashVertex document's one part.
@@ -20,6 +20,39 @@ pub fn fix_document(
     bones: Option<u64>,
     policy: &Policy,
 ) -> Result<Part, FixError> {
+    let mut notes = Vec::new();
+    if !doc.mesh.is_skinned() && doc.mesh.has_skin_bits() {
+        match policy.skinned_flag {
+            SkinnedFlag::Error => {
+                let v = (0..doc.mesh.len())
+                    .find(|&v| doc.mesh.sets_of(v).any(|s| !s.bit_eq(&InfluenceSet::ZERO)))
+                    .unwrap_or(0);
+                return Err(FixError::Refused {
+                    part: MESH.into(),
+                    vertex: v as u64,
+                    slot: None,
+                    pointer: None,
+                    message: "the mesh is marked unskinned but holds influence data \
+                              (--skinned-flag set marks it skinned, --skinned-flag clear \
+                              drops the data)"
+                        .into(),
+                });
+            }
+            SkinnedFlag::Set => {
+                doc.mesh.set_skinned(true);
+                notes.push(Note::SkinnedFlag { set: true });
+            }
+            SkinnedFlag::Clear => {
+                for v in doc.mesh.vertices_mut() {
+                    v.skin = InfluenceSet::ZERO;
+                }
+                for set in doc.mesh.extra_sets_mut() {
+                    set.fill(InfluenceSet::ZERO);
+                }
+                notes.push(Note::SkinnedFlag { set: false });
+            }
+        }
+    }
     let mesh = &doc.mesh;
     let sets = mesh.set_count();
     let n = mesh.len();
@@ -55,7 +88,7 @@ pub fn fix_document(
         pointer: None,
         message: r.message,
     })?;
-    if !report.changes.is_empty() || report.sets_dropped > 0 {
+    if !report.changes.is_empty() || report.sets_dropped > 0 || !notes.is_empty() {
         let width = inf.sets * SLOTS;
         let set_at = |v: usize, s: usize| -> InfluenceSet {
             let at = v * width + s * SLOTS;
@@ -86,7 +119,7 @@ pub fn fix_document(
     Ok(Part {
         label: MESH.into(),
         pointer: None,
-        notes: Vec::new(),
+        notes,
         report,
     })
 }

@@ -41,6 +41,20 @@ pub enum ZeroSum {
     Nearest,
 }
 
+/// A DashVertex mesh marked unskinned whose records hold influence data
+/// (`--skinned-flag`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SkinnedFlag {
+    /// Refuse the file (the default: whether the flag or the data is wrong cannot be
+    /// known).
+    Error,
+    /// Mark the mesh skinned; its influences are then repaired like any other.
+    Set,
+    /// Keep the mesh unskinned and clear the influence data.
+    Clear,
+}
+
 /// Which weight-sum rule the output must meet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -64,6 +78,8 @@ pub struct Policy {
     pub zero_sum: ZeroSum,
     /// The sum rule.
     pub sum: SumRule,
+    /// An unskinned DashVertex mesh with influence data.
+    pub skinned_flag: SkinnedFlag,
     /// How far an inverse bind matrix's fourth row may be from `(0, 0, 0, 1)` and still be
     /// snapped to it (glTF); a row further off is refused: the matrix is not affine, and
     /// engines disagree about what it does.
@@ -85,6 +101,7 @@ impl Policy {
                 SumRule::Gltf => ZeroSum::Error,
             },
             sum,
+            skinned_flag: SkinnedFlag::Error,
             ibm_tolerance: 1e-4,
             max_influences: None,
         }

@@ -142,6 +142,17 @@ pub enum Note {
     },
     /// An influence accessor was not 4-byte aligned; written aligned.
     Alignment,
+    /// A DashVertex mesh marked unskinned held influence data: marked skinned
+    /// (`--skinned-flag set`), or the data cleared (`clear`).
+    SkinnedFlag {
+        /// True when the mesh was marked skinned, false when the data was cleared.
+        set: bool,
+    },
+    /// DMX or raw records whose `index` was not their position: rewritten (the file is
+    /// written again, as `dash convert` writes it).
+    RecordIndices,
+    /// The glTF JSON started with a byte order mark, which glTF forbids: dropped.
+    ByteOrderMark,
     /// An inverse bind matrix's fourth row was snapped to exactly `(0, 0, 0, 1)`.
     IbmRow {
         /// The joint (matrix) index.
@@ -196,6 +207,9 @@ pub struct Report {
     /// Skins changed (glTF).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skins: Vec<SkinReport>,
+    /// Changes to the file as a whole (a byte order mark, record indices).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
 }
 
 impl Report {
@@ -204,6 +218,7 @@ impl Report {
         self.parts.iter().any(|p| {
             !p.notes.is_empty() || !p.report.changes.is_empty() || p.report.sets_dropped > 0
         }) || !self.skins.is_empty()
+            || !self.notes.is_empty()
     }
 
     /// The report as text: a summary line per part and skin, then one line per changed
@@ -266,6 +281,9 @@ impl Report {
                 let _ = writeln!(out, "skin {}: {}", s.skin, note_text(n));
             }
         }
+        for n in &self.notes {
+            let _ = writeln!(out, "{}", note_text(n));
+        }
         out
     }
 }
@@ -275,6 +293,14 @@ fn note_text(n: &Note) -> String {
         Note::WeightsType { from, to } => format!("weights were {from}: written as {to}"),
         Note::JointsType { from, to } => format!("joints were {from}: written as {to}"),
         Note::Alignment => "influence accessors were not 4-byte aligned: written aligned".into(),
+        Note::SkinnedFlag { set: true } => {
+            "the mesh was marked unskinned but held influence data: marked skinned".into()
+        }
+        Note::SkinnedFlag { set: false } => {
+            "the mesh was marked unskinned but held influence data: the data was cleared".into()
+        }
+        Note::RecordIndices => "record indices that were not their positions were rewritten".into(),
+        Note::ByteOrderMark => "the byte order mark glTF forbids was dropped".into(),
         Note::IbmRow { joint, before } => format!(
             "inverse bind matrix {joint}: fourth row ({} {} {} {}) set to (0 0 0 1)",
             before[0], before[1], before[2], before[3]

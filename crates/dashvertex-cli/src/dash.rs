@@ -208,6 +208,10 @@ struct FixCli {
     /// The report on standard output: text or json.
     #[arg(long, value_enum, default_value = "text")]
     format: crate::fix::ReportFormat,
+    /// Changed vertices the text report lists per part: a number, or `all` (the JSON
+    /// report lists every change).
+    #[arg(long, value_name = "N|all", default_value = "1000", value_parser = listed)]
+    list: Listed,
     /// Write the JSON report to this file instead (a summary line goes to standard error).
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
@@ -298,6 +302,7 @@ impl FixCli {
             to: self.to,
             policy,
             zero_sum_given: self.zero_sum.is_some(),
+            listed: self.list.0,
             target: self.target,
             bones: self.bones,
             embed: self.embed,
@@ -360,6 +365,19 @@ enum ManifestCommand {
         #[arg(long)]
         check: bool,
     },
+}
+
+/// `--list N|all`: a count, or `None` for all.
+#[derive(Clone, Copy, Debug)]
+struct Listed(Option<usize>);
+
+fn listed(s: &str) -> Result<Listed, String> {
+    if s == "all" {
+        return Ok(Listed(None));
+    }
+    s.parse()
+        .map(|n| Listed(Some(n)))
+        .map_err(|_| format!("{s} is not a count or `all`"))
 }
 
 fn positive(s: &str) -> Result<f64, String> {

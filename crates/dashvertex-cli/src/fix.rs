@@ -44,6 +44,8 @@ pub struct FixArgs<'a> {
     pub format: ReportFormat,
     /// Write the JSON report here instead of printing it.
     pub report: Option<&'a Path>,
+    /// Vertices listed per part in the text report (`None`: all).
+    pub listed: Option<usize>,
     /// Check only: write nothing.
     pub dry_run: bool,
     /// Limits and folders.
@@ -96,28 +98,42 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
     emit(a, &report)
 }
 
+/// Writes the JSON report to `path` (`-`: standard output) as it is serialized, so that a
+/// report of millions of changes is never held as one string.
+fn write_json(path: &Path, report: &Report) -> Result<(), CliError> {
+    use std::io::Write as _;
+    let mut out = dashvertex_fs::Output::create(path)?;
+    serde_json::to_writer_pretty(&mut out, report)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .map_err(|e| dashvertex_fs::FsError::io(path, e))?;
+    Ok(out.commit()?)
+}
+
 /// Prints or writes the report.
 fn emit(a: &FixArgs, report: &Report) -> Result<(), CliError> {
-    let json = || {
-        let mut t = serde_json::to_string_pretty(report).unwrap_or_default();
-        t.push('\n');
-        t
-    };
     if let Some(path) = a.report {
-        dashvertex_fs::write_file(path, json().as_bytes())?;
+        write_json(path, report)?;
         common::info(summary(report));
         return Ok(());
     }
-    let text = match a.format {
-        ReportFormat::Text => report.to_text(),
-        ReportFormat::Json => json(),
-    };
     // The output may be standard output: the report then goes to standard error.
-    if a.output == Path::new("-") && !a.dry_run {
-        common::note(text.trim_end());
-        Ok(())
-    } else {
-        Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
+    let to_stderr = a.output == Path::new("-") && !a.dry_run;
+    match a.format {
+        ReportFormat::Json if !to_stderr => write_json(Path::new("-"), report),
+        ReportFormat::Json => {
+            common::note(serde_json::to_string_pretty(report).unwrap_or_default());
+            Ok(())
+        }
+        ReportFormat::Text => {
+            let text = report.to_text(a.listed);
+            if to_stderr {
+                common::note(text.trim_end());
+                Ok(())
+            } else {
+                Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
+            }
+        }
     }
 }
 

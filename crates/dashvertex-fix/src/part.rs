@@ -95,35 +95,28 @@ pub fn fix(
         bones: ctx.bones,
         root: ctx.root,
     };
-    let mut scratch = Scratch::default();
+    // Vertices in chunks, repaired in parallel; each chunk keeps the slots before of the
+    // vertices it changed, and the chunks are joined in vertex order, so the result is
+    // the same at any thread count.
+    let chunk_vertices = CHUNK_VERTICES;
+    let storage = inf.storage;
+    let chunks: Vec<ChunkResult> = {
+        use rayon::prelude::*;
+        inf.joints
+            .par_chunks_mut(width * chunk_vertices)
+            .zip(inf.weights.par_chunks_mut(width * chunk_vertices))
+            .enumerate()
+            .map(|(c, (joints, weights))| {
+                fix_chunk(c * chunk_vertices, joints, weights, width, &vctx, storage)
+            })
+            .collect()
+    };
     let mut before_of: Vec<(usize, Slots, Steps)> = Vec::new();
     let mut pending: Vec<usize> = Vec::new();
-    for v in 0..inf.vertices() {
-        let range = v * width..(v + 1) * width;
-        let before = inf.slots_of(v);
-        let (Some(joints), Some(weights)) = (
-            inf.joints.get_mut(range.clone()),
-            inf.weights.get_mut(range),
-        ) else {
-            break;
-        };
-        let outcome = vertex::fix(joints, weights, &vctx, &mut scratch).map_err(
-            |Refusal { slot, message }| PartRefusal {
-                vertex: v as u64,
-                slot: slot.map(|i| (i / SLOTS, i % SLOTS)),
-                message,
-            },
-        )?;
-        let steps = match outcome {
-            Outcome::Fixed(steps) => steps,
-            Outcome::NeedsNearest(steps) => {
-                pending.push(v);
-                steps
-            }
-        };
-        if !steps.is_empty() || matches!(outcome, Outcome::NeedsNearest(_)) {
-            before_of.push((v, before, steps));
-        }
+    for chunk in chunks {
+        let chunk = chunk?;
+        before_of.extend(chunk.changed);
+        pending.extend(chunk.pending);
     }
     if !pending.is_empty() {
         nearest(inf, positions, &pending, &mut before_of)?;
@@ -144,6 +137,68 @@ pub fn fix(
         }
     }
     Ok(report)
+}
+
+/// Vertices per parallel chunk.
+const CHUNK_VERTICES: usize = 16 * 1024;
+
+/// What one chunk of vertices gave: the changed vertices with their slots before, and
+/// those waiting for `--zero-sum nearest`.
+type ChunkResult = Result<Chunk, PartRefusal>;
+
+struct Chunk {
+    changed: Vec<(usize, Slots, Steps)>,
+    pending: Vec<usize>,
+}
+
+/// Repairs the vertices of one chunk (`first` is its first vertex); stops at the first
+/// refusal.
+fn fix_chunk(
+    first: usize,
+    joints: &mut [u32],
+    weights: &mut [f64],
+    width: usize,
+    vctx: &Context<'_>,
+    storage: Storage,
+) -> ChunkResult {
+    let mut scratch = Scratch::default();
+    let mut out = Chunk {
+        changed: Vec::new(),
+        pending: Vec::new(),
+    };
+    let (mut old_j, mut old_w) = (vec![0u32; width], vec![0f64; width]);
+    for (k, (j, w)) in joints
+        .chunks_exact_mut(width)
+        .zip(weights.chunks_exact_mut(width))
+        .enumerate()
+    {
+        let v = first + k;
+        old_j.copy_from_slice(j);
+        old_w.copy_from_slice(w);
+        let outcome =
+            vertex::fix(j, w, vctx, &mut scratch).map_err(|Refusal { slot, message }| {
+                PartRefusal {
+                    vertex: v as u64,
+                    slot: slot.map(|i| (i / SLOTS, i % SLOTS)),
+                    message,
+                }
+            })?;
+        let (steps, nearest) = match outcome {
+            Outcome::Fixed(steps) => (steps, false),
+            Outcome::NeedsNearest(steps) => (steps, true),
+        };
+        if nearest {
+            out.pending.push(v);
+        }
+        if !steps.is_empty() || nearest {
+            let before = Slots {
+                joints: old_j.clone(),
+                weights: old_w.iter().map(|&x| Weight::of(x, storage)).collect(),
+            };
+            out.changed.push((v, before, steps));
+        }
+    }
+    Ok(out)
 }
 
 /// `--zero-sum nearest`: each pending vertex takes the repaired influences of the nearest
@@ -198,7 +253,10 @@ fn nearest(
         if let Some(w) = inf.weights.get_mut(to) {
             w.copy_from_slice(&weights);
         }
-        if let Some(entry) = before_of.iter_mut().find(|e| e.0 == v) {
+        // Sorted by vertex (chunks are joined in order): a binary search, not a scan.
+        if let Ok(i) = before_of.binary_search_by_key(&v, |e| e.0)
+            && let Some(entry) = before_of.get_mut(i)
+        {
             entry.2.add(Step::ZeroSumNearest);
         }
     }

@@ -222,8 +222,9 @@ impl Report {
     }
 
     /// The report as text: a summary line per part and skin, then one line per changed
-    /// vertex (`vertex V: steps: before -> after`).
-    pub fn to_text(&self) -> String {
+    /// vertex (`vertex V: steps: before -> after`), at most `listed` per part (`None`:
+    /// all; the JSON report always lists all).
+    pub fn to_text(&self, listed: Option<usize>) -> String {
         let mut out = String::new();
         if !self.changed() {
             let _ = writeln!(out, "{}: nothing to fix", self.file);
@@ -264,7 +265,8 @@ impl Report {
             for n in &p.notes {
                 let _ = writeln!(out, "  {}", note_text(n));
             }
-            for c in &r.changes {
+            let shown = listed.unwrap_or(usize::MAX).min(r.changes.len());
+            for c in r.changes.get(..shown).unwrap_or_default() {
                 let steps: Vec<&str> = c.steps.iter().map(|s| s.name()).collect();
                 let _ = writeln!(
                     out,
@@ -273,6 +275,18 @@ impl Report {
                     steps.join(", "),
                     c.before,
                     c.after
+                );
+            }
+            if shown < r.changes.len() {
+                let _ = writeln!(
+                    out,
+                    "  … and {} more changed {} (every change is in the JSON report)",
+                    r.changes.len() - shown,
+                    if r.changes.len() - shown == 1 {
+                        "vertex"
+                    } else {
+                        "vertices"
+                    }
                 );
             }
         }

@@ -80,6 +80,83 @@ pub fn fix(
     ctx: &Context<'_>,
     scratch: &mut Scratch,
 ) -> Result<Outcome, Refusal> {
+    if clean(joints, weights, ctx) {
+        return Ok(Outcome::Fixed(Steps::default()));
+    }
+    repair(joints, weights, ctx, scratch)
+}
+
+/// True when no step would change the vertex, decided in one pass without sorting: what
+/// most vertices of a real file are. Only a shortcut: when it says no (or cannot tell
+/// cheaply, as for joints of 128 and above), [`repair`] decides.
+fn clean(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> bool {
+    let float = ctx.storage == Storage::Float;
+    let (mut seen, mut used) = (0u128, 0usize);
+    let (mut lightest_before, mut free_before) = (f64::INFINITY, false);
+    for (js, ws) in joints.chunks(SLOTS).zip(weights.chunks(SLOTS)) {
+        let (mut heaviest, mut lightest, mut free, mut any) = (0.0f64, f64::INFINITY, false, false);
+        for (&j, &w) in js.iter().zip(ws) {
+            if w == 0.0 {
+                if w.is_sign_negative() || j != 0 {
+                    return false;
+                }
+                free = true;
+                continue;
+            }
+            if !(w > 0.0 && w.is_finite())
+                || (float && to_f32(w).is_subnormal())
+                || ctx.bones.is_some_and(|n| u64::from(j) >= n)
+                || j >= 128
+            {
+                return false;
+            }
+            let bit = 1u128 << j;
+            if seen & bit != 0 {
+                return false;
+            }
+            seen |= bit;
+            used += 1;
+            any = true;
+            heaviest = heaviest.max(w);
+            lightest = lightest.min(w);
+        }
+        if any && (free_before || heaviest > lightest_before) {
+            return false;
+        }
+        lightest_before = lightest_before.min(lightest);
+        free_before |= free;
+    }
+    if used == 0 {
+        return ctx.policy.zero_sum == ZeroSum::Keep;
+    }
+    if ctx.policy.max_influences.is_some_and(|k| used > k) {
+        return false;
+    }
+    match (ctx.storage, ctx.policy.sum) {
+        (Storage::Float, SumRule::Gltf) => {
+            let sets = joints.len() / SLOTS;
+            let mut check = dashvertex_core::weights::SumCheck::new();
+            for slot in 0..SLOTS {
+                for set in 0..sets {
+                    if let Some(&w) = weights.get(set * SLOTS + slot).filter(|w| **w != 0.0) {
+                        check.add_f32(to_f32(w));
+                    }
+                }
+            }
+            check.passes()
+        }
+        (Storage::Float, SumRule::Dash) => weights.iter().all(|&w| w <= 1.0),
+        (Storage::Unorm(max), _) => weights.iter().sum::<f64>() == f64::from(max),
+    }
+}
+
+/// Every step, in order (the work behind [`fix`] once its shortcut said no).
+pub(crate) fn repair(
+    joints: &mut [u32],
+    weights: &mut [f64],
+    ctx: &Context<'_>,
+    scratch: &mut Scratch,
+) -> Result<Outcome, Refusal> {
     let mut steps = Steps::default();
     let float = ctx.storage == Storage::Float;
     // 1. Weights that mean nothing.
@@ -336,4 +413,53 @@ fn normalize(
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Context, Outcome, Scratch, Storage, clean, repair};
+    use crate::policy::{OutOfRange, Policy, SumRule, ZeroSum};
+    use proptest::prelude::*;
+
+    fn weight() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            4 => Just(0.0),
+            1 => Just(-0.0),
+            4 => (0u32..=8).prop_map(|k| f64::from(k) / 8.0),
+            2 => (0.0f32..1.0).prop_map(f64::from),
+            1 => Just(-0.25),
+            1 => Just(f64::NAN),
+            1 => Just(f64::from(f32::from_bits(5))),
+            1 => Just(1.5),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn the_shortcut_says_clean_only_when_no_step_would_change_the_vertex(
+            sets in 1usize..4,
+            slots in proptest::collection::vec((0u32..12, weight()), 12),
+            gltf in any::<bool>(),
+            keep in any::<bool>(),
+            limit in proptest::option::of(1usize..8),
+        ) {
+            let n = sets * 4;
+            let mut joints: Vec<u32> = slots.iter().take(n).map(|s| s.0).collect();
+            let mut weights: Vec<f64> = slots.iter().take(n).map(|s| s.1).collect();
+            let policy = Policy {
+                out_of_range: OutOfRange::Drop,
+                zero_sum: if keep { ZeroSum::Keep } else { ZeroSum::Root },
+                max_influences: limit,
+                ..Policy::for_rule(if gltf { SumRule::Gltf } else { SumRule::Dash })
+            };
+            let ctx = Context { policy: &policy, storage: Storage::Float, bones: Some(10), root: 0 };
+            if clean(&joints, &weights, &ctx) {
+                let (j0, w0) = (joints.clone(), weights.clone());
+                let out = repair(&mut joints, &mut weights, &ctx, &mut Scratch::default()).unwrap();
+                prop_assert_eq!(out, Outcome::Fixed(Default::default()));
+                prop_assert_eq!(&joints, &j0);
+                prop_assert!(weights.iter().zip(&w0).all(|(a, b)| a.to_bits() == b.to_bits()));
+            }
+        }
+    }
 }

@@ -73,7 +73,8 @@ pub enum FsError {
 }
 
 impl FsError {
-    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    /// An I/O failure on `path`.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         FsError::Io {
             path: path.into(),
             source,

@@ -55,7 +55,11 @@ pub struct FixArgs<'a> {
 /// The output of a fix, before it is checked and written.
 struct Output {
     main: Vec<u8>,
+    /// Buffer files to write beside the output.
     files: Vec<(String, Vec<u8>)>,
+    /// Buffer files the output names that are already beside it (an unchanged `.gltf`
+    /// copied into its own folder): read by the check, not written again.
+    present: Vec<(String, Vec<u8>)>,
     format: Format,
     report: Report,
 }
@@ -66,6 +70,7 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
     let Output {
         main,
         files,
+        present,
         format,
         report,
     } = out;
@@ -73,11 +78,12 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
         SumRule::Dash => dashvertex_validate::Profile::Dash,
         SumRule::Gltf => dashvertex_validate::Profile::Gltf,
     };
+    let seen: Vec<(String, Vec<u8>)> = files.iter().chain(&present).cloned().collect();
     let main = reduce::verify(
         a.output,
         format,
         main,
-        &files,
+        &seen,
         &a.ctx.limits,
         Some(profile),
         a.target,
@@ -139,19 +145,28 @@ fn emit(a: &FixArgs, report: &Report) -> Result<(), CliError> {
 
 fn summary(report: &Report) -> String {
     if report.unchanged {
-        format!("{}: nothing to fix", report.file)
-    } else {
-        format!(
-            "{}: {} vertices changed in {} part(s)",
-            report.file,
-            report.vertices_changed,
-            report
-                .parts
-                .iter()
-                .filter(|p| !p.report.changes.is_empty())
-                .count()
-        )
+        return format!("{}: nothing to fix", report.file);
     }
+    let parts = report
+        .parts
+        .iter()
+        .filter(|p| {
+            !p.report.changes.is_empty() || !p.notes.is_empty() || p.report.sets_dropped > 0
+        })
+        .count();
+    let notes: usize = report.parts.iter().map(|p| p.notes.len()).sum::<usize>()
+        + report.skins.iter().map(|s| s.notes.len()).sum::<usize>()
+        + report.notes.len();
+    format!(
+        "{}: {} {} changed in {parts} part(s); {notes} other change(s) (the report lists them)",
+        report.file,
+        report.vertices_changed,
+        if report.vertices_changed == 1 {
+            "vertex"
+        } else {
+            "vertices"
+        },
+    )
 }
 
 fn gltf_container(f: Format) -> Option<dashvertex_gltf::Container> {
@@ -267,18 +282,38 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
                     .unwrap_or_else(|| "out".into()),
             }
         };
-        let same_folder = a.input.parent() == a.output.parent();
+        // The same folder, however it is spelled (`./x.gltf` and `x.gltf`).
+        let folder = |p: &Path| {
+            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+            std::fs::canonicalize(parent.unwrap_or(Path::new(".")))
+        };
+        let same_folder = a.output != Path::new("-")
+            && matches!((folder(a.input), folder(a.output)), (Ok(x), Ok(y)) if x == y);
+        // The external buffers as the input names them, for checking an unchanged copy.
+        let present: Vec<(String, Vec<u8>)> = g
+            .root
+            .buffers
+            .iter()
+            .enumerate()
+            .filter_map(|(i, b)| {
+                let uri = b.uri.as_deref().filter(|u| !u.starts_with("data:"))?;
+                let bytes = g.buffer(i)?.ok()?;
+                Some((uri.to_owned(), bytes.to_vec()))
+            })
+            .collect();
         let external = g
             .root
             .buffers
             .iter()
             .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
+        let mut copied = false;
         let written = match fixed.editor {
             Some(e) => e.finish_files(container, &files).map_err(export)?,
             None if container == g.container
                 && (!external || same_folder)
                 && !g.byte_order_mark =>
             {
+                copied = true;
                 match g.into_input() {
                     Some(main) => dashvertex_gltf::export::Written {
                         main,
@@ -298,6 +333,7 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
         return Ok(Output {
             main: written.main,
             files: written.files,
+            present: if copied { present } else { Vec::new() },
             format,
             report,
         });
@@ -338,6 +374,7 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
     Ok(Output {
         main,
         files: Vec::new(),
+        present: Vec::new(),
         format,
         report,
     })

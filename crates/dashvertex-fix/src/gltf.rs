@@ -196,6 +196,18 @@ fn fix_primitive(
         let wp = ps.attribute_pointer(&format!("WEIGHTS_{}", s.n));
         let jd = read(gltf, &jp, j, limits)?;
         let wd = read(gltf, &wp, w, limits)?;
+        let no_data = usize::try_from(w)
+            .ok()
+            .and_then(|i| gltf.root.accessors.get(i))
+            .is_some_and(|a| a.buffer_view.is_none() && a.sparse.is_none());
+        if no_data {
+            return Err(FixError::Unfixable {
+                pointer: wp,
+                message: "the weights accessor has no data (neither a bufferView nor sparse \
+                          values); dash fix does not invent weights"
+                    .into(),
+            });
+        }
         if jd.components != 4 || wd.components != 4 {
             return Err(FixError::Unfixable {
                 pointer: if jd.components != 4 { jp } else { wp },
@@ -268,12 +280,10 @@ fn fix_primitive(
                     .into(),
         });
     }
-    // Mixed storages: every set as FLOAT.
-    let storage = if storages.windows(2).any(|w| w.first() != w.get(1)) {
-        notes.push(Note::WeightsType {
-            from: "mixed across sets".into(),
-            to: "FLOAT".into(),
-        });
+    // Mixed storages are valid and read as FLOAT values (as the validator reads them); a
+    // primitive rewritten for another reason is written FLOAT in every set.
+    let mixed = storages.windows(2).any(|w| w.first() != w.get(1));
+    let storage = if mixed {
         Storage::Float
     } else {
         storages.first().copied().unwrap_or(Storage::Float)
@@ -328,6 +338,14 @@ fn fix_primitive(
         }
         _ => None,
     };
+    if part::needs_positions(policy) && positions.is_none() {
+        return Err(FixError::Unfixable {
+            pointer: ps.pointer(),
+            message: "--zero-sum nearest needs positions, and the primitive has no POSITION \
+                      (--zero-sum root binds empty vertices to the root bone)"
+                .into(),
+        });
+    }
     let position = |v: usize| dashvertex_gltf::import::position_at(positions.as_ref(), v);
     let ctx = PartContext {
         policy,
@@ -343,6 +361,24 @@ fn fix_primitive(
         message: r.message,
     })?;
     let changed = !notes.is_empty() || !report.changes.is_empty() || report.sets_dropped > 0;
+    if changed && mixed {
+        notes.push(Note::WeightsType {
+            from: "mixed across sets".into(),
+            to: "FLOAT".into(),
+        });
+    }
+    // The joints are written as the exporter writes them: UNSIGNED_BYTE when every joint
+    // is below 256.
+    let written_joints = if inf.joints.iter().all(|&j| j < 256) {
+        "UNSIGNED_BYTE"
+    } else {
+        "UNSIGNED_SHORT"
+    };
+    for n in &mut notes {
+        if let Note::JointsType { to, .. } = n {
+            *to = written_joints.into();
+        }
+    }
     let written = changed.then(|| to_written(&inf));
     Ok((
         Part {
@@ -366,8 +402,9 @@ fn misaligned(gltf: &Gltf, accessor: u64) -> bool {
         .buffer_view
         .and_then(|v| usize::try_from(v).ok())
         .and_then(|v| gltf.root.buffer_views.get(v));
-    a.byte_offset % 4 != 0
-        || view.is_some_and(|v| v.byte_offset % 4 != 0 || v.byte_stride.is_some_and(|s| s % 4 != 0))
+    // The rule the validator checks (GLTF_ACCESSOR_ALIGNMENT): the accessor's offset and
+    // the view's stride; a view's own offset only needs the component size.
+    a.byte_offset % 4 != 0 || view.is_some_and(|v| v.byte_stride.is_some_and(|s| s % 4 != 0))
 }
 
 #[allow(

@@ -38,7 +38,9 @@ impl Weight {
 impl std::fmt::Display for Weight {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Weight::Float(x) if *x != 0.0 && x.abs() < 1e-4 => write!(f, "{x:e}"),
+            Weight::Float(x) if x.is_finite() && *x != 0.0 && !(1e-4..1e6).contains(&x.abs()) => {
+                write!(f, "{x:e}")
+            }
             Weight::Float(x) => write!(f, "{x}"),
             Weight::Int(x) => write!(f, "{x}"),
         }
@@ -242,7 +244,7 @@ impl Report {
                 .collect();
             let _ = writeln!(
                 out,
-                "{}: {} {} of {} vertices changed{}{}",
+                "{}: {} {} of {} changed{}{}",
                 p.label,
                 r.changes.len(),
                 if r.changes.len() == 1 {
@@ -250,7 +252,11 @@ impl Report {
                 } else {
                     "vertices"
                 },
-                r.vertices,
+                if r.vertices == 1 {
+                    "1 vertex".to_owned()
+                } else {
+                    format!("{} vertices", r.vertices)
+                },
                 if steps.is_empty() {
                     String::new()
                 } else {

@@ -69,7 +69,12 @@ fn to_f32(x: f64) -> f32 {
 }
 
 fn describe_weight(x: f64) -> String {
-    format!("{}", to_f32(x))
+    let w = to_f32(x);
+    if w.is_finite() && w != 0.0 && !(1e-4..1e6).contains(&w.abs()) {
+        format!("{w:e}")
+    } else {
+        format!("{w}")
+    }
 }
 
 /// Repairs one vertex in place. `joints` and `weights` have the same length, a multiple
@@ -127,7 +132,7 @@ fn clean(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> bool {
         free_before |= free;
     }
     if used == 0 {
-        return ctx.policy.zero_sum == ZeroSum::Keep;
+        return ctx.policy.zero_sum == ZeroSum::Keep && ctx.policy.sum == SumRule::Dash;
     }
     if ctx.policy.max_influences.is_some_and(|k| used > k) {
         return false;
@@ -143,7 +148,7 @@ fn clean(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> bool {
                     }
                 }
             }
-            check.passes()
+            check.passes() && weights.iter().all(|&w| w <= 1.0)
         }
         (Storage::Float, SumRule::Dash) => weights.iter().all(|&w| w <= 1.0),
         (Storage::Unorm(max), _) => weights.iter().sum::<f64>() == f64::from(max),
@@ -252,13 +257,21 @@ pub(crate) fn repair(
     // 6. No weight left.
     if weights.iter().all(|&w| w == 0.0) {
         match ctx.policy.zero_sum {
-            ZeroSum::Keep => return Ok(Outcome::Fixed(steps)),
-            ZeroSum::Error => {
+            ZeroSum::Keep if ctx.policy.sum == SumRule::Dash => {
+                return Ok(Outcome::Fixed(steps));
+            }
+            ZeroSum::Keep | ZeroSum::Error => {
+                let why = if ctx.policy.sum == SumRule::Gltf {
+                    ", and the glTF rule needs weights summing to 1"
+                } else {
+                    ""
+                };
                 return Err(Refusal {
                     slot: None,
-                    message: "the vertex has no non-zero weight \
-                              (--zero-sum root or --zero-sum nearest binds it)"
-                        .into(),
+                    message: format!(
+                        "the vertex has no non-zero weight{why} (--zero-sum root or \
+                         --zero-sum nearest binds it)"
+                    ),
                 });
             }
             ZeroSum::Root => {
@@ -376,19 +389,32 @@ fn normalize(
         Storage::Float => {
             scratch.f32s.clear();
             scratch.f32s.extend(weights.iter().map(|&w| to_f32(w)));
+            let above_one = scratch.f32s.iter().any(|&w| w > 1.0);
             let needed = match ctx.policy.sum {
-                SumRule::Gltf => !dashvertex_core::weights::layout_check(&scratch.f32s).passes(),
-                SumRule::Dash => scratch.f32s.iter().any(|&w| w > 1.0),
+                SumRule::Gltf => {
+                    above_one || !dashvertex_core::weights::layout_check(&scratch.f32s).passes()
+                }
+                SumRule::Dash => above_one,
             };
             if !needed {
                 return false;
             }
-            if ctx.policy.sum == SumRule::Gltf {
-                normalize_unit(&mut scratch.f32s);
-            } else {
+            // A weight above 1 whose vertex still passes the sum rule (1.0000001 alone):
+            // divided by the sum first, since the rule alone would keep it.
+            if above_one || ctx.policy.sum == SumRule::Dash {
                 let total: f64 = scratch.f32s.iter().map(|&w| f64::from(w)).sum();
                 for w in &mut scratch.f32s {
-                    *w = to_f32(f64::from(*w) / total);
+                    *w = to_f32(f64::from(*w) / total).min(1.0);
+                }
+            }
+            if ctx.policy.sum == SumRule::Gltf {
+                normalize_unit(&mut scratch.f32s);
+            }
+            // A share too small for binary32's normal range has no visible effect and is
+            // a WEIGHT_SUBNORMAL of its own: it becomes 0 (the sum does not move).
+            for w in &mut scratch.f32s {
+                if w.is_subnormal() || *w > 1.0 {
+                    *w = if *w > 1.0 { 1.0 } else { 0.0 };
                 }
             }
             for (w, &x) in weights.iter_mut().zip(&scratch.f32s) {

@@ -702,11 +702,11 @@ impl Checker {
                 || set_location(read),
                 || {
                     format!(
-                        "{} reads influence set{} 0{} only: {n} {} carry weight in later sets (first: vertex {first}; most: vertex {worst}, {:.1} % of its weight); {}",
+                        "{} reads influence set{} 0{} only: {n} {} weight in later sets (first: vertex {first}; most: vertex {worst}, {:.1} % of its weight); {}",
                         t.engine,
                         if read == 1 { "" } else { "s" },
                         if read == 1 { String::new() } else { format!(" to {}", read - 1) },
-                        if n == 1 { "vertex" } else { "vertices" },
+                        if n == 1 { "vertex carries" } else { "vertices carry" },
                         f64::from(share) * 100.0,
                         if t.renormalizes {
                             "it renormalizes what it reads, so those vertices follow fewer bones"

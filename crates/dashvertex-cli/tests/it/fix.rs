@@ -25,6 +25,11 @@ fn dash(args: &[&str]) -> Output {
 
 /// The error codes `dash-validate --format json` reports for a file.
 fn errors(file: &Path, profile: &str) -> BTreeSet<String> {
+    diagnostics(file, profile, "error")
+}
+
+/// The codes of `severity` (`error`, `warning`, `info`; `any` for all) for a file.
+fn diagnostics(file: &Path, profile: &str, severity: &str) -> BTreeSet<String> {
     let o = run(
         env!("CARGO_BIN_EXE_dash-validate"),
         &[
@@ -46,7 +51,7 @@ fn errors(file: &Path, profile: &str) -> BTreeSet<String> {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|d| d["severity"] == "error")
+        .filter(|d| severity == "any" || d["severity"] == severity)
         .map(|d| d["code"].as_str().unwrap().to_owned())
         .collect()
 }
@@ -127,6 +132,19 @@ fn fix_all(files: &[PathBuf], dir: &Path) -> Vec<PathBuf> {
             assert_eq!(o.status.code(), Some(1), "{}", f.display());
             assert!(!out.exists(), "{}: refused but wrote", f.display());
             continue;
+        }
+        // A file the validator finds nothing in is left alone ([F1]).
+        let noted = diagnostics(f, "gltf", "error")
+            .into_iter()
+            .chain(diagnostics(f, "gltf", "warning"))
+            .count();
+        if noted == 0 {
+            assert!(
+                String::from_utf8_lossy(&o.stdout).contains("nothing to fix"),
+                "{}: the validator finds nothing, yet fix changed {}",
+                f.display(),
+                String::from_utf8_lossy(&o.stdout)
+            );
         }
         let after = errors(&out, "gltf");
         assert!(
@@ -446,4 +464,48 @@ fn every_target_has_a_failing_input_that_fix_and_reduce_make_fit() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("TARGET_JOINTS"));
+}
+
+#[test]
+fn a_gltf_with_its_buffer_beside_it_is_copied_fixed_and_fixed_again() {
+    let dir = Scratch::new("fix-external");
+    let d = dir.path();
+    let src = repo().join("fixtures/corpus/gltf/blenderio/03_skinned_cylinder");
+    for f in ["03_skinned_cylinder.gltf", "03_skinned_cylinder.bin"] {
+        std::fs::copy(src.join(f), d.join(f)).unwrap();
+    }
+    let input = d.join("03_skinned_cylinder.gltf");
+    // Nothing to fix: copied byte for byte, into its own folder however it is spelled.
+    let same = d.join(".").join("copy.gltf");
+    let o = dash(&["fix", input.to_str().unwrap(), "-o", same.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        std::fs::read(&same).unwrap()
+    );
+    // Into another folder: written with its buffer beside it, and that output is itself
+    // fixed again without a change (its buffer file is read from beside it).
+    std::fs::create_dir_all(d.join("out")).unwrap();
+    let other = d.join("out/c.gltf");
+    let o = dash(&[
+        "fix",
+        input.to_str().unwrap(),
+        "-o",
+        other.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(d.join("out/c.bin").exists());
+    let again = d.join("out/c2.gltf");
+    let o = dash(&[
+        "fix",
+        other.to_str().unwrap(),
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("nothing to fix"));
+    assert_eq!(
+        std::fs::read(&other).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
 }

@@ -26,8 +26,34 @@ fn commands(f: &str) -> Vec<(Vec<String>, Vec<&'static str>)> {
     } else {
         "reduced.json"
     };
+    let fixed = reduced.replacen("reduced", "fixed", 1);
+    let fixed: &'static str = Box::leak(fixed.into_boxed_str());
     let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
     vec![
+        (
+            s(&[
+                "fix",
+                f,
+                "-o",
+                fixed,
+                "--profile",
+                "gltf",
+                "--out-of-range",
+                "drop",
+                "--zero-sum",
+                "nearest",
+                "--skinned-flag",
+                "set",
+                "--embed",
+            ]),
+            vec![fixed],
+        ),
+        (
+            s(&[
+                "fix", f, "-o", fixed, "--target", "bevy", "--format", "json",
+            ]),
+            vec![fixed],
+        ),
         (s(&["inspect", f]), vec![]),
         (s(&["convert", f, "out.json"]), vec!["out.json"]),
         (s(&["convert", f, "out.dmx"]), vec!["out.dmx"]),
@@ -113,7 +139,7 @@ fn check(file: &HostileFile) -> Result<(), TestCaseError> {
                 "a {} byte message",
                 o.stderr.len()
             );
-        } else if argv.first() == Some(&"reduce") {
+        } else if matches!(argv.first(), Some(&"reduce" | &"fix")) {
             let out = outputs.first().copied().unwrap_or_default();
             let opts = dashvertex_validate::Options {
                 format: dashvertex_formats::Format::from_extension(Path::new(out)),

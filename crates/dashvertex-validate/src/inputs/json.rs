@@ -184,12 +184,17 @@ pub fn validate(bytes: &[u8], opts: &Options, sink: &mut Sink) -> Profile {
             &stats,
             mesh.set_count(),
             None,
-            &|s| match s.checked_sub(1) {
-                Some(extra) => loc.at(
-                    format!("{}/skinSets/{extra}", loc.vertex_pointer(0)),
-                    Some(0),
-                ),
-                None => loc.at(format!("{}/skinIndex", loc.vertex_pointer(0)), Some(0)),
+            // At the first vertex the finding is about: with a target, the first with
+            // weight in sets it does not read; else the first with influence data.
+            &|s| {
+                let v = stats.beyond.first.or(stats.first_with_data).unwrap_or(0);
+                match s.checked_sub(1) {
+                    Some(extra) => loc.at(
+                        format!("{}/skinSets/{extra}", loc.vertex_pointer(v)),
+                        Some(v),
+                    ),
+                    None => loc.at(format!("{}/skinIndex", loc.vertex_pointer(v)), Some(v)),
+                }
             },
             sink,
         );

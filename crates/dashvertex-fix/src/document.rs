@@ -8,7 +8,7 @@ use crate::error::FixError;
 use crate::part::{self, Influences, PartContext};
 use crate::policy::{Policy, SkinnedFlag};
 use crate::report::{Note, Part};
-use crate::vertex::Storage;
+use crate::vertex::{Storage, to_f32};
 
 /// The label of a DashVertex document's one part.
 pub const MESH: &str = "mesh";
@@ -122,12 +122,4 @@ pub fn fix_document(
         notes,
         report,
     })
-}
-
-#[allow(
-    clippy::cast_possible_truncation,
-    reason = "the weights are binary32 values held in an f64: exact"
-)]
-fn to_f32(x: f64) -> f32 {
-    x as f32
 }

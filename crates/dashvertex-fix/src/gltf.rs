@@ -16,7 +16,7 @@ use crate::error::FixError;
 use crate::part::{self, Influences, PartContext};
 use crate::policy::Policy;
 use crate::report::{Note, Part, SkinReport};
-use crate::vertex::Storage;
+use crate::vertex::{Storage, to_f32};
 
 /// The repair of a glTF document: the report's parts and skins, and the edit to finish
 /// (`None` when nothing changed).
@@ -159,14 +159,6 @@ pub fn fix_gltf<'g>(
         skins,
         editor,
     })
-}
-
-#[allow(
-    clippy::cast_possible_truncation,
-    reason = "f64 to f32 rounds to the nearest float32; accessor values of FLOAT accessors are binary32 already"
-)]
-fn to_f32(x: f64) -> f32 {
-    x as f32
 }
 
 /// One primitive: read, repaired, and (when anything changed) its sets to write.

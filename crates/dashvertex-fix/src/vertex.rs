@@ -60,11 +60,13 @@ pub struct Scratch {
     rems: Vec<(f64, usize)>,
 }
 
+/// A weight held in an f64 as binary32 (rounded to nearest; exact for the binary32 values
+/// and stored integers the fixer holds).
 #[allow(
     clippy::cast_possible_truncation,
     reason = "f64 to f32 rounds to the nearest float32"
 )]
-fn to_f32(x: f64) -> f32 {
+pub(crate) fn to_f32(x: f64) -> f32 {
     x as f32
 }
 
@@ -289,21 +291,7 @@ pub(crate) fn repair(
     if let Some(k) = ctx.policy.max_influences
         && weights.iter().filter(|&&w| w != 0.0).count() > k
     {
-        scratch.used.clear();
-        scratch.used.extend(
-            joints
-                .iter()
-                .zip(weights.iter())
-                .filter(|(_, w)| **w != 0.0)
-                .map(|(j, w)| (*j, *w)),
-        );
-        scratch
-            .used
-            .sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        scratch.used.truncate(k);
-        for (i, (j, w)) in joints.iter_mut().zip(weights.iter_mut()).enumerate() {
-            (*j, *w) = scratch.used.get(i).copied().unwrap_or((0, 0.0));
-        }
+        lay_out(joints, weights, scratch, k);
         steps.add(Step::TargetLimit);
     }
     // 8. The sum rule. A share too small for the storage may have become 0: its slot is
@@ -339,6 +327,13 @@ fn reorder(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, steps
     if joints.len() <= SLOTS || !out_of_order(weights) {
         return;
     }
+    lay_out(joints, weights, scratch, usize::MAX);
+    steps.add(Step::SetOrder);
+}
+
+/// Lays the used influences out heaviest first, ties by lower joint, from set 0 slot 0 on,
+/// keeping at most `keep`; the other slots become padding.
+fn lay_out(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, keep: usize) {
     scratch.used.clear();
     scratch.used.extend(
         joints
@@ -350,10 +345,10 @@ fn reorder(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, steps
     scratch
         .used
         .sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scratch.used.truncate(keep);
     for (i, (j, w)) in joints.iter_mut().zip(weights.iter_mut()).enumerate() {
         (*j, *w) = scratch.used.get(i).copied().unwrap_or((0, 0.0));
     }
-    steps.add(Step::SetOrder);
 }
 
 /// Whether a later set holds an influence heavier than a used slot of an earlier set, or

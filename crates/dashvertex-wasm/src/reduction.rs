@@ -4,7 +4,7 @@
 
 use dashvertex_core::{Document, InfluenceSet, Mesh};
 use dashvertex_reduce::input::{Input, InputError, bone_refs};
-use dashvertex_reduce::{Config, Dropped, Empty, Normalize, Quantize, ReduceError, Reduced};
+use dashvertex_reduce::{Config, Empty, Normalize, Quantize, ReduceError, Reduced};
 use dashvertex_validate::Location;
 use serde::{Deserialize, Serialize};
 
@@ -98,30 +98,6 @@ fn choice<T: Copy>(
     }
 }
 
-/// An influence the reducer dropped (its `largestDropped`, `firstNegative`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DroppedInfluence {
-    /// Its weight.
-    pub weight: f32,
-    /// The vertex.
-    pub vertex: u64,
-    /// The bone index.
-    pub bone: u32,
-    /// Where it was, as text.
-    pub at: String,
-}
-
-impl From<&Dropped> for DroppedInfluence {
-    fn from(d: &Dropped) -> Self {
-        DroppedInfluence {
-            weight: d.weight,
-            vertex: d.vertex,
-            bone: d.bone,
-            at: d.at.clone(),
-        }
-    }
-}
-
 /// The weight a vertex lost.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct VertexLoss {
@@ -154,30 +130,9 @@ pub struct ReductionReport {
     pub max_influences: usize,
     /// Influence sets per vertex in the output.
     pub sets: usize,
-    /// Vertices processed.
-    pub vertices: u64,
-    /// Vertices whose influences changed (anything dropped, merged, scaled or rounded).
-    pub changed: u64,
-    /// Influences dropped because a vertex had more than K.
-    pub dropped: u64,
-    /// Influences dropped by the minimum-weight threshold.
-    pub below_threshold: u64,
-    /// Influences rounded to 0 by quantization, and dropped.
-    pub quantized_away: u64,
-    /// Duplicate bones merged into one influence.
-    pub merged: u64,
-    /// Negative weights dropped.
-    pub negative: u64,
-    /// The first negative weight.
-    pub first_negative: Option<DroppedInfluence>,
-    /// The heaviest influence dropped (by K, threshold or quantization).
-    pub largest_dropped: Option<DroppedInfluence>,
-    /// Vertices that had no influence.
-    pub empty: u64,
-    /// The first of them.
-    pub first_empty: Option<u64>,
-    /// The most influences any vertex had.
-    pub max_influences_in: u64,
+    /// The reducer's own report (vertices, changed, dropped, …), its fields in place.
+    #[serde(flatten)]
+    pub reduced: dashvertex_reduce::Report,
     /// The weight dropped.
     pub dropped_weight: DroppedWeight,
 }
@@ -217,22 +172,10 @@ pub fn reduce(decoded: &Decoded, opts: &ReduceOptions) -> Result<Reduction, Fail
     let positions: Vec<[f32; 3]> = doc.mesh.vertices().iter().map(|v| v.position).collect();
     let mesh = reduced.to_mesh(&positions);
     let dropped_weight = dropped_weight(&doc.mesh, &reduced);
-    let r = &reduced.report;
     let report = ReductionReport {
         max_influences: cfg.max_influences,
         sets: reduced.sets,
-        vertices: r.vertices,
-        changed: r.changed,
-        dropped: r.dropped,
-        below_threshold: r.below_threshold,
-        quantized_away: r.quantized_away,
-        merged: r.merged,
-        negative: r.negative,
-        first_negative: r.first_negative.as_ref().map(DroppedInfluence::from),
-        largest_dropped: r.largest_dropped.as_ref().map(DroppedInfluence::from),
-        empty: r.empty,
-        first_empty: r.first_empty,
-        max_influences_in: r.max_influences_in,
+        reduced: reduced.report.clone(),
         dropped_weight,
     };
     let document = Document {

@@ -88,7 +88,7 @@ impl Default for Config {
 }
 
 /// A dropped influence worth reporting.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Dropped {
     /// Its weight.
     pub weight: f32,
@@ -109,8 +109,10 @@ impl Dropped {
     }
 }
 
-/// What the reduction did.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// What the reduction did (serialized with camelCase names, as the WebAssembly API and
+/// reports give it).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Report {
     /// Vertices processed.
     pub vertices: u64,

@@ -46,7 +46,7 @@ fn the_heaviest_four_are_kept_with_the_files_indices_and_the_loss_is_reported() 
     let sum: f32 = r.decoded.weights(0).unwrap().iter().sum();
     assert!((sum - 1.0).abs() < 1e-6);
     assert_eq!(r.decoded.skeleton().names.len(), 6);
-    assert_eq!(r.report.dropped, 2);
+    assert_eq!(r.report.reduced.dropped, 2);
     assert_eq!(r.report.sets, 1);
     let lost = &r.report.dropped_weight;
     assert_eq!(lost.vertices, 1);
@@ -54,7 +54,7 @@ fn the_heaviest_four_are_kept_with_the_files_indices_and_the_loss_is_reported() 
     let worst = lost.worst.as_ref().unwrap();
     assert_eq!(worst.vertex, 0);
     assert!((worst.share - 3.0 / 21.0).abs() < 1e-6);
-    let largest = r.report.largest_dropped.as_ref().unwrap();
+    let largest = r.report.reduced.largest_dropped.as_ref().unwrap();
     assert_eq!(largest.bone, 1);
 }
 
@@ -71,7 +71,7 @@ fn nothing_is_dropped_from_a_four_influence_rig() {
     let rig = decode("rig.json", &crate::example("rig.json"), None).unwrap();
     let opts = ReduceOptions::from_json(Some(r#"{"normalize": "unit"}"#)).unwrap();
     let r = reduce(&rig, &opts).unwrap();
-    assert_eq!(r.report.dropped, 0);
+    assert_eq!(r.report.reduced.dropped, 0);
     assert_eq!(r.report.dropped_weight.vertices, 0);
     assert_eq!(r.decoded.weights(0), rig.weights(0));
     // Equal weights are ordered by bone index (spec/reduction.md §2): vertex 4's [2, 1]

@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use dashvertex_fix::{Policy, Report, SumRule};
-use dashvertex_gltf::export::BufferFiles;
 
 use crate::common;
 use crate::error::CliError;
@@ -95,11 +94,7 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
         other => other,
     })?;
     if !a.dry_run {
-        let folder = a.output.parent().unwrap_or(Path::new(""));
-        for (name, data) in &files {
-            dashvertex_fs::write_file(&folder.join(name), data)?;
-        }
-        dashvertex_fs::write_file(a.output, &main)?;
+        reduce::write_output(a.output, &main, &files)?;
     }
     emit(a, &report)
 }
@@ -169,10 +164,6 @@ fn summary(report: &Report) -> String {
     )
 }
 
-fn gltf_container(f: Format) -> Option<dashvertex_gltf::Container> {
-    reduce::container(Some(f))
-}
-
 /// Whether DMX or raw records hold an `index` that is not their position (the validator's
 /// `VERTEX_INDEX` / `BONE_RECORD_INDEX`): writing the file again rewrites them.
 fn record_indices_wrong(
@@ -212,21 +203,9 @@ fn export(e: dashvertex_gltf::export::ExportError) -> CliError {
 fn build(a: &FixArgs) -> Result<Output, CliError> {
     let limits = &a.ctx.limits;
     let named_out = a.to.or_else(|| Format::from_extension(a.output));
-    let by_name_gltf = Format::from_extension(a.input).is_some_and(Format::is_gltf);
-    let (gltf, bytes) = if by_name_gltf {
-        let g = dashvertex_gltf::load_path_in(a.input, a.ctx.resource_dirs, limits)
-            .map_err(|e| input_error(a.input, e))?;
-        (Some(g), Vec::new())
-    } else {
-        let bytes = dashvertex_fs::read_input(a.input, limits.max_input_bytes)?;
-        if Format::is_gltf_bytes(&bytes) {
-            (
-                Some(reduce::load_gltf_bytes(a.input, bytes, a.ctx)?),
-                Vec::new(),
-            )
-        } else {
-            (None, bytes)
-        }
+    let (gltf, bytes) = match reduce::read_source(a.input, a.ctx)? {
+        reduce::Read::Gltf(g) => (Some(g), Vec::new()),
+        reduce::Read::Bytes(bytes) => (None, bytes),
     };
     let file = a.input.display().to_string();
     if let Some(g) = gltf {
@@ -235,7 +214,7 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
             dashvertex_gltf::Container::Gltf => Format::Gltf,
         };
         let format = named_out.unwrap_or(in_format);
-        let Some(container) = gltf_container(format) else {
+        let Some(container) = reduce::container(Some(format)) else {
             return Err(CliError::Usage(format!(
                 "{} is glTF: its output must be .gltf or .glb (or --to gltf|glb)",
                 a.input.display()
@@ -252,88 +231,27 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
         };
         let fixed =
             dashvertex_fix::fix_gltf(&g, &policy, limits).map_err(|e| input_error(a.input, e))?;
-        let vertices_changed = fixed
-            .parts
-            .iter()
-            .map(|p| p.report.changes.len() as u64)
-            .sum();
-        let mut report = Report {
-            file,
-            policy,
-            unchanged: false,
-            vertices_changed,
-            parts: fixed.parts,
-            skins: fixed.skins,
-            notes: if g.byte_order_mark {
-                vec![dashvertex_fix::Note::ByteOrderMark]
-            } else {
-                Vec::new()
-            },
-        };
-        report.unchanged = !report.changed();
-        let files = if a.embed || a.output == Path::new("-") {
-            BufferFiles::Embed
+        let notes = if g.byte_order_mark {
+            vec![dashvertex_fix::Note::ByteOrderMark]
         } else {
-            BufferFiles::Beside {
-                stem: a
-                    .output
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "out".into()),
-            }
+            Vec::new()
         };
-        // The same folder, however it is spelled (`./x.gltf` and `x.gltf`).
-        let folder = |p: &Path| {
-            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-            std::fs::canonicalize(parent.unwrap_or(Path::new(".")))
-        };
-        let same_folder = a.output != Path::new("-")
-            && matches!((folder(a.input), folder(a.output)), (Ok(x), Ok(y)) if x == y);
-        // The external buffers as the input names them, for checking an unchanged copy.
-        let present: Vec<(String, Vec<u8>)> = g
-            .root
-            .buffers
-            .iter()
-            .enumerate()
-            .filter_map(|(i, b)| {
-                let uri = b.uri.as_deref().filter(|u| !u.starts_with("data:"))?;
-                let bytes = g.buffer(i)?.ok()?;
-                Some((uri.to_owned(), bytes.to_vec()))
-            })
-            .collect();
-        let external = g
-            .root
-            .buffers
-            .iter()
-            .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
-        let mut copied = false;
-        let written = match fixed.editor {
-            Some(e) => e.finish_files(container, &files).map_err(export)?,
-            None if container == g.container
-                && (!external || same_folder)
-                && !g.byte_order_mark =>
-            {
-                copied = true;
-                match g.into_input() {
-                    Some(main) => dashvertex_gltf::export::Written {
-                        main,
-                        files: Vec::new(),
-                    },
-                    None => {
-                        return Err(CliError::Output(
-                            "the input cannot be copied unchanged".into(),
-                        ));
-                    }
-                }
+        let report = Report::new(file, policy, fixed.parts, fixed.skins, notes);
+        let files = reduce::buffer_files(a.output, a.embed);
+        let (written, present) = match fixed.editor {
+            Some(e) => (
+                e.finish_files(container, &files).map_err(export)?,
+                Vec::new(),
+            ),
+            None => {
+                let u = reduce::unchanged_gltf(*g, a.input, a.output, container, &files)?;
+                (u.written, u.present)
             }
-            None => dashvertex_gltf::export::Editor::new(&g)
-                .and_then(|e| e.finish_files(container, &files))
-                .map_err(export)?,
         };
         return Ok(Output {
             main: written.main,
             files: written.files,
-            present: if copied { present } else { Vec::new() },
+            present,
             format,
             report,
         });
@@ -351,21 +269,14 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
     let mut loaded = formats::load(&file, &bytes, in_format, limits)?;
     let part = dashvertex_fix::fix_document(loaded.document_mut(), a.bones, &a.policy)
         .map_err(|e| input_error(a.input, e))?;
-    let mut report = Report {
-        file,
-        policy: a.policy,
-        unchanged: false,
-        vertices_changed: part.report.changes.len() as u64,
-        parts: vec![part],
-        skins: Vec::new(),
-        notes: Vec::new(),
-    };
-    if matches!(in_format, Format::Dmx | Format::Raw)
-        && record_indices_wrong(&report.file, &bytes, in_format, limits)
+    let notes = if matches!(in_format, Format::Dmx | Format::Raw)
+        && record_indices_wrong(&file, &bytes, in_format, limits)
     {
-        report.notes.push(dashvertex_fix::Note::RecordIndices);
-    }
-    report.unchanged = !report.changed();
+        vec![dashvertex_fix::Note::RecordIndices]
+    } else {
+        Vec::new()
+    };
+    let report = Report::new(file, a.policy, vec![part], Vec::new(), notes);
     let main = if report.unchanged && format == in_format {
         bytes
     } else {

@@ -94,15 +94,10 @@ pub struct Context<'a> {
 /// external file (spec/security.md §1).
 pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
     let limits = &ctx.limits;
-    if Format::from_extension(path).is_some_and(Format::is_gltf) {
-        let gltf = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
-            .map_err(|e| input_error(path, e))?;
-        return Ok(Source::Gltf(Box::new(gltf)));
-    }
-    let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
-    if Format::is_gltf_bytes(&bytes) {
-        return Ok(Source::Gltf(Box::new(load_gltf_bytes(path, bytes, ctx)?)));
-    }
+    let bytes = match read_source(path, ctx)? {
+        Read::Gltf(g) => return Ok(Source::Gltf(g)),
+        Read::Bytes(bytes) => bytes,
+    };
     let format = formats::decide(path, &bytes);
     if format == Format::Json {
         let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
@@ -136,6 +131,30 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
         format,
         limits,
     )?))
+}
+
+/// A file as first read: glTF (told by its name, else by its bytes), loaded with its
+/// buffers; or the bytes of anything else, for the caller to decode.
+pub enum Read {
+    /// glTF or GLB.
+    Gltf(Box<Gltf>),
+    /// Any other file's bytes.
+    Bytes(Vec<u8>),
+}
+
+/// Reads `path` as [`Read`] says.
+pub fn read_source(path: &Path, ctx: &Context) -> Result<Read, CliError> {
+    let limits = &ctx.limits;
+    if Format::from_extension(path).is_some_and(Format::is_gltf) {
+        let gltf = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
+            .map_err(|e| input_error(path, e))?;
+        return Ok(Read::Gltf(Box::new(gltf)));
+    }
+    let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
+    if Format::is_gltf_bytes(&bytes) {
+        return Ok(Read::Gltf(Box::new(load_gltf_bytes(path, bytes, ctx)?)));
+    }
+    Ok(Read::Bytes(bytes))
 }
 
 /// Loads glTF bytes read from `path` (told from their content), with its external
@@ -578,6 +597,73 @@ pub(crate) fn buffer_files(output: &Path, embed: bool) -> dashvertex_gltf::expor
                 .unwrap_or_else(|| "out".into()),
         }
     }
+}
+
+/// An unchanged glTF document on its way to `output`.
+pub struct Unchanged {
+    /// What to write.
+    pub written: dashvertex_gltf::export::Written,
+    /// True when `written.main` is the input's own bytes.
+    pub copied: bool,
+    /// For a copy: the external buffer files it names, already beside the output (for a
+    /// check of the output; not to be written again).
+    pub present: Vec<(String, Vec<u8>)>,
+}
+
+/// How a command that changed nothing writes `gltf` (read from `input`) to `output`: the
+/// input's bytes, when they stay valid where they go (the same container, no byte order
+/// mark, and a `.gltf` naming buffer files only into the same folder, however it is
+/// spelled); else the same document rewritten into the output's container with `files`.
+pub fn unchanged_gltf(
+    gltf: Gltf,
+    input: &Path,
+    output: &Path,
+    container: Container,
+    files: &dashvertex_gltf::export::BufferFiles,
+) -> Result<Unchanged, CliError> {
+    let dir = |p: &Path| {
+        let d = p.parent().filter(|d| !d.as_os_str().is_empty());
+        std::fs::canonicalize(d.unwrap_or(Path::new(".")))
+    };
+    let same_folder =
+        output != Path::new("-") && matches!((dir(input), dir(output)), (Ok(x), Ok(y)) if x == y);
+    let present: Vec<(String, Vec<u8>)> = gltf
+        .root
+        .buffers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| {
+            let uri = b.uri.as_deref().filter(|u| !u.starts_with("data:"))?;
+            let bytes = gltf.buffer(i)?.ok()?;
+            Some((uri.to_owned(), bytes.to_vec()))
+        })
+        .collect();
+    let external = gltf
+        .root
+        .buffers
+        .iter()
+        .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
+    if gltf.container == container && !gltf.byte_order_mark && (!external || same_folder) {
+        let main = gltf.into_input().ok_or_else(|| {
+            CliError::Output("the input's bytes were not kept for the copy".into())
+        })?;
+        return Ok(Unchanged {
+            written: dashvertex_gltf::export::Written {
+                main,
+                files: Vec::new(),
+            },
+            copied: true,
+            present,
+        });
+    }
+    let written = dashvertex_gltf::export::Editor::new(&gltf)
+        .and_then(|e| e.finish_files(container, files))
+        .map_err(|e| input_error(input, e))?;
+    Ok(Unchanged {
+        written,
+        copied: false,
+        present: Vec::new(),
+    })
 }
 
 /// Writes an output and the buffer files beside it, each atomically (never replacing a

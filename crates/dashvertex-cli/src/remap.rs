@@ -1,7 +1,7 @@
 //! `dash remap`: a glTF file's joint order rewritten to a bone manifest's
 //! (`dashvertex_reduce::remap`), written with the output writer `dash reduce` uses.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use dashvertex_formats::Format;
 use dashvertex_reduce::remap::{self, RemapError};
@@ -29,15 +29,6 @@ pub struct RemapArgs {
     /// For `.gltf` output: embed every buffer as a base64 data URI.
     #[arg(long)]
     pub embed: bool,
-}
-
-/// True when `a` and `b` are in the same folder (so relative buffer URIs resolve alike).
-fn same_folder(a: &Path, b: &Path) -> bool {
-    let dir = |p: &Path| {
-        let d = p.parent().filter(|d| !d.as_os_str().is_empty());
-        std::fs::canonicalize(d.unwrap_or(Path::new(".")))
-    };
-    matches!((dir(a), dir(b)), (Ok(x), Ok(y)) if x == y)
 }
 
 /// Runs `dash remap`.
@@ -98,37 +89,19 @@ pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
     let (main, files) = match written {
         Some(w) => (w.main, w.files),
         None => {
-            // Nothing changes: the same bytes, when they stay valid where they go (a
-            // `.gltf` naming buffer files needs the same folder); else the same document
-            // rewritten into the output's container.
-            let external = gltf
-                .root
-                .buffers
-                .iter()
-                .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
-            let copy = gltf.container == container
-                && !gltf.byte_order_mark
-                && (!external || same_folder(&a.input, &a.output));
+            // Nothing changes: the same bytes, when they stay valid where they go; else
+            // the same document rewritten into the output's container.
+            let u = reduce::unchanged_gltf(*gltf, &a.input, &a.output, container, &files)?;
             common::info(format_args!(
                 "{}: already in manifest order{}",
                 a.input.display(),
-                if copy {
+                if u.copied {
                     "; copied unchanged"
                 } else {
                     "; rewritten unchanged into the output's container"
                 }
             ));
-            if copy {
-                let bytes = gltf.into_input().ok_or_else(|| {
-                    CliError::Output("the input's bytes were not kept for the copy".into())
-                })?;
-                (bytes, Vec::new())
-            } else {
-                let w = dashvertex_gltf::export::Editor::new(&gltf)
-                    .and_then(|ed| ed.finish_files(container, &files))
-                    .map_err(|e| reduce::input_error(&a.input, e))?;
-                (w.main, w.files)
-            }
+            (u.written.main, u.written.files)
         }
     };
     reduce::write_output(&a.output, &main, &files)

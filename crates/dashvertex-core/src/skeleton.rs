@@ -47,6 +47,15 @@ pub struct Skeleton {
 }
 
 impl Skeleton {
+    /// The root bone: the first bone without a parent (bone 0 in a valid skeleton,
+    /// `spec/dashvertex.md` §7).
+    pub fn root(&self) -> Option<u32> {
+        self.bones
+            .iter()
+            .position(|b| b.parent.is_none())
+            .and_then(|i| u32::try_from(i).ok())
+    }
+
     /// Number of bones.
     pub fn len(&self) -> usize {
         self.bones.len()

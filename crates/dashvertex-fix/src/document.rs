@@ -73,7 +73,8 @@ pub fn fix_document(
     let root = doc
         .skeleton
         .as_ref()
-        .map_or(0, |s| part::first_root(s.bones.iter().map(|b| b.parent)));
+        .and_then(dashvertex_core::Skeleton::root)
+        .unwrap_or(0);
     let ctx = PartContext {
         policy,
         bones,

@@ -314,7 +314,8 @@ fn fix_primitive(
     let (bones, root) = match skin {
         Some((s, len)) => {
             let root = dashvertex_gltf::import::skeleton(gltf, s)
-                .map_or(0, |sk| part::first_root(sk.bones.iter().map(|b| b.parent)));
+                .and_then(|sk| sk.root())
+                .unwrap_or(0);
             (Some(len as u64), root)
         }
         None => (None, 0),

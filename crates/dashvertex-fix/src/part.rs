@@ -316,15 +316,6 @@ fn drop_trailing_sets(inf: &mut Influences, report: &mut PartReport) {
     inf.weights = weights;
 }
 
-/// The root bone for `--zero-sum root`: the first bone without a parent.
-pub fn first_root(parents: impl IntoIterator<Item = Option<u32>>) -> u32 {
-    parents
-        .into_iter()
-        .position(|p| p.is_none())
-        .and_then(|i| u32::try_from(i).ok())
-        .unwrap_or(0)
-}
-
 /// Whether `zero_sum` needs positions.
 pub fn needs_positions(policy: &Policy) -> bool {
     policy.zero_sum == ZeroSum::Nearest

@@ -215,6 +215,28 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report of `parts`, `skins` and file-level `notes`, with what follows from them
+    /// (whether anything changed, how many vertices) filled in.
+    pub fn new(
+        file: String,
+        policy: Policy,
+        parts: Vec<Part>,
+        skins: Vec<SkinReport>,
+        notes: Vec<Note>,
+    ) -> Self {
+        let mut r = Report {
+            file,
+            policy,
+            unchanged: false,
+            vertices_changed: parts.iter().map(|p| p.report.changes.len() as u64).sum(),
+            parts,
+            skins,
+            notes,
+        };
+        r.unchanged = !r.changed();
+        r
+    }
+
     /// Whether anything changed.
     pub fn changed(&self) -> bool {
         self.parts.iter().any(|p| {

@@ -161,13 +161,10 @@ pub fn reduce(decoded: &Decoded, opts: &ReduceOptions) -> Result<Reduction, Fail
     } else {
         input.unnamed_indices().unwrap_or_default()
     };
-    // The first bone without a parent (bone 0 in a valid skeleton, spec/dashvertex.md §7).
-    let root = doc.skeleton.as_ref().and_then(|s| {
-        s.bones
-            .iter()
-            .position(|b| b.parent.is_none())
-            .and_then(|p| u32::try_from(p).ok())
-    });
+    let root = doc
+        .skeleton
+        .as_ref()
+        .and_then(dashvertex_core::Skeleton::root);
     let reduced = dashvertex_reduce::reduce(&input, &map, root, &cfg).map_err(reduce_failure)?;
     let positions: Vec<[f32; 3]> = doc.mesh.vertices().iter().map(|v| v.position).collect();
     let mesh = reduced.to_mesh(&positions);

@@ -4,8 +4,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use dashvertex_core::Limits;
-use dashvertex_json::Form;
 
 use crate::common::{self, Global};
 use crate::error::CliError;
@@ -27,44 +25,17 @@ pub struct Cli {
     no_wait: bool,
 }
 
-/// JSON output shape.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum FormArg {
-    /// One vertex object.
-    Vertex,
-    /// An array of vertex objects.
-    Array,
-    /// A DMX document.
-    Document,
-}
-
 #[derive(Subcommand)]
 enum Command {
     /// Check skinning data: the `dash-validate` command, with the same flags.
     Validate(crate::validate::ValidateArgs),
-    /// Convert between DashVertex JSON, the DMX container and raw records, losslessly.
-    Convert {
-        /// Input file, or `-` for standard input.
-        input: PathBuf,
-        /// Output file, or `-` for standard output. Written atomically.
-        output: PathBuf,
-        /// Input format (default: from the extension, else detected from the bytes).
-        #[arg(long, value_name = "FORMAT", value_parser = formats::dashvertex_format())]
-        from: Option<Format>,
-        /// Output format (default: from the extension; required for `-`).
-        #[arg(long, value_name = "FORMAT", value_parser = formats::dashvertex_format())]
-        to: Option<Format>,
-        /// JSON shape to write (default: the input's; a document for binary input).
-        #[arg(long, value_enum)]
-        form: Option<FormArg>,
-        /// Use 16-byte vertex records when the mesh is unskinned (saves 67 %; needs a
-        /// reader that knows the dash extension).
-        #[arg(long)]
-        compact: bool,
-        /// Write even if non-zero bytes outside every section of the input are lost.
-        #[arg(long)]
-        drop_unreferenced: bool,
-    },
+    /// Convert between glTF/GLB, DashVertex JSON, the DMX container and raw records.
+    ///
+    /// DashVertex formats convert bit for bit. glTF/GLB becomes DashVertex with every
+    /// influence kept, the skin's joints as bones with their rest pose, and a note of
+    /// what DashVertex cannot carry (faces, normals, UVs, animations); pick a primitive
+    /// with --mesh/--primitive. glTF and GLB convert into each other unchanged.
+    Convert(crate::convert::ConvertArgs),
     /// Keep the strongest K influences per vertex, with bone indices from a manifest.
     Reduce {
         /// Input: DashVertex JSON/DMX/raw, a per-bone weights document, or glTF/GLB.
@@ -85,8 +56,10 @@ enum Command {
         #[arg(long, value_name = "ENGINE", value_parser = formats::target())]
         target: Option<&'static dashvertex_core::Target>,
         /// `none` keeps weights as they are; `unit` makes them sum to 1 (the glTF rule).
-        #[arg(long, value_enum, default_value = "none")]
-        normalize: NormalizeArg,
+        /// Default: what the output requires: `unit` for glTF/GLB output, --target or
+        /// --quantize unorm8/unorm16; else `none` (DashVertex keeps the sums the file had).
+        #[arg(long, value_enum)]
+        normalize: Option<NormalizeArg>,
         /// Weight precision: f32, or unorm16/unorm8 with integer sums of exactly
         /// 65535/255 (needs --normalize unit).
         #[arg(long, value_enum, default_value = "f32")]
@@ -123,6 +96,8 @@ enum Command {
         /// exported without its animations.
         #[arg(long, value_name = "FILE")]
         poses: Option<PathBuf>,
+        #[command(flatten)]
+        pick: reduce::Pick,
     },
     /// Repair influence data with named policies, listing every change.
     ///
@@ -136,12 +111,14 @@ enum Command {
         #[command(subcommand)]
         command: ManifestCommand,
     },
-    /// Show a file's header, sections, counts and first records.
+    /// Show a file's header, sections, counts and first records; for glTF/GLB its skins
+    /// and joint order, and per skinned primitive its sets, influence counts and weight
+    /// sums.
     Inspect {
         /// The file, or `-` for standard input.
         file: PathBuf,
         /// Input format (default: from the extension, else detected).
-        #[arg(long, value_name = "FORMAT", value_parser = formats::dashvertex_format())]
+        #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
         from: Option<Format>,
         /// How many vertices and bones to print.
         #[arg(long, default_value_t = 4)]
@@ -422,12 +399,6 @@ fn name(path: &Path) -> String {
     }
 }
 
-fn read(path: &Path, from: Option<Format>, limits: &Limits) -> Result<(Vec<u8>, Format), CliError> {
-    let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
-    let format = from.unwrap_or_else(|| formats::decide(path, &bytes));
-    Ok((bytes, format))
-}
-
 fn run(cli: &Cli) -> Result<(), CliError> {
     let limits = cli.global.limits();
     let ctx = reduce::Context {
@@ -436,43 +407,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         wait: !cli.no_wait,
     };
     match &cli.command {
-        Command::Convert {
-            input,
-            output,
-            from,
-            to,
-            form,
-            compact,
-            drop_unreferenced,
-        } => {
-            let named = Format::from_extension(output).filter(|f| !f.is_gltf());
-            let to = to.or(named).ok_or_else(|| {
-                CliError::Usage(format!(
-                    "cannot tell the output format of {}; pass --to json|dmx|raw",
-                    name(output)
-                ))
-            })?;
-            if form.is_some() && to != Format::Json {
-                return Err(CliError::Usage(
-                    "--form sets the shape of JSON output; the output here is binary".to_owned(),
-                ));
-            }
-            let (bytes, from) = read(input, *from, &limits)?;
-            let loaded = formats::load(&name(input), &bytes, from, &limits)?;
-            let opts = SaveOptions {
-                form: form.map(|f| match f {
-                    FormArg::Vertex => Form::Vertex,
-                    FormArg::Array => Form::Array,
-                    FormArg::Document => Form::Document,
-                }),
-                binary: dashvertex_binary::WriteOptions {
-                    compact_unskinned: *compact,
-                    drop_unreferenced: *drop_unreferenced,
-                },
-            };
-            let out = formats::save(&loaded, to, &opts)?;
-            Ok(dashvertex_fs::write_file(output, &out)?)
-        }
+        Command::Convert(args) => crate::convert::run(args, &ctx),
         Command::Reduce {
             input,
             output,
@@ -489,6 +424,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             report,
             max_error,
             poses,
+            pick,
         } => {
             let most = target.and_then(|t| t.influences());
             let max_influences = match (*max_influences, most) {
@@ -508,10 +444,20 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 config: dashvertex_reduce::Config {
                     max_influences,
                     normalize: match (normalize, target) {
-                        (_, Some(_)) | (NormalizeArg::Unit, _) => {
+                        (_, Some(_)) | (Some(NormalizeArg::Unit), _) => {
                             dashvertex_reduce::Normalize::Unit
                         }
-                        (NormalizeArg::None, None) => dashvertex_reduce::Normalize::None,
+                        (Some(NormalizeArg::None), None) => dashvertex_reduce::Normalize::None,
+                        (None, None) => {
+                            let gltf = to
+                                .or_else(|| Format::from_extension(output))
+                                .is_some_and(Format::is_gltf);
+                            if gltf || !matches!(quantize, QuantizeArg::F32) {
+                                dashvertex_reduce::Normalize::Unit
+                            } else {
+                                dashvertex_reduce::Normalize::None
+                            }
+                        }
                     },
                     quantize: match quantize {
                         QuantizeArg::F32 => dashvertex_reduce::Quantize::F32,
@@ -532,6 +478,9 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 max_error: *max_error,
                 poses: poses.as_deref(),
                 target: *target,
+                pick: *pick,
+                convert: false,
+                save: SaveOptions::default(),
                 ctx: &ctx,
             })
         }
@@ -588,8 +537,22 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             from,
             records,
         } => {
-            let (bytes, format) = read(file, *from, &limits)?;
-            let text = inspect::inspect(&name(file), &bytes, format, *records, &limits)?;
+            let read = match from {
+                Some(f) if !f.is_gltf() => {
+                    reduce::Read::Bytes(dashvertex_fs::read_input(file, limits.max_input_bytes)?)
+                }
+                _ => reduce::read_source(file, &ctx)?,
+            };
+            let text = match read {
+                reduce::Read::Gltf(g) => {
+                    let size = g.input_len();
+                    crate::inspect_gltf::inspect(&name(file), size, &g, *records, &limits)?
+                }
+                reduce::Read::Bytes(bytes) => {
+                    let format = from.unwrap_or_else(|| formats::decide(file, &bytes));
+                    inspect::inspect(&name(file), &bytes, format, *records, &limits)?
+                }
+            };
             Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
         }
     }

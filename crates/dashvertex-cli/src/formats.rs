@@ -25,12 +25,8 @@ pub fn target() -> impl clap::builder::TypedValueParser<Value = &'static dashver
         .try_map(|s: String| dashvertex_core::Target::named(&s).ok_or("no such target"))
 }
 
-/// `--from`/`--to` of `convert` and `inspect`: the DashVertex formats.
-pub fn dashvertex_format() -> impl clap::builder::TypedValueParser<Value = Format> {
-    parser(&["json", "dmx", "raw"])
-}
-
-/// `--to` of `reduce` and `--input-format` of the validator: any format.
+/// `--from`/`--to` of `convert`, `inspect` and `reduce`, and `--input-format` of the
+/// validator: any format.
 pub fn any_format() -> impl clap::builder::TypedValueParser<Value = Format> {
     parser(&["json", "dmx", "raw", "gltf", "glb"])
 }
@@ -71,8 +67,23 @@ pub fn load(name: &str, bytes: &[u8], format: Format, limits: &Limits) -> Result
     })
 }
 
-/// Encodes `loaded` as `format`, refusing to drop anything the target cannot hold.
+/// Encodes `loaded` as `format`, refusing to drop anything the target cannot hold but a
+/// skeleton for raw records, which hold none: that is dropped with a note (the bone
+/// indices keep their numbers).
 pub fn save(loaded: &Loaded, format: Format, opts: &SaveOptions) -> Result<Vec<u8>, CliError> {
+    let bones = loaded.document().skeleton.as_ref().map_or(0, |s| s.len());
+    if format == Format::Raw && bones > 0 {
+        let mut bare = loaded.clone();
+        bare.document_mut().skeleton = None;
+        crate::common::note(format_args!(
+            "raw 48-byte records hold no skeleton: the {bones} bone(s) are not written (bone indices keep their numbers); write .json or .dmx to keep them"
+        ));
+        return save_as(&bare, format, opts);
+    }
+    save_as(loaded, format, opts)
+}
+
+fn save_as(loaded: &Loaded, format: Format, opts: &SaveOptions) -> Result<Vec<u8>, CliError> {
     dashvertex_formats::save(loaded, format, opts).map_err(|e| {
         CliError::Output(match e {
             SaveError::Unreferenced(n) => format!(

@@ -6,12 +6,14 @@
 //! stable API: programs should use `dashvertex-validate` and `dashvertex-reduce`.
 
 pub mod common;
+mod convert;
 pub mod dash;
 pub mod docs;
 mod error;
 mod fix;
 mod formats;
 mod inspect;
+mod inspect_gltf;
 mod reduce;
 mod remap;
 pub mod validate;

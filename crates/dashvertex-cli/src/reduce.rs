@@ -93,14 +93,24 @@ pub struct Context<'a> {
 /// another name, by its bytes; glTF from standard input has no folder, so it reads no
 /// external file (spec/security.md §1).
 pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
+    match read_source(path, ctx)? {
+        Read::Gltf(g) => Ok(Source::Gltf(g)),
+        Read::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
+    }
+}
+
+/// A reducer input from the bytes of a file that is not glTF: a per-bone weights
+/// document, or DashVertex as `from` (default: told by [`formats::decide`]).
+pub fn source_of_bytes(
+    path: &Path,
+    bytes: &[u8],
+    from: Option<Format>,
+    ctx: &Context,
+) -> Result<Source, CliError> {
     let limits = &ctx.limits;
-    let bytes = match read_source(path, ctx)? {
-        Read::Gltf(g) => return Ok(Source::Gltf(g)),
-        Read::Bytes(bytes) => bytes,
-    };
-    let format = formats::decide(path, &bytes);
+    let format = from.unwrap_or_else(|| formats::decide(path, bytes));
     if format == Format::Json {
-        let text = std::str::from_utf8(&bytes).map_err(|e| input_error(path, e))?;
+        let text = std::str::from_utf8(bytes).map_err(|e| input_error(path, e))?;
         match dashvertex_reduce::weights_doc::document_type(text).as_deref() {
             Some(dashvertex_reduce::weights_doc::WEIGHTS_TYPE) => {
                 return dashvertex_reduce::weights_doc::parse(text, limits.max_vertices)
@@ -127,7 +137,7 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
     }
     Ok(Source::Dash(formats::load(
         &path.display().to_string(),
-        &bytes,
+        bytes,
         format,
         limits,
     )?))
@@ -274,8 +284,132 @@ pub struct ReduceArgs<'a> {
     pub poses: Option<&'a Path>,
     /// The engine to write for (`--target`): its output is checked against it.
     pub target: Option<&'static dashvertex_core::Target>,
+    /// Which glTF primitive a DashVertex output holds.
+    pub pick: Pick,
+    /// `dash convert`: every influence is kept (the config says so); report what the
+    /// output does not carry instead of what was reduced.
+    pub convert: bool,
+    /// How a DashVertex output is encoded (JSON shape, compact records).
+    pub save: SaveOptions,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
+}
+
+/// What converting primitive `p` of `g` to DashVertex keeps and leaves behind: the
+/// other attributes, the indices, the animations, the other skinned primitives.
+fn not_carried(g: &Gltf, p: &PrimitiveInput<'_>, parts: usize) -> String {
+    let at = |ptr: &str| g.value.pointer(ptr);
+    let base = format!("/meshes/{}/primitives/{}", p.mesh, p.primitive);
+    let mut left: Vec<String> = Vec::new();
+    if let Some(i) = at(&format!("{base}/indices")).and_then(serde_json::Value::as_u64) {
+        let count = usize::try_from(i)
+            .ok()
+            .and_then(|i| g.root.accessors.get(i))
+            .map_or(0, |a| a.count);
+        left.push(format!("indices ({count})"));
+    }
+    if let Some(serde_json::Value::Object(attrs)) = at(&format!("{base}/attributes")) {
+        for name in attrs.keys() {
+            let kept = name == "POSITION"
+                || (!p.from_attributes
+                    && (name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_")))
+                || (p.from_attributes && name.starts_with('_'));
+            if !kept {
+                left.push(name.clone());
+            }
+        }
+    }
+    let count = |ptr: &str| {
+        at(ptr)
+            .and_then(serde_json::Value::as_array)
+            .map_or(0, Vec::len)
+    };
+    for (what, ptr) in [
+        ("morph target(s)", format!("{base}/targets")),
+        ("animation(s)", "/animations".to_owned()),
+        ("material(s)", "/materials".to_owned()),
+    ] {
+        let n = count(&ptr);
+        if n > 0 {
+            left.push(format!("{n} {what}"));
+        }
+    }
+    if parts > 1 {
+        left.push(format!("{} other skinned primitive(s)", parts - 1));
+    }
+    let bones = p.input.bones.len();
+    let head = format!(
+        "converted mesh {} primitive {}: {} vertices, {bones} bone(s)",
+        p.mesh,
+        p.primitive,
+        p.input.len()
+    );
+    if left.is_empty() {
+        head
+    } else {
+        format!("{head}; not carried by DashVertex: {}", left.join(", "))
+    }
+}
+
+/// `--mesh M --primitive P`: the glTF primitive a DashVertex output holds (DashVertex
+/// holds one mesh; glTF output keeps every primitive).
+#[derive(Clone, Copy, Debug, Default, clap::Args)]
+pub struct Pick {
+    /// glTF input to DashVertex output: the mesh whose primitive is written (default:
+    /// the only skinned one).
+    #[arg(long, value_name = "M")]
+    pub mesh: Option<usize>,
+    /// glTF input to DashVertex output: the primitive of --mesh written (default 0 when
+    /// --mesh is given).
+    #[arg(long, value_name = "P")]
+    pub primitive: Option<usize>,
+}
+
+impl Pick {
+    /// True when a primitive was asked for.
+    pub fn given(&self) -> bool {
+        self.mesh.is_some() || self.primitive.is_some()
+    }
+
+    /// The one part a DashVertex output holds: the picked primitive, or the only part.
+    /// Refuses naming every skinned primitive and the flags that pick one.
+    fn one<'p, 's>(&self, parts: &'p [Part<'s>]) -> Result<&'p Part<'s>, CliError> {
+        let list = || {
+            parts
+                .iter()
+                .filter_map(Part::primitive)
+                .map(|p| {
+                    format!(
+                        "--mesh {} --primitive {} ({} vertices)",
+                        p.mesh,
+                        p.primitive,
+                        p.input.len()
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if !self.given() {
+            return match parts {
+                [part] => Ok(part),
+                _ => Err(CliError::Usage(format!(
+                    "the input has {} skinned primitives and DashVertex output holds one: pick it with {}, or write .gltf/.glb to keep them all",
+                    parts.len(),
+                    list()
+                ))),
+            };
+        }
+        let (mesh, primitive) = (self.mesh.unwrap_or(0), self.primitive.unwrap_or(0));
+        parts
+            .iter()
+            .find(|p| p.primitive().is_some_and(|q| q.mesh == mesh && q.primitive == primitive))
+            .ok_or_else(|| {
+                CliError::Usage(format!(
+                    "mesh {mesh} primitive {primitive} is not a skinned primitive of the input; the skinned ones: {}",
+                    list()
+                ))
+            })
+    }
 }
 
 /// Reads a manifest; `None` when there is none yet. Unreadable: exit 2; corrupt (not
@@ -340,6 +474,11 @@ fn describe((rep, sets): &(dashvertex_reduce::Report, usize)) -> String {
 
 /// Runs `dash reduce`.
 pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
+    check_args(a)?;
+    reduce_source(a, load(a.input, a.ctx)?)
+}
+
+fn check_args(a: &ReduceArgs) -> Result<(), CliError> {
     let limits = &a.ctx.limits;
     let most = limits.max_sets.saturating_mul(4);
     if a.config.max_influences as u64 > most {
@@ -353,12 +492,18 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             "--poses supplies the poses of --report and --max-error; give one of them".into(),
         ));
     }
+    Ok(())
+}
+
+/// Runs `dash reduce` on a source already read from `a.input` (`dash convert` reads
+/// first to tell what it converts).
+pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
+    let limits = &a.ctx.limits;
     // The source and its inputs live in this block only: they are gone before the
     // output is verified and written, so peak memory is the larger of the two phases.
     // The K written: --max-influences, or the one --max-error chose.
     let mut chosen_k = a.config.max_influences;
-    let (bytes, reports, manifest, existing, changes, _lock, loss) = {
-        let source = load(a.input, a.ctx)?;
+    let (bytes, reports, manifest, existing, changes, _lock, loss, carried) = {
         let parts = source.parts(a.input, limits)?;
         // Held from the manifest's read to its rename; a --locked run writes nothing.
         let lock_guard = match a.manifest.filter(|_| !a.locked) {
@@ -375,10 +520,22 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             ));
         }
         let mut manifest = existing.clone().unwrap_or_default();
+        // What a glTF primitive written as DashVertex leaves behind.
+        let mut carried = None;
+        let container = container(a.to.or_else(|| Format::from_extension(a.output)));
+        // Without a manifest file the file keeps its own bone order, where the output can
+        // hold it (DashVertex needs parents first); a manifest file starts from the
+        // canonical order instead.
+        let keep_order = a.manifest.is_none()
+            && (container.is_some()
+                || parts
+                    .iter()
+                    .all(|p| dashvertex_reduce::pipeline::parents_first(&p.input().bones)));
         let opts = dashvertex_reduce::pipeline::Options {
             locked: a.locked,
             max_bones: Some(limits.max_bones),
             require_names: a.manifest.is_some(),
+            keep_order,
         };
         let fail = |e: dashvertex_reduce::pipeline::PipelineError| match e {
             dashvertex_reduce::pipeline::PipelineError::Reduce(
@@ -389,8 +546,12 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             }
             other => input_error(a.input, other),
         };
-        let container = container(a.to.or_else(|| Format::from_extension(a.output)));
         let (written, reports, changes, loss) = match (container, &source) {
+            (Some(_), Source::Gltf(_)) if a.pick.given() => {
+                return Err(CliError::Usage(
+                    "--mesh and --primitive pick the primitive a DashVertex output holds; glTF output reduces every primitive".into(),
+                ));
+            }
             (Some(container), Source::Gltf(g)) => {
                 let files = buffer_files(a.output, a.embed);
                 let prims: Vec<PrimitiveInput<'_>> =
@@ -485,12 +646,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                         a.output.display()
                     ))
                 })?;
-                let [part] = parts.as_slice() else {
-                    return Err(CliError::Usage(format!(
-                        "the input has {} skinned primitives; DashVertex output holds one (write .gltf/.glb instead)",
-                        parts.len()
-                    )));
-                };
+                let part = a.pick.one(&parts)?;
                 let run = dashvertex_reduce::pipeline::reduce_all(
                     &[part.input()],
                     &mut manifest,
@@ -503,6 +659,10 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                     .first()
                     .ok_or_else(|| CliError::Output("the reducer gave no result".into()))?;
                 let input = part.input();
+                carried = match (&source, part.primitive()) {
+                    (Source::Gltf(g), Some(p)) => Some(not_carried(g, p, parts.len())),
+                    _ => None,
+                };
                 let positions = match part.primitive() {
                     Some(p) => p.positions(),
                     None => input.positions.clone(),
@@ -526,7 +686,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                     }
                     _ => Loaded::Json(dashvertex_json::JsonFile::new_document(document)),
                 };
-                let main = formats::save(&loaded, format, &SaveOptions::default())?;
+                let main = formats::save(&loaded, format, &a.save)?;
                 let reports = run
                     .reduced
                     .iter()
@@ -544,7 +704,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             }
         };
         (
-            written, reports, manifest, existing, changes, lock_guard, loss,
+            written, reports, manifest, existing, changes, lock_guard, loss, carried,
         )
     };
     let dashvertex_gltf::export::Written { main: bytes, files } = bytes;
@@ -560,8 +720,22 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
         dashvertex_fs::write_file(p, manifest.to_json().as_bytes())?;
     }
     write_output(a.output, &bytes, &files)?;
-    for r in &reports {
-        common::info(describe(r));
+    if a.convert {
+        for (r, sets) in &reports {
+            let text = describe(&(r.clone(), *sets));
+            if r.merged > 0 || r.negative > 0 {
+                common::note(text);
+            } else {
+                common::detail(text);
+            }
+        }
+        if let Some(c) = &carried {
+            common::info(c);
+        }
+    } else {
+        for r in &reports {
+            common::info(describe(r));
+        }
     }
     if let Some(path) = a.report {
         let json = report_json(a, chosen_k, &reports, loss.as_deref());

@@ -29,6 +29,7 @@ pub fn fix_document(
                     .unwrap_or(0);
                 return Err(FixError::Refused {
                     part: MESH.into(),
+                    vertices: 1,
                     vertex: v as u64,
                     slot: None,
                     pointer: None,
@@ -82,13 +83,8 @@ pub fn fix_document(
         skinned: mesh.is_skinned(),
     };
     let positions = |v: usize| mesh.vertices().get(v).map_or([0.0; 3], |x| x.position);
-    let report = part::fix(&mut inf, &positions, &ctx).map_err(|r| FixError::Refused {
-        part: MESH.into(),
-        vertex: r.vertex,
-        slot: r.slot,
-        pointer: None,
-        message: r.message,
-    })?;
+    let report =
+        part::fix(&mut inf, &positions, &ctx).map_err(|r| FixError::of_part(MESH, r, &|_| None))?;
     if !report.changes.is_empty() || report.sets_dropped > 0 || !notes.is_empty() {
         let width = inf.sets * SLOTS;
         let set_at = |v: usize, s: usize| -> InfluenceSet {

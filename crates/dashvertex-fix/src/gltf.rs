@@ -60,6 +60,7 @@ pub fn fix_gltf<'g>(
     let users = skinning::mesh_nodes(root);
     let mut parts = Vec::new();
     let mut edits: Vec<(usize, usize, Written)> = Vec::new();
+    let mut refused = Vec::new();
     for ps in skinning::primitive_sets(root) {
         if ps.sets.is_empty() {
             continue;
@@ -68,11 +69,22 @@ pub fn fix_gltf<'g>(
             root,
             users.get(ps.mesh).map(Vec::as_slice).unwrap_or_default(),
         );
-        let (part, written) = fix_primitive(gltf, &ps, skin, policy, limits)?;
+        let (part, written) = match fix_primitive(gltf, &ps, skin, policy, limits) {
+            Ok(done) => done,
+            // Refusals of every part are reported together; anything else at once.
+            Err(e @ (FixError::Refused { .. } | FixError::Several(_))) => {
+                refused.push(e);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         if let Some(w) = written {
             edits.push((ps.mesh, ps.primitive, w));
         }
         parts.push(part);
+    }
+    if let Some(e) = FixError::join_all(refused) {
+        return Err(e);
     }
     let mut skins = Vec::new();
     let mut matrices: Vec<(usize, Vec<[f32; 16]>)> = Vec::new();
@@ -346,12 +358,10 @@ fn fix_primitive(
         root,
         skinned: true,
     };
-    let report = part::fix(&mut inf, &position, &ctx).map_err(|r| FixError::Refused {
-        part: label.clone(),
-        vertex: r.vertex,
-        slot: r.slot,
-        pointer: Some(ps.attribute_pointer(&format!("WEIGHTS_{}", r.slot.map_or(0, |s| s.0)))),
-        message: r.message,
+    let report = part::fix(&mut inf, &position, &ctx).map_err(|r| {
+        FixError::of_part(&label, r, &|slot| {
+            Some(ps.attribute_pointer(&format!("WEIGHTS_{}", slot.map_or(0, |s| s.0))))
+        })
     })?;
     let changed = !notes.is_empty() || !report.changes.is_empty() || report.sets_dropped > 0;
     if changed && mixed {

@@ -8,7 +8,7 @@ use crate::nearest::Tree;
 use crate::policy::{Policy, ZeroSum};
 use crate::report::{PartReport, Slots, VertexChange, Weight};
 use crate::step::{Step, Steps};
-use crate::vertex::{self, Context, Outcome, Refusal, Scratch, Storage};
+use crate::vertex::{self, Context, Outcome, Refusal, RefusalKind, Scratch, Storage};
 
 /// The influences of one part, slot by slot: vertex `v`, set `s`, slot `k` is element
 /// `(v × sets + s) × 4 + k`.
@@ -66,7 +66,11 @@ pub struct PartContext<'a> {
 /// A vertex that cannot be repaired.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PartRefusal {
-    /// The vertex.
+    /// The policy that refused.
+    pub kind: RefusalKind,
+    /// How many vertices of the part it refused.
+    pub vertices: u64,
+    /// The first of them.
     pub vertex: u64,
     /// Its set and slot, when one slot is at fault.
     pub slot: Option<(usize, usize)>,
@@ -80,7 +84,7 @@ pub fn fix(
     inf: &mut Influences,
     positions: &dyn Fn(usize) -> [f32; 3],
     ctx: &PartContext<'_>,
-) -> Result<PartReport, PartRefusal> {
+) -> Result<PartReport, Vec<PartRefusal>> {
     let mut report = PartReport {
         vertices: inf.vertices() as u64,
         ..PartReport::default()
@@ -113,13 +117,24 @@ pub fn fix(
     };
     let mut before_of: Vec<(usize, Slots, Steps)> = Vec::new();
     let mut pending: Vec<usize> = Vec::new();
+    // Every kind of refusal, the first vertex of each (chunks are in vertex order).
+    let mut refused: Vec<PartRefusal> = Vec::new();
     for chunk in chunks {
-        let chunk = chunk?;
         before_of.extend(chunk.changed);
         pending.extend(chunk.pending);
+        for r in chunk.refused {
+            match refused.iter_mut().find(|e| e.kind == r.kind) {
+                Some(e) => e.vertices += r.vertices,
+                None => refused.push(r),
+            }
+        }
+    }
+    if !refused.is_empty() {
+        refused.sort_by_key(|r| (r.vertex, r.kind));
+        return Err(refused);
     }
     if !pending.is_empty() {
-        nearest(inf, positions, &pending, &mut before_of)?;
+        nearest(inf, positions, &pending, &mut before_of).map_err(|r| vec![r])?;
     }
     drop_trailing_sets(inf, &mut report);
     for (v, before, steps) in before_of {
@@ -144,15 +159,17 @@ const CHUNK_VERTICES: usize = 16 * 1024;
 
 /// What one chunk of vertices gave: the changed vertices with their slots before, and
 /// those waiting for `--zero-sum nearest`.
-type ChunkResult = Result<Chunk, PartRefusal>;
+type ChunkResult = Chunk;
 
 struct Chunk {
     changed: Vec<(usize, Slots, Steps)>,
     pending: Vec<usize>,
+    /// The first refusal of each kind, with how many vertices it refused.
+    refused: Vec<PartRefusal>,
 }
 
-/// Repairs the vertices of one chunk (`first` is its first vertex); stops at the first
-/// refusal.
+/// Repairs the vertices of one chunk (`first` is its first vertex); a refused vertex is
+/// counted, and the rest still checked.
 fn fix_chunk(
     first: usize,
     joints: &mut [u32],
@@ -165,6 +182,7 @@ fn fix_chunk(
     let mut out = Chunk {
         changed: Vec::new(),
         pending: Vec::new(),
+        refused: Vec::new(),
     };
     let (mut old_j, mut old_w) = (vec![0u32; width], vec![0f64; width]);
     for (k, (j, w)) in joints
@@ -175,14 +193,29 @@ fn fix_chunk(
         let v = first + k;
         old_j.copy_from_slice(j);
         old_w.copy_from_slice(w);
-        let outcome =
-            vertex::fix(j, w, vctx, &mut scratch).map_err(|Refusal { slot, message }| {
-                PartRefusal {
-                    vertex: v as u64,
-                    slot: slot.map(|i| (i / SLOTS, i % SLOTS)),
+        let outcome = match vertex::fix(j, w, vctx, &mut scratch) {
+            Ok(o) => o,
+            Err(refusals) => {
+                for Refusal {
+                    kind,
+                    slot,
                     message,
+                } in refusals
+                {
+                    match out.refused.iter_mut().find(|e| e.kind == kind) {
+                        Some(e) => e.vertices += 1,
+                        None => out.refused.push(PartRefusal {
+                            kind,
+                            vertices: 1,
+                            vertex: v as u64,
+                            slot: slot.map(|i| (i / SLOTS, i % SLOTS)),
+                            message,
+                        }),
+                    }
                 }
-            })?;
+                continue;
+            }
+        };
         let (steps, nearest) = match outcome {
             Outcome::Fixed(steps) => (steps, false),
             Outcome::NeedsNearest(steps) => (steps, true),
@@ -198,7 +231,7 @@ fn fix_chunk(
             out.changed.push((v, before, steps));
         }
     }
-    Ok(out)
+    out
 }
 
 /// `--zero-sum nearest`: each pending vertex takes the repaired influences of the nearest
@@ -230,6 +263,8 @@ fn nearest(
         };
         let Some(source) = source.and_then(|s| usize::try_from(s).ok()) else {
             return Err(PartRefusal {
+                kind: RefusalKind::NoNearest,
+                vertices: 1,
                 vertex: v as u64,
                 slot: None,
                 message: if tree.is_empty() {

@@ -34,10 +34,26 @@ pub struct Context<'p> {
 /// Why a vertex cannot be repaired under the chosen policies.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
+    /// Which policy refused.
+    pub kind: RefusalKind,
     /// The slot (set-major), when one slot is at fault.
     pub slot: Option<usize>,
     /// What is wrong, and the policy flag that would repair it.
     pub message: String,
+}
+
+/// The policy behind a refusal: one run reports each kind it meets, so a user learns
+/// every flag a file needs at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RefusalKind {
+    /// `--bad-weights error`: a negative or non-finite weight.
+    BadWeight,
+    /// `--out-of-range error`: a weighted joint beyond the skin.
+    OutOfRange,
+    /// `--zero-sum keep|error` where the rule needs weight: a vertex without any.
+    ZeroSum,
+    /// `--zero-sum nearest` with no vertex to copy from.
+    NoNearest,
 }
 
 /// The outcome of one vertex.
@@ -86,7 +102,7 @@ pub fn fix(
     weights: &mut [f64],
     ctx: &Context<'_>,
     scratch: &mut Scratch,
-) -> Result<Outcome, Refusal> {
+) -> Result<Outcome, Vec<Refusal>> {
     if clean(joints, weights, ctx) {
         return Ok(Outcome::Fixed(Steps::default()));
     }
@@ -157,13 +173,39 @@ fn clean(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> bool {
     }
 }
 
-/// Every step, in order (the work behind [`fix`] once its shortcut said no).
+/// Every step, in order (the work behind [`fix`] once its shortcut said no). A step
+/// whose policy refuses records the refusal (the first of its kind) and goes on as the
+/// repairing policy would, so that the faults behind it are found in the same run; the
+/// vertex is then refused with every refusal met.
 pub(crate) fn repair(
     joints: &mut [u32],
     weights: &mut [f64],
     ctx: &Context<'_>,
     scratch: &mut Scratch,
-) -> Result<Outcome, Refusal> {
+) -> Result<Outcome, Vec<Refusal>> {
+    let mut refused: Vec<Refusal> = Vec::new();
+    let refuse = |refused: &mut Vec<Refusal>, r: Refusal| {
+        if !refused.iter().any(|e| e.kind == r.kind) {
+            refused.push(r);
+        }
+    };
+    let outcome = steps(joints, weights, ctx, scratch, &mut |r| {
+        refuse(&mut refused, r)
+    });
+    if refused.is_empty() {
+        Ok(outcome)
+    } else {
+        Err(refused)
+    }
+}
+
+fn steps(
+    joints: &mut [u32],
+    weights: &mut [f64],
+    ctx: &Context<'_>,
+    scratch: &mut Scratch,
+    refuse: &mut dyn FnMut(Refusal),
+) -> Outcome {
     let mut steps = Steps::default();
     let float = ctx.storage == Storage::Float;
     // 1. Weights that mean nothing.
@@ -185,7 +227,8 @@ pub(crate) fn repair(
             continue;
         };
         if ctx.policy.bad_weights == BadWeights::Error {
-            return Err(Refusal {
+            refuse(Refusal {
+                kind: RefusalKind::BadWeight,
                 slot: Some(i),
                 message: format!(
                     "weight {} is {} (--bad-weights zero drops it)",
@@ -206,7 +249,8 @@ pub(crate) fn repair(
         for (i, (j, w)) in joints.iter().zip(weights.iter_mut()).enumerate() {
             if *w != 0.0 && u64::from(*j) >= n {
                 if ctx.policy.out_of_range == OutOfRange::Error {
-                    return Err(Refusal {
+                    refuse(Refusal {
+                        kind: RefusalKind::OutOfRange,
                         slot: Some(i),
                         message: format!(
                             "joint {j} is not below the {n} joints, with weight {} \
@@ -260,7 +304,7 @@ pub(crate) fn repair(
     if weights.iter().all(|&w| w == 0.0) {
         match ctx.policy.zero_sum {
             ZeroSum::Keep if ctx.policy.sum == SumRule::Dash => {
-                return Ok(Outcome::Fixed(steps));
+                return Outcome::Fixed(steps);
             }
             ZeroSum::Keep | ZeroSum::Error => {
                 let why = if ctx.policy.sum == SumRule::Gltf {
@@ -268,13 +312,15 @@ pub(crate) fn repair(
                 } else {
                     ""
                 };
-                return Err(Refusal {
+                refuse(Refusal {
+                    kind: RefusalKind::ZeroSum,
                     slot: None,
                     message: format!(
                         "the vertex has no non-zero weight{why} (--zero-sum root or \
                          --zero-sum nearest binds it)"
                     ),
                 });
+                return Outcome::Fixed(steps);
             }
             ZeroSum::Root => {
                 if let (Some(j), Some(w)) = (joints.first_mut(), weights.first_mut()) {
@@ -282,9 +328,9 @@ pub(crate) fn repair(
                     *w = full(ctx.storage);
                 }
                 steps.add(Step::ZeroSumRoot);
-                return Ok(Outcome::Fixed(steps));
+                return Outcome::Fixed(steps);
             }
-            ZeroSum::Nearest => return Ok(Outcome::NeedsNearest(steps)),
+            ZeroSum::Nearest => return Outcome::NeedsNearest(steps),
         }
     }
     // 7. More influences than the target reads.
@@ -300,7 +346,7 @@ pub(crate) fn repair(
         pad(joints, weights, &mut steps);
         reorder(joints, weights, scratch, &mut steps);
     }
-    Ok(Outcome::Fixed(steps))
+    Outcome::Fixed(steps)
 }
 
 /// A full weight in the storage.

@@ -408,6 +408,18 @@ impl Gltf {
         }
     }
 
+    /// The size of the file it was loaded from: the GLB's bytes, else the JSON text's
+    /// (with its byte order mark, when it had one).
+    pub fn input_len(&self) -> u64 {
+        let bom = if self.byte_order_mark { 3 } else { 0 };
+        let len = if self.file.is_empty() {
+            self.text.len() + bom
+        } else {
+            self.file.len()
+        };
+        len as u64
+    }
+
     /// Every buffer, in order, as [`Gltf::buffer`] gives it.
     pub fn buffers(&self) -> impl Iterator<Item = Result<&[u8], &BufferError>> {
         (0..self.buffers.len()).filter_map(|i| self.buffer(i))

@@ -39,6 +39,11 @@ pub struct Options {
     /// The manifest is a file that indexes the bones, so input without bone names (no
     /// skeleton) is refused rather than keeping its own numbers.
     pub require_names: bool,
+    /// Number the bones of an empty manifest in the order the first input lists them (a
+    /// glTF skin's joint order, a skeleton's bone order) instead of the canonical order a
+    /// new manifest file uses ([`crate::manifest::canonical_order`]); later inputs' new
+    /// bones follow. For runs without a manifest file, so a file keeps its own order.
+    pub keep_order: bool,
 }
 
 /// What a run did.
@@ -109,6 +114,9 @@ pub fn reduce_all(
     }
     manifest.version = VERSION;
     let mut changes = Changes::default();
+    if opts.keep_order && named && manifest.is_empty() {
+        changes.added.extend(seed_in_order(manifest, inputs)?);
+    }
     for input in inputs {
         let c = manifest.update(&input.bones, false)?;
         changes.added.extend(c.added);
@@ -135,6 +143,51 @@ pub fn reduce_all(
         changes,
         named,
     })
+}
+
+/// Numbers every input's bones in the order they are listed, first input first, into an
+/// empty `manifest`; returns the bones added with their indices.
+fn seed_in_order(
+    manifest: &mut Manifest,
+    inputs: &[&Input<'_>],
+) -> Result<Vec<(String, u32)>, ManifestError> {
+    let mut seen = std::collections::HashSet::new();
+    let mut added = Vec::new();
+    for input in inputs {
+        for b in &input.bones {
+            if !seen.insert(b.name.as_str()) {
+                continue;
+            }
+            let index = u32::try_from(manifest.bones.len()).map_err(|_| ManifestError::Full)?;
+            manifest.bones.push(crate::manifest::Entry {
+                index,
+                name: b.name.clone(),
+                parent: b.parent.clone(),
+                removed: false,
+                aliases: Vec::new(),
+            });
+            added.push((b.name.clone(), index));
+        }
+    }
+    Ok(added)
+}
+
+/// True when `bones`, in their order, form a skeleton DashVertex can hold as it is: the
+/// first bone is the only one without a parent and every parent comes before its
+/// children (spec/dashvertex.md §7).
+pub fn parents_first(bones: &[crate::manifest::BoneRef]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    for (i, b) in bones.iter().enumerate() {
+        let ok = match &b.parent {
+            None => i == 0,
+            Some(p) => seen.contains(p.as_str()),
+        };
+        if !ok {
+            return false;
+        }
+        seen.insert(b.name.as_str());
+    }
+    true
 }
 
 /// A reduced glTF file: its bytes, and what the run did (the reductions' reports; their

@@ -129,11 +129,11 @@ codes! {
     /// A weight is subnormal: it counts as an influence but has no effect.
     WEIGHT_SUBNORMAL = Warning, "dashvertex.md §8", "", "set it to 0 (and its bone to 0)";
     /// The weights of a vertex do not sum to 1 within the glTF tolerance (profile gltf).
-    WEIGHT_SUM = Error, "dashvertex.md §8, validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "renormalize (e.g. `dash reduce --normalize unit`)";
+    WEIGHT_SUM = Error, "dashvertex.md §8, validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "renormalize: `dash fix FILE -o OUT` (or `--normalize unit` when reducing)";
     /// Normalized integer weights do not sum to exactly 255 or 65535 (glTF).
     UNORM_SUM = Error, "validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "adjust the largest weight by the deficit (largest-remainder rounding)";
     /// A skinned vertex has no non-zero weight (profile dash).
-    WEIGHTS_ALL_ZERO = Warning, "dashvertex.md §8", "", "bind it to a bone, or mark the mesh unskinned";
+    WEIGHTS_ALL_ZERO = Warning, "dashvertex.md §8", "", "bind it to a bone (`dash fix FILE -o OUT --zero-sum nearest` or `--zero-sum root`), or mark the mesh unskinned";
     /// A bone index is beyond the skeleton.
     BONE_INDEX_RANGE = Error, "dashvertex.md §1, §7", "ACCESSOR_JOINTS_INDEX_OOB", "";
     /// With --target: weight in influence sets the engine does not read.

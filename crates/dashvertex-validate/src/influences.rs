@@ -7,6 +7,9 @@
 use dashvertex_core::InfluenceSet;
 use dashvertex_core::weights::{SumCheck, reference_order};
 
+/// What repairs a vertex without any weight (renormalizing cannot).
+const ZERO_SUM_HELP: &str = "bind the vertex to a bone: `dash fix FILE -o OUT --zero-sum nearest` copies the nearest weighted vertex's influences, `--zero-sum root` binds it to the root bone";
+
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::sink::Sink;
@@ -598,9 +601,16 @@ impl Checker {
                     });
                 } else if !sum.passes() {
                     sink.push(Code::WEIGHT_SUM, || {
-                        let message = if sum.counted == 0 {
-                            format!("vertex {v}: all weights are zero (they must sum to 1)")
-                        } else {
+                        if sum.counted == 0 {
+                            // Renormalizing cannot help a vertex without weight: say what does.
+                            return Diagnostic::new(
+                                Code::WEIGHT_SUM,
+                                format!("vertex {v}: all weights are zero (they must sum to 1)"),
+                                loc.weights(v),
+                            )
+                            .with_help(ZERO_SUM_HELP);
+                        }
+                        let message = {
                             format!(
                                 "vertex {v}: weights sum to {} (off by {:.3e}; the tolerance for {} weight{} is {:.1e})",
                                 sum.sum,

@@ -1,6 +1,6 @@
 //! Each step on one vertex: what it changes, and that nothing else changes.
 
-use dashvertex_fix::vertex::{Context, Outcome, Scratch, Storage, fix};
+use dashvertex_fix::vertex::{Context, Outcome, RefusalKind, Scratch, Storage, fix};
 use dashvertex_fix::{BadWeights, OutOfRange, Policy, Step, SumRule, ZeroSum};
 
 fn policy(sum: SumRule) -> Policy {
@@ -85,11 +85,36 @@ fn out_of_range_joints_are_dropped_and_the_rest_renormalized() {
         &mut Scratch::default(),
     )
     .unwrap_err();
-    assert_eq!(err.slot, Some(1));
+    assert_eq!(err.len(), 1);
+    assert_eq!(err[0].slot, Some(1));
+    assert_eq!(err[0].kind, RefusalKind::OutOfRange);
     assert!(
-        err.message.contains("--out-of-range drop"),
+        err[0].message.contains("--out-of-range drop"),
         "{}",
-        err.message
+        err[0].message
+    );
+    // The only weight out of range: once dropped (as `drop` would), the vertex has none,
+    // so the same run also names the zero-sum policy.
+    let err = fix(
+        &mut [12, 0, 0, 0],
+        &mut [1.0, 0.0, 0.0, 0.0],
+        &Context {
+            policy: &Policy {
+                sum: SumRule::Gltf,
+                zero_sum: ZeroSum::Error,
+                ..refuse
+            },
+            ..ctx
+        },
+        &mut Scratch::default(),
+    )
+    .unwrap_err();
+    let kinds: Vec<RefusalKind> = err.iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, [RefusalKind::OutOfRange, RefusalKind::ZeroSum]);
+    assert!(
+        err[1].message.contains("--zero-sum root"),
+        "{}",
+        err[1].message
     );
 }
 

@@ -1,0 +1,175 @@
+//! `dash convert`: between every format dash reads and writes. DashVertex JSON, DMX and
+//! raw records convert bit for bit; glTF/GLB becomes DashVertex through the reducer with
+//! every influence kept (one primitive, its skin's joints with their rest pose, nothing
+//! normalized), naming what DashVertex cannot carry; glTF and GLB convert into each
+//! other unchanged.
+
+use std::path::{Path, PathBuf};
+
+use dashvertex_json::Form;
+
+use crate::error::CliError;
+use crate::formats::{self, Format, SaveOptions};
+use crate::reduce::{self, Context, Read, Source};
+
+/// JSON output shape.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum FormArg {
+    /// One vertex object.
+    Vertex,
+    /// An array of vertex objects.
+    Array,
+    /// A DMX document.
+    Document,
+}
+
+/// `dash convert` flags.
+#[derive(clap::Args)]
+pub struct ConvertArgs {
+    /// Input file, or `-` for standard input: DashVertex JSON/DMX/raw, a per-bone weights
+    /// document, glTF or GLB.
+    input: PathBuf,
+    /// Output file, or `-` for standard output. Written atomically.
+    output: PathBuf,
+    /// Input format (default: from the extension, else detected from the bytes).
+    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
+    from: Option<Format>,
+    /// Output format (default: from the extension; required for `-`).
+    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
+    to: Option<Format>,
+    /// JSON shape to write (default: the input's; a document for binary input).
+    #[arg(long, value_enum)]
+    form: Option<FormArg>,
+    /// Use 16-byte vertex records when the mesh is unskinned (saves 67 %; needs a
+    /// reader that knows the dash extension).
+    #[arg(long)]
+    compact: bool,
+    /// Write even if non-zero bytes outside every section of the input are lost.
+    #[arg(long)]
+    drop_unreferenced: bool,
+    /// For `.gltf` output: embed every buffer as a base64 data URI (default: buffer
+    /// files beside it as `STEM.bin`).
+    #[arg(long)]
+    embed: bool,
+    #[command(flatten)]
+    pick: reduce::Pick,
+}
+
+impl ConvertArgs {
+    fn form(&self) -> Option<Form> {
+        self.form.map(|f| match f {
+            FormArg::Vertex => Form::Vertex,
+            FormArg::Array => Form::Array,
+            FormArg::Document => Form::Document,
+        })
+    }
+}
+
+/// Runs `dash convert`.
+pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
+    let to =
+        a.to.or_else(|| Format::from_extension(&a.output))
+            .ok_or_else(|| {
+                CliError::Usage(format!(
+                    "cannot tell the output format of {}; pass --to json|dmx|raw|gltf|glb",
+                    display(&a.output)
+                ))
+            })?;
+    if a.form.is_some() && to != Format::Json {
+        return Err(CliError::Usage(format!(
+            "--form sets the shape of JSON output; the output here is {}",
+            to.describe()
+        )));
+    }
+    let read = match a.from {
+        Some(f) if !f.is_gltf() => Read::Bytes(dashvertex_fs::read_input(
+            &a.input,
+            ctx.limits.max_input_bytes,
+        )?),
+        _ => reduce::read_source(&a.input, ctx)?,
+    };
+    match read {
+        Read::Gltf(g) if to.is_gltf() => gltf_to_gltf(a, *g, to),
+        Read::Gltf(g) => to_dashvertex(a, Source::Gltf(g), to, ctx),
+        Read::Bytes(_) if to.is_gltf() => Err(CliError::Usage(format!(
+            "{} to {}: glTF output is written from glTF input (its mesh, skin and nodes); DashVertex holds no mesh faces or scene to build one from",
+            a.from.map_or("DashVertex", Format::describe),
+            to.describe()
+        ))),
+        Read::Bytes(bytes) => match reduce::source_of_bytes(&a.input, &bytes, a.from, ctx)? {
+            Source::Dash(loaded) => {
+                let out = formats::save(&loaded, to, &save_options(a))?;
+                Ok(dashvertex_fs::write_file(&a.output, &out)?)
+            }
+            other => to_dashvertex(a, other, to, ctx),
+        },
+    }
+}
+
+fn save_options(a: &ConvertArgs) -> SaveOptions {
+    SaveOptions {
+        form: a.form(),
+        binary: dashvertex_binary::WriteOptions {
+            compact_unskinned: a.compact,
+            drop_unreferenced: a.drop_unreferenced,
+        },
+    }
+}
+
+fn display(p: &Path) -> String {
+    if p == Path::new("-") {
+        "<stdout>".to_owned()
+    } else {
+        p.display().to_string()
+    }
+}
+
+/// glTF to GLB or back, the document unchanged: the input's bytes when they stay valid
+/// where they go, else rewritten into the other container.
+fn gltf_to_gltf(a: &ConvertArgs, g: dashvertex_gltf::Gltf, to: Format) -> Result<(), CliError> {
+    if a.pick.given() {
+        return Err(CliError::Usage(
+            "--mesh and --primitive pick the primitive a DashVertex output holds; glTF output keeps every primitive".into(),
+        ));
+    }
+    let container = reduce::container(Some(to)).unwrap_or(dashvertex_gltf::Container::Glb);
+    let files = reduce::buffer_files(&a.output, a.embed);
+    let unchanged = reduce::unchanged_gltf(g, &a.input, &a.output, container, &files)?;
+    let written = unchanged.written;
+    reduce::write_output(&a.output, &written.main, &written.files)
+}
+
+/// glTF or a per-bone weights document to DashVertex: the reducer with every influence
+/// kept and the weights as they are.
+fn to_dashvertex(
+    a: &ConvertArgs,
+    source: Source,
+    to: Format,
+    ctx: &Context,
+) -> Result<(), CliError> {
+    let most = ctx.limits.max_sets.saturating_mul(4);
+    let args = reduce::ReduceArgs {
+        input: &a.input,
+        output: &a.output,
+        to: Some(to),
+        config: dashvertex_reduce::Config {
+            max_influences: usize::try_from(most).unwrap_or(usize::MAX),
+            normalize: dashvertex_reduce::Normalize::None,
+            quantize: dashvertex_reduce::Quantize::F32,
+            min_weight: 0.0,
+            empty: dashvertex_reduce::Empty::Zero,
+        },
+        manifest: None,
+        locked: false,
+        embed: false,
+        report: None,
+        max_error: None,
+        poses: None,
+        target: None,
+        pick: a.pick,
+        convert: true,
+        save: save_options(a),
+        ctx,
+    };
+    reduce::reduce_source(&args, source)
+}

@@ -59,11 +59,28 @@ fn reduces_a_weights_document_with_a_locked_manifest() {
         s(&again),
         "--quantize",
         "unorm8",
+        "--normalize",
+        "none",
     ]);
     assert_eq!(
         o.status.code(),
         Some(2),
-        "unorm8 without --normalize unit is refused as a usage error"
+        "unorm8 with --normalize none is refused as a usage error"
+    );
+    // Unasked, unorm8 normalizes (integer weights always sum to 255).
+    let o = dash(&[
+        "reduce",
+        "examples/arm.weights.json",
+        "-o",
+        s(&again),
+        "--quantize",
+        "unorm8",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
     );
 }
 

@@ -8,13 +8,20 @@ machine hits every command alike; the table gives medians and ratios.
   dash-validate FILE                 vs  the official Khronos glTF validator (tools/oracle)
   dash reduce FILE -o OUT --max-influences 4 --normalize unit
                                      vs  Assimp: import + aiProcess_LimitBoneWeights(4)
+                                     vs  gltfpack -noq (Debian's gltfpack; it also welds
+                                         and reorders, so it does more than dash)
   cat FILE > /dev/null               the read floor
+  cp FILE COPY                       the read + write floor of a command that rewrites FILE
   python3 -c 'open(FILE).read()'     reading the file into memory, page faults included
 
-Usage: python3 benches/peers.py [--vertices N] [--rounds R] [--threads T] [--keep]
-The input (default 3,300,000 vertices, 64 joints, about 422 MB) is generated once,
-deterministically, by benches/src/bin/make_skinned_glb.rs into target/peers/. A peer that
-cannot be installed is reported and its pair skipped, never faked.
+Usage: python3 benches/peers.py [--shape synthetic|blender|FILE.glb] [--vertices N]
+                                [--rounds R] [--threads T] [--keep]
+The input is generated once, deterministically, by benches/src/bin/make_skinned_glb.rs
+into target/peers/: `synthetic` (default: 3,300,000 vertices, 64 joints, u16 joints, no
+indices, about 422 MB) or `blender` (the shape of a Blender 3.4 export: 3,485,411
+vertices, 48 joints, u8 joints, u32 indices). `--shape FILE.glb` measures a file of yours,
+such as the real export benches/blender_export.py makes when Blender is installed. A peer
+that cannot be installed is reported and its pair skipped, never faked.
 """
 import argparse, os, shutil, statistics, subprocess, sys
 
@@ -63,6 +70,15 @@ def assimp():
     return [exe], None
 
 
+def gltfpack():
+    """Debian's gltfpack, installed with apt-get when missing and allowed."""
+    if shutil.which("gltfpack") is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        sh(["apt-get", "install", "-y", "-qq", "gltfpack"], capture_output=True)
+    if shutil.which("gltfpack") is None:
+        return None, "gltfpack is not installed (apt-get install gltfpack)"
+    return ["gltfpack"], None
+
+
 def timed(cmd, stdout=subprocess.DEVNULL):
     """(wall seconds, peak RSS bytes, exit code) of one process."""
     r = subprocess.run(["/usr/bin/time", "-f", "%e %M"] + cmd, cwd=ROOT, stdout=stdout,
@@ -73,8 +89,10 @@ def timed(cmd, stdout=subprocess.DEVNULL):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--vertices", type=int, default=3_300_000)
-    ap.add_argument("--joints", type=int, default=64)
+    ap.add_argument("--shape", default="synthetic",
+                    help="synthetic, blender, or a .glb file to measure")
+    ap.add_argument("--vertices", type=int, default=None)
+    ap.add_argument("--joints", type=int, default=None)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=0, help="dash --threads (0: default)")
     ap.add_argument("--keep", action="store_true", help="keep the reduced output")
@@ -83,17 +101,31 @@ def main():
         sys.exit("/usr/bin/time is needed (apt-get install time)")
     os.makedirs(OUT, exist_ok=True)
     build()
-    src = os.path.join(OUT, f"skinned-{a.vertices}-{a.joints}.glb")
-    if not os.path.exists(src):
-        sh([os.path.join(REL, "make_skinned_glb"), src, str(a.vertices), str(a.joints)],
-           check=True)
+    if a.shape in ("synthetic", "blender"):
+        blender = a.shape == "blender"
+        a.vertices = a.vertices or (3_485_411 if blender else 3_300_000)
+        a.joints = a.joints or (48 if blender else 64)
+        src = os.path.join(OUT, f"{a.shape}-{a.vertices}-{a.joints}.glb")
+        if not os.path.exists(src):
+            sh([os.path.join(REL, "make_skinned_glb"), src, str(a.vertices), str(a.joints),
+                "0"] + (["--blender"] if blender else []), check=True)
+        what = (f"{a.vertices:,} vertices, 16 influences in 4 sets "
+                f"({'u8' if blender else 'u16'} joints, f32 weights), {a.joints} joints"
+                + (", u32 indices" if blender else ""))
+    else:
+        src = os.path.abspath(a.shape)
+        what = "a file given on the command line"
     size = os.path.getsize(src)
     reduced = os.path.join(OUT, "reduced.glb")
+    copied = os.path.join(OUT, "copy.glb")
+    packed = os.path.join(OUT, "packed.glb")
     threads = ["--threads", str(a.threads)] if a.threads else []
     val, why_val = oracle()
     asp, why_asp = assimp()
+    gp, why_gp = gltfpack()
     cmds = {
         "read floor (cat)": ["sh", "-c", f"cat '{src}' > /dev/null"],
+        "read + write floor (cp)": ["cp", src, copied],
         # What holding the file in memory costs (page faults of fresh memory included).
         "read into memory (python)": [sys.executable, "-c",
                                       "import sys; open(sys.argv[1], 'rb').read()", src],
@@ -105,6 +137,8 @@ def main():
         cmds["official validator"] = val + [src]
     if asp:
         cmds["Assimp LimitBoneWeights"] = asp + [src]
+    if gp:
+        cmds["gltfpack -noq"] = gp + ["-noq", "-i", src, "-o", packed]
     # Warm the page cache, then alternate.
     timed(cmds["read floor (cat)"])
     runs = {k: [] for k in cmds}
@@ -118,24 +152,25 @@ def main():
            for k, v in runs.items()}
     floor = med["read floor (cat)"][0]
     mb = lambda b: f"{b / 1e6:,.0f} MB"
-    print(f"\ninput: {os.path.relpath(src, ROOT)}, {a.vertices:,} vertices, 16 influences "
-          f"in 4 sets (u16 joints, f32 weights), {a.joints} joints, {mb(size)}")
+    print(f"\ninput: {os.path.relpath(src, ROOT)}, {what}, {mb(size)}")
     print(f"{a.rounds} alternating rounds, medians; {os.cpu_count()} cores\n")
     print("| command | wall | × read floor | peak RSS | RSS / file |")
     print("|---|---|---|---|---|")
     for k, (t, rss) in med.items():
         print(f"| {k} | {t:.2f} s | {t / floor:.1f}× | {mb(rss)} | {rss / size:.2f} |")
     print()
-    pairs = [("dash-validate", "official validator", 20, 1.1, "file"),
-             ("dash reduce", "Assimp LimitBoneWeights", 5, None, "in+out+64MB")]
+    pairs = [("dash-validate", "official validator", 30, 1.1, "file"),
+             ("dash reduce", "Assimp LimitBoneWeights", 5, None, "in+out+64MB"),
+             ("dash reduce", "gltfpack -noq", None, None, "in+out+64MB")]
     out_size = os.path.getsize(reduced) if os.path.exists(reduced) else 0
     for ours, peer, speed_target, rss_target, _ in pairs:
         if peer not in med:
-            why = why_val if peer == "official validator" else why_asp
+            why = {"official validator": why_val, "gltfpack -noq": why_gp}.get(peer, why_asp)
             print(f"- {ours} vs {peer}: skipped ({why})")
             continue
         (t, rss), (pt, prss) = med[ours], med[peer]
-        line = f"- {ours} vs {peer}: {pt / t:.1f}× faster (target ≥ {speed_target}×), " \
+        target = f" (target ≥ {speed_target}×)" if speed_target else ""
+        line = f"- {ours} vs {peer}: {pt / t:.1f}× faster{target}, " \
                f"{rss / prss:.2f}× the peer's memory"
         if rss_target:
             line += f"; peak RSS {rss / size:.2f}× the file (target ≤ {rss_target}×)"
@@ -143,10 +178,14 @@ def main():
             budget = size + out_size + 64e6
             line += f"; peak RSS {mb(rss)} vs input + output + 64 MB = {mb(budget)}"
         print(line)
+    cp_t = med["read + write floor (cp)"][0]
+    print(f"- dash reduce vs cp of the input: {med['dash reduce'][0] / cp_t:.2f}× the copy's "
+          f"time (target ≤ 1.5×)")
     if out_size:
         print(f"- reduced output: {mb(out_size)} ({out_size / size:.2f}× the input)")
-        if not a.keep:
-            os.remove(reduced)
+    for f in (reduced, copied, packed):
+        if os.path.exists(f) and not (a.keep and f == reduced):
+            os.remove(f)
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ fn conversions_through_pipes() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    assert!(!o.stdout.is_empty() && o.stdout.len() % 48 == 0);
+    assert!(!o.stdout.is_empty() && o.stdout.len().is_multiple_of(48));
     let o = dash(&[
         "convert",
         "spec/vectors/binary/valid-raw.raw",

@@ -31,6 +31,7 @@ mod adversarial;
 mod behaviour;
 mod blender_loss;
 mod cli;
+mod doc_paths;
 mod fix;
 mod hostile_files;
 mod pruned_output;

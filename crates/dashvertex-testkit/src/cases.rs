@@ -20,15 +20,47 @@ use std::process::{Command, Stdio};
 
 use crate::{Scratch, repo};
 
-/// Runs every `.case` file in `dir`; `commands` maps the names a `RUN:` may use to
-/// executables. Fails the test listing every case whose transcript differs.
-pub fn run_all(dir: &Path, commands: &[(&str, &Path)]) {
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
+/// The names (file stems) of the `.case` files in `dir`, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("read the cases folder")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "case"))
+        .filter_map(|p| Some(p.file_stem()?.to_string_lossy().into_owned()))
         .collect();
-    cases.sort();
+    names.sort();
+    names
+}
+
+/// Runs the case `dir/NAME.case` against `NAME.out` (or, with `BLESS=1`, rewrites it);
+/// `commands` maps the names a `RUN:` may use to executables. One test per case, so a
+/// case runs by name: `cargo test -p dashvertex-cli --test it cases::NAME`.
+pub fn run_one(dir: &Path, name: &str, commands: &[(&str, &Path)]) {
+    let case = dir.join(format!("{name}.case"));
+    assert!(case.exists(), "no case file {}", case.display());
+    let actual = transcript(&case, commands);
+    let expected_path = case.with_extension("out");
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&expected_path, &actual).expect("write a transcript");
+        return;
+    }
+    let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+    assert!(
+        expected == actual,
+        "{} differs from {} (rerun with BLESS=1 to accept):\n{}",
+        case.display(),
+        expected_path.display(),
+        first_difference(&expected, &actual)
+    );
+}
+
+/// Runs every `.case` file in `dir`; `commands` maps the names a `RUN:` may use to
+/// executables. Fails the test listing every case whose transcript differs.
+pub fn run_all(dir: &Path, commands: &[(&str, &Path)]) {
+    let cases: Vec<PathBuf> = names(dir)
+        .iter()
+        .map(|n| dir.join(format!("{n}.case")))
+        .collect();
     assert!(!cases.is_empty(), "no .case files in {}", dir.display());
     let bless = std::env::var_os("BLESS").is_some();
     let mut failed = Vec::new();

@@ -10,21 +10,76 @@
 
 use std::path::Path;
 
-/// Every `tests/cases/*.case` script against its `.out` transcript
-/// (`BLESS=1 cargo test -p dashvertex-cli --test it cases` rewrites them).
-#[test]
-fn cases() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    dashvertex_testkit::cases::run_all(
-        &dir,
-        &[
-            ("dash", Path::new(env!("CARGO_BIN_EXE_dash"))),
-            (
-                "dash-validate",
-                Path::new(env!("CARGO_BIN_EXE_dash-validate")),
-            ),
-        ],
-    );
+/// The commands a `RUN:` line may name.
+fn commands() -> [(&'static str, &'static Path); 2] {
+    [
+        ("dash", Path::new(env!("CARGO_BIN_EXE_dash"))),
+        (
+            "dash-validate",
+            Path::new(env!("CARGO_BIN_EXE_dash-validate")),
+        ),
+    ]
+}
+
+/// One test per `tests/cases/NAME.case` script against its `.out` transcript, named
+/// `cases::NAME` (`BLESS=1 cargo test -p dashvertex-cli --test it cases` rewrites them;
+/// `… cases::fix` runs one).
+macro_rules! cases {
+    ($($test:ident => $name:literal,)*) => {
+        mod cases {
+            use std::path::Path;
+
+            fn dir() -> std::path::PathBuf {
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases")
+            }
+
+            $(
+                #[test]
+                fn $test() {
+                    dashvertex_testkit::cases::run_one(&dir(), $name, &super::commands());
+                }
+            )*
+
+            /// A case file without a test here would never run.
+            #[test]
+            fn every_case_file_has_a_test() {
+                let listed: Vec<&str> = vec![$($name),*];
+                assert_eq!(
+                    dashvertex_testkit::cases::names(&dir()),
+                    listed,
+                    "tests/cases and the cases! list in tests/it/main.rs differ: add the new case there"
+                );
+            }
+        }
+    };
+}
+
+cases! {
+    color => "color",
+    convert_gltf => "convert-gltf",
+    fix => "fix",
+    fix_every_refusal => "fix-every-refusal",
+    help => "help",
+    inspect_foreign_dmx => "inspect-foreign-dmx",
+    inspect_gltf => "inspect-gltf",
+    inspect_invalid_name => "inspect-invalid-name",
+    inspect_multiset_dmx => "inspect-multiset-dmx",
+    inspect_multiset_json => "inspect-multiset-json",
+    inspect_raw => "inspect-raw",
+    inspect_rig_dmx => "inspect-rig-dmx",
+    inspect_stdin => "inspect-stdin",
+    manifest_diff => "manifest-diff",
+    manifest_update => "manifest-update",
+    reduce_arm => "reduce-arm",
+    reduce_defaults => "reduce-defaults",
+    reduce_loss_report => "reduce-loss-report",
+    remap => "remap",
+    usage => "usage",
+    validate_human => "validate-human",
+    validate_json => "validate-json",
+    validate_levels => "validate-levels",
+    validate_quiet => "validate-quiet",
+    validate_sarif => "validate-sarif",
 }
 
 mod adversarial;

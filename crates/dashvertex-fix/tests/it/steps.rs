@@ -93,6 +93,7 @@ fn out_of_range_joints_are_dropped_and_the_rest_renormalized() {
         "{}",
         err[0].message
     );
+    // spec: F7
     // The only weight out of range: once dropped (as `drop` would), the vertex has none,
     // so the same run also names the zero-sum policy.
     let err = fix(

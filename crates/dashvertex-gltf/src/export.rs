@@ -161,7 +161,7 @@ pub enum ExportError {
 /// Extensions that never refer to accessors, buffer views or buffers by themselves:
 /// with only these in `extensionsUsed`, replaced data can be pruned safely. Any other
 /// extension (Draco, meshopt, GPU instancing, unknown ones) keeps the old data in place.
-pub(crate) const PRUNE_SAFE_EXTENSIONS: &[&str] = &[
+pub const PRUNE_SAFE_EXTENSIONS: &[&str] = &[
     "KHR_lights_punctual",
     "KHR_materials_anisotropy",
     "KHR_materials_clearcoat",

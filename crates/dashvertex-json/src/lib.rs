@@ -18,7 +18,7 @@
 //! ```
 //!
 //! Errors name a JSON Pointer and a line and column ([`JsonError`]). The JSON Schema in
-//! `schemas/` is generated from the types in [`wire`] by [`schema`]; schema and decoder
+//! `schemas/` is generated from the types in `wire` by [`schema`]; schema and decoder
 //! accept exactly the same texts (a property test checks it).
 
 #![deny(

@@ -2,7 +2,7 @@
 //!
 //! Both accept exactly what their JSON Schema accepts (`spec/dashvertex.md` §3.2):
 //! [`F32`] any JSON number whose magnitude is at most `f32::MAX`, converted through the
-//! nearest binary64; [`BoneIndex`] any JSON number with an integral value in
+//! nearest binary64; `BoneIndex` any JSON number with an integral value in
 //! `0..=4294967295` (so `1.0` and `1e2` are indices, `1.5` and `-1` are not).
 
 use std::borrow::Cow;

@@ -10,8 +10,10 @@
 //! - [`write_file`] and [`Output`]: writing an output atomically when the destination is a regular file (the
 //!   old mode kept, temporary files removed on error and on SIGINT/SIGTERM), and directly
 //!   when it is a device, FIFO or socket, which are never replaced;
-//! - [`Walk`]: expanding directories into files, each file once, symlink loops detected,
-//!   hidden and `.gitignore`d paths skipped;
+//! - [`Walk`]: expanding directories into files with the `ignore` crate's walker, each
+//!   file once, never following a symlink out of the walked folder, regular files only,
+//!   hidden and `.gitignore`d paths skipped (and listed), unreadable entries reported
+//!   without ending the walk; [`read_regular`] reads what it found without blocking;
 //! - [`FileLock`]: an advisory lock held across a read-modify-write of a shared file.
 #![deny(
     clippy::cast_possible_truncation,
@@ -26,10 +28,10 @@ mod output;
 mod resource;
 mod walk;
 
-mod ignore;
+mod gitignore;
 
 pub use error::{FsError, short};
-pub use input::read_input;
+pub use input::{open_regular, read_input, read_regular};
 pub use lock::FileLock;
 pub use output::{Output, install_signal_cleanup, write_file};
 pub use resource::ResourceRoot;

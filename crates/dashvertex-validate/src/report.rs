@@ -42,6 +42,12 @@ pub struct FileReport {
     pub truncated: bool,
     /// The kept findings, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
+    /// The file's path as the operating system gave it, when it was read from disk:
+    /// `file` is its display form, which cannot hold every byte of a name that is not
+    /// UTF-8; SARIF builds the file's URI from this instead. Not part of the JSON report.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub path: Option<std::path::PathBuf>,
 }
 
 impl FileReport {
@@ -79,6 +85,7 @@ impl FileReport {
                 .collect(),
             truncated: total > diagnostics.len() as u64,
             diagnostics,
+            path: None,
         }
     }
 

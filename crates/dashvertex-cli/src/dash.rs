@@ -457,6 +457,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                     "--form sets the shape of JSON output; the output here is binary".to_owned(),
                 ));
             }
+            reduce::refuse_aliases(&[("the output", output)], &[("the input", input)])?;
             let (bytes, from) = read(input, *from, &limits)?;
             let loaded = formats::load(&name(input), &bytes, from, &limits)?;
             let opts = SaveOptions {

@@ -409,6 +409,9 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     let mut before = outputs.clone();
     before.extend(first_bin.as_deref().map(|b| ("the buffer file of -o", b)));
     refuse_aliases(&before, &inputs)?;
+    if let Some(p) = a.poses {
+        must_exist(p)?;
+    }
     // The source and its inputs live in this block only: they are gone before the
     // output is verified and written, so peak memory is the larger of the two phases.
     // The K written: --max-influences, or the one --max-error chose.
@@ -775,8 +778,12 @@ pub fn unchanged_gltf(
         let d = p.parent().filter(|d| !d.as_os_str().is_empty());
         std::fs::canonicalize(d.unwrap_or(Path::new(".")))
     };
-    let same_folder =
-        output != Path::new("-") && matches!((dir(input), dir(output)), (Ok(x), Ok(y)) if x == y);
+    // The output's folder is that of the file it finally names (through a symlink).
+    let same_folder = output != Path::new("-")
+        && matches!(
+            (dir(input), std::fs::canonicalize(output_folder(output))),
+            (Ok(x), Ok(y)) if x == y
+        );
     let present: Vec<(String, Vec<u8>)> = gltf
         .root
         .buffers

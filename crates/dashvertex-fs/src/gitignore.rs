@@ -112,8 +112,18 @@ impl Rules {
             Ok(b) => b,
             Err(crate::FsError::Empty { .. }) => return None,
             Err(e) => {
+                let why = match e {
+                    crate::FsError::NotRegular { kind, .. } => {
+                        format!("is {kind}, not a regular file")
+                    }
+                    crate::FsError::TooLarge { limit, .. } => {
+                        format!("is larger than {limit} bytes")
+                    }
+                    crate::FsError::Io { source, .. } => source.to_string(),
+                    other => other.to_string(),
+                };
                 self.problems
-                    .push((path, format!("{e}; its rules are not applied")));
+                    .push((path, format!("{why}; its rules are not applied")));
                 return None;
             }
         };

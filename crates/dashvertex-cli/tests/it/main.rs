@@ -34,6 +34,7 @@ mod blender_loss;
 mod cli;
 mod fix;
 mod hostile_files;
+mod hostile_fs;
 mod pruned_output;
 mod reduce;
 mod remap;

@@ -71,7 +71,8 @@ fn bones(manifest: &Path) -> Vec<String> {
 
 #[test]
 fn concurrent_runs_through_a_symlink_lose_no_bone() {
-    // spec: W2. Half the runs name real/m.json, half a symlink to it in another folder
+    // spec: W2
+    // Half the runs name real/m.json, half a symlink to it in another folder
     // (the lock used to sit beside the name given: 15 of 15 trials lost bones).
     let dir = Scratch::new("lock-link");
     let d = dir.path();
@@ -302,6 +303,7 @@ fn outputs_that_name_inputs_are_refused_before_anything_is_read() {
 
 #[test]
 fn multi_file_outputs_are_committed_together() {
+    // spec: W4
     let dir = Scratch::new("together");
     let d = dir.path();
     gltf_with_buffer(&d.join("model.gltf"), "model.bin");
@@ -375,6 +377,7 @@ fn multi_file_outputs_are_committed_together() {
 
 #[test]
 fn an_output_through_a_symlink_keeps_its_buffer_beside_the_real_file() {
+    // spec: W4
     let dir = Scratch::new("out-link");
     let d = dir.path();
     std::fs::create_dir_all(d.join("real")).unwrap();
@@ -490,7 +493,7 @@ fn planted(d: &Path) -> bool {
 
 #[test]
 fn directory_walks_stay_in_their_folder_and_never_block() {
-    // spec: D1, D2
+    // spec: D1 D2
     let dir = Scratch::new("walk");
     let d = dir.path();
     let fifo = planted(d);

@@ -127,12 +127,16 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
     let mut batch = dashvertex_fs::Batch::new();
     reduce::stage_output(&mut batch, a.output, &main, &files)?;
     if let Some(path) = a.report {
-        batch.add_output(json_output(path, &report)?);
-        batch.commit()?;
+        let out = match json_output(path, &report) {
+            Err(CliError::Io(m)) => return Err(CliError::Io(format!("{m}; nothing was written"))),
+            other => other?,
+        };
+        batch.add_output(out);
+        batch.commit().map_err(reduce::nothing_written)?;
         common::info(summary(&report));
         return Ok(());
     }
-    batch.commit()?;
+    batch.commit().map_err(reduce::nothing_written)?;
     emit(a, &report)
 }
 

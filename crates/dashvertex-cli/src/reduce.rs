@@ -655,13 +655,13 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     // and the manifest as they were.
     let mut batch = dashvertex_fs::Batch::new();
     if let Some((p, text)) = &manifest_text {
-        batch.add(p, text.as_bytes())?;
+        batch.add(p, text.as_bytes()).map_err(nothing_written)?;
     }
     stage_output(&mut batch, a.output, &bytes, &files)?;
     if let Some((p, text)) = &report_text {
-        batch.add(p, text.as_bytes())?;
+        batch.add(p, text.as_bytes()).map_err(nothing_written)?;
     }
-    batch.commit()?;
+    batch.commit().map_err(nothing_written)?;
     for r in &reports {
         common::info(describe(r));
     }
@@ -833,7 +833,16 @@ pub(crate) fn write_output(
 ) -> Result<(), CliError> {
     let mut batch = dashvertex_fs::Batch::new();
     stage_output(&mut batch, output, main, files)?;
-    Ok(batch.commit()?)
+    batch.commit().map_err(nothing_written)
+}
+
+/// A failure of a [`dashvertex_fs::Batch`]: no file of it was replaced, and the message
+/// says so.
+pub(crate) fn nothing_written(e: dashvertex_fs::FsError) -> CliError {
+    match CliError::from(e) {
+        CliError::Io(m) => CliError::Io(format!("{m}; nothing was written")),
+        other => other,
+    }
 }
 
 /// Adds an output and its buffer files (in the folder of the file the output finally
@@ -846,9 +855,11 @@ pub(crate) fn stage_output<'a>(
 ) -> Result<(), CliError> {
     let folder = output_folder(output);
     for (name, data) in files {
-        batch.add(&folder.join(name), data)?;
+        batch
+            .add(&folder.join(name), data)
+            .map_err(nothing_written)?;
     }
-    Ok(batch.add(output, main)?)
+    batch.add(output, main).map_err(nothing_written)
 }
 
 /// How far the reduction moves each skinned primitive of `source`: the written output is

@@ -74,7 +74,7 @@ pub fn refuse_aliases(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<(),
         }
         for (later, other) in outputs.iter().zip(&outs).skip(i + 1) {
             if other.as_ref() == Some(id) {
-                return Err(alias(later, out));
+                return Err(alias(out, later));
             }
         }
     }

@@ -204,7 +204,8 @@ impl Output {
             use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
             options.mode(m.permissions().mode() & 0o7777);
         }
-        let file = options.open(&tmp).map_err(|e| FsError::io(&tmp, e))?;
+        // Named as the user named the destination: the temporary name means nothing to them.
+        let file = options.open(&tmp).map_err(|e| FsError::io(path, e))?;
         pending(|l| l.push(tmp.clone()));
         let out = Output {
             name,

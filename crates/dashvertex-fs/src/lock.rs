@@ -28,7 +28,7 @@ impl FileLock {
     /// The lock file that guards `target`: `.NAME.lock` (hidden, so that listings and
     /// directory walks pass over it) beside the file `target` finally names, in its
     /// canonical folder (see the module notes); for a name longer than
-    /// [`LONG_NAME`] bytes, `.PREFIX-HASH.lock` with the first bytes of the name and a
+    /// 64 bytes, `.PREFIX-HASH.lock` with the first bytes of the name and a
     /// 64-bit FNV-1a hash of all of it. On Unix the holder removes it when it lets go, so
     /// a run leaves no file behind (see [`FileLock::acquire`]); a run killed with SIGKILL
     /// leaves it, harmlessly: the next run takes the lock on it.
@@ -84,7 +84,7 @@ impl FileLock {
 }
 
 /// File names longer than this many bytes get a shortened lock name.
-pub const LONG_NAME: usize = 64;
+pub(crate) const LONG_NAME: usize = 64;
 
 /// `.NAME.lock`, or for a long name `.PREFIX-HASH.lock` (at most 90 bytes).
 fn lock_name(name: &std::ffi::OsStr) -> std::ffi::OsString {

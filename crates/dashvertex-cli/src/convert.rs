@@ -75,6 +75,8 @@ pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
                     display(&a.output)
                 ))
             })?;
+    // No output may overwrite the input (spec/security.md W3).
+    reduce::refuse_aliases(&[("the output", &a.output)], &[("the input", &a.input)])?;
     if a.form.is_some() && to != Format::Json {
         return Err(CliError::Usage(format!(
             "--form sets the shape of JSON output; the output here is {}",

@@ -61,10 +61,23 @@ struct Output {
     present: Vec<(String, Vec<u8>)>,
     format: Format,
     report: Report,
+    /// The external buffer files the input names (no output may overwrite one).
+    read_buffers: Vec<std::path::PathBuf>,
 }
 
 /// Runs `dash fix`.
 pub fn fix(a: &FixArgs) -> Result<(), CliError> {
+    // No output may overwrite the input or another output (spec/security.md W3).
+    let first_bin = reduce::first_buffer_file(a.output, a.to, a.embed);
+    let mut outputs: Vec<dashvertex_fs::Named> = Vec::new();
+    if !a.dry_run {
+        outputs.push(("-o", a.output));
+    }
+    outputs.extend(a.report.map(|r| ("--report", r)));
+    let inputs: Vec<dashvertex_fs::Named> = vec![("the input", a.input)];
+    let mut before = outputs.clone();
+    before.extend(first_bin.as_deref().map(|b| ("the buffer file of -o", b)));
+    reduce::refuse_aliases(&before, &inputs)?;
     let out = build(a)?;
     let Output {
         main,
@@ -72,6 +85,7 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
         present,
         format,
         report,
+        read_buffers,
     } = out;
     let profile = match report.policy.sum {
         SumRule::Dash => dashvertex_validate::Profile::Dash,
@@ -93,22 +107,54 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
         )),
         other => other,
     })?;
-    if !a.dry_run {
-        reduce::write_output(a.output, &main, &files)?;
+    if a.dry_run {
+        return emit(a, &report);
     }
+    let written = files
+        .iter()
+        .map(|(name, _)| reduce::output_folder(a.output).join(name))
+        .collect::<Vec<_>>();
+    let mut read = inputs.clone();
+    read.extend(
+        read_buffers
+            .iter()
+            .map(|b| ("a buffer file of the input", b.as_path())),
+    );
+    outputs.extend(written.iter().map(|b| ("a buffer file of -o", b.as_path())));
+    reduce::refuse_aliases(&outputs, &read)?;
+    // The output, its buffer files and the --report file are replaced together or not
+    // at all.
+    let mut batch = dashvertex_fs::Batch::new();
+    reduce::stage_output(&mut batch, a.output, &main, &files)?;
+    if let Some(path) = a.report {
+        let out = match json_output(path, &report) {
+            Err(CliError::Io(m)) => return Err(CliError::Io(format!("{m}; nothing was written"))),
+            other => other?,
+        };
+        batch.add_output(out);
+        batch.commit().map_err(reduce::nothing_written)?;
+        common::info(summary(&report));
+        return Ok(());
+    }
+    batch.commit().map_err(reduce::nothing_written)?;
     emit(a, &report)
 }
 
-/// Writes the JSON report to `path` (`-`: standard output) as it is serialized, so that a
-/// report of millions of changes is never held as one string.
-fn write_json(path: &Path, report: &Report) -> Result<(), CliError> {
+/// The JSON report written to `path` (`-`: standard output) as it is serialized, so that
+/// a report of millions of changes is never held as one string; committed by the caller.
+fn json_output(path: &Path, report: &Report) -> Result<dashvertex_fs::Output, CliError> {
     use std::io::Write as _;
     let mut out = dashvertex_fs::Output::create(path)?;
     serde_json::to_writer_pretty(&mut out, report)
         .map_err(std::io::Error::from)
         .and_then(|()| out.write_all(b"\n"))
         .map_err(|e| dashvertex_fs::FsError::io(path, e))?;
-    Ok(out.commit()?)
+    Ok(out)
+}
+
+/// Writes the JSON report to `path` (`-`: standard output).
+fn write_json(path: &Path, report: &Report) -> Result<(), CliError> {
+    Ok(json_output(path, report)?.commit()?)
 }
 
 /// Prints or writes the report.
@@ -237,6 +283,7 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
             Vec::new()
         };
         let report = Report::new(file, policy, fixed.parts, fixed.skins, notes);
+        let read_buffers = reduce::external_buffers(&g, a.input);
         let files = reduce::buffer_files(a.output, a.embed);
         let (written, present) = match fixed.editor {
             Some(e) => (
@@ -254,6 +301,7 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
             present,
             format,
             report,
+            read_buffers,
         });
     }
     // DashVertex.
@@ -288,5 +336,6 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
         present: Vec::new(),
         format,
         report,
+        read_buffers: Vec::new(),
     })
 }

@@ -152,9 +152,26 @@ pub enum Read {
     Bytes(Vec<u8>),
 }
 
+/// Fails with an I/O error (exit 2) when `path` names no file or a folder: a missing
+/// input is a problem with the command line, not invalid data.
+pub fn must_exist(path: &Path) -> Result<(), CliError> {
+    if path == Path::new("-") {
+        return Ok(());
+    }
+    match std::fs::metadata(path) {
+        Err(e) => Err(CliError::Io(format!("{}: {e}", path.display()))),
+        Ok(m) if m.is_dir() => Err(CliError::Io(format!(
+            "{}: is a folder; name a file",
+            path.display()
+        ))),
+        Ok(_) => Ok(()),
+    }
+}
+
 /// Reads `path` as [`Read`] says.
 pub fn read_source(path: &Path, ctx: &Context) -> Result<Read, CliError> {
     let limits = &ctx.limits;
+    must_exist(path)?;
     if Format::from_extension(path).is_some_and(Format::is_gltf) {
         let gltf = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
             .map_err(|e| input_error(path, e))?;
@@ -415,7 +432,30 @@ impl Pick {
 /// Reads a manifest; `None` when there is none yet. Unreadable: exit 2; corrupt (not
 /// UTF-8, not a manifest, empty): exit 1.
 pub(crate) fn read_manifest(path: &Path) -> Result<Option<Manifest>, CliError> {
-    match dashvertex_fs::read_input(path, Limits::default().max_input_bytes) {
+    parse_manifest(
+        path,
+        dashvertex_fs::read_input(path, Limits::default().max_input_bytes),
+    )
+}
+
+/// Reads the manifest a run updates under its lock: only a regular file (opened without
+/// blocking, its type checked on the handle), so a FIFO in its place cannot hang the run
+/// while it holds the lock.
+fn read_manifest_to_update(path: &Path) -> Result<Option<Manifest>, CliError> {
+    let max = Limits::default().max_input_bytes;
+    let read = if path == Path::new("-") {
+        dashvertex_fs::read_input(path, max)
+    } else {
+        dashvertex_fs::read_regular(path, max)
+    };
+    parse_manifest(path, read)
+}
+
+fn parse_manifest(
+    path: &Path,
+    read: Result<Vec<u8>, dashvertex_fs::FsError>,
+) -> Result<Option<Manifest>, CliError> {
+    match read {
         Ok(bytes) => {
             let text = std::str::from_utf8(&bytes).map_err(|e| {
                 input_error(
@@ -472,6 +512,24 @@ fn describe((rep, sets): &(dashvertex_reduce::Report, usize)) -> String {
     s
 }
 
+/// The files a run writes and reads, each with the flag that named it.
+fn named_paths<'a>(
+    a: &'a ReduceArgs<'a>,
+) -> (Vec<dashvertex_fs::Named<'a>>, Vec<dashvertex_fs::Named<'a>>) {
+    let mut outputs: Vec<dashvertex_fs::Named> = vec![("-o", a.output)];
+    let mut inputs: Vec<dashvertex_fs::Named> = vec![("the input", a.input)];
+    if let Some(m) = a.manifest {
+        if a.locked {
+            inputs.push(("--manifest", m));
+        } else {
+            outputs.push(("--manifest", m));
+        }
+    }
+    outputs.extend(a.report.map(|r| ("--report", r)));
+    inputs.extend(a.poses.map(|p| ("--poses", p)));
+    (outputs, inputs)
+}
+
 /// Runs `dash reduce`.
 pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     check_args(a)?;
@@ -492,6 +550,15 @@ fn check_args(a: &ReduceArgs) -> Result<(), CliError> {
             "--poses supplies the poses of --report and --max-error; give one of them".into(),
         ));
     }
+    // No output may overwrite an input, or another output (spec/security.md W3).
+    let first_bin = first_buffer_file(a.output, a.to, a.embed);
+    let (outputs, inputs) = named_paths(a);
+    let mut before = outputs.clone();
+    before.extend(first_bin.as_deref().map(|b| ("the buffer file of -o", b)));
+    refuse_aliases(&before, &inputs)?;
+    if let Some(p) = a.poses {
+        must_exist(p)?;
+    }
     Ok(())
 }
 
@@ -499,11 +566,16 @@ fn check_args(a: &ReduceArgs) -> Result<(), CliError> {
 /// first to tell what it converts).
 pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
     let limits = &a.ctx.limits;
+    let (outputs, inputs) = named_paths(a);
     // The source and its inputs live in this block only: they are gone before the
     // output is verified and written, so peak memory is the larger of the two phases.
     // The K written: --max-influences, or the one --max-error chose.
     let mut chosen_k = a.config.max_influences;
-    let (bytes, reports, manifest, existing, changes, _lock, loss, carried) = {
+    let (bytes, reports, manifest, existing, changes, _lock, loss, carried, read_buffers) = {
+        let read_buffers = match &source {
+            Source::Gltf(g) => external_buffers(g, a.input),
+            _ => Vec::new(),
+        };
         let parts = source.parts(a.input, limits)?;
         // Held from the manifest's read to its rename; a --locked run writes nothing.
         let lock_guard = match a.manifest.filter(|_| !a.locked) {
@@ -511,7 +583,8 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
             None => None,
         };
         let existing = match a.manifest {
-            Some(p) => read_manifest(p)?,
+            Some(p) if a.locked => read_manifest(p)?,
+            Some(p) => read_manifest_to_update(p)?,
             None => None,
         };
         if a.locked && existing.is_none() {
@@ -704,7 +777,15 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
             }
         };
         (
-            written, reports, manifest, existing, changes, lock_guard, loss, carried,
+            written,
+            reports,
+            manifest,
+            existing,
+            changes,
+            lock_guard,
+            loss,
+            carried,
+            read_buffers,
         )
     };
     let dashvertex_gltf::export::Written { main: bytes, files } = bytes;
@@ -714,12 +795,43 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
         a.to.or_else(|| Format::from_extension(a.output))
             .unwrap_or(Format::Json);
     let bytes = verify(a.output, format, bytes, &files, limits, None, a.target)?;
-    // The manifest first: if the output then fails, the manifest only holds bones
-    // added early (it is append-only), never an output whose indices it lacks.
-    if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
-        dashvertex_fs::write_file(p, manifest.to_json().as_bytes())?;
+    // The buffer files are named now: none may overwrite a file this run read.
+    let written_files = beside(a.output, &files);
+    let mut read: Vec<dashvertex_fs::Named> = inputs.clone();
+    read.extend(
+        read_buffers
+            .iter()
+            .map(|b| ("a buffer file of the input", b.as_path())),
+    );
+    let mut written: Vec<dashvertex_fs::Named> = outputs.clone();
+    written.extend(
+        written_files
+            .iter()
+            .map(|b| ("a buffer file of -o", b.as_path())),
+    );
+    refuse_aliases(&written, &read)?;
+    let manifest_text = a
+        .manifest
+        .filter(|_| existing.as_ref() != Some(&manifest))
+        .map(|p| (p, manifest.to_json()));
+    let report_text = a.report.map(|path| {
+        let json = report_json(a, chosen_k, &reports, loss.as_deref());
+        let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
+        text.push('\n');
+        (path, text)
+    });
+    // The manifest, the output with its buffer files and the report are replaced
+    // together or not at all: a --report path that cannot be written leaves the output
+    // and the manifest as they were.
+    let mut batch = dashvertex_fs::Batch::new();
+    if let Some((p, text)) = &manifest_text {
+        batch.add(p, text.as_bytes()).map_err(nothing_written)?;
     }
-    write_output(a.output, &bytes, &files)?;
+    stage_output(&mut batch, a.output, &bytes, &files)?;
+    if let Some((p, text)) = &report_text {
+        batch.add(p, text.as_bytes()).map_err(nothing_written)?;
+    }
+    batch.commit().map_err(nothing_written)?;
     if a.convert {
         for (r, sets) in &reports {
             let text = describe(&(r.clone(), *sets));
@@ -737,14 +849,10 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
             common::info(describe(r));
         }
     }
-    if let Some(path) = a.report {
-        let json = report_json(a, chosen_k, &reports, loss.as_deref());
+    if a.report.is_some() {
         for line in loss_lines(loss.as_deref()) {
             common::info(line);
         }
-        let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
-        text.push('\n');
-        dashvertex_fs::write_file(path, text.as_bytes())?;
     }
     // What the manifest gained is news when a manifest file was written; a numbering made
     // up for this run only is shown with -v.
@@ -773,6 +881,61 @@ pub(crate) fn buffer_files(output: &Path, embed: bool) -> dashvertex_gltf::expor
     }
 }
 
+/// The folder a `.gltf` output's buffer files go in: the folder of the file the output
+/// finally names (a symlink is followed), so the `.bin` lands beside the real `.gltf`.
+pub(crate) fn output_folder(output: &Path) -> PathBuf {
+    let real = dashvertex_fs::follow_links(output).unwrap_or_else(|_| output.to_path_buf());
+    real.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// The buffer files of an output, where they will be written.
+fn beside(output: &Path, files: &[(String, Vec<u8>)]) -> Vec<PathBuf> {
+    let folder = output_folder(output);
+    files.iter().map(|(name, _)| folder.join(name)).collect()
+}
+
+/// The first buffer file a `.gltf` output (`to`, or told by its name) writes, if it
+/// writes any (`STEM.bin`; the others, `STEM_N.bin`, are checked once they are named).
+pub(crate) fn first_buffer_file(output: &Path, to: Option<Format>, embed: bool) -> Option<PathBuf> {
+    let gltf = to.or_else(|| Format::from_extension(output)) == Some(Format::Gltf);
+    match buffer_files(output, embed) {
+        dashvertex_gltf::export::BufferFiles::Beside { stem } if gltf => {
+            Some(output_folder(output).join(format!("{stem}.bin")))
+        }
+        _ => None,
+    }
+}
+
+/// The external buffer files a glTF read from `input` names (percent-decoded, in its
+/// folder), for the check that no output overwrites one.
+pub(crate) fn external_buffers(gltf: &Gltf, input: &Path) -> Vec<PathBuf> {
+    if input == Path::new("-") {
+        return Vec::new();
+    }
+    let folder = input
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    gltf.root
+        .buffers
+        .iter()
+        .filter_map(|b| b.uri.as_deref())
+        .filter(|u| !u.starts_with("data:"))
+        .map(|u| folder.join(dashvertex_gltf::percent_decode(u)))
+        .collect()
+}
+
+/// Refuses (exit 2, naming both) an output that names an input or another output,
+/// however spelled (symlinks, `./`, hard links).
+pub(crate) fn refuse_aliases(
+    outputs: &[dashvertex_fs::Named],
+    inputs: &[dashvertex_fs::Named],
+) -> Result<(), CliError> {
+    dashvertex_fs::refuse_aliases(outputs, inputs).map_err(|e| CliError::Usage(e.to_string()))
+}
+
 /// An unchanged glTF document on its way to `output`.
 pub struct Unchanged {
     /// What to write.
@@ -799,8 +962,12 @@ pub fn unchanged_gltf(
         let d = p.parent().filter(|d| !d.as_os_str().is_empty());
         std::fs::canonicalize(d.unwrap_or(Path::new(".")))
     };
-    let same_folder =
-        output != Path::new("-") && matches!((dir(input), dir(output)), (Ok(x), Ok(y)) if x == y);
+    // The output's folder is that of the file it finally names (through a symlink).
+    let same_folder = output != Path::new("-")
+        && matches!(
+            (dir(input), std::fs::canonicalize(output_folder(output))),
+            (Ok(x), Ok(y)) if x == y
+        );
     let present: Vec<(String, Vec<u8>)> = gltf
         .root
         .buffers
@@ -840,19 +1007,43 @@ pub fn unchanged_gltf(
     })
 }
 
-/// Writes an output and the buffer files beside it, each atomically (never replacing a
-/// special file; see `dashvertex_fs::write_file`): the buffer files first, so that the
-/// main file never names a missing one.
+/// Writes an output and the buffer files beside it together: all replaced, or none
+/// (`dashvertex_fs::Batch`; special files such as `/dev/null` are written, never
+/// replaced).
 pub(crate) fn write_output(
     output: &Path,
     main: &[u8],
     files: &[(String, Vec<u8>)],
 ) -> Result<(), CliError> {
-    let folder = output.parent().unwrap_or(Path::new(""));
-    for (name, data) in files {
-        dashvertex_fs::write_file(&folder.join(name), data)?;
+    let mut batch = dashvertex_fs::Batch::new();
+    stage_output(&mut batch, output, main, files)?;
+    batch.commit().map_err(nothing_written)
+}
+
+/// A failure of a [`dashvertex_fs::Batch`]: no file of it was replaced, and the message
+/// says so.
+pub(crate) fn nothing_written(e: dashvertex_fs::FsError) -> CliError {
+    match CliError::from(e) {
+        CliError::Io(m) => CliError::Io(format!("{m}; nothing was written")),
+        other => other,
     }
-    Ok(dashvertex_fs::write_file(output, main)?)
+}
+
+/// Adds an output and its buffer files (in the folder of the file the output finally
+/// names) to `batch`: the buffer files first, so the main file is renamed last.
+pub(crate) fn stage_output<'a>(
+    batch: &mut dashvertex_fs::Batch<'a>,
+    output: &Path,
+    main: &'a [u8],
+    files: &'a [(String, Vec<u8>)],
+) -> Result<(), CliError> {
+    let folder = output_folder(output);
+    for (name, data) in files {
+        batch
+            .add(&folder.join(name), data)
+            .map_err(nothing_written)?;
+    }
+    batch.add(output, main).map_err(nothing_written)
 }
 
 /// How far the reduction moves each skinned primitive of `source`: the written output is
@@ -891,6 +1082,7 @@ fn poses_for(
         None => dashvertex_skin::animations(model, limits)
             .map_err(|e| CliError::Output(format!("the model's animations cannot be read: {e}"))),
         Some(path) => {
+            must_exist(path)?;
             let other = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
                 .map_err(|e| input_error(path, e))?;
             let anims =
@@ -1085,6 +1277,7 @@ pub fn verify(
 
 /// `dash manifest init`.
 pub fn manifest_init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Result<(), CliError> {
+    refuse_aliases(&[("-o", out)], &[("the input", from)])?;
     let _lock = lock(out, ctx.wait)?;
     if out.exists() && !force {
         return Err(CliError::Usage(format!(
@@ -1109,13 +1302,21 @@ pub fn manifest_update(
     locked_flag: bool,
     ctx: &Context,
 ) -> Result<(), CliError> {
+    if let Some(from) = from {
+        refuse_aliases(&[("the manifest", manifest_path)], &[("--from", from)])?;
+    }
     let _lock = if locked_flag {
         None
     } else {
         Some(lock(manifest_path, ctx.wait)?)
     };
-    let original = read_manifest(manifest_path)?
-        .ok_or_else(|| CliError::Io(format!("{}: no such manifest", manifest_path.display())))?;
+    let read = if locked_flag {
+        read_manifest(manifest_path)?
+    } else {
+        read_manifest_to_update(manifest_path)?
+    };
+    let original =
+        read.ok_or_else(|| CliError::Io(format!("{}: no such manifest", manifest_path.display())))?;
     let mut m = original.clone();
     let mut changes = m
         .rename(renames)

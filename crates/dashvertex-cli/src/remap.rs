@@ -33,6 +33,15 @@ pub struct RemapArgs {
 
 /// Runs `dash remap`.
 pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
+    // No output may overwrite an input (spec/security.md W3).
+    let first_bin = reduce::first_buffer_file(&a.output, None, a.embed);
+    let mut outputs: Vec<dashvertex_fs::Named> = vec![("-o", &a.output)];
+    let inputs: Vec<dashvertex_fs::Named> =
+        vec![("the input", &a.input), ("--manifest", &a.manifest)];
+    let mut before = outputs.clone();
+    before.extend(first_bin.as_deref().map(|b| ("the buffer file of -o", b)));
+    reduce::refuse_aliases(&before, &inputs)?;
+    reduce::must_exist(&a.manifest)?;
     let manifest = reduce::read_manifest(&a.manifest)?
         .ok_or_else(|| CliError::Io(format!("{}: no such manifest", a.manifest.display())))?;
     let container = reduce::container(Format::from_extension(&a.output)).ok_or_else(|| {
@@ -47,6 +56,7 @@ pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
             "dash remap reads glTF or GLB (the joint order is a skin's)",
         ));
     };
+    let read_buffers = reduce::external_buffers(&gltf, &a.input);
     let opts = remap::Options { locked: a.locked };
     let plan = remap::remap(&gltf, &manifest, &opts).map_err(|e| match e {
         e @ RemapError::NotInManifest { .. } => CliError::Output(e.to_string()),
@@ -104,5 +114,15 @@ pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
             (u.written.main, u.written.files)
         }
     };
+    let folder = reduce::output_folder(&a.output);
+    let written: Vec<PathBuf> = files.iter().map(|(n, _)| folder.join(n)).collect();
+    let mut read = inputs.clone();
+    read.extend(
+        read_buffers
+            .iter()
+            .map(|b| ("a buffer file of the input", b.as_path())),
+    );
+    outputs.extend(written.iter().map(|b| ("a buffer file of -o", b.as_path())));
+    reduce::refuse_aliases(&outputs, &read)?;
     reduce::write_output(&a.output, &main, &files)
 }

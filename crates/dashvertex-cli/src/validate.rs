@@ -147,44 +147,115 @@ pub enum OutputFormat {
 
 const EXTENSIONS: &[&str] = &["json", "dmx", "raw", "gltf", "glb"];
 
-/// Expands directories into the files they hold (each once, symlink loops detected,
-/// hidden and `.gitignore`d paths skipped unless `all`). A file named on the command line
-/// is always checked (unless `skip_other`); a `.json` found in a directory is checked only
-/// when it holds vertex data (DashVertex or glTF): bone manifests, weights documents and
-/// other JSON are listed as skipped on standard error, not reported invalid.
-fn expand(
-    inputs: &[PathBuf],
-    all: bool,
-    skip_other: bool,
-    max: u64,
-) -> Result<Vec<PathBuf>, dashvertex_fs::FsError> {
+/// One file of a run, as the walk gave it.
+enum Item {
+    /// Named on the command line: read whatever it is (a FIFO or device the user named
+    /// is read up to the input limit).
+    Named(PathBuf),
+    /// Found in a folder: read only when it is a regular file.
+    Found(PathBuf),
+    /// Found in a folder and unreadable (a folder that cannot be listed): reported as
+    /// `IO_ERROR` with the reason, beside the results of every other file.
+    Unreadable(PathBuf, String),
+}
+
+impl Item {
+    fn path(&self) -> &Path {
+        match self {
+            Item::Named(p) | Item::Found(p) | Item::Unreadable(p, _) => p,
+        }
+    }
+}
+
+/// Expands directories into the files they hold (spec/security.md §4: each once, no
+/// symlink followed out of the folder, regular files only, hidden and `.gitignore`d paths
+/// skipped unless `all`, unreadable entries reported and passed). A file named on the
+/// command line is always checked (unless `skip_other`); a `.json` found in a directory is
+/// checked only when it holds vertex data (DashVertex or glTF): bone manifests, weights
+/// documents and other JSON are listed as skipped on standard error, not reported
+/// invalid. What is refused, and how many paths `.gitignore` rules excluded, is noted.
+fn expand(inputs: &[PathBuf], all: bool, skip_other: bool, max: u64) -> Vec<Item> {
     let walk = dashvertex_fs::Walk::new()
         .extensions(EXTENSIONS)
         .hidden(all)
         .gitignore(!all);
     let mut out = Vec::new();
     for input in inputs {
-        let found = skip_other || input.is_dir();
-        for e in walk.run(std::slice::from_ref(input))? {
-            let dashvertex_fs::WalkEntry::File(p) = e else {
-                continue;
+        let folder = input.is_dir();
+        let found = skip_other || folder;
+        let (mut files, mut folders) = (0u64, 0u64);
+        for e in walk.run(std::slice::from_ref(input)) {
+            let p = match e {
+                dashvertex_fs::WalkEntry::File(p) => p,
+                dashvertex_fs::WalkEntry::Skipped { path, why } => {
+                    if !why.starts_with("not a vertex-data") {
+                        common::detail(format_args!("skipped {}: {why}", path.display()));
+                    }
+                    continue;
+                }
+                dashvertex_fs::WalkEntry::Refused { path, why } => {
+                    common::note(format_args!("skipped {}: {why}", path.display()));
+                    continue;
+                }
+                dashvertex_fs::WalkEntry::Unreadable { path, error } => {
+                    out.push(Item::Unreadable(path, error));
+                    continue;
+                }
+                dashvertex_fs::WalkEntry::Ignored { path, folder } => {
+                    if folder {
+                        folders += 1;
+                    } else if EXTENSIONS
+                        .iter()
+                        .any(|x| path.extension().is_some_and(|e| e.eq_ignore_ascii_case(x)))
+                    {
+                        files += 1;
+                    } else {
+                        continue;
+                    }
+                    common::detail(format_args!(
+                        "skipped {}: excluded by a .gitignore rule",
+                        path.display()
+                    ));
+                    continue;
+                }
             };
             if found
                 && p.extension().and_then(|x| x.to_str()) == Some("json")
-                && let Some(what) = not_vertex_data(&p, max)
+                && let Some(what) = not_vertex_data(&p, max, folder)
             {
                 common::info(format_args!("skipped {}: {what}", p.display()));
                 continue;
             }
-            out.push(p);
+            out.push(if folder {
+                Item::Found(p)
+            } else {
+                Item::Named(p)
+            });
+        }
+        if files + folders > 0 {
+            let plural =
+                |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+            let what = match (files, folders) {
+                (f, 0) => plural(f, "file", "files"),
+                (0, d) => plural(d, "folder", "folders"),
+                (f, d) => format!(
+                    "{} and {}",
+                    plural(f, "file", "files"),
+                    plural(d, "folder", "folders")
+                ),
+            };
+            common::note(format_args!(
+                "{}: .gitignore rules excluded {what} (-v lists them; --all-files checks them too)",
+                input.display()
+            ));
         }
     }
-    Ok(out)
+    out
 }
 
 /// What a JSON file is when it is not vertex data; `None` for DashVertex, glTF, and
 /// anything that cannot be told (broken JSON is checked, and reported).
-fn not_vertex_data(path: &Path, max: u64) -> Option<&'static str> {
+fn not_vertex_data(path: &Path, max: u64, found: bool) -> Option<&'static str> {
     #[derive(serde::Deserialize)]
     struct Probe {
         #[serde(rename = "type")]
@@ -192,7 +263,11 @@ fn not_vertex_data(path: &Path, max: u64) -> Option<&'static str> {
         bones: Option<serde::de::IgnoredAny>,
         version: Option<serde::de::IgnoredAny>,
     }
-    let bytes = dashvertex_fs::read_input(path, max).ok()?;
+    let bytes = if found {
+        dashvertex_fs::read_regular(path, max).ok()?
+    } else {
+        dashvertex_fs::read_input(path, max).ok()?
+    };
     let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
     // Vertex data is what the one detector says it is.
     if *first != b'{' || Format::text_kind(&bytes).is_some() {
@@ -276,18 +351,12 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
         resource_dirs: global.resource_dir.clone(),
         joint_order,
     };
-    let files = match expand(
+    let files = expand(
         &args.inputs,
         args.all_files,
         args.skip_other_json,
         global.max_input_bytes,
-    ) {
-        Ok(f) => f,
-        Err(e) => {
-            common::error(&e);
-            return ExitCode::from(2);
-        }
-    };
+    );
     // Styled always; the stream strips the styles unless colour is on (`--color`, the
     // terminal, NO_COLOR, CLICOLOR_FORCE, TERM=dumb).
     let style = Style { color: true };
@@ -299,9 +368,14 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
     let mut stdout = anstream::stdout().lock();
     // Files are checked in parallel and reported in the order given (a reorder buffer
     // holds the ones that finish early), so the output is the same at any thread count.
-    let check = |path: &PathBuf| -> Result<FileReport, String> {
+    let check = |item: &Item| -> Result<FileReport, String> {
         let started = Instant::now();
-        let report = if path == Path::new("-") {
+        let path = item.path();
+        let report = if let Item::Unreadable(path, error) = item {
+            dashvertex_validate::unreadable(path, error, &opts)
+        } else if let Item::Found(path) = item {
+            dashvertex_validate::validate_found(path, &opts)
+        } else if path == Path::new("-") {
             match dashvertex_fs::read_input(path, opts.limits.max_input_bytes) {
                 // Standard input has no folder: a glTF read from it has no external
                 // resources (spec/security.md §1), whatever the working directory holds.
@@ -335,8 +409,8 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
             files
                 .par_iter()
                 .enumerate()
-                .for_each_with(tx, |tx, (i, path)| {
-                    let _ = tx.send((i, check(path)));
+                .for_each_with(tx, |tx, (i, item)| {
+                    let _ = tx.send((i, check(item)));
                 });
         });
         let mut early = std::collections::BTreeMap::new();
@@ -417,13 +491,13 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(files: &[PathBuf]) -> Self {
+    fn new(files: &[Item]) -> Self {
         Progress {
             bar: std::sync::OnceLock::new(),
             start: Instant::now(),
             total: files
                 .iter()
-                .filter_map(|p| std::fs::metadata(p).ok())
+                .filter_map(|i| std::fs::metadata(i.path()).ok())
                 .map(|m| m.len())
                 .sum(),
             done_before: std::sync::atomic::AtomicU64::new(0),

@@ -64,6 +64,23 @@ pub enum FsError {
         /// The reference, quoted and shortened.
         uri: String,
     },
+    /// An output names the same file as an input or another output (however spelled):
+    /// refused before anything is read or written.
+    #[error(
+        "{role} {} is the same file as {other_role} {}; nothing was read or written: give the output another name",
+        output.display(),
+        other.display()
+    )]
+    Alias {
+        /// The output as named.
+        output: PathBuf,
+        /// How the user named the output (`-o`, `--report`).
+        role: String,
+        /// The input (or earlier output) it would overwrite, as named.
+        other: PathBuf,
+        /// How the user named that one (`the input`, `--manifest`).
+        other_role: String,
+    },
     /// Another run holds the lock and this run was told not to wait.
     #[error("{}: another run holds the lock; try again when it has finished", path.display())]
     Locked {

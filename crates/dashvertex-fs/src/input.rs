@@ -87,10 +87,32 @@ pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>, FsError> {
     Ok(bytes)
 }
 
+/// Reads a file found by a directory walk (or named by another file) whole, only if it is
+/// a regular file: the open does not block on a FIFO, the type is checked on the open
+/// handle (a symlink to `/dev/zero` is not read), and more than `max` bytes, or none, are
+/// errors.
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, FsError> {
+    let (file, meta) = open_regular(path)?;
+    if meta.len() > max {
+        return Err(FsError::TooLarge {
+            path: path.to_path_buf(),
+            size: meta.len(),
+            limit: max,
+        });
+    }
+    let bytes = read_bounded(file, path, max, meta.len())?;
+    if bytes.is_empty() {
+        return Err(FsError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(bytes)
+}
+
 /// Opens `path` for reading only if it is a regular file. The check is made on the open
-/// handle, and the open itself does not block on a FIFO (Linux), so a file swapped for a
+/// handle, and the open itself does not block on a FIFO (Unix), so a file swapped for a
 /// FIFO between a look and the open cannot hang the process.
-pub(crate) fn open_regular(path: &Path) -> Result<(File, Metadata), FsError> {
+pub fn open_regular(path: &Path) -> Result<(File, Metadata), FsError> {
     // A first look avoids even opening devices (opening some has side effects).
     let meta = std::fs::metadata(path).map_err(|e| FsError::io(path, e))?;
     if let Some(kind) = special_kind(&meta) {
@@ -101,21 +123,11 @@ pub(crate) fn open_regular(path: &Path) -> Result<(File, Metadata), FsError> {
     }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
-    #[cfg(all(
-        target_os = "linux",
-        any(
-            target_arch = "x86_64",
-            target_arch = "x86",
-            target_arch = "aarch64",
-            target_arch = "arm",
-            target_arch = "riscv64"
-        )
-    ))]
+    #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        /// `O_NONBLOCK` on these architectures; it has no effect on regular files.
-        const O_NONBLOCK: i32 = 0o4000;
-        options.custom_flags(O_NONBLOCK);
+        // No wait for a writer on a FIFO; no effect on a regular file.
+        options.custom_flags(libc::O_NONBLOCK);
     }
     let file = options.open(path).map_err(|e| FsError::io(path, e))?;
     let meta = file.metadata().map_err(|e| FsError::io(path, e))?;

@@ -7,18 +7,24 @@
 //! - [`ResourceRoot`]: reading a file that *another file* names (a glTF buffer URI), only when
 //!   it resolves, after `..` and symlinks, inside an allowed folder, and only when it is
 //!   a regular file;
+//! - [`Batch`]: several outputs replaced together or not at all;
 //! - [`write_file`] and [`Output`]: writing an output atomically when the destination is a regular file (the
 //!   old mode kept, temporary files removed on error and on SIGINT/SIGTERM), and directly
 //!   when it is a device, FIFO or socket, which are never replaced;
-//! - [`Walk`]: expanding directories into files, each file once, symlink loops detected,
-//!   hidden and `.gitignore`d paths skipped;
-//! - [`FileLock`]: an advisory lock held across a read-modify-write of a shared file.
+//! - [`Walk`]: expanding directories into files with the `ignore` crate's walker, each
+//!   file once, never following a symlink out of the walked folder, regular files only,
+//!   hidden and `.gitignore`d paths skipped (and listed), unreadable entries reported
+//!   without ending the walk; [`read_regular`] reads what it found without blocking;
+//! - [`FileLock`]: an advisory lock held across a read-modify-write of a shared file,
+//!   on the file its path finally names;
+//! - [`refuse_aliases`]: an output that names an input (however spelled) is refused.
 #![deny(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss,
     clippy::cast_possible_wrap
 )]
 
+mod alias;
 mod error;
 mod input;
 mod lock;
@@ -26,11 +32,12 @@ mod output;
 mod resource;
 mod walk;
 
-mod ignore;
+mod gitignore;
 
+pub use alias::{Named, refuse_aliases};
 pub use error::{FsError, short};
-pub use input::read_input;
+pub use input::{open_regular, read_input, read_regular};
 pub use lock::FileLock;
-pub use output::{Output, install_signal_cleanup, write_file};
+pub use output::{Batch, Output, follow_links, install_signal_cleanup, write_file};
 pub use resource::ResourceRoot;
 pub use walk::{Walk, WalkEntry};

@@ -87,8 +87,10 @@ pub struct Output {
     target: Target,
 }
 
-/// Where a destination path finally points: symlinks followed, also dangling ones.
-fn follow_links(path: &Path) -> Result<PathBuf, FsError> {
+/// Where a destination path finally points: symlinks followed, also dangling ones (a
+/// link's relative target is taken from the link's folder). A `.gltf` output's buffer
+/// files belong in this path's folder, beside the file the output really is.
+pub fn follow_links(path: &Path) -> Result<PathBuf, FsError> {
     let mut p = path.to_path_buf();
     for _ in 0..40 {
         match std::fs::symlink_metadata(&p) {
@@ -202,7 +204,8 @@ impl Output {
             use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
             options.mode(m.permissions().mode() & 0o7777);
         }
-        let file = options.open(&tmp).map_err(|e| FsError::io(&tmp, e))?;
+        // Named as the user named the destination: the temporary name means nothing to them.
+        let file = options.open(&tmp).map_err(|e| FsError::io(path, e))?;
         pending(|l| l.push(tmp.clone()));
         let out = Output {
             name,
@@ -309,6 +312,175 @@ impl Drop for Output {
     }
 }
 
+/// A regular file replaced by a [`Batch`], and how to put the old one back.
+struct Replaced {
+    dest: PathBuf,
+    /// A hard link to the file `dest` held before (named like a temporary file, so a
+    /// killed run's is cleaned up as one); `None` when `dest` did not exist.
+    backup: Option<PathBuf>,
+}
+
+impl Replaced {
+    fn undo(self) {
+        match self.backup {
+            Some(b) => {
+                let _ = std::fs::rename(&b, &self.dest);
+                pending(|l| l.retain(|p| p != &b));
+            }
+            None => {
+                let _ = std::fs::remove_file(&self.dest);
+            }
+        }
+    }
+
+    fn forget(self) {
+        if let Some(b) = self.backup {
+            let _ = std::fs::remove_file(&b);
+            pending(|l| l.retain(|p| p != &b));
+        }
+    }
+}
+
+/// Several outputs committed together (a `.gltf` and its `.bin` files, an output with
+/// its manifest and report): every one is written to its temporary file first, so a
+/// destination that cannot be opened or written fails the batch before any destination
+/// changes; then each is renamed over its destination, keeping a hard link to the old
+/// file, so that a rename that fails puts the earlier ones back. Outputs that are not
+/// regular files (standard output, a device, a FIFO) cannot be taken back: they are
+/// written last, once every regular file is in place.
+#[derive(Default)]
+pub struct Batch<'a> {
+    /// Regular files, written to their temporary files.
+    atomic: Vec<Output>,
+    /// Special files, with the bytes to write at commit (`None`: written already).
+    direct: Vec<(Output, Option<&'a [u8]>)>,
+}
+
+impl<'a> Batch<'a> {
+    /// An empty batch.
+    pub fn new() -> Batch<'a> {
+        Batch::default()
+    }
+
+    /// Opens `path` and, for a regular file, writes `bytes` to its temporary file
+    /// (nothing visible yet); a special file is written at [`Batch::commit`].
+    pub fn add(&mut self, path: &Path, bytes: &'a [u8]) -> Result<(), FsError> {
+        let mut out = Output::create(path)?;
+        if matches!(out.target, Target::Atomic { .. }) {
+            out.write_all(bytes)
+                .map_err(|e| FsError::io(out.path().to_path_buf(), e))?;
+            self.atomic.push(out);
+        } else {
+            self.direct.push((out, Some(bytes)));
+        }
+        Ok(())
+    }
+
+    /// Adds an output the caller has written (a streamed report).
+    pub fn add_output(&mut self, out: Output) {
+        if matches!(out.target, Target::Atomic { .. }) {
+            self.atomic.push(out);
+        } else {
+            self.direct.push((out, None));
+        }
+    }
+
+    /// Replaces every destination, or none (see the type's notes).
+    pub fn commit(self) -> Result<(), FsError> {
+        let Batch { atomic, direct } = self;
+        // Everything written and synced before the first rename.
+        let mut ready = Vec::with_capacity(atomic.len());
+        for mut out in atomic {
+            out.sync()?;
+            ready.push(out);
+        }
+        let mut done: Vec<Replaced> = Vec::with_capacity(ready.len());
+        for out in ready {
+            match out.replace() {
+                Ok(r) => done.push(r),
+                Err(e) => {
+                    for r in done.into_iter().rev() {
+                        r.undo();
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        for r in done {
+            r.forget();
+        }
+        for (mut out, bytes) in direct {
+            if let Some(bytes) = bytes {
+                out.write_all(bytes)
+                    .map_err(|e| FsError::io(out.path().to_path_buf(), e))?;
+            }
+            out.commit()?;
+        }
+        Ok(())
+    }
+}
+
+impl Output {
+    /// Flushes and syncs a temporary file (batch step one).
+    fn sync(&mut self) -> Result<(), FsError> {
+        if let Target::Atomic { file, tmp, .. } = &mut self.target {
+            let tmp = tmp.clone();
+            file.flush().map_err(|e| FsError::io(&tmp, e))?;
+            file.get_ref()
+                .sync_all()
+                .map_err(|e| FsError::io(&tmp, e))?;
+        }
+        Ok(())
+    }
+
+    /// Renames the temporary file over the destination, keeping a link to the old file
+    /// (batch step two).
+    fn replace(mut self) -> Result<Replaced, FsError> {
+        let Target::Atomic { file, tmp, dest } = std::mem::replace(&mut self.target, Target::Done)
+        else {
+            return Err(FsError::io(
+                &self.name,
+                std::io::Error::other("not a regular file"),
+            ));
+        };
+        drop(file);
+        let existed = std::fs::symlink_metadata(&dest).is_ok_and(|m| m.is_file());
+        let backup = if existed {
+            let b = tmp.with_file_name(format!(
+                "{}old-{}",
+                tmp.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            ));
+            // Best effort: without hard links the old file cannot be put back.
+            std::fs::hard_link(&dest, &b).ok().map(|()| {
+                pending(|l| l.push(b.clone()));
+                b
+            })
+        } else {
+            None
+        };
+        let renamed = std::fs::rename(&tmp, &dest);
+        pending(|l| l.retain(|p| p != &tmp));
+        if let Err(e) = renamed {
+            let _ = std::fs::remove_file(&tmp);
+            if let Some(b) = backup {
+                let _ = std::fs::remove_file(&b);
+                pending(|l| l.retain(|p| p != &b));
+            }
+            return Err(FsError::io(&self.name, e));
+        }
+        if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let _ = File::open(dir).and_then(|d| d.sync_all());
+        }
+        Ok(Replaced {
+            dest,
+            backup: if existed { backup } else { None },
+        })
+    }
+}
+
 /// Writes `bytes` to `path` as one [`Output`] (`-` is standard output).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), FsError> {
     let mut out = Output::create(path)?;
@@ -393,6 +565,48 @@ mod tests {
         }
         assert_eq!(std::fs::read(&p).unwrap(), b"before");
         assert_eq!(names(&d), ["keep.bin"]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_batch_replaces_all_or_nothing() {
+        let d = dir("batch");
+        std::fs::write(d.join("m.gltf"), b"old gltf").unwrap();
+        std::fs::write(d.join("m.bin"), b"old bin").unwrap();
+        // The .gltf cannot be written (a folder is in the way): the .bin stays old.
+        std::fs::create_dir(d.join("x.gltf")).unwrap();
+        let mut b = Batch::new();
+        b.add(&d.join("m.bin"), b"new bin").unwrap();
+        assert!(b.add(&d.join("x.gltf"), b"new gltf").is_err());
+        drop(b);
+        assert_eq!(std::fs::read(d.join("m.bin")).unwrap(), b"old bin");
+        // A rename that fails puts back what the batch replaced before it.
+        let mut b = Batch::new();
+        b.add(&d.join("m.bin"), b"new bin").unwrap();
+        b.add(&d.join("m.gltf"), b"new gltf").unwrap();
+        b.add(&d.join("fresh.json"), b"new").unwrap();
+        b.add(&d.join("late.json"), b"late").unwrap();
+        // The last destination turns into a folder between the write and the rename.
+        std::fs::create_dir(d.join("late.json")).unwrap();
+        std::fs::write(d.join("late.json/keep"), b"").unwrap();
+        assert!(b.commit().is_err());
+        assert_eq!(std::fs::read(d.join("m.bin")).unwrap(), b"old bin");
+        assert_eq!(std::fs::read(d.join("m.gltf")).unwrap(), b"old gltf");
+        assert!(!d.join("fresh.json").exists());
+        std::fs::remove_dir_all(d.join("late.json")).unwrap();
+        std::fs::remove_dir(d.join("x.gltf")).unwrap();
+        assert_eq!(
+            names(&d),
+            ["m.bin", "m.gltf"],
+            "no temporary or backup file stays"
+        );
+        // And a batch that succeeds replaces every file.
+        let mut b = Batch::new();
+        b.add(&d.join("m.bin"), b"new bin").unwrap();
+        b.add(&d.join("m.gltf"), b"new gltf").unwrap();
+        b.commit().unwrap();
+        assert_eq!(std::fs::read(d.join("m.gltf")).unwrap(), b"new gltf");
+        assert_eq!(names(&d), ["m.bin", "m.gltf"]);
         std::fs::remove_dir_all(&d).unwrap();
     }
 

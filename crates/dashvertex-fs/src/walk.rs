@@ -1,24 +1,63 @@
-//! Expanding inputs into files: each file once, symlink loops detected, hidden and
-//! `.gitignore`d paths skipped, a deterministic order.
+//! Expanding inputs into files with the `ignore` crate's walker: the walk stays inside
+//! each folder it is given, follows no symlink out of it, reads nothing but folder
+//! listings and `.gitignore` files, and goes on past an entry it cannot read.
+//!
+//! - Symlinks are not followed as folders (a link to `/` is never walked). A link to a
+//!   file inside the walked folder is listed (once, whatever path reaches it); a link
+//!   that resolves outside it, or that resolves to nothing, is [`WalkEntry::Refused`].
+//! - Only regular files are listed: a FIFO, socket or device with a vertex-data name is
+//!   refused (reading it could block or never end). Readers of listed files check the
+//!   type again on the open handle ([`crate::read_regular`]).
+//! - A folder or entry that cannot be read is [`WalkEntry::Unreadable`], and the walk
+//!   goes on with the rest.
+//! - Hidden names (`.x`) and what a `.gitignore` inside the walked folder excludes are
+//!   skipped, each exclusion listed as [`WalkEntry::Ignored`] so callers can say so.
+//! - The order is fixed: depth first, entries of each folder by name (bytes).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::error::FsError;
-use crate::ignore::Rules;
+use crate::gitignore::Rules;
+use crate::input::special_kind;
 
 /// One result of a walk.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WalkEntry {
-    /// A file to process (named by the user, or found in a folder).
+    /// A file to process (named by the user, or a regular file found in a folder).
     File(PathBuf),
-    /// A file found in a folder and passed over, with the reason.
+    /// A file found in a folder and passed over as a matter of course (not a vertex-data
+    /// extension, reached before by another path, a symlink to a folder walked anyway).
     Skipped {
         /// The file's path: a folder given to [`Walk::run`] joined with the names that
         /// lead to the file.
         path: PathBuf,
         /// Why it was passed over.
         why: &'static str,
+    },
+    /// An entry with a vertex-data name that is not read, for safety: a symlink out of
+    /// the walked folder, a FIFO, socket or device, a `.gitignore` that is not applied.
+    /// Worth telling the user.
+    Refused {
+        /// The entry.
+        path: PathBuf,
+        /// Why it is not read.
+        why: String,
+    },
+    /// A folder or entry that could not be read (its listing or its type); the walk
+    /// went on without it.
+    Unreadable {
+        /// The entry.
+        path: PathBuf,
+        /// The operating system's reason.
+        error: String,
+    },
+    /// A file or folder a `.gitignore` rule excludes (a folder is not entered).
+    Ignored {
+        /// The entry.
+        path: PathBuf,
+        /// True for a folder.
+        folder: bool,
     },
 }
 
@@ -36,26 +75,54 @@ impl Default for Walk {
     }
 }
 
-/// What identifies a file or folder whatever path reaches it.
+/// What identifies a file whatever path reaches it.
 type Identity = (u64, u64);
 
-fn identity(path: &Path) -> Option<Identity> {
-    let meta = std::fs::metadata(path).ok()?;
+fn identity(meta: &std::fs::Metadata, path: &Path) -> Identity {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        let _ = &meta;
-        Some((meta.dev(), meta.ino()))
+        let _ = path;
+        (meta.dev(), meta.ino())
     }
     #[cfg(not(unix))]
     {
         use std::hash::{Hash, Hasher};
         let _ = meta;
-        let canonical = std::fs::canonicalize(path).ok()?;
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        canonical.hash(&mut h);
-        Some((0, h.finish()))
+        std::fs::canonicalize(path)
+            .unwrap_or_else(|_| path.to_path_buf())
+            .hash(&mut h);
+        (0, h.finish())
     }
+}
+
+/// The path an `ignore` error is about, if it names one, and its message without it.
+fn describe(e: &ignore::Error) -> (Option<PathBuf>, String) {
+    let mut at = e;
+    let mut path = None;
+    // Errors wrap each other a fixed few levels deep (path, depth, line).
+    for _ in 0..8 {
+        match at {
+            ignore::Error::WithPath { path: p, err } => {
+                path.get_or_insert_with(|| p.clone());
+                at = err;
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                at = err;
+            }
+            _ => break,
+        }
+    }
+    // The system's own words ("Permission denied (os error 13)"), not a wrapper's.
+    let message = match at.io_error() {
+        Some(io) => io.raw_os_error().map_or_else(
+            || io.to_string(),
+            |code| std::io::Error::from_raw_os_error(code).to_string(),
+        ),
+        None => at.to_string(),
+    };
+    (path, message)
 }
 
 impl Walk {
@@ -96,96 +163,192 @@ impl Walk {
     }
 
     /// Expands `inputs`: a path that is not a folder (or `-`) is kept as given; a folder
-    /// is walked depth first in name order. A folder reached twice (a symlink loop, or
-    /// two links to one place) is walked once; a file reached twice is listed once.
-    pub fn run(&self, inputs: &[PathBuf]) -> Result<Vec<WalkEntry>, FsError> {
+    /// is walked (see the module notes). A file reached twice is listed once.
+    pub fn run(&self, inputs: &[PathBuf]) -> Vec<WalkEntry> {
         let mut out = Vec::new();
-        let mut seen_dirs: HashSet<Identity> = HashSet::new();
-        let mut seen_files: HashSet<Identity> = HashSet::new();
+        let mut seen: HashSet<Identity> = HashSet::new();
         for input in inputs {
             if input.as_os_str() == "-" || !input.is_dir() {
                 out.push(WalkEntry::File(input.clone()));
                 continue;
             }
-            // (folder, the .gitignore rules in force: (folder they belong to, rules))
-            let mut stack: Vec<(PathBuf, Vec<(PathBuf, Rules)>)> =
-                vec![(input.clone(), Vec::new())];
-            while let Some((dir, mut rules)) = stack.pop() {
-                let Some(id) = identity(&dir) else { continue };
-                if !seen_dirs.insert(id) {
-                    continue;
-                }
-                if let Some(text) = self
-                    .gitignore
-                    .then(|| std::fs::read_to_string(dir.join(".gitignore")).ok())
-                    .flatten()
-                {
-                    rules.push((dir.clone(), Rules::parse(&text)));
-                }
-                let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-                    .map_err(|e| FsError::io(&dir, e))?
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .collect();
-                entries.sort();
-                let mut subdirs = Vec::new();
-                for path in entries {
-                    let name = path.file_name().unwrap_or_default().to_string_lossy();
-                    if !self.hidden && name.starts_with('.') {
-                        continue;
-                    }
-                    let is_dir = path.is_dir();
-                    if self.ignored(&rules, &path, is_dir) {
-                        continue;
-                    }
-                    if is_dir {
-                        subdirs.push(path);
-                    } else if !self.wanted(&path) {
-                        out.push(WalkEntry::Skipped {
-                            path,
-                            why: "not a vertex-data file extension",
-                        });
-                    } else if identity(&path).is_some_and(|id| !seen_files.insert(id)) {
-                        out.push(WalkEntry::Skipped {
-                            path,
-                            why: "the same file was reached by another path",
-                        });
-                    } else {
-                        out.push(WalkEntry::File(path));
-                    }
-                }
-                for d in subdirs.into_iter().rev() {
-                    stack.push((d, rules.clone()));
-                }
-            }
+            self.folder(input, &mut seen, &mut out);
         }
-        Ok(out)
+        out
     }
 
-    fn ignored(&self, rules: &[(PathBuf, Rules)], path: &Path, is_dir: bool) -> bool {
-        let mut verdict = false;
-        for (base, r) in rules {
-            let Ok(rel) = path.strip_prefix(base) else {
-                continue;
-            };
-            let rel = rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/");
-            if let Some(v) = r.verdict(&rel, is_dir) {
-                verdict = v;
+    /// Walks one folder the user named.
+    fn folder(&self, input: &Path, seen: &mut HashSet<Identity>, out: &mut Vec<WalkEntry>) {
+        let canonical_root = match std::fs::canonicalize(input) {
+            Ok(c) => c,
+            Err(e) => {
+                out.push(WalkEntry::Unreadable {
+                    path: input.to_path_buf(),
+                    error: e.to_string(),
+                });
+                return;
+            }
+        };
+        let rules = Arc::new(Mutex::new(Rules::new(input, &canonical_root)));
+        let ignored = Arc::new(Mutex::new(Vec::new()));
+        let mut builder = ignore::WalkBuilder::new(input);
+        builder
+            .standard_filters(false)
+            .hidden(!self.hidden)
+            .follow_links(false)
+            .sort_by_file_name(|a, b| a.cmp(b));
+        if self.gitignore {
+            let (rules, ignored) = (Arc::clone(&rules), Arc::clone(&ignored));
+            builder.filter_entry(move |entry| {
+                let folder = entry.file_type().is_some_and(|t| t.is_dir());
+                let mut rules = rules.lock().unwrap_or_else(PoisonError::into_inner);
+                if entry.depth() > 0 && rules.excludes(entry.path(), folder) {
+                    ignored.lock().unwrap_or_else(PoisonError::into_inner).push(
+                        WalkEntry::Ignored {
+                            path: entry.path().to_path_buf(),
+                            folder,
+                        },
+                    );
+                    return false;
+                }
+                true
+            });
+        }
+        for result in builder.build() {
+            // What the filter excluded while finding this entry comes first.
+            out.append(&mut ignored.lock().unwrap_or_else(PoisonError::into_inner));
+            match result {
+                Ok(entry) => self.entry(&entry, &canonical_root, seen, out),
+                Err(e) => {
+                    let (path, error) = describe(&e);
+                    out.push(WalkEntry::Unreadable {
+                        path: path.unwrap_or_else(|| input.to_path_buf()),
+                        error,
+                    });
+                }
             }
         }
-        verdict
+        out.append(&mut ignored.lock().unwrap_or_else(PoisonError::into_inner));
+        let problems = std::mem::take(
+            &mut rules
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .problems,
+        );
+        out.extend(
+            problems
+                .into_iter()
+                .map(|(path, why)| WalkEntry::Refused { path, why }),
+        );
+    }
+
+    /// One entry of a walk.
+    fn entry(
+        &self,
+        entry: &ignore::DirEntry,
+        canonical_root: &Path,
+        seen: &mut HashSet<Identity>,
+        out: &mut Vec<WalkEntry>,
+    ) {
+        let path = entry.path();
+        let Some(kind) = entry.file_type() else {
+            return;
+        };
+        if kind.is_dir() {
+            return;
+        }
+        let wanted = self.wanted(path);
+        let meta = if kind.is_symlink() {
+            let target = match std::fs::canonicalize(path) {
+                Ok(t) => t,
+                Err(e) if wanted => {
+                    out.push(WalkEntry::Refused {
+                        path: path.to_path_buf(),
+                        why: format!("a symlink that leads nowhere ({e})"),
+                    });
+                    return;
+                }
+                Err(_) => return,
+            };
+            if !target.starts_with(canonical_root) {
+                out.push(WalkEntry::Refused {
+                    path: path.to_path_buf(),
+                    why: "a symlink that leads outside the walked folder (links are not followed out of it)".into(),
+                });
+                return;
+            }
+            match std::fs::metadata(&target) {
+                Ok(m) if m.is_dir() => {
+                    out.push(WalkEntry::Skipped {
+                        path: path.to_path_buf(),
+                        why: "a symlink to a folder inside the walk (walked at its own path)",
+                    });
+                    return;
+                }
+                Ok(m) => m,
+                Err(e) => {
+                    out.push(WalkEntry::Unreadable {
+                        path: path.to_path_buf(),
+                        error: e.to_string(),
+                    });
+                    return;
+                }
+            }
+        } else if !wanted {
+            out.push(WalkEntry::Skipped {
+                path: path.to_path_buf(),
+                why: "not a vertex-data file extension",
+            });
+            return;
+        } else {
+            match entry.metadata() {
+                Ok(m) => m,
+                Err(e) => {
+                    out.push(WalkEntry::Unreadable {
+                        path: path.to_path_buf(),
+                        error: describe(&e).1,
+                    });
+                    return;
+                }
+            }
+        };
+        if !wanted {
+            out.push(WalkEntry::Skipped {
+                path: path.to_path_buf(),
+                why: "not a vertex-data file extension",
+            });
+        } else if let Some(kind) = special_kind(&meta) {
+            out.push(WalkEntry::Refused {
+                path: path.to_path_buf(),
+                why: format!(
+                    "{kind}, not a regular file (files found in a folder are read only when regular)"
+                ),
+            });
+        } else if !seen.insert(identity(&meta, path)) {
+            out.push(WalkEntry::Skipped {
+                path: path.to_path_buf(),
+                why: "the same file was reached by another path",
+            });
+        } else {
+            out.push(WalkEntry::File(path.to_path_buf()));
+        }
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
 
-    #[cfg(unix)]
+    fn files(got: &[WalkEntry], root: &Path) -> Vec<PathBuf> {
+        got.iter()
+            .filter_map(|e| match e {
+                WalkEntry::File(p) => Some(p.strip_prefix(root).unwrap().to_path_buf()),
+                _ => None,
+            })
+            .collect()
+    }
+
     #[test]
     fn loops_end_and_files_come_once() {
         // spec: D1
@@ -204,23 +367,71 @@ mod tests {
         std::os::unix::fs::symlink("b/m.json", d.join("a/same.json")).unwrap();
         let got = Walk::new()
             .extensions(&["json"])
-            .run(std::slice::from_ref(&d))
-            .unwrap();
-        let files: Vec<_> = got
-            .iter()
-            .filter_map(|e| match e {
-                WalkEntry::File(p) => Some(p.strip_prefix(&d).unwrap().to_path_buf()),
-                WalkEntry::Skipped { .. } => None,
-            })
-            .collect();
-        // A folder's files come before its subfolders: the link is met first.
-        assert_eq!(files, [PathBuf::from("a/same.json")]);
-        assert!(got.iter().any(|e| matches!(e, WalkEntry::Skipped { path, why } if path.ends_with("b/m.json") && why.contains("another path"))));
+            .run(std::slice::from_ref(&d));
+        assert_eq!(files(&got, &d), [PathBuf::from("a/b/m.json")]);
+        assert!(got.iter().any(|e| matches!(e, WalkEntry::Skipped { path, why } if path.ends_with("a/same.json") && why.contains("another path"))));
         assert!(
             got.iter().any(
                 |e| matches!(e, WalkEntry::Skipped { path, .. } if path.ends_with("notes.txt"))
             )
         );
+        assert!(got.iter().any(|e| matches!(e, WalkEntry::Ignored { path, folder: true } if path.ends_with("node_modules"))));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn links_out_fifos_and_devices_are_refused_and_unreadable_folders_reported() {
+        let d = std::env::temp_dir().join(format!("dash-fs-walk-out-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("in/locked")).unwrap();
+        std::fs::create_dir_all(d.join("outside")).unwrap();
+        std::fs::write(d.join("outside/o.json"), b"[]").unwrap();
+        std::fs::write(d.join("in/a.json"), b"[]").unwrap();
+        std::fs::write(d.join("in/z.json"), b"[]").unwrap();
+        std::fs::write(d.join("in/locked/l.json"), b"[]").unwrap();
+        std::os::unix::fs::symlink("/", d.join("in/root")).unwrap();
+        std::os::unix::fs::symlink("../outside", d.join("in/out")).unwrap();
+        std::os::unix::fs::symlink("../outside/o.json", d.join("in/o.json")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", d.join("in/zero.json")).unwrap();
+        std::os::unix::fs::symlink("missing", d.join("in/gone.json")).unwrap();
+        let fifo = std::process::Command::new("mkfifo")
+            .arg(d.join("in/x.json"))
+            .status()
+            .is_ok_and(|s| s.success());
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(d.join("in/locked"), std::fs::Permissions::from_mode(0o000))
+            .unwrap();
+        // Root reads any folder: the unreadable case only shows for other users.
+        let locked_readable = std::fs::read_dir(d.join("in/locked")).is_ok();
+        let root = d.join("in");
+        let got = Walk::new()
+            .extensions(&["json"])
+            .run(std::slice::from_ref(&root));
+        std::fs::set_permissions(d.join("in/locked"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        let refused = |name: &str| {
+            got.iter()
+                .any(|e| matches!(e, WalkEntry::Refused { path, .. } if path == &root.join(name)))
+        };
+        assert!(refused("o.json"), "{got:?}");
+        assert!(refused("zero.json"), "{got:?}");
+        assert!(refused("gone.json"), "{got:?}");
+        if fifo {
+            assert!(refused("x.json"), "{got:?}");
+        }
+        let mut want = vec![PathBuf::from("a.json")];
+        if locked_readable {
+            want.insert(1, PathBuf::from("locked/l.json"));
+        } else {
+            assert!(
+                got.iter().any(
+                    |e| matches!(e, WalkEntry::Unreadable { path, .. } if path.ends_with("locked"))
+                ),
+                "{got:?}"
+            );
+        }
+        want.push(PathBuf::from("z.json"));
+        assert_eq!(files(&got, &root), want, "{got:?}");
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

@@ -27,5 +27,5 @@ pub mod spec;
 pub use error::{AccessorError, BufferError, LoadError};
 pub use load::{
     Container, FsResolver, Gltf, MemoryFiles, NoFiles, Resolver, load, load_owned, load_path,
-    load_path_in,
+    load_path_in, percent_decode,
 };

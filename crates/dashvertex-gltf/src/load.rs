@@ -135,8 +135,8 @@ enum BufferData {
     File(std::ops::Range<usize>),
 }
 
-/// Percent-decodes a URI reference.
-fn percent_decode(uri: &str) -> String {
+/// Percent-decodes a URI reference (as the reader does before resolving a buffer `uri`).
+pub fn percent_decode(uri: &str) -> String {
     let b = uri.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

@@ -191,6 +191,49 @@ pub fn validate_owned(
 /// [`Options::resource_dirs`]). Binary files are streamed (memory does not grow with the
 /// file); JSON and glTF files are read whole, up to the input limit.
 pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
+    let opened = std::fs::File::open(path)
+        .and_then(|f| Ok((f.metadata()?, f)))
+        .map_err(|e| e.to_string());
+    validate_opened(path, opened, opts)
+}
+
+/// [`validate_path`] for a file found by a directory walk rather than named by the user:
+/// it is read only when it is a regular file, opened without blocking (a FIFO named
+/// `x.gltf` cannot hang the run) and checked on the open handle (a symlink to
+/// `/dev/zero` is not read); anything else is reported as `IO_ERROR`.
+pub fn validate_found(path: &Path, opts: &Options) -> FileReport {
+    let opened = dashvertex_fs::open_regular(path)
+        .map(|(f, m)| (m, f))
+        .map_err(|e| match e {
+            dashvertex_fs::FsError::Io { source, .. } => source.to_string(),
+            other => other.to_string(),
+        });
+    validate_opened(path, opened, opts)
+}
+
+/// The report of an entry that could not be read at all (a folder a walk could not
+/// list): `IO_ERROR` with `message`, so the entry has its result beside the others.
+pub fn unreadable(path: &Path, message: &str, opts: &Options) -> FileReport {
+    validate_opened(path, Err(message.to_owned()), opts)
+}
+
+/// Validates what `opened` holds; the report keeps `path` (for names that are not
+/// UTF-8, which its `file` can only approximate).
+fn validate_opened(
+    path: &Path,
+    opened: Result<(std::fs::Metadata, std::fs::File), String>,
+    opts: &Options,
+) -> FileReport {
+    let mut report = check_opened(path, opened, opts);
+    report.path = Some(path.to_path_buf());
+    report
+}
+
+fn check_opened(
+    path: &Path,
+    opened: Result<(std::fs::Metadata, std::fs::File), String>,
+    opts: &Options,
+) -> FileReport {
     let name = path.display().to_string();
     let fail = |code: Code, message: String| {
         let mut sink = Sink::for_options(opts);
@@ -203,10 +246,9 @@ pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
             opts,
         )
     };
-    let opened = std::fs::File::open(path).and_then(|f| Ok((f.metadata()?, f)));
     let resolver = folder_resolver(path, opts);
     let src = match opened {
-        Err(e) => return fail(Code::IO_ERROR, e.to_string()),
+        Err(e) => return fail(Code::IO_ERROR, e),
         Ok((m, _)) if m.is_dir() => return fail(Code::IO_ERROR, "is a directory".into()),
         Ok((m, file)) if m.is_file() => Source::File { file, len: m.len() },
         // A device or FIFO the user named: its length says nothing, so the handle already

@@ -24,7 +24,7 @@ pub struct Counts {
 }
 
 /// The result of validating one file.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct FileReport {
     /// The file as named on the command line (`<stdin>` for standard input).
     pub file: String,
@@ -42,6 +42,39 @@ pub struct FileReport {
     pub truncated: bool,
     /// The kept findings, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
+    /// The file's path as the operating system gave it, when it was read from disk:
+    /// `file` is its display form, which cannot hold every byte of a name that is not
+    /// UTF-8; SARIF builds the file's URI from this instead. Not part of the JSON report.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub path: Option<std::path::PathBuf>,
+}
+
+/// Reports are equal when they say the same: `path` (where the bytes were read from, if
+/// from disk) is left out, so a report of bytes in memory equals that of the same file.
+impl PartialEq for FileReport {
+    fn eq(&self, other: &Self) -> bool {
+        // Every field named, so a new one cannot be forgotten here.
+        let FileReport {
+            file,
+            format,
+            profile,
+            valid,
+            counts,
+            codes,
+            truncated,
+            diagnostics,
+            path: _,
+        } = self;
+        *file == other.file
+            && *format == other.format
+            && *profile == other.profile
+            && *valid == other.valid
+            && *counts == other.counts
+            && *codes == other.codes
+            && *truncated == other.truncated
+            && *diagnostics == other.diagnostics
+    }
 }
 
 impl FileReport {
@@ -79,6 +112,7 @@ impl FileReport {
                 .collect(),
             truncated: total > diagnostics.len() as u64,
             diagnostics,
+            path: None,
         }
     }
 

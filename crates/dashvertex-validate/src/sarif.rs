@@ -110,23 +110,43 @@ fn artifact_location(f: &FileReport, index: usize) -> Value {
     if f.file == "<stdin>" {
         json!({"index": index, "description": {"text": "standard input"}})
     } else {
-        json!({"uri": uri(&f.file), "index": index})
+        let uri = f.path.as_deref().map_or_else(|| uri(&f.file), path_uri);
+        json!({"uri": uri, "index": index})
     }
 }
 
-/// A path as a URI reference: `/` separators, every byte outside the unreserved set and
-/// `/` percent-encoded, so a name with spaces, `#` or `?` stays one path.
+/// A path as a URI reference from its raw bytes: on Unix a name need not be UTF-8 (and
+/// `\` is a character of it), so each byte is percent-encoded as it is and the URI names
+/// the very file.
+fn path_uri(path: &std::path::Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        encode(path.as_os_str().as_bytes())
+    }
+    #[cfg(not(unix))]
+    {
+        uri(&path.to_string_lossy())
+    }
+}
+
+/// A path as a URI reference: `/` separators (`\` taken for one), then [`encode`].
 fn uri(path: &str) -> String {
+    encode(path.replace('\\', "/").as_bytes())
+}
+
+/// Every byte outside the unreserved set and `/` percent-encoded, so a name with spaces,
+/// `#` or `?` stays one path; an absolute path becomes a `file://` URI.
+fn encode(path: &[u8]) -> String {
     let mut out = String::with_capacity(path.len());
-    let path = path.replace('\\', "/");
-    for b in path.bytes() {
+    for &b in path {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
             out.push(char::from(b));
         } else {
             out.push_str(&format!("%{b:02X}"));
         }
     }
-    if path.starts_with('/') {
+    if path.starts_with(b"/") {
         format!("file://{out}")
     } else {
         out
@@ -207,6 +227,14 @@ mod tests {
         assert_eq!(uri("a b/c#d?.json"), "a%20b/c%23d%3F.json");
         assert_eq!(uri("/abs/x.glb"), "file:///abs/x.glb");
         assert_eq!(uri("dir\\x.dmx"), "dir/x.dmx");
+        // A name that is not UTF-8 keeps its bytes.
+        assert_eq!(encode(b"d/caf\xe9.gltf"), "d/caf%E9.gltf");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let p = std::path::Path::new(std::ffi::OsStr::from_bytes(b"m/\xff.glb"));
+            assert_eq!(path_uri(p), "m/%FF.glb");
+        }
     }
 
     #[test]

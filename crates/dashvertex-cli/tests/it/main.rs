@@ -83,12 +83,14 @@ cases! {
 }
 
 mod adversarial;
+mod adversarial_fs;
 mod behaviour;
 mod blender_loss;
 mod cli;
 mod doc_paths;
 mod fix;
 mod hostile_files;
+mod hostile_fs;
 mod pruned_output;
 mod reduce;
 mod remap;

@@ -48,6 +48,13 @@ impl<'s> Part<'s> {
         }
     }
 
+    /// The bones with their rest transforms: the DashVertex file's, or a glTF
+    /// primitive's (its skin's joints, or its per-bone attributes' nodes).
+    fn skeleton(&self) -> Option<&Skeleton> {
+        self.skeleton
+            .or_else(|| self.primitive().and_then(|p| p.skeleton.as_ref()))
+    }
+
     fn primitive(&self) -> Option<&PrimitiveInput<'s>> {
         match &self.input {
             PartInput::Primitive(p) => Some(p),
@@ -510,7 +517,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
                 let document = Document {
                     mesh: reduced.to_mesh(&positions),
                     skeleton: run.named.then(|| {
-                        dashvertex_reduce::manifest_skeleton(part.skeleton, input, &manifest)
+                        dashvertex_reduce::manifest_skeleton(part.skeleton(), input, &manifest)
                     }),
                 };
                 let loaded = match &source {

@@ -16,6 +16,7 @@
 mod document;
 mod influence;
 mod limits;
+pub mod math;
 mod mesh;
 mod skeleton;
 pub mod target;

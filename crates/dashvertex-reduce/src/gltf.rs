@@ -24,6 +24,9 @@ pub struct PrimitiveInput<'g> {
     pub input: Input<'g>,
     /// True when the input came from per-bone attributes rather than JOINTS/WEIGHTS.
     pub from_attributes: bool,
+    /// The bones with their rest transforms (the skin's joints, or the bones of the
+    /// per-bone attributes matched to nodes), for DashVertex output.
+    pub skeleton: Option<dashvertex_core::Skeleton>,
     /// POSITION, read in place (the input itself holds no positions for sets read in
     /// place; [`PrimitiveInput::positions`] gives them when an output needs them).
     pub position_view: Option<dashvertex_gltf::accessor::AccessorData<'g>>,
@@ -111,6 +114,7 @@ pub fn inputs<'g>(
                 input: Input::from_columns(bones, positions, columns, attrs),
                 from_attributes: true,
                 position_view: None,
+                skeleton: p.skeleton,
             });
         } else if !p.sets.is_empty() {
             out.push(PrimitiveInput {
@@ -120,6 +124,7 @@ pub fn inputs<'g>(
                 input: Input::from_views(p.sets, bones, Vec::new())?,
                 from_attributes: false,
                 position_view: p.positions,
+                skeleton: p.skeleton,
             });
         }
     }

@@ -1,0 +1,172 @@
+//! Bones from the node tree: which bone is each bone's parent, and each bone's rest
+//! transform relative to it (`spec/reduction.md` §5).
+//!
+//! A bone's local transform is the product of the local transforms of the nodes from just
+//! below its parent bone's node down to its own node, so nodes between two bones (an
+//! armature object, a `Z_UP` node above the root bone) are folded into the bone below
+//! them and the bones' global rest matrices equal their nodes'. A bone whose node has a
+//! TRS transform and no such node above it keeps the node's values exactly; otherwise the
+//! product is decomposed (glTF requires node matrices to be decomposable).
+
+use std::collections::HashMap;
+
+use dashvertex_core::Bone;
+use dashvertex_core::math::{self, Mat4};
+
+use crate::accessor::to_f32;
+use crate::load::Gltf;
+use crate::skinning;
+
+/// Node `i`'s local matrix: its `matrix` when it has a finite 16-number one, else its TRS
+/// (`None` for a node the file does not have).
+pub fn node_matrix(gltf: &Gltf, i: usize) -> Option<Mat4> {
+    let node = gltf.root.nodes.get(i)?;
+    if let Some(m) = stored_matrix(gltf, i) {
+        return Some(m);
+    }
+    Some(math::from_trs(
+        node.translation.unwrap_or([0.0; 3]),
+        node.rotation.unwrap_or([0.0, 0.0, 0.0, 1.0]),
+        node.scale.unwrap_or([1.0; 3]),
+    ))
+}
+
+/// Node `i`'s `matrix` member, when it is 16 finite numbers.
+pub fn stored_matrix(gltf: &Gltf, i: usize) -> Option<Mat4> {
+    let a = gltf
+        .value
+        .get("nodes")?
+        .as_array()?
+        .get(i)?
+        .get("matrix")?
+        .as_array()?;
+    if a.len() != 16 {
+        return None;
+    }
+    let mut m = [0.0; 16];
+    for (slot, x) in m.iter_mut().zip(a) {
+        *slot = x.as_f64().filter(|x| x.is_finite())?;
+    }
+    Some(m)
+}
+
+/// Bones for `nodes` (node indices, bone `k` = `nodes[k]`), named `names[k]`: each bone's
+/// parent is the nearest ancestor node that is also a bone (the first bone of a node
+/// listed twice), and its transform is relative to that parent, or to the scene for a
+/// bone without one. Linear in the nodes visited: the product above each node is
+/// computed once, and a cycle ends a walk.
+pub fn bones(gltf: &Gltf, nodes: &[u64], names: Vec<String>) -> Vec<Bone> {
+    let parents = skinning::parents(&gltf.root);
+    let position: HashMap<u64, usize> = nodes
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, &j)| (j, i))
+        .collect();
+    let bone_parents = skinning::nearest_marked(&parents, &position, nodes, false);
+    // The product of the local matrices from below the nearest bone ancestor (exclusive)
+    // down to each walked node (inclusive); `None` = identity (no node in between).
+    let mut above: HashMap<u64, Option<Mat4>> = HashMap::new();
+    nodes
+        .iter()
+        .zip(bone_parents)
+        .zip(names)
+        .enumerate()
+        .map(|(k, ((&j, parent), name))| {
+            let parent = parent
+                .filter(|&p| p != k)
+                .and_then(|p| u32::try_from(p).ok());
+            let mut bone = Bone::new(name, parent);
+            let idx = usize::try_from(j).ok();
+            let up = skinning_parent(&parents, j)
+                .and_then(|p| product_above(gltf, &parents, &position, &mut above, p));
+            let own = idx.and_then(|i| gltf.root.nodes.get(i).map(|n| (i, n)));
+            match (up, own) {
+                (None, Some((i, n))) if stored_matrix(gltf, i).is_none() => {
+                    if let Some(t) = n.translation {
+                        bone.position = t.map(to_f32);
+                    }
+                    if let Some(r) = n.rotation {
+                        bone.rotation = r.map(to_f32);
+                    }
+                    if let Some(s) = n.scale {
+                        bone.scale = s.map(to_f32);
+                    }
+                }
+                (up, Some((i, _))) => {
+                    let local = node_matrix(gltf, i).unwrap_or(math::IDENTITY);
+                    let m = match up {
+                        Some(u) => math::mul(&u, &local),
+                        None => local,
+                    };
+                    set_trs(&mut bone, &m);
+                }
+                (_, None) => {}
+            }
+            bone
+        })
+        .collect()
+}
+
+/// Sets a bone's transform to the decomposition of `m`, rounded once to binary32.
+pub fn set_trs(bone: &mut Bone, m: &Mat4) {
+    let (t, r, s) = math::decompose(m);
+    bone.position = t.map(to_f32);
+    bone.rotation = r.map(to_f32);
+    bone.scale = s.map(to_f32);
+}
+
+fn skinning_parent(parents: &[Option<u64>], n: u64) -> Option<u64> {
+    usize::try_from(n)
+        .ok()
+        .and_then(|i| parents.get(i))
+        .copied()
+        .flatten()
+}
+
+/// The product of local matrices from below the nearest bone at or above `start`
+/// (exclusive) down to `start` (inclusive); `None` when `start` is itself a bone.
+/// Memoized in `above`; the walk stops at a remembered node, a bone, a root or a cycle.
+fn product_above(
+    gltf: &Gltf,
+    parents: &[Option<u64>],
+    bones: &HashMap<u64, usize>,
+    above: &mut HashMap<u64, Option<Mat4>>,
+    start: u64,
+) -> Option<Mat4> {
+    let mut path = Vec::new();
+    let mut cur = Some(start);
+    let mut base: Option<Mat4> = None;
+    while let Some(c) = cur {
+        if bones.contains_key(&c) {
+            break;
+        }
+        if let Some(m) = above.get(&c) {
+            base = *m;
+            break;
+        }
+        if path.len() > parents.len() {
+            break;
+        }
+        path.push(c);
+        cur = skinning_parent(parents, c);
+    }
+    // Down the path from the top: each node's product is its parent's times its own.
+    for &n in path.iter().rev() {
+        let local = usize::try_from(n)
+            .ok()
+            .and_then(|i| node_matrix(gltf, i))
+            .unwrap_or(math::IDENTITY);
+        let m = match base {
+            Some(b) => math::mul(&b, &local),
+            None => local,
+        };
+        let m = (m != math::IDENTITY).then_some(m);
+        above.insert(n, m);
+        base = m;
+    }
+    if bones.contains_key(&start) {
+        return None;
+    }
+    above.get(&start).copied().flatten()
+}

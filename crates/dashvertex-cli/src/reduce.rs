@@ -236,6 +236,16 @@ impl Source {
                         }
                     }
                 }
+                // Per-bone attributes without a skin: their bones, matched to nodes.
+                if g.root.skins.is_empty() {
+                    let prims = dashvertex_gltf::import::primitives(g, limits)
+                        .map_err(|e| input_error(path, e))?;
+                    for sk in prims.iter().filter_map(|p| p.skeleton.as_ref()) {
+                        for b in bone_refs(sk) {
+                            add(b, &mut out);
+                        }
+                    }
+                }
             }
             other => {
                 for part in other.parts(path, limits)? {

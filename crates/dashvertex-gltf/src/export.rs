@@ -136,8 +136,18 @@ impl Influences {
 pub enum JointSlot {
     /// An existing joint of the skin (its old index).
     Existing(usize),
-    /// A placeholder node (a bone the file does not have, or a retired index), named.
+    /// A placeholder node (a bone the file does not have, or a retired index), named:
+    /// a child of the skin's common root, with the identity inverse bind matrix.
     Placeholder(String),
+    /// A placeholder whose parent bone is an existing joint (its old index): a child of
+    /// that joint's node with the identity transform and the joint's inverse bind matrix,
+    /// so that its rest pose is its parent's (`spec/reduction.md` §5).
+    PlaceholderChild {
+        /// The bone's name.
+        name: String,
+        /// The parent's old joint index.
+        parent: usize,
+    },
 }
 
 /// Why a file cannot be written.
@@ -436,28 +446,24 @@ impl<'g> Editor<'g> {
         let identity = [
             1.0f32, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
         ];
+        let existing = |old: usize| -> Result<(u64, [f32; 16]), ExportError> {
+            let node = *s
+                .joints
+                .get(old)
+                .ok_or_else(|| ExportError::Missing(format!("skin {skin} has no joint {old}")))?;
+            let m = match &ibm {
+                Some(d) => std::array::from_fn(|c| to_f32(d.get(old, c))),
+                None => identity,
+            };
+            Ok((node, m))
+        };
         for slot in slots {
             let (node, m): (u64, [f32; 16]) = match slot {
-                JointSlot::Existing(old) => {
-                    let node = *s.joints.get(*old).ok_or_else(|| {
-                        ExportError::Missing(format!("skin {skin} has no joint {old}"))
-                    })?;
-                    let m = match &ibm {
-                        Some(d) => std::array::from_fn(|c| to_f32(d.get(*old, c))),
-                        None => identity,
-                    };
-                    (node, m)
-                }
-                JointSlot::Placeholder(name) => {
-                    let nodes = arr(&mut self.value, "nodes")?;
-                    nodes.push(json!({"name": name, "extras": {"dash": "placeholder joint for a stable bone index"}}));
-                    let idx = (nodes.len() - 1) as u64;
-                    if let Some(node) =
-                        root.and_then(|r| self.value.pointer_mut(&format!("/nodes/{r}")))
-                    {
-                        arr(node, "children")?.push(json!(idx));
-                    }
-                    (idx, identity)
+                JointSlot::Existing(old) => existing(*old)?,
+                JointSlot::Placeholder(name) => (self.placeholder(name, root)?, identity),
+                JointSlot::PlaceholderChild { name, parent } => {
+                    let (under, m) = existing(*parent)?;
+                    (self.placeholder(name, Some(under))?, m)
                 }
             };
             joints.push(json!(node));
@@ -479,6 +485,20 @@ impl<'g> Editor<'g> {
         sk.insert("joints".into(), Value::Array(joints));
         sk.insert("inverseBindMatrices".into(), json!(acc));
         Ok(())
+    }
+
+    /// Adds a placeholder joint node named `name` (identity transform), a child of
+    /// `under` when given; returns its index.
+    fn placeholder(&mut self, name: &str, under: Option<u64>) -> Result<u64, ExportError> {
+        let nodes = arr(&mut self.value, "nodes")?;
+        nodes.push(
+            json!({"name": name, "extras": {"dash": "placeholder joint for a stable bone index"}}),
+        );
+        let idx = (nodes.len() - 1) as u64;
+        if let Some(node) = under.and_then(|r| self.value.pointer_mut(&format!("/nodes/{r}"))) {
+            arr(node, "children")?.push(json!(idx));
+        }
+        Ok(idx)
     }
 
     /// Replaces skin `skin`'s inverse bind matrices (column-major, one per joint) with a

@@ -224,7 +224,20 @@ pub fn write(
             .iter()
             .map(|e| match position.get(e.name.as_str()) {
                 Some(&old) if old < joints => JointSlot::Existing(old),
-                _ => JointSlot::Placeholder(e.name.clone()),
+                // A bone the file lacks hangs under its manifest parent when the file has
+                // that bone, so that reading the output back finds its parent.
+                _ => match e
+                    .parent
+                    .as_deref()
+                    .and_then(|p| position.get(p))
+                    .filter(|&&p| p < joints)
+                {
+                    Some(&parent) => JointSlot::PlaceholderChild {
+                        name: e.name.clone(),
+                        parent,
+                    },
+                    None => JointSlot::Placeholder(e.name.clone()),
+                },
             })
             .collect();
         ed.reorder_skin(skin, &slots)?;

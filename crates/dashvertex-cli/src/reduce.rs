@@ -570,7 +570,21 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     let format =
         a.to.or_else(|| Format::from_extension(a.output))
             .unwrap_or(Format::Json);
-    let bytes = verify(a.output, format, bytes, &files, limits, None, a.target)?;
+    // A DashVertex output's bone i is manifest entry i: a refusal names it.
+    let subject = container(Some(format)).is_none().then(|| Subject {
+        input: a.input,
+        bones: manifest.bones.iter().map(|e| e.name.clone()).collect(),
+    });
+    let bytes = verify_for(
+        a.output,
+        format,
+        bytes,
+        &files,
+        limits,
+        None,
+        a.target,
+        subject.as_ref(),
+    )?;
     // The manifest first: if the output then fails, the manifest only holds bones
     // added early (it is append-only), never an output whose indices it lacks.
     if let Some(p) = a.manifest.filter(|_| existing.as_ref() != Some(&manifest)) {
@@ -880,6 +894,54 @@ pub fn verify(
     profile: Option<dashvertex_validate::Profile>,
     target: Option<&'static dashvertex_core::Target>,
 ) -> Result<Vec<u8>, CliError> {
+    verify_for(output, format, bytes, files, limits, profile, target, None)
+}
+
+/// What a DashVertex output was made from, so that a refusal names things as the user
+/// knows them: bones by name, vertices in the input file (the reducer keeps the vertex
+/// order), and no place in a file that was never written.
+pub struct Subject<'a> {
+    /// The user's input file.
+    pub input: &'a Path,
+    /// The output's bone names, by index.
+    pub bones: Vec<String>,
+}
+
+impl Subject<'_> {
+    /// Where a diagnostic of the unwritten output is, in the user's terms.
+    fn place(&self, l: &dashvertex_validate::Location) -> String {
+        let mut parts = Vec::new();
+        if let Some(b) = l.bone {
+            match usize::try_from(b).ok().and_then(|i| self.bones.get(i)) {
+                Some(name) => parts.push(format!(
+                    "bone {} (index {b})",
+                    dashvertex_core::text::short(name)
+                )),
+                None => parts.push(format!("bone index {b}")),
+            }
+        }
+        if let Some(v) = l.vertex {
+            parts.push(format!("vertex {v} of {}", self.input.display()));
+        }
+        if parts.is_empty() {
+            parts.push(format!("from {}", self.input.display()));
+        }
+        parts.join(", ")
+    }
+}
+
+/// [`verify`], naming what a refusal is about as `subject` says.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_for(
+    output: &Path,
+    format: dashvertex_formats::Format,
+    bytes: Vec<u8>,
+    files: &[(String, Vec<u8>)],
+    limits: &Limits,
+    profile: Option<dashvertex_validate::Profile>,
+    target: Option<&'static dashvertex_core::Target>,
+    subject: Option<&Subject<'_>>,
+) -> Result<Vec<u8>, CliError> {
     let opts = dashvertex_validate::Options {
         format: Some(format),
         limits: *limits,
@@ -910,7 +972,8 @@ pub fn verify(
                 .help
                 .as_deref()
                 .map_or(String::new(), |h| format!("; {h}"));
-            format!("{}: {} ({}){help}", d.code.as_str(), d.message, d.location)
+            let at = subject.map_or_else(|| d.location.to_string(), |s| s.place(&d.location));
+            format!("{}: {} ({at}){help}", d.code.as_str(), d.message)
         })
         .unwrap_or_default();
     if report.counts.errors == 0 {

@@ -102,9 +102,18 @@ pub fn skeleton(gltf: &Gltf, s: usize) -> Option<Skeleton> {
         .iter()
         .map(|&j| skinning::joint_name(&gltf.root, j))
         .collect();
-    Some(Skeleton {
-        bones: crate::rest::bones(gltf, &skin.joints, names),
-    })
+    let mut bones = crate::rest::bones(gltf, &skin.joints, names);
+    if let Some(i) = skin.inverse_bind_matrices
+        && let Ok(ibm) = accessor::read(gltf, i, &Limits::UNLIMITED)
+        && ibm.components == 16
+        && ibm.count == skin.joints.len()
+    {
+        let binds: Vec<[f64; 16]> = (0..ibm.count)
+            .map(|j| std::array::from_fn(|c| ibm.get(j, c)))
+            .collect();
+        crate::rest::bind_pose(&mut bones, &binds);
+    }
+    Some(Skeleton { bones })
 }
 
 fn read<'g>(

@@ -7,6 +7,12 @@
 //! them and the bones' global rest matrices equal their nodes'. A bone whose node has a
 //! TRS transform and no such node above it keeps the node's values exactly; otherwise the
 //! product is decomposed (glTF requires node matrices to be decomposable).
+//!
+//! DashVertex has no bind matrices: a reader binds each vertex at the bones' rest pose.
+//! So when a skin's inverse bind matrices disagree with its joints' rest pose (CesiumMan
+//! binds at another pose than its nodes stand in), the bones take the bind pose the
+//! matrices give instead ([`bind_pose`]), and skinning the DashVertex file at its rest
+//! pose gives the vertices back.
 
 use std::collections::HashMap;
 
@@ -169,4 +175,74 @@ fn product_above(
         return None;
     }
     above.get(&start).copied().flatten()
+}
+
+/// How far two matrices may differ and still be the same rest pose: the inverse bind
+/// matrices of an exporter are the joints' global rest matrices inverted and rounded to
+/// binary32, so they agree to about 1e-7 of the model's size.
+const SAME_POSE: f64 = 1e-4;
+
+/// Replaces the bones' transforms by the bind pose of `inverse_binds` (one per bone,
+/// column-major) when it differs from their rest pose: bone `k`'s global matrix becomes
+/// `inverse(inverse_binds[k])`, and its local one its parent's global inverted times that.
+/// Left alone when the two poses agree (to [`SAME_POSE`], relative to the size of the
+/// translations) or when a bind matrix cannot be inverted.
+pub fn bind_pose(bones: &mut [Bone], inverse_binds: &[Mat4]) {
+    if bones.len() != inverse_binds.len() {
+        return;
+    }
+    let Some(binds) = inverse_binds
+        .iter()
+        .map(math::inverse_affine)
+        .collect::<Option<Vec<Mat4>>>()
+    else {
+        return;
+    };
+    // The bones' global rest matrices (parents come first only in a valid skeleton: a
+    // parent not yet computed counts as the scene).
+    let mut globals: Vec<Mat4> = Vec::with_capacity(bones.len());
+    for (i, b) in bones.iter().enumerate() {
+        let local = math::from_trs(
+            b.position.map(f64::from),
+            b.rotation.map(f64::from),
+            b.scale.map(f64::from),
+        );
+        let parent = b
+            .parent
+            .and_then(|p| usize::try_from(p).ok())
+            .filter(|&p| p < i)
+            .and_then(|p| globals.get(p));
+        globals.push(match parent {
+            Some(g) => math::mul(g, &local),
+            None => local,
+        });
+    }
+    let size = binds
+        .iter()
+        .chain(&globals)
+        .flat_map(|m| [m[12], m[13], m[14]])
+        .fold(1.0f64, |a, x| a.max(x.abs()));
+    let same = globals.iter().zip(&binds).all(|(g, b)| {
+        g.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= SAME_POSE * size)
+    });
+    if same {
+        return;
+    }
+    for i in 0..bones.len() {
+        let Some(bind) = binds.get(i) else { continue };
+        let parent = bones
+            .get(i)
+            .and_then(|b| b.parent)
+            .and_then(|p| usize::try_from(p).ok())
+            .and_then(|p| binds.get(p));
+        let local = match parent.and_then(math::inverse_affine) {
+            Some(inv) => math::mul(&inv, bind),
+            None => *bind,
+        };
+        if let Some(b) = bones.get_mut(i) {
+            set_trs(b, &local);
+        }
+    }
 }

@@ -123,6 +123,11 @@ enum Command {
         /// exported without its animations.
         #[arg(long, value_name = "FILE")]
         poses: Option<PathBuf>,
+        /// glTF output: remove the per-bone weight attributes (Blender's `_BONE`) the
+        /// influences were read from; `--drop-source-attributes=false` keeps them.
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value_t = true,
+              default_missing_value = "true", action = clap::ArgAction::Set)]
+        drop_source_attributes: bool,
     },
     /// Repair influence data with named policies, listing every change.
     ///
@@ -489,6 +494,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             report,
             max_error,
             poses,
+            drop_source_attributes,
         } => {
             let most = target.and_then(|t| t.influences());
             let max_influences = match (*max_influences, most) {
@@ -532,6 +538,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 max_error: *max_error,
                 poses: poses.as_deref(),
                 target: *target,
+                drop_source_attributes: *drop_source_attributes,
                 ctx: &ctx,
             })
         }

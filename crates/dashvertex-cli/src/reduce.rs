@@ -291,6 +291,9 @@ pub struct ReduceArgs<'a> {
     pub poses: Option<&'a Path>,
     /// The engine to write for (`--target`): its output is checked against it.
     pub target: Option<&'static dashvertex_core::Target>,
+    /// glTF output: remove the per-bone weight attributes the influences were read from
+    /// (`--drop-source-attributes`, default true).
+    pub drop_source_attributes: bool,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
 }
@@ -396,6 +399,7 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
             locked: a.locked,
             max_bones: Some(limits.max_bones),
             require_names: a.manifest.is_some(),
+            keep_source_attributes: !a.drop_source_attributes,
         };
         let fail = |e: dashvertex_reduce::pipeline::PipelineError| match e {
             dashvertex_reduce::pipeline::PipelineError::Reduce(

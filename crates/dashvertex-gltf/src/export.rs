@@ -487,6 +487,35 @@ impl<'g> Editor<'g> {
         Ok(())
     }
 
+    /// Removes the named attributes of a primitive (per-bone weight attributes once their
+    /// weights are in JOINTS_n / WEIGHTS_n); their accessors are marked replaced, so the
+    /// pruning removes them with their data. A name the primitive does not have is
+    /// skipped.
+    pub fn remove_attributes(
+        &mut self,
+        mesh: usize,
+        primitive: usize,
+        names: &[&str],
+    ) -> Result<(), ExportError> {
+        let attrs = self
+            .value
+            .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}/attributes"))
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| {
+                ExportError::Missing(format!("mesh {mesh} primitive {primitive} does not exist"))
+            })?;
+        for name in names {
+            if let Some(i) = attrs
+                .remove(*name)
+                .and_then(|v| v.as_u64())
+                .and_then(|i| usize::try_from(i).ok())
+            {
+                self.replaced.insert(i);
+            }
+        }
+        Ok(())
+    }
+
     /// Adds a placeholder joint node named `name` (identity transform), a child of
     /// `under` when given; returns its index.
     fn placeholder(&mut self, name: &str, under: Option<u64>) -> Result<u64, ExportError> {

@@ -4,7 +4,7 @@
 //! (`spec/reduction.md` §5). Skinning it at the rest pose gives the positions back.
 
 use base64::Engine as _;
-use dashvertex_core::math::{self, Mat4};
+use dashvertex_core::math;
 use dashvertex_core::{Document, Limits, Skeleton};
 use serde_json::{Value, json};
 
@@ -12,31 +12,7 @@ use crate::export::{BufferFiles, Editor, ExportError, Written};
 use crate::load::{Container, NoFiles, load_owned};
 use crate::spec::component;
 
-/// Each bone's global rest matrix (parent × local, parents first). A bone whose parent
-/// index is out of range, not before it, or itself (an invalid skeleton) is taken as a
-/// root, so every chain ends: linear in the bones.
-pub fn bone_globals(skeleton: &Skeleton) -> Vec<Mat4> {
-    let mut out: Vec<Mat4> = Vec::with_capacity(skeleton.bones.len());
-    for (i, b) in skeleton.bones.iter().enumerate() {
-        let local = math::from_trs(
-            b.position.map(f64::from),
-            b.rotation.map(f64::from),
-            b.scale.map(f64::from),
-        );
-        let parent = b
-            .parent
-            .and_then(|p| usize::try_from(p).ok())
-            .filter(|&p| p < i)
-            .and_then(|p| out.get(p));
-        out.push(match parent {
-            Some(g) => math::mul(g, &local),
-            None => local,
-        });
-    }
-    out
-}
-
-/// The parent of bone `i` as the writer uses it ([`bone_globals`]' rule).
+/// The parent of bone `i` as the writer uses it ([`dashvertex_core::globals_of`]' rule).
 fn parent_of(skeleton: &Skeleton, i: usize) -> Option<usize> {
     skeleton
         .bones
@@ -176,7 +152,7 @@ pub fn write(
         }
         if skinned {
             let mut ibm = Vec::with_capacity(sk.len() * 64);
-            for (i, g) in bone_globals(sk).iter().enumerate() {
+            for (i, g) in sk.globals().iter().enumerate() {
                 let inv = math::inverse_affine(g).ok_or_else(|| {
                     ExportError::Shape(format!(
                         "bone {i} ({}): its rest transform cannot be inverted (a zero scale)",

@@ -69,10 +69,12 @@ pub enum ImportError {
     },
     /// A per-bone attribute matches several bones.
     #[error(
-        "attribute {attribute} matches bones {} (names differ only in case); rename one of them",
+        "{pointer}: attribute {attribute} matches bones {} (names differ only in case); rename one of the bones (and its vertex group) so that the names differ in more than case, and export again",
         .candidates.join(", ")
     )]
     Ambiguous {
+        /// JSON Pointer of the attribute.
+        pointer: String,
         /// The attribute.
         attribute: String,
         /// The bones it matches.
@@ -151,14 +153,21 @@ impl<'n> NameIndex<'n> {
 /// the exporter's, and the match with bone names is case-insensitive. Returns the name's
 /// index, `Ok(None)` when nothing matches, and refuses a match with several names
 /// (`arm` and `Arm`), naming them.
-fn match_bone(attribute: &str, index: &NameIndex<'_>) -> Result<Option<usize>, ImportError> {
+fn match_bone(
+    attribute: &str,
+    index: &NameIndex<'_>,
+    base: &str,
+) -> Result<Option<usize>, ImportError> {
     let mut candidate = attribute.strip_prefix('_');
     while let Some(c) = candidate {
         match index.by_upper.get(&c.to_uppercase()).map(Vec::as_slice) {
             None | Some([]) => candidate = c.strip_prefix('_'),
             Some([one]) => return Ok(Some(*one)),
             Some(many) => {
+                let mut pointer = base.to_owned();
+                dashvertex_json::pointer::push_token(&mut pointer, attribute);
                 return Err(ImportError::Ambiguous {
+                    pointer,
                     attribute: attribute.to_owned(),
                     candidates: many
                         .iter()
@@ -181,6 +190,7 @@ fn match_bone(attribute: &str, index: &NameIndex<'_>) -> Result<Option<usize>, I
 fn attribute_skeleton(
     gltf: &Gltf,
     attributes: &[&String],
+    base: &str,
 ) -> Result<(Skeleton, Vec<usize>), ImportError> {
     let candidates: Vec<(u64, String)> = gltf
         .root
@@ -194,7 +204,7 @@ fn attribute_skeleton(
     let index = NameIndex::new(&names);
     let mut matched: Vec<Option<usize>> = Vec::with_capacity(attributes.len());
     for a in attributes {
-        matched.push(match_bone(a, &index)?);
+        matched.push(match_bone(a, &index, base)?);
     }
     let nodes: Vec<u64> = matched
         .iter()
@@ -426,14 +436,14 @@ pub fn primitives<'g>(
                     let index = NameIndex::new(&joint_names);
                     let bone_of = usable
                         .iter()
-                        .map(|(name, _, _)| match_bone(name, &index))
+                        .map(|(name, _, _)| match_bone(name, &index, &base))
                         .collect::<Result<_, _>>()?;
                     (Some(sk), bone_of)
                 }
                 None if usable.is_empty() => (None, Vec::new()),
                 None => {
                     let names: Vec<&String> = usable.iter().map(|(n, _, _)| *n).collect();
-                    let (sk, of) = attribute_skeleton(gltf, &names)?;
+                    let (sk, of) = attribute_skeleton(gltf, &names, &base)?;
                     (Some(sk), of.into_iter().map(Some).collect())
                 }
             };
@@ -540,12 +550,12 @@ mod tests {
             .map(String::from)
             .to_vec();
         let joints = NameIndex::new(&names);
-        assert_eq!(match_bone("__UPPERARM.L", &joints), Ok(Some(1)));
-        assert_eq!(match_bone("_UPPERARM.L", &joints), Ok(Some(1)));
-        assert_eq!(match_bone("__ROOT", &joints), Ok(Some(0)));
-        assert_eq!(match_bone("_COLOR", &joints), Ok(None));
+        assert_eq!(match_bone("__UPPERARM.L", &joints, ""), Ok(Some(1)));
+        assert_eq!(match_bone("_UPPERARM.L", &joints, ""), Ok(Some(1)));
+        assert_eq!(match_bone("__ROOT", &joints, ""), Ok(Some(0)));
+        assert_eq!(match_bone("_COLOR", &joints, ""), Ok(None));
         assert!(matches!(
-            match_bone("__ARM", &joints),
+            match_bone("__ARM", &joints, "/a"),
             Err(ImportError::Ambiguous { candidates, .. }) if candidates == ["arm", "Arm"]
         ));
     }

@@ -117,9 +117,11 @@ pub fn bones(gltf: &Gltf, nodes: &[u64], names: Vec<String>) -> Vec<Bone> {
 /// Sets a bone's transform to the decomposition of `m`, rounded once to binary32.
 pub fn set_trs(bone: &mut Bone, m: &Mat4) {
     let (t, r, s) = math::decompose(m);
-    bone.position = t.map(to_f32);
-    bone.rotation = r.map(to_f32);
-    bone.scale = s.map(to_f32);
+    // `+ 0.0` writes a negative zero (from an inverse) as 0.
+    let f = |x: f64| to_f32(x) + 0.0;
+    bone.position = t.map(f);
+    bone.rotation = r.map(f);
+    bone.scale = s.map(f);
 }
 
 fn skinning_parent(parents: &[Option<u64>], n: u64) -> Option<u64> {
@@ -198,25 +200,7 @@ pub fn bind_pose(bones: &mut [Bone], inverse_binds: &[Mat4]) {
     else {
         return;
     };
-    // The bones' global rest matrices (parents come first only in a valid skeleton: a
-    // parent not yet computed counts as the scene).
-    let mut globals: Vec<Mat4> = Vec::with_capacity(bones.len());
-    for (i, b) in bones.iter().enumerate() {
-        let local = math::from_trs(
-            b.position.map(f64::from),
-            b.rotation.map(f64::from),
-            b.scale.map(f64::from),
-        );
-        let parent = b
-            .parent
-            .and_then(|p| usize::try_from(p).ok())
-            .filter(|&p| p < i)
-            .and_then(|p| globals.get(p));
-        globals.push(match parent {
-            Some(g) => math::mul(g, &local),
-            None => local,
-        });
-    }
+    let globals = dashvertex_core::globals_of(bones);
     let size = binds
         .iter()
         .chain(&globals)

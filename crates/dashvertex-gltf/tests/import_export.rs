@@ -79,9 +79,11 @@ fn case_colliding_bone_names_are_an_error() {
     let g = load("fixtures/blender/perbone_attrs_ambiguous.glb");
     match import::import(&g, &Limits::default()) {
         Err(ImportError::Ambiguous {
+            pointer,
             attribute,
             candidates,
         }) => {
+            assert_eq!(pointer, "/meshes/0/primitives/0/attributes/__ARM");
             assert_eq!(attribute, "__ARM");
             assert_eq!(candidates, ["arm", "Arm"]);
         }

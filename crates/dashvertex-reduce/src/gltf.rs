@@ -188,6 +188,22 @@ pub fn write(
     container: Container,
     files: &BufferFiles,
 ) -> Result<Written, GltfReduceError> {
+    write_with(gltf, manifest, reduced, quantize, container, files, false)
+}
+
+/// [`write`], keeping the per-bone weight attributes a primitive was reduced from when
+/// `keep_source_attributes`; by default they are removed (their weights are in the new
+/// JOINTS_n / WEIGHTS_n, and they are most of a Blender export's size), with their
+/// accessors and data. `_` attributes that matched no bone stay.
+pub fn write_with(
+    gltf: &Gltf,
+    manifest: &Manifest,
+    reduced: Vec<(&PrimitiveInput<'_>, Reduced)>,
+    quantize: Quantize,
+    container: Container,
+    files: &BufferFiles,
+    keep_source_attributes: bool,
+) -> Result<Written, GltfReduceError> {
     let users = dashvertex_gltf::skinning::mesh_nodes(&gltf.root);
     let mut ed = Editor::new(gltf)?;
     // Skins already reordered (hashed: a file may have as many skins as primitives).
@@ -244,6 +260,12 @@ pub fn write(
     }
     // Each reduction is dropped once encoded: the output is built without them.
     for (p, r) in reduced {
+        if let (false, crate::input::Origin::Attributes(names)) =
+            (keep_source_attributes, &p.input.origin)
+        {
+            let names: Vec<&str> = names.iter().flatten().map(String::as_str).collect();
+            ed.remove_attributes(p.mesh, p.primitive, &names)?;
+        }
         ed.set_influences_from(
             p.mesh,
             p.primitive,

@@ -132,7 +132,8 @@ pub fn adopt_roots(skeleton: &mut dashvertex_core::Skeleton) {
             let (t, r, s) = math::decompose(&math::mul(inv, &own));
             // Rounded once to binary32, as every bone transform is stored.
             #[allow(clippy::cast_possible_truncation)]
-            let f = |x: f64| x as f32;
+            // `+ 0.0` writes a negative zero (from the inverse) as 0.
+            let f = |x: f64| x as f32 + 0.0;
             b.position = t.map(f);
             b.rotation = r.map(f);
             b.scale = s.map(f);

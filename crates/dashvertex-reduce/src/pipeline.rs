@@ -39,6 +39,9 @@ pub struct Options {
     /// The manifest is a file that indexes the bones, so input without bone names (no
     /// skeleton) is refused rather than keeping its own numbers.
     pub require_names: bool,
+    /// glTF output keeps the per-bone weight attributes it was reduced from (by default
+    /// they are removed, see [`crate::gltf::write_with`]).
+    pub keep_source_attributes: bool,
 }
 
 /// What a run did.
@@ -170,7 +173,15 @@ pub fn reduce_gltf(
         .map(|r| (r.report.clone(), r.sets))
         .collect();
     let pairs: Vec<(&PrimitiveInput<'_>, Reduced)> = prims.iter().zip(run.reduced).collect();
-    let written = crate::gltf::write(gltf, manifest, pairs, config.quantize, container, files)?;
+    let written = crate::gltf::write_with(
+        gltf,
+        manifest,
+        pairs,
+        config.quantize,
+        container,
+        files,
+        opts.keep_source_attributes,
+    )?;
     Ok(GltfOutput {
         written,
         reports,

@@ -35,6 +35,7 @@ mod fix;
 mod hostile_files;
 mod pruned_output;
 mod reduce;
+mod reduce_vectors;
 mod remap;
 mod threads;
 mod validate_cli;

@@ -146,6 +146,7 @@ fn round_trip(file: &str, poses: &[Vec<(&str, [f64; 4])>], bound_at_rest: bool) 
     }
 }
 
+// spec: R5.6
 #[test]
 fn blender_rig_skins_the_same_through_dashvertex_at_every_pose() {
     round_trip(

@@ -126,7 +126,8 @@ enum Command {
         /// glTF output: remove the per-bone weight attributes (Blender's `_BONE`) the
         /// influences were read from; `--drop-source-attributes=false` keeps them.
         #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value_t = true,
-              default_missing_value = "true", action = clap::ArgAction::Set)]
+              default_missing_value = "true", action = clap::ArgAction::Set,
+              hide_short_help = true)]
         drop_source_attributes: bool,
     },
     /// Repair influence data with named policies, listing every change.

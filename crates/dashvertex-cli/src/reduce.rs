@@ -36,7 +36,7 @@ enum PartInput<'s> {
     /// The source's own (a weights document).
     Borrowed(&'s Input<'s>),
     /// A glTF primitive, its influences read in place.
-    Primitive(PrimitiveInput<'s>),
+    Primitive(Box<PrimitiveInput<'s>>),
 }
 
 impl<'s> Part<'s> {
@@ -64,7 +64,7 @@ impl<'s> Part<'s> {
 
     fn into_primitive(self) -> Option<PrimitiveInput<'s>> {
         match self.input {
-            PartInput::Primitive(p) => Some(p),
+            PartInput::Primitive(p) => Some(*p),
             _ => None,
         }
     }
@@ -210,7 +210,7 @@ impl Source {
                 prims
                     .into_iter()
                     .map(|p| Part {
-                        input: PartInput::Primitive(p),
+                        input: PartInput::Primitive(Box::new(p)),
                         skeleton: None,
                     })
                     .collect()
@@ -577,7 +577,11 @@ pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     // A DashVertex output's bone i is manifest entry i: a refusal names it.
     let subject = container(Some(format)).is_none().then(|| Subject {
         input: a.input,
-        bones: manifest.bones.iter().map(|e| e.name.clone()).collect(),
+        bones: manifest
+            .bones
+            .iter()
+            .map(|e| (e.name.clone(), e.parent.clone()))
+            .collect(),
     });
     let bytes = verify_for(
         a.output,
@@ -907,8 +911,8 @@ pub fn verify(
 pub struct Subject<'a> {
     /// The user's input file.
     pub input: &'a Path,
-    /// The output's bone names, by index.
-    pub bones: Vec<String>,
+    /// The output's bone names and their parents' names, by index (manifest order).
+    pub bones: Vec<(String, Option<String>)>,
 }
 
 impl Subject<'_> {
@@ -917,7 +921,7 @@ impl Subject<'_> {
         let mut parts = Vec::new();
         if let Some(b) = l.bone {
             match usize::try_from(b).ok().and_then(|i| self.bones.get(i)) {
-                Some(name) => parts.push(format!(
+                Some((name, _)) => parts.push(format!(
                     "bone {} (index {b})",
                     dashvertex_core::text::short(name)
                 )),
@@ -931,6 +935,27 @@ impl Subject<'_> {
             parts.push(format!("from {}", self.input.display()));
         }
         parts.join(", ")
+    }
+}
+
+impl Subject<'_> {
+    /// What to do about a diagnostic of the unwritten output, when the validator's own
+    /// help does not fit a reduction (the manifest, not the user, chose the bone order).
+    fn help(&self, d: &dashvertex_validate::Diagnostic) -> Option<String> {
+        if d.code != dashvertex_validate::Code::BONE_PARENT_ORDER {
+            return None;
+        }
+        let i = usize::try_from(d.location.bone?).ok()?;
+        let (name, parent) = self.bones.get(i)?;
+        Some(format!(
+            "the manifest numbers {} (index {i}) before its parent {}, and DashVertex lists \
+             parents first: write .gltf/.glb instead, or number the bones with a new manifest \
+             (`dash manifest init`), which puts parents first",
+            dashvertex_core::text::short(name),
+            parent
+                .as_deref()
+                .map_or("(unknown)".to_owned(), dashvertex_core::text::short)
+        ))
     }
 }
 
@@ -972,9 +997,9 @@ pub fn verify_for(
         .iter()
         .find(|d| d.severity == dashvertex_validate::Severity::Error)
         .map(|d| {
-            let help = d
-                .help
-                .as_deref()
+            let help = subject
+                .and_then(|s| s.help(d))
+                .or_else(|| d.help.clone())
                 .map_or(String::new(), |h| format!("; {h}"));
             let at = subject.map_or_else(|| d.location.to_string(), |s| s.place(&d.location));
             format!("{}: {} ({at}){help}", d.code.as_str(), d.message)

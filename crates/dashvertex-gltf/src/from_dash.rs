@@ -37,14 +37,14 @@ pub fn write(
     let mut views: Vec<Value> = Vec::new();
     let mut accessors: Vec<Value> = Vec::new();
     let mut add = |bytes: Vec<u8>, count: usize, ty: &str, ct: u32, extra: Value| {
-        while blob.len() % 4 != 0 {
+        while !blob.len().is_multiple_of(4) {
             blob.push(0);
         }
         let mut view = json!({"buffer": 0, "byteOffset": blob.len(), "byteLength": bytes.len()});
-        if ty != "MAT4" {
-            if let Some(o) = view.as_object_mut() {
-                o.insert("target".into(), json!(34962));
-            }
+        if ty != "MAT4"
+            && let Some(o) = view.as_object_mut()
+        {
+            o.insert("target".into(), json!(34962));
         }
         views.push(view);
         blob.extend_from_slice(&bytes);

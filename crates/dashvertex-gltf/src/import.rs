@@ -191,7 +191,7 @@ fn attribute_skeleton(
     gltf: &Gltf,
     attributes: &[&String],
     base: &str,
-) -> Result<(Skeleton, Vec<usize>), ImportError> {
+) -> Result<AttributeSkeleton, ImportError> {
     let candidates: Vec<(u64, String)> = gltf
         .root
         .nodes
@@ -217,6 +217,7 @@ fn attribute_skeleton(
         .filter_map(|&c| names.get(c).cloned())
         .collect();
     let mut bones = crate::rest::bones(gltf, &nodes, node_names);
+    let mut bone_nodes: Vec<Option<u64>> = nodes.iter().copied().map(Some).collect();
     let mut of_attribute = Vec::with_capacity(attributes.len());
     let mut next_matched = 0usize;
     for (a, m) in attributes.iter().zip(&matched) {
@@ -226,9 +227,23 @@ fn attribute_skeleton(
         } else {
             of_attribute.push(bones.len());
             bones.push(Bone::new(a.trim_start_matches('_'), None));
+            bone_nodes.push(None);
         }
     }
-    Ok((Skeleton { bones }, of_attribute))
+    Ok(AttributeSkeleton {
+        skeleton: Skeleton { bones },
+        of_attribute,
+        bone_nodes,
+    })
+}
+
+/// What [`attribute_skeleton`] found.
+struct AttributeSkeleton {
+    skeleton: Skeleton,
+    /// Per attribute, its bone.
+    of_attribute: Vec<usize>,
+    /// Per bone, the node it matched.
+    bone_nodes: Vec<Option<u64>>,
 }
 
 /// One influence set of a primitive, read where it lies.
@@ -272,6 +287,9 @@ pub struct PrimitiveView<'g> {
     /// The skin's joints as a skeleton; without a skin, the bones of the per-bone
     /// attributes (matched to nodes by name, see `attribute_skeleton`).
     pub skeleton: Option<Skeleton>,
+    /// The node of each bone of `skeleton` (a skin's joint node; without a skin, the
+    /// node a per-bone attribute matched, `None` for one that matched none).
+    pub bone_nodes: Vec<Option<u64>>,
     /// POSITION, when present.
     pub positions: Option<AccessorData<'g>>,
     /// The influence sets, in set order.
@@ -429,6 +447,15 @@ pub fn primitives<'g>(
                 };
                 usable.push((name, data, scale));
             }
+            let mut bone_nodes: Vec<Option<u64>> = match (skin, &skel) {
+                (Some(s), Some(_)) => gltf
+                    .root
+                    .skins
+                    .get(s)
+                    .map(|s| s.joints.iter().copied().map(Some).collect())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
             let (skel, bone_of): (Option<Skeleton>, Vec<Option<usize>>) = match skel {
                 Some(sk) => {
                     let joint_names: Vec<String> =
@@ -443,8 +470,12 @@ pub fn primitives<'g>(
                 None if usable.is_empty() => (None, Vec::new()),
                 None => {
                     let names: Vec<&String> = usable.iter().map(|(n, _, _)| *n).collect();
-                    let (sk, of) = attribute_skeleton(gltf, &names, &base)?;
-                    (Some(sk), of.into_iter().map(Some).collect())
+                    let found = attribute_skeleton(gltf, &names, &base)?;
+                    bone_nodes = found.bone_nodes;
+                    (
+                        Some(found.skeleton),
+                        found.of_attribute.into_iter().map(Some).collect(),
+                    )
                 }
             };
             let mut bone_attributes: Vec<BoneAttribute> = Vec::new();
@@ -486,6 +517,7 @@ pub fn primitives<'g>(
                 primitive: p,
                 skin,
                 skeleton: skel,
+                bone_nodes,
                 positions,
                 sets: views,
                 storage,

@@ -230,3 +230,39 @@ pub fn bind_pose(bones: &mut [Bone], inverse_binds: &[Mat4]) {
         }
     }
 }
+
+/// The global rest matrix of each of `nodes` in the scene (ancestors' locals × its own).
+/// Every walked node's product is remembered, so the call is linear in the nodes
+/// visited; a cycle ends a walk (the validator reports it).
+pub fn node_globals(gltf: &Gltf, nodes: &[u64]) -> Vec<Mat4> {
+    let parents = skinning::parents(&gltf.root);
+    let mut memo: HashMap<u64, Mat4> = HashMap::new();
+    nodes
+        .iter()
+        .map(|&n| {
+            let mut path = Vec::new();
+            let mut cur = Some(n);
+            let mut base = math::IDENTITY;
+            while let Some(c) = cur {
+                if let Some(m) = memo.get(&c) {
+                    base = *m;
+                    break;
+                }
+                if path.len() > parents.len() {
+                    break;
+                }
+                path.push(c);
+                cur = skinning_parent(&parents, c);
+            }
+            for &p in path.iter().rev() {
+                let local = usize::try_from(p)
+                    .ok()
+                    .and_then(|i| node_matrix(gltf, i))
+                    .unwrap_or(math::IDENTITY);
+                base = math::mul(&base, &local);
+                memo.insert(p, base);
+            }
+            memo.get(&n).copied().unwrap_or(base)
+        })
+        .collect()
+}

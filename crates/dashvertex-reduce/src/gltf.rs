@@ -2,7 +2,7 @@
 
 use dashvertex_core::Limits;
 use dashvertex_gltf::export::{
-    BufferFiles, Editor, ExportError, InfluenceSource, JointSlot, WeightFormat, Written,
+    BufferFiles, Editor, ExportError, InfluenceSource, JointSlot, NewJoint, WeightFormat, Written,
 };
 use dashvertex_gltf::import::{self, ImportError};
 use dashvertex_gltf::{Container, Gltf};
@@ -27,6 +27,8 @@ pub struct PrimitiveInput<'g> {
     /// The bones with their rest transforms (the skin's joints, or the bones of the
     /// per-bone attributes matched to nodes), for DashVertex output.
     pub skeleton: Option<dashvertex_core::Skeleton>,
+    /// The node of each bone of `skeleton`, when it has one.
+    pub bone_nodes: Vec<Option<u64>>,
     /// POSITION, read in place (the input itself holds no positions for sets read in
     /// place; [`PrimitiveInput::positions`] gives them when an output needs them).
     pub position_view: Option<dashvertex_gltf::accessor::AccessorData<'g>>,
@@ -115,6 +117,7 @@ pub fn inputs<'g>(
                 from_attributes: true,
                 position_view: None,
                 skeleton: p.skeleton,
+                bone_nodes: p.bone_nodes,
             });
         } else if !p.sets.is_empty() {
             out.push(PrimitiveInput {
@@ -125,6 +128,7 @@ pub fn inputs<'g>(
                 from_attributes: false,
                 position_view: p.positions,
                 skeleton: p.skeleton,
+                bone_nodes: p.bone_nodes,
             });
         }
     }
@@ -258,6 +262,25 @@ pub fn write_with(
             .collect();
         ed.reorder_skin(skin, &slots)?;
     }
+    // A mesh whose influences came from per-bone attributes without a skin gets one over
+    // the bones' nodes, in manifest order (new nodes for bones without one).
+    let mut skinned_meshes = std::collections::HashSet::new();
+    for (p, _) in &reduced {
+        if p.skin.is_some() || !p.from_attributes || !skinned_meshes.insert(p.mesh) {
+            continue;
+        }
+        let users: Vec<usize> = users
+            .get(p.mesh)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&n| gltf.root.nodes.get(n).is_some_and(|n| n.skin.is_none()))
+            .collect();
+        if users.is_empty() {
+            continue;
+        }
+        ed.add_skin(&users, &new_joints(p, manifest))?;
+    }
     // Each reduction is dropped once encoded: the output is built without them.
     for (p, r) in reduced {
         if let (false, crate::input::Origin::Attributes(names)) =
@@ -276,4 +299,31 @@ pub fn write_with(
         )?;
     }
     Ok(ed.finish_files(container, files)?)
+}
+
+/// The joints of a new skin for primitive `p` in manifest order: the node a bone matched,
+/// else a new node with the bone's rest transform of the DashVertex skeleton
+/// ([`crate::manifest_skeleton`]: one root, placeholders under their parents).
+fn new_joints(p: &PrimitiveInput<'_>, manifest: &Manifest) -> Vec<NewJoint> {
+    let node_of: std::collections::HashMap<&str, u64> = p
+        .skeleton
+        .iter()
+        .flat_map(|s| s.bones.iter().zip(&p.bone_nodes))
+        .filter_map(|(b, n)| Some((b.name.as_str(), (*n)?)))
+        .collect();
+    let skeleton = crate::manifest_skeleton(p.skeleton.as_ref(), &p.input, manifest);
+    skeleton
+        .bones
+        .into_iter()
+        .map(|b| match node_of.get(b.name.as_str()) {
+            Some(&n) => NewJoint::Node(n),
+            None => NewJoint::New {
+                parent: b.parent.and_then(|x| usize::try_from(x).ok()),
+                translation: b.position,
+                rotation: b.rotation,
+                scale: b.scale,
+                name: b.name,
+            },
+        })
+        .collect()
 }

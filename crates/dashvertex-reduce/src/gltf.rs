@@ -244,20 +244,7 @@ pub fn write_with(
             .iter()
             .map(|e| match position.get(e.name.as_str()) {
                 Some(&old) if old < joints => JointSlot::Existing(old),
-                // A bone the file lacks hangs under its manifest parent when the file has
-                // that bone, so that reading the output back finds its parent.
-                _ => match e
-                    .parent
-                    .as_deref()
-                    .and_then(|p| position.get(p))
-                    .filter(|&&p| p < joints)
-                {
-                    Some(&parent) => JointSlot::PlaceholderChild {
-                        name: e.name.clone(),
-                        parent,
-                    },
-                    None => JointSlot::Placeholder(e.name.clone()),
-                },
+                _ => placeholder(e, &position, joints),
             })
             .collect();
         ed.reorder_skin(skin, &slots)?;
@@ -326,4 +313,27 @@ fn new_joints(p: &PrimitiveInput<'_>, manifest: &Manifest) -> Vec<NewJoint> {
             },
         })
         .collect()
+}
+
+/// The joint slot of manifest bone `e`, which the skin lacks: a placeholder under its
+/// manifest parent when the skin has that bone (`position`: joint index by name, below
+/// `joints`), so that reading the output back finds its parent (spec/reduction.md R5.5),
+/// else under the skin's common root.
+pub(crate) fn placeholder(
+    e: &crate::manifest::Entry,
+    position: &std::collections::HashMap<&str, usize>,
+    joints: usize,
+) -> JointSlot {
+    match e
+        .parent
+        .as_deref()
+        .and_then(|p| position.get(p))
+        .filter(|&&p| p < joints)
+    {
+        Some(&parent) => JointSlot::PlaceholderChild {
+            name: e.name.clone(),
+            parent,
+        },
+        None => JointSlot::Placeholder(e.name.clone()),
+    }
 }

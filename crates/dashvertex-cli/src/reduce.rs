@@ -207,6 +207,20 @@ impl Source {
                         "no primitive has influences or per-bone weight attributes",
                     ));
                 }
+                for p in prims
+                    .iter()
+                    .filter(|p| p.skin.is_none() && p.from_attributes)
+                {
+                    let lost = p.bone_nodes.iter().filter(|n| n.is_none()).count();
+                    if lost > 0 {
+                        common::note(format_args!(
+                            "mesh {} primitive {}: {lost} of {} per-bone attribute(s) name no node, so their bones are named after the attributes (upper case, as the exporter wrote them) and have no rest pose; export the armature with the mesh (in Blender: with Skinning, or its bones as nodes) to keep their names, parents and rest pose (spec/reduction.md R5.1, R5.4)",
+                            p.mesh,
+                            p.primitive,
+                            p.bone_nodes.len()
+                        ));
+                    }
+                }
                 prims
                     .into_iter()
                     .map(|p| Part {

@@ -170,11 +170,6 @@ pub fn inverse_affine(m: &Mat4) -> Option<Mat4> {
     out.iter().all(|x| x.is_finite()).then_some(out)
 }
 
-/// True when `m` is the identity, exactly.
-pub fn is_identity(m: &Mat4) -> bool {
-    m == &IDENTITY
-}
-
 /// `m` applied to the point `p` (w = 1).
 pub fn transform_point(m: &Mat4, p: [f64; 3]) -> [f64; 3] {
     let row = |r: usize| at(m, r, 0) * p[0] + at(m, r, 1) * p[1] + at(m, r, 2) * p[2] + at(m, r, 3);

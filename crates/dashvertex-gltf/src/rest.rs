@@ -84,7 +84,7 @@ pub fn bones(gltf: &Gltf, nodes: &[u64], names: Vec<String>) -> Vec<Bone> {
                 .and_then(|p| u32::try_from(p).ok());
             let mut bone = Bone::new(name, parent);
             let idx = usize::try_from(j).ok();
-            let up = skinning_parent(&parents, j)
+            let up = skinning::parent_of(&parents, j)
                 .and_then(|p| product_above(gltf, &parents, &position, &mut above, p));
             let own = idx.and_then(|i| gltf.root.nodes.get(i).map(|n| (i, n)));
             match (up, own) {
@@ -124,14 +124,6 @@ pub fn set_trs(bone: &mut Bone, m: &Mat4) {
     bone.scale = s.map(f);
 }
 
-fn skinning_parent(parents: &[Option<u64>], n: u64) -> Option<u64> {
-    usize::try_from(n)
-        .ok()
-        .and_then(|i| parents.get(i))
-        .copied()
-        .flatten()
-}
-
 /// The product of local matrices from below the nearest bone at or above `start`
 /// (exclusive) down to `start` (inclusive); `None` when `start` is itself a bone.
 /// Memoized in `above`; the walk stops at a remembered node, a bone, a root or a cycle.
@@ -157,7 +149,7 @@ fn product_above(
             break;
         }
         path.push(c);
-        cur = skinning_parent(parents, c);
+        cur = skinning::parent_of(parents, c);
     }
     // Down the path from the top: each node's product is its parent's times its own.
     for &n in path.iter().rev() {
@@ -252,7 +244,7 @@ pub fn node_globals(gltf: &Gltf, nodes: &[u64]) -> Vec<Mat4> {
                     break;
                 }
                 path.push(c);
-                cur = skinning_parent(&parents, c);
+                cur = skinning::parent_of(&parents, c);
             }
             for &p in path.iter().rev() {
                 let local = usize::try_from(p)

@@ -140,3 +140,35 @@ pub fn adopt_roots(skeleton: &mut dashvertex_core::Skeleton) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use dashvertex_core::{Bone, Skeleton};
+
+    /// R5.4: a second root becomes a child of bone 0 and stays where it was in model space.
+    // spec: R5.4
+    #[test]
+    fn an_adopted_root_keeps_its_model_space_rest_pose() {
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let mut root = Bone::new("root", None);
+        root.position = [1.0, 2.0, 3.0];
+        root.rotation = [0.0, 0.0, h, h];
+        root.scale = [2.0; 3];
+        let mut other = Bone::new("other", None);
+        other.position = [-4.0, 0.5, 1.0];
+        other.rotation = [h, 0.0, 0.0, h];
+        let child = Bone::new("child", Some(1));
+        let mut sk = Skeleton {
+            bones: vec![root, other, child],
+        };
+        let before = sk.globals();
+        super::adopt_roots(&mut sk);
+        assert_eq!(sk.bones[1].parent, Some(0));
+        assert_eq!(sk.bones[2].parent, Some(1));
+        for (a, b) in sk.globals().iter().zip(&before) {
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() < 1e-5, "{a:?} != {b:?}");
+            }
+        }
+    }
+}

@@ -93,12 +93,10 @@ pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
     match read {
         Read::Gltf(g) if to.is_gltf() => gltf_to_gltf(a, *g, to),
         Read::Gltf(g) => to_dashvertex(a, Source::Gltf(g), to, ctx),
-        Read::Bytes(_) if to.is_gltf() => Err(CliError::Usage(format!(
-            "{} to {}: glTF output is written from glTF input (its mesh, skin and nodes); DashVertex holds no mesh faces or scene to build one from",
-            a.from.map_or("DashVertex", Format::describe),
-            to.describe()
-        ))),
         Read::Bytes(bytes) => match reduce::source_of_bytes(&a.input, &bytes, a.from, ctx)? {
+            Source::Dash(loaded) if to.is_gltf() => {
+                dashvertex_to_gltf(a, loaded.document(), to, ctx)
+            }
             Source::Dash(loaded) => {
                 let out = formats::save(&loaded, to, &save_options(a))?;
                 Ok(dashvertex_fs::write_file(&a.output, &out)?)
@@ -141,6 +139,42 @@ fn gltf_to_gltf(a: &ConvertArgs, g: dashvertex_gltf::Gltf, to: Format) -> Result
     reduce::write_output(&a.output, &written.main, &written.files)
 }
 
+/// DashVertex to glTF/GLB: the bones as nodes with their rest pose, a skin whose inverse
+/// bind matrices match it, one `POINTS` primitive with POSITION and the influence sets
+/// (DashVertex has no faces); checked by the validator before it is written.
+fn dashvertex_to_gltf(
+    a: &ConvertArgs,
+    doc: &dashvertex_core::Document,
+    to: Format,
+    ctx: &Context,
+) -> Result<(), CliError> {
+    if a.pick.given() {
+        return Err(CliError::Usage(
+            "--mesh and --primitive pick a glTF primitive; the input is DashVertex".into(),
+        ));
+    }
+    let container = reduce::container(Some(to)).unwrap_or(dashvertex_gltf::Container::Glb);
+    let files = reduce::buffer_files(&a.output, a.embed);
+    let written = dashvertex_gltf::from_dash::write(doc, container, &files)
+        .map_err(|e| reduce::input_error(&a.input, e))?;
+    let main = reduce::verify(
+        &a.output,
+        to,
+        written.main,
+        &written.files,
+        &ctx.limits,
+        None,
+        None,
+    )?;
+    reduce::write_output(&a.output, &main, &written.files)?;
+    let bones = doc.skeleton.as_ref().map_or(0, |s| s.len());
+    crate::common::info(format_args!(
+        "converted {} vertices and {bones} bone(s) to glTF: one POINTS primitive (DashVertex holds no faces), the bones as nodes with their rest pose and matching inverse bind matrices",
+        doc.mesh.len()
+    ));
+    Ok(())
+}
+
 /// glTF or a per-bone weights document to DashVertex: the reducer with every influence
 /// kept and the weights as they are.
 fn to_dashvertex(
@@ -171,6 +205,7 @@ fn to_dashvertex(
         pick: a.pick,
         convert: true,
         save: save_options(a),
+        drop_source_attributes: true,
         ctx,
     };
     reduce::reduce_source(&args, source)

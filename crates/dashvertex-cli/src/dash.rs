@@ -98,6 +98,12 @@ enum Command {
         poses: Option<PathBuf>,
         #[command(flatten)]
         pick: reduce::Pick,
+        /// glTF output: remove the per-bone weight attributes (Blender's `_BONE`) the
+        /// influences were read from; `--drop-source-attributes=false` keeps them.
+        #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value_t = true,
+              default_missing_value = "true", action = clap::ArgAction::Set,
+              hide_short_help = true)]
+        drop_source_attributes: bool,
     },
     /// Repair influence data with named policies, listing every change.
     ///
@@ -425,6 +431,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             max_error,
             poses,
             pick,
+            drop_source_attributes,
         } => {
             let most = target.and_then(|t| t.influences());
             let max_influences = match (*max_influences, most) {
@@ -481,6 +488,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 pick: *pick,
                 convert: false,
                 save: SaveOptions::default(),
+                drop_source_attributes: *drop_source_attributes,
                 ctx: &ctx,
             })
         }

@@ -9,6 +9,24 @@ use dashvertex_core::{InfluenceSet, Limits};
 use crate::error::CliError;
 use crate::formats::{self, Format};
 
+/// A bone's name, parent and rest pose: its local transform as stored, and where it
+/// stands in model space (`at`), so that a skeleton whose bones all sit at the origin
+/// shows.
+fn bone_text(b: &dashvertex_core::Bone, at: Option<&[f32; 3]>) -> String {
+    let [px, py, pz] = b.position;
+    let [rx, ry, rz, rw] = b.rotation;
+    let [sx, sy, sz] = b.scale;
+    let mut s = format!(
+        "{:?} parent {} position ({px} {py} {pz}) rotation ({rx} {ry} {rz} {rw}) scale ({sx} {sy} {sz})",
+        b.name,
+        b.parent.map_or("none".to_owned(), |p| p.to_string())
+    );
+    if let Some([x, y, z]) = at {
+        s.push_str(&format!(" at ({x} {y} {z})"));
+    }
+    s
+}
+
 fn set_text(s: &InfluenceSet) -> String {
     format!(
         "bones [{} {} {} {}] weights [{} {} {} {}]",
@@ -83,13 +101,9 @@ pub fn inspect(
                 }
             }
             if let Some(sk) = &doc.skeleton {
+                let at = sk.model_positions();
                 for (i, b) in sk.bones.iter().enumerate().take(records) {
-                    let _ = writeln!(
-                        out,
-                        "  bone {i}: {:?} parent {}",
-                        b.name,
-                        b.parent.map_or("none".to_owned(), |p| p.to_string())
-                    );
+                    let _ = writeln!(out, "  bone {i}: {}", bone_text(b, at.get(i)));
                 }
             }
         }
@@ -179,13 +193,13 @@ fn inspect_container(
     }
     if let Some(sk) = &file.document.skeleton {
         let skel_at = layout.skel().map_or(0, |r| r.offset);
+        let at = sk.model_positions();
         for (i, b) in sk.bones.iter().enumerate().take(records) {
             let _ = writeln!(
                 out,
-                "  bone {i} @0x{:X}: {:?} parent {}",
+                "  bone {i} @0x{:X}: {}",
                 skel_at + i as u64 * BONE_SIZE,
-                b.name,
-                b.parent.map_or("none".to_owned(), |p| p.to_string())
+                bone_text(b, at.get(i))
             );
         }
     }

@@ -88,7 +88,7 @@ fn skin(out: &mut String, gltf: &Gltf, s: usize) {
     let skeleton = import::skeleton(gltf, s);
     let _ = writeln!(
         out,
-        "  joint order (index: node, name, parent joint, rest translation):"
+        "  joint order (index: node, name, parent joint, the node's rest transform):"
     );
     for (j, node) in skin.joints.iter().enumerate().take(JOINTS_LISTED) {
         let bone = skeleton.as_ref().and_then(|k| k.bones.get(j));
@@ -96,14 +96,18 @@ fn skin(out: &mut String, gltf: &Gltf, s: usize) {
         let parent = bone
             .and_then(|b| b.parent)
             .map_or("root".to_owned(), |p| format!("parent {p}"));
-        let t = bone.map_or([0.0; 3], |b| b.position);
+        // The node's own transform as the file holds it.
+        let n = usize::try_from(*node).ok().and_then(|n| gltf.root.nodes.get(n));
+        let pose = if gltf.value.pointer(&format!("/nodes/{node}/matrix")).is_some() {
+            "matrix".to_owned()
+        } else {
+            let t = n.and_then(|n| n.translation).unwrap_or([0.0; 3]);
+            format!("translation ({} {} {})", t[0], t[1], t[2])
+        };
         let _ = writeln!(
             out,
-            "    {j}: node {node}, {}, {parent}, translation ({} {} {})",
-            dashvertex_fs::short(&name),
-            t[0],
-            t[1],
-            t[2]
+            "    {j}: node {node}, {}, {parent}, {pose}",
+            dashvertex_fs::short(&name)
         );
     }
     if skin.joints.len() > JOINTS_LISTED {

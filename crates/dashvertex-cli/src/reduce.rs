@@ -36,7 +36,7 @@ enum PartInput<'s> {
     /// The source's own (a weights document).
     Borrowed(&'s Input<'s>),
     /// A glTF primitive, its influences read in place.
-    Primitive(PrimitiveInput<'s>),
+    Primitive(Box<PrimitiveInput<'s>>),
 }
 
 impl<'s> Part<'s> {
@@ -48,6 +48,13 @@ impl<'s> Part<'s> {
         }
     }
 
+    /// The bones with their rest transforms: the DashVertex file's, or a glTF
+    /// primitive's (its skin's joints, or its per-bone attributes' nodes).
+    fn skeleton(&self) -> Option<&Skeleton> {
+        self.skeleton
+            .or_else(|| self.primitive().and_then(|p| p.skeleton.as_ref()))
+    }
+
     fn primitive(&self) -> Option<&PrimitiveInput<'s>> {
         match &self.input {
             PartInput::Primitive(p) => Some(p),
@@ -57,7 +64,7 @@ impl<'s> Part<'s> {
 
     fn into_primitive(self) -> Option<PrimitiveInput<'s>> {
         match self.input {
-            PartInput::Primitive(p) => Some(p),
+            PartInput::Primitive(p) => Some(*p),
             _ => None,
         }
     }
@@ -227,10 +234,24 @@ impl Source {
                         "no primitive has influences or per-bone weight attributes",
                     ));
                 }
+                for p in prims
+                    .iter()
+                    .filter(|p| p.skin.is_none() && p.from_attributes)
+                {
+                    let lost = p.bone_nodes.iter().filter(|n| n.is_none()).count();
+                    if lost > 0 {
+                        common::note(format_args!(
+                            "mesh {} primitive {}: {lost} of {} per-bone attribute(s) name no node, so their bones are named after the attributes (upper case, as the exporter wrote them) and have no rest pose; export the armature with the mesh (in Blender: with Skinning, or its bones as nodes) to keep their names, parents and rest pose (spec/reduction.md R5.1, R5.4)",
+                            p.mesh,
+                            p.primitive,
+                            p.bone_nodes.len()
+                        ));
+                    }
+                }
                 prims
                     .into_iter()
                     .map(|p| Part {
-                        input: PartInput::Primitive(p),
+                        input: PartInput::Primitive(Box::new(p)),
                         skeleton: None,
                     })
                     .collect()
@@ -252,6 +273,16 @@ impl Source {
                 for s in 0..g.root.skins.len() {
                     if let Some(sk) = dashvertex_gltf::import::skeleton(g, s) {
                         for b in bone_refs(&sk) {
+                            add(b, &mut out);
+                        }
+                    }
+                }
+                // Per-bone attributes without a skin: their bones, matched to nodes.
+                if g.root.skins.is_empty() {
+                    let prims = dashvertex_gltf::import::primitives(g, limits)
+                        .map_err(|e| input_error(path, e))?;
+                    for sk in prims.iter().filter_map(|p| p.skeleton.as_ref()) {
+                        for b in bone_refs(sk) {
                             add(b, &mut out);
                         }
                     }
@@ -308,6 +339,9 @@ pub struct ReduceArgs<'a> {
     pub convert: bool,
     /// How a DashVertex output is encoded (JSON shape, compact records).
     pub save: SaveOptions,
+    /// glTF output: remove the per-bone weight attributes the influences were read from
+    /// (`--drop-source-attributes`, default true).
+    pub drop_source_attributes: bool,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
 }
@@ -609,6 +643,7 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
             max_bones: Some(limits.max_bones),
             require_names: a.manifest.is_some(),
             keep_order,
+            keep_source_attributes: !a.drop_source_attributes,
         };
         let fail = |e: dashvertex_reduce::pipeline::PipelineError| match e {
             dashvertex_reduce::pipeline::PipelineError::Reduce(
@@ -743,7 +778,7 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
                 let document = Document {
                     mesh: reduced.to_mesh(&positions),
                     skeleton: run.named.then(|| {
-                        dashvertex_reduce::manifest_skeleton(part.skeleton, input, &manifest)
+                        dashvertex_reduce::manifest_skeleton(part.skeleton(), input, &manifest)
                     }),
                 };
                 let loaded = match &source {
@@ -794,7 +829,25 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
     let format =
         a.to.or_else(|| Format::from_extension(a.output))
             .unwrap_or(Format::Json);
-    let bytes = verify(a.output, format, bytes, &files, limits, None, a.target)?;
+    // A DashVertex output's bone i is manifest entry i: a refusal names it.
+    let subject = container(Some(format)).is_none().then(|| Subject {
+        input: a.input,
+        bones: manifest
+            .bones
+            .iter()
+            .map(|e| (e.name.clone(), e.parent.clone()))
+            .collect(),
+    });
+    let bytes = verify_for(
+        a.output,
+        format,
+        bytes,
+        &files,
+        limits,
+        None,
+        a.target,
+        subject.as_ref(),
+    )?;
     // The buffer files are named now: none may overwrite a file this run read.
     let written_files = beside(a.output, &files);
     let mut read: Vec<dashvertex_fs::Named> = inputs.clone();
@@ -1229,6 +1282,75 @@ pub fn verify(
     profile: Option<dashvertex_validate::Profile>,
     target: Option<&'static dashvertex_core::Target>,
 ) -> Result<Vec<u8>, CliError> {
+    verify_for(output, format, bytes, files, limits, profile, target, None)
+}
+
+/// What a DashVertex output was made from, so that a refusal names things as the user
+/// knows them: bones by name, vertices in the input file (the reducer keeps the vertex
+/// order), and no place in a file that was never written.
+pub struct Subject<'a> {
+    /// The user's input file.
+    pub input: &'a Path,
+    /// The output's bone names and their parents' names, by index (manifest order).
+    pub bones: Vec<(String, Option<String>)>,
+}
+
+impl Subject<'_> {
+    /// Where a diagnostic of the unwritten output is, in the user's terms.
+    fn place(&self, l: &dashvertex_validate::Location) -> String {
+        let mut parts = Vec::new();
+        if let Some(b) = l.bone {
+            match usize::try_from(b).ok().and_then(|i| self.bones.get(i)) {
+                Some((name, _)) => parts.push(format!(
+                    "bone {} (index {b})",
+                    dashvertex_core::text::short(name)
+                )),
+                None => parts.push(format!("bone index {b}")),
+            }
+        }
+        if let Some(v) = l.vertex {
+            parts.push(format!("vertex {v} of {}", self.input.display()));
+        }
+        if parts.is_empty() {
+            parts.push(format!("from {}", self.input.display()));
+        }
+        parts.join(", ")
+    }
+}
+
+impl Subject<'_> {
+    /// What to do about a diagnostic of the unwritten output, when the validator's own
+    /// help does not fit a reduction (the manifest, not the user, chose the bone order).
+    fn help(&self, d: &dashvertex_validate::Diagnostic) -> Option<String> {
+        if d.code != dashvertex_validate::Code::BONE_PARENT_ORDER {
+            return None;
+        }
+        let i = usize::try_from(d.location.bone?).ok()?;
+        let (name, parent) = self.bones.get(i)?;
+        Some(format!(
+            "the manifest numbers {} (index {i}) before its parent {}, and DashVertex lists \
+             parents first: write .gltf/.glb instead, or number the bones with a new manifest \
+             (`dash manifest init`), which puts parents first",
+            dashvertex_core::text::short(name),
+            parent
+                .as_deref()
+                .map_or("(unknown)".to_owned(), dashvertex_core::text::short)
+        ))
+    }
+}
+
+/// [`verify`], naming what a refusal is about as `subject` says.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_for(
+    output: &Path,
+    format: dashvertex_formats::Format,
+    bytes: Vec<u8>,
+    files: &[(String, Vec<u8>)],
+    limits: &Limits,
+    profile: Option<dashvertex_validate::Profile>,
+    target: Option<&'static dashvertex_core::Target>,
+    subject: Option<&Subject<'_>>,
+) -> Result<Vec<u8>, CliError> {
     let opts = dashvertex_validate::Options {
         format: Some(format),
         limits: *limits,
@@ -1255,11 +1377,12 @@ pub fn verify(
         .iter()
         .find(|d| d.severity == dashvertex_validate::Severity::Error)
         .map(|d| {
-            let help = d
-                .help
-                .as_deref()
+            let help = subject
+                .and_then(|s| s.help(d))
+                .or_else(|| d.help.clone())
                 .map_or(String::new(), |h| format!("; {h}"));
-            format!("{}: {} ({}){help}", d.code.as_str(), d.message, d.location)
+            let at = subject.map_or_else(|| d.location.to_string(), |s| s.place(&d.location));
+            format!("{}: {} ({at}){help}", d.code.as_str(), d.message)
         })
         .unwrap_or_default();
     if report.counts.errors == 0 {

@@ -16,6 +16,7 @@
 mod document;
 mod influence;
 mod limits;
+pub mod math;
 mod mesh;
 mod skeleton;
 pub mod target;
@@ -26,7 +27,7 @@ pub use document::Document;
 pub use influence::{InfluenceSet, SLOTS};
 pub use limits::{LimitError, Limits};
 pub use mesh::{Mesh, ModelError, Vertex};
-pub use skeleton::{Bone, Skeleton};
+pub use skeleton::{Bone, Skeleton, globals_of};
 pub use target::{ExtraSets, TARGETS, Target};
 
 /// Compares two `f32` slices bit for bit (so `-0.0 != 0.0` and NaN payloads count).

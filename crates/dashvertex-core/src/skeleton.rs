@@ -56,6 +56,23 @@ impl Skeleton {
             .and_then(|i| u32::try_from(i).ok())
     }
 
+    /// Each bone's global rest matrix: parent × local, parents first
+    /// ([`globals_of`]).
+    pub fn globals(&self) -> Vec<crate::math::Mat4> {
+        globals_of(&self.bones)
+    }
+
+    /// Each bone's rest position in model space (the translation of its global rest
+    /// matrix), rounded to binary32.
+    pub fn model_positions(&self) -> Vec<[f32; 3]> {
+        // Rounded once to binary32, as the bones' own values are stored.
+        #[allow(clippy::cast_possible_truncation)]
+        self.globals()
+            .iter()
+            .map(|m| [m[12] as f32, m[13] as f32, m[14] as f32])
+            .collect()
+    }
+
     /// Number of bones.
     pub fn len(&self) -> usize {
         self.bones.len()
@@ -81,4 +98,29 @@ impl Skeleton {
                 .zip(&other.bones)
                 .all(|(a, b)| a.bit_eq(b))
     }
+}
+
+/// Each bone's global rest matrix (parent × local, column-major). A bone whose parent is
+/// out of range, not before it, or itself (an invalid skeleton, `spec/dashvertex.md` §7)
+/// counts as a root, so every chain ends: linear in the bones, no recursion.
+pub fn globals_of(bones: &[Bone]) -> Vec<crate::math::Mat4> {
+    use crate::math;
+    let mut out: Vec<math::Mat4> = Vec::with_capacity(bones.len());
+    for (i, b) in bones.iter().enumerate() {
+        let local = math::from_trs(
+            b.position.map(f64::from),
+            b.rotation.map(f64::from),
+            b.scale.map(f64::from),
+        );
+        let parent = b
+            .parent
+            .and_then(|p| usize::try_from(p).ok())
+            .filter(|&p| p < i)
+            .and_then(|p| out.get(p));
+        out.push(match parent {
+            Some(g) => math::mul(g, &local),
+            None => local,
+        });
+    }
+    out
 }

@@ -136,8 +136,40 @@ impl Influences {
 pub enum JointSlot {
     /// An existing joint of the skin (its old index).
     Existing(usize),
-    /// A placeholder node (a bone the file does not have, or a retired index), named.
+    /// A placeholder node (a bone the file does not have, or a retired index), named:
+    /// a child of the skin's common root, with the identity inverse bind matrix.
     Placeholder(String),
+    /// A placeholder whose parent bone is an existing joint (its old index): a child of
+    /// that joint's node with the identity transform and the joint's inverse bind matrix,
+    /// so that its rest pose is its parent's (`spec/reduction.md` §5).
+    PlaceholderChild {
+        /// The bone's name.
+        name: String,
+        /// The parent's old joint index.
+        parent: usize,
+    },
+}
+
+/// A joint of a skin made by [`Editor::add_skin`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum NewJoint {
+    /// An existing node.
+    Node(u64),
+    /// A new node for a bone the file has no node for, with its local transform: a child
+    /// of joint `parent` of the same list when that joint comes earlier, else of the
+    /// existing joints' common root (or the scene when there is none).
+    New {
+        /// The bone's name.
+        name: String,
+        /// Its parent, as a position in the joint list.
+        parent: Option<usize>,
+        /// Local translation.
+        translation: [f32; 3],
+        /// Local rotation (x, y, z, w).
+        rotation: [f32; 4],
+        /// Local scale.
+        scale: [f32; 3],
+    },
 }
 
 /// Why a file cannot be written.
@@ -436,28 +468,24 @@ impl<'g> Editor<'g> {
         let identity = [
             1.0f32, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
         ];
+        let existing = |old: usize| -> Result<(u64, [f32; 16]), ExportError> {
+            let node = *s
+                .joints
+                .get(old)
+                .ok_or_else(|| ExportError::Missing(format!("skin {skin} has no joint {old}")))?;
+            let m = match &ibm {
+                Some(d) => std::array::from_fn(|c| to_f32(d.get(old, c))),
+                None => identity,
+            };
+            Ok((node, m))
+        };
         for slot in slots {
             let (node, m): (u64, [f32; 16]) = match slot {
-                JointSlot::Existing(old) => {
-                    let node = *s.joints.get(*old).ok_or_else(|| {
-                        ExportError::Missing(format!("skin {skin} has no joint {old}"))
-                    })?;
-                    let m = match &ibm {
-                        Some(d) => std::array::from_fn(|c| to_f32(d.get(*old, c))),
-                        None => identity,
-                    };
-                    (node, m)
-                }
-                JointSlot::Placeholder(name) => {
-                    let nodes = arr(&mut self.value, "nodes")?;
-                    nodes.push(json!({"name": name, "extras": {"dash": "placeholder joint for a stable bone index"}}));
-                    let idx = (nodes.len() - 1) as u64;
-                    if let Some(node) =
-                        root.and_then(|r| self.value.pointer_mut(&format!("/nodes/{r}")))
-                    {
-                        arr(node, "children")?.push(json!(idx));
-                    }
-                    (idx, identity)
+                JointSlot::Existing(old) => existing(*old)?,
+                JointSlot::Placeholder(name) => (self.placeholder(name, root)?, identity),
+                JointSlot::PlaceholderChild { name, parent } => {
+                    let (under, m) = existing(*parent)?;
+                    (self.placeholder(name, Some(under))?, m)
                 }
             };
             joints.push(json!(node));
@@ -479,6 +507,166 @@ impl<'g> Editor<'g> {
         sk.insert("joints".into(), Value::Array(joints));
         sk.insert("inverseBindMatrices".into(), json!(acc));
         Ok(())
+    }
+
+    /// Adds a skin over `joints` (in joint order) and gives it to the nodes `users` (the
+    /// nodes of a mesh whose influences were per-bone attributes, which had none). Each
+    /// inverse bind matrix is the inverse of its joint's global rest matrix in the scene
+    /// (`spec/reduction.md` R5.6); new nodes carry `extras.dash`. Returns the skin's index.
+    pub fn add_skin(&mut self, users: &[usize], joints: &[NewJoint]) -> Result<usize, ExportError> {
+        use dashvertex_core::math;
+        let gltf = self.gltf;
+        let existing: Vec<u64> = joints
+            .iter()
+            .filter_map(|j| match j {
+                NewJoint::Node(n) => Some(*n),
+                NewJoint::New { .. } => None,
+            })
+            .collect();
+        let parents = skinning::parents(&gltf.root);
+        let root = skinning::common_ancestors(&parents, &existing)
+            .last()
+            .copied();
+        let mut globals_of_existing = crate::rest::node_globals(gltf, &existing).into_iter();
+        let root_global = root.map_or(math::IDENTITY, |r| {
+            crate::rest::node_globals(gltf, &[r])
+                .first()
+                .copied()
+                .unwrap_or(math::IDENTITY)
+        });
+        let mut nodes_of: Vec<u64> = Vec::with_capacity(joints.len());
+        let mut globals: Vec<math::Mat4> = Vec::with_capacity(joints.len());
+        let mut scene_roots: Vec<u64> = Vec::new();
+        for (k, j) in joints.iter().enumerate() {
+            match j {
+                NewJoint::Node(n) => {
+                    nodes_of.push(*n);
+                    globals.push(globals_of_existing.next().unwrap_or(math::IDENTITY));
+                }
+                NewJoint::New {
+                    name,
+                    parent,
+                    translation,
+                    rotation,
+                    scale,
+                } => {
+                    let under = parent
+                        .filter(|&p| p < k)
+                        .and_then(|p| Some((*nodes_of.get(p)?, *globals.get(p)?)));
+                    let mut node = serde_json::Map::new();
+                    node.insert("name".into(), json!(name));
+                    if *translation != [0.0; 3] {
+                        node.insert("translation".into(), json!(translation));
+                    }
+                    if *rotation != [0.0, 0.0, 0.0, 1.0] {
+                        node.insert("rotation".into(), json!(rotation));
+                    }
+                    if *scale != [1.0; 3] {
+                        node.insert("scale".into(), json!(scale));
+                    }
+                    node.insert(
+                        "extras".into(),
+                        json!({"dash": "joint for a bone the file has no node for"}),
+                    );
+                    let nodes = arr(&mut self.value, "nodes")?;
+                    nodes.push(Value::Object(node));
+                    let idx = (nodes.len() - 1) as u64;
+                    let local = math::from_trs(
+                        translation.map(f64::from),
+                        rotation.map(f64::from),
+                        scale.map(f64::from),
+                    );
+                    let (parent_node, parent_global) = match under {
+                        Some((n, g)) => (Some(n), g),
+                        None => (root, root_global),
+                    };
+                    match parent_node.and_then(|r| self.value.pointer_mut(&format!("/nodes/{r}"))) {
+                        Some(p) => arr(p, "children")?.push(json!(idx)),
+                        None => scene_roots.push(idx),
+                    }
+                    nodes_of.push(idx);
+                    globals.push(math::mul(&parent_global, &local));
+                }
+            }
+        }
+        if !scene_roots.is_empty() {
+            let scene = gltf.value.get("scene").and_then(Value::as_u64).unwrap_or(0);
+            let scenes = arr(&mut self.value, "scenes")?;
+            if scenes.is_empty() {
+                scenes.push(json!({}));
+            }
+            if let Some(sc) = usize::try_from(scene).ok().and_then(|s| scenes.get_mut(s)) {
+                let list = arr(sc, "nodes")?;
+                list.extend(scene_roots.iter().map(|n| json!(n)));
+            }
+        }
+        let mut mats: Vec<u8> = Vec::with_capacity(joints.len() * 64);
+        for (k, g) in globals.iter().enumerate() {
+            let inv = math::inverse_affine(g).ok_or_else(|| {
+                ExportError::Shape(format!(
+                    "joint {k}: its rest matrix cannot be inverted (a zero scale)"
+                ))
+            })?;
+            mats.extend(inv.iter().flat_map(|x| to_f32(*x).to_le_bytes()));
+        }
+        let view = self.view(mats, None)?;
+        let acc = self.accessor(view, component::F32, "MAT4", joints.len(), false)?;
+        let skins = arr(&mut self.value, "skins")?;
+        skins.push(json!({"joints": nodes_of, "inverseBindMatrices": acc}));
+        let skin = skins.len() - 1;
+        for &u in users {
+            if let Some(n) = self
+                .value
+                .pointer_mut(&format!("/nodes/{u}"))
+                .and_then(Value::as_object_mut)
+            {
+                n.insert("skin".into(), json!(skin));
+            }
+        }
+        Ok(skin)
+    }
+
+    /// Removes the named attributes of a primitive (per-bone weight attributes once their
+    /// weights are in JOINTS_n / WEIGHTS_n); their accessors are marked replaced, so the
+    /// pruning removes them with their data. A name the primitive does not have is
+    /// skipped.
+    pub fn remove_attributes(
+        &mut self,
+        mesh: usize,
+        primitive: usize,
+        names: &[&str],
+    ) -> Result<(), ExportError> {
+        let attrs = self
+            .value
+            .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}/attributes"))
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| {
+                ExportError::Missing(format!("mesh {mesh} primitive {primitive} does not exist"))
+            })?;
+        for name in names {
+            if let Some(i) = attrs
+                .remove(*name)
+                .and_then(|v| v.as_u64())
+                .and_then(|i| usize::try_from(i).ok())
+            {
+                self.replaced.insert(i);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a placeholder joint node named `name` (identity transform), a child of
+    /// `under` when given; returns its index.
+    fn placeholder(&mut self, name: &str, under: Option<u64>) -> Result<u64, ExportError> {
+        let nodes = arr(&mut self.value, "nodes")?;
+        nodes.push(
+            json!({"name": name, "extras": {"dash": "placeholder joint for a stable bone index"}}),
+        );
+        let idx = (nodes.len() - 1) as u64;
+        if let Some(node) = under.and_then(|r| self.value.pointer_mut(&format!("/nodes/{r}"))) {
+            arr(node, "children")?.push(json!(idx));
+        }
+        Ok(idx)
     }
 
     /// Replaces skin `skin`'s inverse bind matrices (column-major, one per joint) with a

@@ -24,10 +24,11 @@ pub enum WeightStorage {
 pub struct BoneAttribute {
     /// The attribute name as stored (`__UPPERARM.L`).
     pub attribute: String,
-    /// The bone it was matched to (skin joint name), or the name derived from the
-    /// attribute when the primitive has no skin.
+    /// The bone it was matched to: a skin joint's name; without a skin, the node it
+    /// matched, else the name derived from the attribute.
     pub bone: String,
-    /// The joint index in the skin, when matched to one.
+    /// The bone's index in the primitive's skeleton (the skin's joint index, or the
+    /// position in the skeleton built from the nodes).
     pub joint: Option<u32>,
     /// One weight per vertex.
     pub weights: Vec<f32>,
@@ -68,10 +69,12 @@ pub enum ImportError {
     },
     /// A per-bone attribute matches several bones.
     #[error(
-        "attribute {attribute} matches bones {} (names differ only in case); rename one of them",
+        "{pointer}: attribute {attribute} matches bones {} (names differ only in case); rename one of the bones (and its vertex group) so that the names differ in more than case, and export again",
         .candidates.join(", ")
     )]
     Ambiguous {
+        /// JSON Pointer of the attribute.
+        pointer: String,
         /// The attribute.
         attribute: String,
         /// The bones it matches.
@@ -90,47 +93,28 @@ pub enum ImportError {
 }
 
 /// The skeleton of skin `s`: one bone per joint, named after its node (or `node<N>`),
-/// parented to the nearest ancestor that is also a joint, with the node's local
-/// transform.
+/// parented to the nearest ancestor that is also a joint, with its rest transform from
+/// the node tree ([`crate::rest::bones`]: matrix nodes decomposed, nodes between two
+/// joints folded into the lower one). `None` beyond 32-bit bone indices.
 pub fn skeleton(gltf: &Gltf, s: usize) -> Option<Skeleton> {
     let skin = gltf.root.skins.get(s)?;
-    let parents = skinning::parents(&gltf.root);
-    let position: std::collections::HashMap<u64, usize> = skin
+    u32::try_from(skin.joints.len()).ok()?;
+    let names = skin
         .joints
         .iter()
-        .enumerate()
-        .rev()
-        .map(|(i, &j)| (j, i))
+        .map(|&j| skinning::joint_name(&gltf.root, j))
         .collect();
-    let joint_parents = skinning::nearest_marked(&parents, &position, &skin.joints, false);
-    let bones = skin
-        .joints
-        .iter()
-        .zip(joint_parents)
-        .enumerate()
-        .map(|(k, (&j, parent))| {
-            let node = usize::try_from(j).ok().and_then(|j| gltf.root.nodes.get(j));
-            let name = skinning::joint_name(&gltf.root, j);
-            // A joint beyond 32-bit bone indices: no skeleton.
-            let parent = match parent.filter(|&p| p != k) {
-                Some(p) => Some(u32::try_from(p).ok()?),
-                None => None,
-            };
-            let mut b = Bone::new(name, parent);
-            if let Some(n) = node {
-                if let Some(t) = n.translation {
-                    b.position = t.map(to_f32);
-                }
-                if let Some(r) = n.rotation {
-                    b.rotation = r.map(to_f32);
-                }
-                if let Some(sc) = n.scale {
-                    b.scale = sc.map(to_f32);
-                }
-            }
-            Some(b)
-        })
-        .collect::<Option<_>>()?;
+    let mut bones = crate::rest::bones(gltf, &skin.joints, names);
+    if let Some(i) = skin.inverse_bind_matrices
+        && let Ok(ibm) = accessor::read(gltf, i, &Limits::UNLIMITED)
+        && ibm.components == 16
+        && ibm.count == skin.joints.len()
+    {
+        let binds: Vec<[f64; 16]> = (0..ibm.count)
+            .map(|j| std::array::from_fn(|c| ibm.get(j, c)))
+            .collect();
+        crate::rest::bind_pose(&mut bones, &binds);
+    }
     Some(Skeleton { bones })
 }
 
@@ -146,35 +130,120 @@ fn read<'g>(
     })
 }
 
+/// Names by their upper-cased form, for [`match_bone`]: built once, so matching every
+/// attribute is linear in attributes plus names.
+struct NameIndex<'n> {
+    names: &'n [String],
+    by_upper: std::collections::HashMap<String, Vec<usize>>,
+}
+
+impl<'n> NameIndex<'n> {
+    fn new(names: &'n [String]) -> Self {
+        let mut by_upper: std::collections::HashMap<String, Vec<usize>> =
+            std::collections::HashMap::new();
+        for (i, n) in names.iter().enumerate() {
+            by_upper.entry(n.to_uppercase()).or_default().push(i);
+        }
+        NameIndex { names, by_upper }
+    }
+}
+
 /// The bone an attribute name refers to. Blender writes a custom attribute `X` as
 /// `_X` upper-cased, so `_UpperArm.L` arrives as `__UPPERARM.L`: one leading underscore is
-/// the exporter's, and the match with joint names is case-insensitive. Returns the joint
-/// index, `Ok(None)` when nothing matches.
-fn match_bone(attribute: &str, joints: &[String]) -> Result<Option<usize>, ImportError> {
+/// the exporter's, and the match with bone names is case-insensitive. Returns the name's
+/// index, `Ok(None)` when nothing matches, and refuses a match with several names
+/// (`arm` and `Arm`), naming them.
+fn match_bone(
+    attribute: &str,
+    index: &NameIndex<'_>,
+    base: &str,
+) -> Result<Option<usize>, ImportError> {
     let mut candidate = attribute.strip_prefix('_');
     while let Some(c) = candidate {
-        let upper = c.to_uppercase();
-        let hits: Vec<usize> = joints
-            .iter()
-            .enumerate()
-            .filter(|(_, j)| j.to_uppercase() == upper)
-            .map(|(i, _)| i)
-            .collect();
-        match hits.as_slice() {
-            [] => candidate = c.strip_prefix('_'),
-            [one] => return Ok(Some(*one)),
-            many => {
+        match index.by_upper.get(&c.to_uppercase()).map(Vec::as_slice) {
+            None | Some([]) => candidate = c.strip_prefix('_'),
+            Some([one]) => return Ok(Some(*one)),
+            Some(many) => {
+                let mut pointer = base.to_owned();
+                dashvertex_json::pointer::push_token(&mut pointer, attribute);
                 return Err(ImportError::Ambiguous {
+                    pointer,
                     attribute: attribute.to_owned(),
                     candidates: many
                         .iter()
-                        .filter_map(|&i| joints.get(i).cloned())
+                        .filter_map(|&i| index.names.get(i).cloned())
                         .collect(),
                 });
             }
         }
     }
     Ok(None)
+}
+
+/// The skeleton of per-bone attributes in a file without a skin (Blender's export with
+/// `export_skins` off: the bones are plain nodes): each attribute is matched to a node
+/// without a mesh by name ([`match_bone`]); matched bones come first, in attribute order,
+/// with parents and rest pose from the node tree ([`crate::rest::bones`]); an attribute
+/// that matches no node follows as a bone named after it (without the leading
+/// underscores), without a parent and with the identity transform. Returns the skeleton
+/// and, per attribute, its bone.
+fn attribute_skeleton(
+    gltf: &Gltf,
+    attributes: &[&String],
+    base: &str,
+) -> Result<AttributeSkeleton, ImportError> {
+    let candidates: Vec<(u64, String)> = gltf
+        .root
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.mesh.is_none())
+        .filter_map(|(i, n)| Some((i as u64, n.name.clone()?)))
+        .collect();
+    let names: Vec<String> = candidates.iter().map(|(_, n)| n.clone()).collect();
+    let index = NameIndex::new(&names);
+    let mut matched: Vec<Option<usize>> = Vec::with_capacity(attributes.len());
+    for a in attributes {
+        matched.push(match_bone(a, &index, base)?);
+    }
+    let nodes: Vec<u64> = matched
+        .iter()
+        .flatten()
+        .filter_map(|&c| candidates.get(c).map(|(n, _)| *n))
+        .collect();
+    let node_names: Vec<String> = matched
+        .iter()
+        .flatten()
+        .filter_map(|&c| names.get(c).cloned())
+        .collect();
+    let mut bones = crate::rest::bones(gltf, &nodes, node_names);
+    let mut bone_nodes: Vec<Option<u64>> = nodes.iter().copied().map(Some).collect();
+    let mut of_attribute = Vec::with_capacity(attributes.len());
+    let mut next_matched = 0usize;
+    for (a, m) in attributes.iter().zip(&matched) {
+        if m.is_some() {
+            of_attribute.push(next_matched);
+            next_matched += 1;
+        } else {
+            of_attribute.push(bones.len());
+            bones.push(Bone::new(a.trim_start_matches('_'), None));
+            bone_nodes.push(None);
+        }
+    }
+    Ok(AttributeSkeleton {
+        skeleton: Skeleton { bones },
+        of_attribute,
+        bone_nodes,
+    })
+}
+
+/// What [`attribute_skeleton`] found.
+struct AttributeSkeleton {
+    skeleton: Skeleton,
+    /// Per attribute, its bone.
+    of_attribute: Vec<usize>,
+    /// Per bone, the node it matched.
+    bone_nodes: Vec<Option<u64>>,
 }
 
 /// One influence set of a primitive, read where it lies.
@@ -215,8 +284,12 @@ pub struct PrimitiveView<'g> {
     /// The skin the joint indices refer to (the smallest skin of the nodes using the
     /// mesh), if any.
     pub skin: Option<usize>,
-    /// The skin's joints as a skeleton.
+    /// The skin's joints as a skeleton; without a skin, the bones of the per-bone
+    /// attributes (matched to nodes by name, see `attribute_skeleton`).
     pub skeleton: Option<Skeleton>,
+    /// The node of each bone of `skeleton` (a skin's joint node; without a skin, the
+    /// node a per-bone attribute matched, `None` for one that matched none).
+    pub bone_nodes: Vec<Option<u64>>,
     /// POSITION, when present.
     pub positions: Option<AccessorData<'g>>,
     /// The influence sets, in set order.
@@ -357,56 +430,83 @@ pub fn primitives<'g>(
                     ),
                 });
             }
-            // Per-bone attributes.
-            let joint_names: Vec<String> = skel
-                .as_ref()
-                .map(|s| s.bones.iter().map(|b| b.name.clone()).collect())
-                .unwrap_or_default();
-            let mut bone_attributes: Vec<BoneAttribute> = Vec::new();
+            // Per-bone attributes: the usable ones (one FLOAT or normalized integer per
+            // vertex), matched to the skin's joints, or without a skin to the nodes.
             let mut unmatched = Vec::new();
+            let mut usable = Vec::new();
             for (name, index) in bone_attrs {
                 let data = read(gltf, &format!("{base}/{name}"), index, limits)?;
-                if data.components != 1 {
-                    unmatched.push(name.clone());
-                    continue;
-                }
-                let scale = match (data.component_type, data.normalized) {
-                    (component::F32, _) => 1.0,
-                    (component::U8, true) => 255.0,
-                    (component::U16, true) => 65535.0,
+                let scale = match (data.components, data.component_type, data.normalized) {
+                    (1, component::F32, _) => 1.0,
+                    (1, component::U8, true) => 255.0,
+                    (1, component::U16, true) => 65535.0,
                     _ => {
                         unmatched.push(name.clone());
                         continue;
                     }
                 };
-                let (bone, joint) = if skel.is_some() {
-                    match match_bone(name, &joint_names)? {
-                        Some(j) => (
-                            joint_names.get(j).cloned().unwrap_or_default(),
-                            Some(u32::try_from(j).map_err(|_| ImportError::Data {
-                                pointer: format!("{base}/{name}"),
-                                message: format!("joint {j} is beyond 32-bit bone indices"),
-                            })?),
-                        ),
-                        None => {
-                            unmatched.push(name.clone());
-                            continue;
-                        }
-                    }
-                } else {
-                    (name.trim_start_matches('_').to_owned(), None)
+                usable.push((name, data, scale));
+            }
+            let mut bone_nodes: Vec<Option<u64>> = match (skin, &skel) {
+                (Some(s), Some(_)) => gltf
+                    .root
+                    .skins
+                    .get(s)
+                    .map(|s| s.joints.iter().copied().map(Some).collect())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            let (skel, bone_of): (Option<Skeleton>, Vec<Option<usize>>) = match skel {
+                Some(sk) => {
+                    let joint_names: Vec<String> =
+                        sk.bones.iter().map(|b| b.name.clone()).collect();
+                    let index = NameIndex::new(&joint_names);
+                    let bone_of = usable
+                        .iter()
+                        .map(|(name, _, _)| match_bone(name, &index, &base))
+                        .collect::<Result<_, _>>()?;
+                    (Some(sk), bone_of)
+                }
+                None if usable.is_empty() => (None, Vec::new()),
+                None => {
+                    let names: Vec<&String> = usable.iter().map(|(n, _, _)| *n).collect();
+                    let found = attribute_skeleton(gltf, &names, &base)?;
+                    bone_nodes = found.bone_nodes;
+                    (
+                        Some(found.skeleton),
+                        found.of_attribute.into_iter().map(Some).collect(),
+                    )
+                }
+            };
+            let mut bone_attributes: Vec<BoneAttribute> = Vec::new();
+            let mut by_bone: std::collections::HashMap<usize, usize> =
+                std::collections::HashMap::new();
+            for ((name, data, scale), bone) in usable.into_iter().zip(bone_of) {
+                let Some(j) = bone else {
+                    unmatched.push(name.clone());
+                    continue;
                 };
-                if let Some(prev) = bone_attributes.iter().find(|b| b.bone == bone) {
+                let bone_name = skel
+                    .as_ref()
+                    .and_then(|s| s.bones.get(j))
+                    .map(|b| b.name.clone())
+                    .unwrap_or_default();
+                if let Some(prev) = by_bone.get(&j).and_then(|&i| bone_attributes.get(i)) {
                     return Err(ImportError::DuplicateAttribute {
-                        bone,
+                        bone: bone_name,
                         first: prev.attribute.clone(),
                         second: name.clone(),
                     });
                 }
+                let joint = u32::try_from(j).map_err(|_| ImportError::Data {
+                    pointer: format!("{base}/{name}"),
+                    message: format!("bone {j} is beyond 32-bit bone indices"),
+                })?;
+                by_bone.insert(j, bone_attributes.len());
                 bone_attributes.push(BoneAttribute {
                     attribute: name.clone(),
-                    bone,
-                    joint,
+                    bone: bone_name,
+                    joint: Some(joint),
                     weights: (0..data.count)
                         .map(|v| to_f32(data.get(v, 0) / scale))
                         .collect(),
@@ -417,6 +517,7 @@ pub fn primitives<'g>(
                 primitive: p,
                 skin,
                 skeleton: skel,
+                bone_nodes,
                 positions,
                 sets: views,
                 storage,
@@ -477,16 +578,17 @@ mod tests {
 
     #[test]
     fn blender_attribute_names_match_case_insensitively() {
-        let joints: Vec<String> = ["Root", "UpperArm.L", "arm", "Arm"]
+        let names: Vec<String> = ["Root", "UpperArm.L", "arm", "Arm"]
             .map(String::from)
             .to_vec();
-        assert_eq!(match_bone("__UPPERARM.L", &joints), Ok(Some(1)));
-        assert_eq!(match_bone("_UPPERARM.L", &joints), Ok(Some(1)));
-        assert_eq!(match_bone("__ROOT", &joints), Ok(Some(0)));
-        assert_eq!(match_bone("_COLOR", &joints), Ok(None));
+        let joints = NameIndex::new(&names);
+        assert_eq!(match_bone("__UPPERARM.L", &joints, ""), Ok(Some(1)));
+        assert_eq!(match_bone("_UPPERARM.L", &joints, ""), Ok(Some(1)));
+        assert_eq!(match_bone("__ROOT", &joints, ""), Ok(Some(0)));
+        assert_eq!(match_bone("_COLOR", &joints, ""), Ok(None));
         assert!(matches!(
-            match_bone("__ARM", &joints),
-            Err(ImportError::Ambiguous { .. })
+            match_bone("__ARM", &joints, "/a"),
+            Err(ImportError::Ambiguous { candidates, .. }) if candidates == ["arm", "Arm"]
         ));
     }
 }

@@ -5,6 +5,8 @@
 //!   buffers. Nothing here panics on bad input; the `gltf` crate's `read_joints` is not
 //!   used because it panics on FLOAT joints.
 //! - [`accessor::read`] decodes any accessor with every range checked.
+//! - [`from_dash`] writes a DashVertex document as a new glTF file (bones, skin, sets).
+//! - [`rest`] gives bones their parents and rest transforms from the node tree.
 //! - [`skinning`] finds influence sets, node hierarchy and skins.
 //! - [`import`] turns influence sets, skin joints and per-bone `_NAME` attributes into
 //!   the dash model; [`export`] writes influence sets back into a copy of the file.
@@ -18,9 +20,11 @@
 pub mod accessor;
 mod error;
 pub mod export;
+pub mod from_dash;
 pub mod glb;
 pub mod import;
 mod load;
+pub mod rest;
 pub mod skinning;
 pub mod spec;
 

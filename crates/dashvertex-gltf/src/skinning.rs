@@ -124,7 +124,9 @@ pub fn parents(root: &Root) -> Vec<Option<u64>> {
     parents
 }
 
-fn parent_of(parents: &[Option<u64>], n: u64) -> Option<u64> {
+/// The parent of node `n` in `parents` ([`parents`]), `None` for a root or a node the
+/// file does not have.
+pub(crate) fn parent_of(parents: &[Option<u64>], n: u64) -> Option<u64> {
     usize::try_from(n)
         .ok()
         .and_then(|c| parents.get(c))

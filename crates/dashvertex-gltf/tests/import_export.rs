@@ -79,9 +79,11 @@ fn case_colliding_bone_names_are_an_error() {
     let g = load("fixtures/blender/perbone_attrs_ambiguous.glb");
     match import::import(&g, &Limits::default()) {
         Err(ImportError::Ambiguous {
+            pointer,
             attribute,
             candidates,
         }) => {
+            assert_eq!(pointer, "/meshes/0/primitives/0/attributes/__ARM");
             assert_eq!(attribute, "__ARM");
             assert_eq!(candidates, ["arm", "Arm"]);
         }
@@ -415,4 +417,48 @@ fn counts_that_overflow_keep_views_whole_without_panicking() {
     )
     .unwrap();
     assert!(ed.finish(Container::Glb).is_ok());
+}
+
+/// R5.2: each bone's global rest matrix, built from the local transforms `rest::bones`
+/// gives (nodes between bones folded in, matrix nodes decomposed), is its node's global
+/// matrix in the scene, to binary32 rounding; per-bone attributes without a skin match the
+/// nodes named like them. (Files bound at another pose than their nodes stand in, such as
+/// RiggedFigure and CesiumMan, take the bind pose instead: R5.3, `rest_pose.rs` in
+/// dashvertex-skin.)
+// spec: R5.2
+#[test]
+fn bone_rest_poses_are_their_nodes_global_rest_matrices() {
+    for file in [
+        "fixtures/blender/rig24_all.glb",
+        "fixtures/blender/rig_per_bone_attributes.gltf",
+        "spec/vectors/reduce/per-bone-attributes-nodes.gltf",
+    ] {
+        let g = load(file);
+        let views = import::primitives(&g, &Limits::default()).unwrap();
+        let v = &views[0];
+        let sk = v.skeleton.as_ref().unwrap();
+        assert_eq!(sk.len(), v.bone_nodes.len(), "{file}");
+        let nodes: Vec<u64> = v.bone_nodes.iter().map(|n| n.unwrap()).collect();
+        let want = dashvertex_gltf::rest::node_globals(&g, &nodes);
+        let got = sk.globals();
+        let scale = want
+            .iter()
+            .flat_map(|m| [m[12], m[13], m[14]])
+            .fold(1.0f64, |a, x| a.max(x.abs()));
+        for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+            let worst = a
+                .iter()
+                .zip(b)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f64::max);
+            assert!(
+                worst <= 1e-5 * scale,
+                "{file}: bone {k} ({}) is {worst} off its node",
+                sk.bones[k].name
+            );
+        }
+        if file.contains("per-bone") {
+            assert!(v.skin.is_none() && !v.bone_attributes.is_empty(), "{file}");
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use dashvertex_core::Limits;
 use dashvertex_gltf::export::{
-    BufferFiles, Editor, ExportError, InfluenceSource, JointSlot, WeightFormat, Written,
+    BufferFiles, Editor, ExportError, InfluenceSource, JointSlot, NewJoint, WeightFormat, Written,
 };
 use dashvertex_gltf::import::{self, ImportError};
 use dashvertex_gltf::{Container, Gltf};
@@ -24,6 +24,11 @@ pub struct PrimitiveInput<'g> {
     pub input: Input<'g>,
     /// True when the input came from per-bone attributes rather than JOINTS/WEIGHTS.
     pub from_attributes: bool,
+    /// The bones with their rest transforms (the skin's joints, or the bones of the
+    /// per-bone attributes matched to nodes), for DashVertex output.
+    pub skeleton: Option<dashvertex_core::Skeleton>,
+    /// The node of each bone of `skeleton`, when it has one.
+    pub bone_nodes: Vec<Option<u64>>,
     /// POSITION, read in place (the input itself holds no positions for sets read in
     /// place; [`PrimitiveInput::positions`] gives them when an output needs them).
     pub position_view: Option<dashvertex_gltf::accessor::AccessorData<'g>>,
@@ -111,6 +116,8 @@ pub fn inputs<'g>(
                 input: Input::from_columns(bones, positions, columns, attrs),
                 from_attributes: true,
                 position_view: None,
+                skeleton: p.skeleton,
+                bone_nodes: p.bone_nodes,
             });
         } else if !p.sets.is_empty() {
             out.push(PrimitiveInput {
@@ -120,6 +127,8 @@ pub fn inputs<'g>(
                 input: Input::from_views(p.sets, bones, Vec::new())?,
                 from_attributes: false,
                 position_view: p.positions,
+                skeleton: p.skeleton,
+                bone_nodes: p.bone_nodes,
             });
         }
     }
@@ -183,6 +192,22 @@ pub fn write(
     container: Container,
     files: &BufferFiles,
 ) -> Result<Written, GltfReduceError> {
+    write_with(gltf, manifest, reduced, quantize, container, files, false)
+}
+
+/// [`write`], keeping the per-bone weight attributes a primitive was reduced from when
+/// `keep_source_attributes`; by default they are removed (their weights are in the new
+/// JOINTS_n / WEIGHTS_n, and they are most of a Blender export's size), with their
+/// accessors and data. `_` attributes that matched no bone stay.
+pub fn write_with(
+    gltf: &Gltf,
+    manifest: &Manifest,
+    reduced: Vec<(&PrimitiveInput<'_>, Reduced)>,
+    quantize: Quantize,
+    container: Container,
+    files: &BufferFiles,
+    keep_source_attributes: bool,
+) -> Result<Written, GltfReduceError> {
     let users = dashvertex_gltf::skinning::mesh_nodes(&gltf.root);
     let mut ed = Editor::new(gltf)?;
     // Skins already reordered (hashed: a file may have as many skins as primitives).
@@ -219,13 +244,38 @@ pub fn write(
             .iter()
             .map(|e| match position.get(e.name.as_str()) {
                 Some(&old) if old < joints => JointSlot::Existing(old),
-                _ => JointSlot::Placeholder(e.name.clone()),
+                _ => placeholder(e, &position, joints),
             })
             .collect();
         ed.reorder_skin(skin, &slots)?;
     }
+    // A mesh whose influences came from per-bone attributes without a skin gets one over
+    // the bones' nodes, in manifest order (new nodes for bones without one).
+    let mut skinned_meshes = std::collections::HashSet::new();
+    for (p, _) in &reduced {
+        if p.skin.is_some() || !p.from_attributes || !skinned_meshes.insert(p.mesh) {
+            continue;
+        }
+        let users: Vec<usize> = users
+            .get(p.mesh)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&n| gltf.root.nodes.get(n).is_some_and(|n| n.skin.is_none()))
+            .collect();
+        if users.is_empty() {
+            continue;
+        }
+        ed.add_skin(&users, &new_joints(p, manifest))?;
+    }
     // Each reduction is dropped once encoded: the output is built without them.
     for (p, r) in reduced {
+        if let (false, crate::input::Origin::Attributes(names)) =
+            (keep_source_attributes, &p.input.origin)
+        {
+            let names: Vec<&str> = names.iter().flatten().map(String::as_str).collect();
+            ed.remove_attributes(p.mesh, p.primitive, &names)?;
+        }
         ed.set_influences_from(
             p.mesh,
             p.primitive,
@@ -236,4 +286,54 @@ pub fn write(
         )?;
     }
     Ok(ed.finish_files(container, files)?)
+}
+
+/// The joints of a new skin for primitive `p` in manifest order: the node a bone matched,
+/// else a new node with the bone's rest transform of the DashVertex skeleton
+/// ([`crate::manifest_skeleton`]: one root, placeholders under their parents).
+fn new_joints(p: &PrimitiveInput<'_>, manifest: &Manifest) -> Vec<NewJoint> {
+    let node_of: std::collections::HashMap<&str, u64> = p
+        .skeleton
+        .iter()
+        .flat_map(|s| s.bones.iter().zip(&p.bone_nodes))
+        .filter_map(|(b, n)| Some((b.name.as_str(), (*n)?)))
+        .collect();
+    let skeleton = crate::manifest_skeleton(p.skeleton.as_ref(), &p.input, manifest);
+    skeleton
+        .bones
+        .into_iter()
+        .map(|b| match node_of.get(b.name.as_str()) {
+            Some(&n) => NewJoint::Node(n),
+            None => NewJoint::New {
+                parent: b.parent.and_then(|x| usize::try_from(x).ok()),
+                translation: b.position,
+                rotation: b.rotation,
+                scale: b.scale,
+                name: b.name,
+            },
+        })
+        .collect()
+}
+
+/// The joint slot of manifest bone `e`, which the skin lacks: a placeholder under its
+/// manifest parent when the skin has that bone (`position`: joint index by name, below
+/// `joints`), so that reading the output back finds its parent (spec/reduction.md R5.5),
+/// else under the skin's common root.
+pub(crate) fn placeholder(
+    e: &crate::manifest::Entry,
+    position: &std::collections::HashMap<&str, usize>,
+    joints: usize,
+) -> JointSlot {
+    match e
+        .parent
+        .as_deref()
+        .and_then(|p| position.get(p))
+        .filter(|&&p| p < joints)
+    {
+        Some(&parent) => JointSlot::PlaceholderChild {
+            name: e.name.clone(),
+            parent,
+        },
+        None => JointSlot::Placeholder(e.name.clone()),
+    }
 }

@@ -53,8 +53,14 @@ use manifest::Manifest;
 
 /// The skeleton in manifest order, for DashVertex output: bone `i` is manifest entry `i`.
 /// Retired bones (and bones the input does not have) keep their place with their name
-/// and last known parent, so that no index moves. Transforms are copied by name from
-/// `source` when given.
+/// and last known parent, so that no index moves, and the identity transform relative to
+/// that parent. Transforms are copied by name from `source` when given.
+///
+/// DashVertex has one root, bone 0 (`spec/dashvertex.md` §7). Every other bone left
+/// without a parent (bones of a file with several roots, per-bone attributes that match
+/// no node, a placeholder whose parent is unknown) becomes a child of bone 0 with its rest
+/// pose kept where it was: its transform becomes bone 0's inverse times its own
+/// (`spec/reduction.md` §5).
 pub fn manifest_skeleton(
     source: Option<&dashvertex_core::Skeleton>,
     input: &Input,
@@ -88,5 +94,81 @@ pub fn manifest_skeleton(
             bone
         })
         .collect();
-    dashvertex_core::Skeleton { bones }
+    let mut skeleton = dashvertex_core::Skeleton { bones };
+    adopt_roots(&mut skeleton);
+    skeleton
+}
+
+/// Makes every bone after bone 0 that has no parent a child of bone 0 (when bone 0 is a
+/// root), its rest pose unchanged in model space: its local transform becomes
+/// `inverse(bone 0) × own`, decomposed (exact up to binary32 rounding when bone 0's scale
+/// is uniform; left as it was when bone 0's transform cannot be inverted).
+pub fn adopt_roots(skeleton: &mut dashvertex_core::Skeleton) {
+    use dashvertex_core::math;
+    let Some((first, rest)) = skeleton.bones.split_first_mut() else {
+        return;
+    };
+    if first.parent.is_some() {
+        return;
+    }
+    let m0 = math::from_trs(
+        first.position.map(f64::from),
+        first.rotation.map(f64::from),
+        first.scale.map(f64::from),
+    );
+    let inv = if m0 == math::IDENTITY {
+        None
+    } else {
+        math::inverse_affine(&m0)
+    };
+    for b in rest.iter_mut().filter(|b| b.parent.is_none()) {
+        b.parent = Some(0);
+        if let Some(inv) = &inv {
+            let own = math::from_trs(
+                b.position.map(f64::from),
+                b.rotation.map(f64::from),
+                b.scale.map(f64::from),
+            );
+            let (t, r, s) = math::decompose(&math::mul(inv, &own));
+            // Rounded once to binary32, as every bone transform is stored.
+            #[allow(clippy::cast_possible_truncation)]
+            // `+ 0.0` writes a negative zero (from the inverse) as 0.
+            let f = |x: f64| x as f32 + 0.0;
+            b.position = t.map(f);
+            b.rotation = r.map(f);
+            b.scale = s.map(f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use dashvertex_core::{Bone, Skeleton};
+
+    /// R5.4: a second root becomes a child of bone 0 and stays where it was in model space.
+    // spec: R5.4
+    #[test]
+    fn an_adopted_root_keeps_its_model_space_rest_pose() {
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let mut root = Bone::new("root", None);
+        root.position = [1.0, 2.0, 3.0];
+        root.rotation = [0.0, 0.0, h, h];
+        root.scale = [2.0; 3];
+        let mut other = Bone::new("other", None);
+        other.position = [-4.0, 0.5, 1.0];
+        other.rotation = [h, 0.0, 0.0, h];
+        let child = Bone::new("child", Some(1));
+        let mut sk = Skeleton {
+            bones: vec![root, other, child],
+        };
+        let before = sk.globals();
+        super::adopt_roots(&mut sk);
+        assert_eq!(sk.bones[1].parent, Some(0));
+        assert_eq!(sk.bones[2].parent, Some(1));
+        for (a, b) in sk.globals().iter().zip(&before) {
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() < 1e-5, "{a:?} != {b:?}");
+            }
+        }
+    }
 }

@@ -44,6 +44,9 @@ pub struct Options {
     /// new manifest file uses ([`crate::manifest::canonical_order`]); later inputs' new
     /// bones follow. For runs without a manifest file, so a file keeps its own order.
     pub keep_order: bool,
+    /// glTF output keeps the per-bone weight attributes it was reduced from (by default
+    /// they are removed, see [`crate::gltf::write_with`]).
+    pub keep_source_attributes: bool,
 }
 
 /// What a run did.
@@ -223,7 +226,15 @@ pub fn reduce_gltf(
         .map(|r| (r.report.clone(), r.sets))
         .collect();
     let pairs: Vec<(&PrimitiveInput<'_>, Reduced)> = prims.iter().zip(run.reduced).collect();
-    let written = crate::gltf::write(gltf, manifest, pairs, config.quantize, container, files)?;
+    let written = crate::gltf::write_with(
+        gltf,
+        manifest,
+        pairs,
+        config.quantize,
+        container,
+        files,
+        opts.keep_source_attributes,
+    )?;
     Ok(GltfOutput {
         written,
         reports,

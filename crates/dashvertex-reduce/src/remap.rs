@@ -198,7 +198,7 @@ pub fn remap<'g>(
                 Some(&old) => slots.push(JointSlot::Existing(old)),
                 None => {
                     report.placeholders.push(e.name.clone());
-                    slots.push(JointSlot::Placeholder(e.name.clone()));
+                    slots.push(crate::gltf::placeholder(e, &position, names.len()));
                 }
             }
         }

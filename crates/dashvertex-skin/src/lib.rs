@@ -31,7 +31,8 @@
 
 mod animation;
 mod loss;
-pub mod math;
+/// 4×4 matrices and quaternions (the core's, shared with the glTF importer).
+pub use dashvertex_core::math;
 mod rig;
 mod skin;
 

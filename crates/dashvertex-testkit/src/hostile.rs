@@ -19,6 +19,8 @@ pub const SEEDS: &[&str] = &[
     "spec/vectors/gltf/multiset-valid.glb",
     "spec/vectors/gltf/weights-unorm8-valid.gltf",
     "fixtures/blender/rig24_all.glb",
+    "fixtures/blender/rig_per_bone_attributes_no_nodes.gltf",
+    "fixtures/blender/rig_per_bone_attributes.gltf",
     "fixtures/corpus/gltf/blenderio/03_skinned_cylinder/03_skinned_cylinder.gltf",
 ];
 

@@ -73,6 +73,9 @@ cases! {
     reduce_arm => "reduce-arm",
     reduce_defaults => "reduce-defaults",
     reduce_loss_report => "reduce-loss-report",
+    reduce_own_output => "reduce-own-output",
+    reduce_per_bone_attributes => "reduce-per-bone-attributes",
+    reduce_rest_pose => "reduce-rest-pose",
     remap => "remap",
     usage => "usage",
     validate_human => "validate-human",
@@ -93,6 +96,7 @@ mod hostile_files;
 mod hostile_fs;
 mod pruned_output;
 mod reduce;
+mod reduce_vectors;
 mod remap;
 mod threads;
 mod validate_cli;

@@ -7,6 +7,8 @@
     clippy::panic
 )]
 
+mod rest_pose;
+
 use base64::Engine;
 use dashvertex_core::{InfluenceSet, Limits};
 use dashvertex_skin::{Rig, Skin, animations, skin_point};

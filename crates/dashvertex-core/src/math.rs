@@ -115,6 +115,61 @@ pub fn decompose(m: &Mat4) -> ([f64; 3], [f64; 4], [f64; 3]) {
     (t, normalize(q), [sx, sy, sz])
 }
 
+/// The inverse of an affine matrix (last row 0, 0, 0, 1, as node and bind matrices are),
+/// `None` when its 3×3 part is singular or the result is not finite.
+pub fn inverse_affine(m: &Mat4) -> Option<Mat4> {
+    // a[row][column] of the 3×3 part.
+    let a = [[m[0], m[4], m[8]], [m[1], m[5], m[9]], [m[2], m[6], m[10]]];
+    let det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+        - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+        + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+    if det == 0.0 || !det.is_finite() {
+        return None;
+    }
+    // The adjugate over the determinant, b[row][column].
+    let b = [
+        [
+            (a[1][1] * a[2][2] - a[1][2] * a[2][1]) / det,
+            (a[0][2] * a[2][1] - a[0][1] * a[2][2]) / det,
+            (a[0][1] * a[1][2] - a[0][2] * a[1][1]) / det,
+        ],
+        [
+            (a[1][2] * a[2][0] - a[1][0] * a[2][2]) / det,
+            (a[0][0] * a[2][2] - a[0][2] * a[2][0]) / det,
+            (a[0][2] * a[1][0] - a[0][0] * a[1][2]) / det,
+        ],
+        [
+            (a[1][0] * a[2][1] - a[1][1] * a[2][0]) / det,
+            (a[0][1] * a[2][0] - a[0][0] * a[2][1]) / det,
+            (a[0][0] * a[1][1] - a[0][1] * a[1][0]) / det,
+        ],
+    ];
+    let t = [m[12], m[13], m[14]];
+    let bt = |r: usize| -> f64 {
+        let row = b.get(r).copied().unwrap_or([0.0; 3]);
+        -(row[0] * t[0] + row[1] * t[1] + row[2] * t[2])
+    };
+    let out = [
+        b[0][0],
+        b[1][0],
+        b[2][0],
+        0.0,
+        b[0][1],
+        b[1][1],
+        b[2][1],
+        0.0,
+        b[0][2],
+        b[1][2],
+        b[2][2],
+        0.0,
+        bt(0),
+        bt(1),
+        bt(2),
+        1.0,
+    ];
+    out.iter().all(|x| x.is_finite()).then_some(out)
+}
+
 /// `m` applied to the point `p` (w = 1).
 pub fn transform_point(m: &Mat4, p: [f64; 3]) -> [f64; 3] {
     let row = |r: usize| at(m, r, 0) * p[0] + at(m, r, 1) * p[1] + at(m, r, 2) * p[2] + at(m, r, 3);
@@ -186,6 +241,19 @@ mod tests {
         let (t, r, s) = decompose(&m);
         assert!(close(&from_trs(t, r, s), &m));
         assert!(close(&s, &[2.0, 0.5, 1.5]));
+    }
+
+    #[test]
+    fn an_affine_inverse_undoes_its_matrix() {
+        let q = normalize([0.3, 0.1, -0.4, 0.8]);
+        let m = from_trs([4.0, -1.0, 0.5], q, [1.5, 0.25, 3.0]);
+        let inv = inverse_affine(&m).expect("invertible");
+        assert!(close(&mul(&m, &inv), &IDENTITY));
+        assert!(close(&mul(&inv, &m), &IDENTITY));
+        assert_eq!(
+            inverse_affine(&from_trs([0.0; 3], q, [1.0, 0.0, 1.0])),
+            None
+        );
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub struct RemapArgs {
 
 /// Runs `dash remap`.
 pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
-    let manifest = reduce::read_manifest(&a.manifest)?
+    let manifest = reduce::read_manifest(&a.manifest, &ctx.limits)?
         .ok_or_else(|| CliError::Io(format!("{}: no such manifest", a.manifest.display())))?;
     let container = reduce::container(Format::from_extension(&a.output)).ok_or_else(|| {
         CliError::Usage(format!(
@@ -49,10 +49,18 @@ pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
     };
     let opts = remap::Options { locked: a.locked };
     let plan = remap::remap(&gltf, &manifest, &opts).map_err(|e| match e {
-        e @ RemapError::NotInManifest { .. } => CliError::Output(e.to_string()),
+        e @ (RemapError::NotInManifest { .. }
+        | RemapError::RetiredWeighted { .. }
+        | RemapError::Joints(_)) => CliError::Output(e.to_string()),
         e => reduce::input_error(&a.input, e),
     })?;
     for s in &plan.skins {
+        for (name, at) in &s.retired_weighted {
+            common::warning(format_args!(
+                "skin {}: bone {name:?} is retired in the manifest but carries weight (first: mesh {} primitive {} vertex {} in JOINTS_{}); it keeps its index; --locked refuses this",
+                s.skin, at.mesh, at.primitive, at.vertex, at.set
+            ));
+        }
         let Some(why) = &s.mismatch else {
             common::detail(format_args!("skin {}: already in manifest order", s.skin));
             continue;

@@ -108,22 +108,20 @@ pub fn reduce_all(
         return Err(PipelineError::Unnamed);
     }
     manifest.version = VERSION;
-    let mut changes = Changes::default();
-    for input in inputs {
-        let c = manifest.update(&input.bones, false)?;
-        changes.added.extend(c.added);
-        changes.revived.extend(c.revived);
-        changes.reparented.extend(c.reparented);
-    }
+    // One update for every input: the manifest is indexed once, however many there are.
+    let skeletons: Vec<&[crate::manifest::BoneRef]> =
+        inputs.iter().map(|i| i.bones.as_slice()).collect();
+    let changes = manifest.update_all(&skeletons, false)?;
     if opts.locked && !changes.is_empty() {
         return Err(ManifestError::Locked(changes.describe()).into());
     }
     let mut reduced = Vec::with_capacity(inputs.len());
+    let lookup = manifest.lookup();
     for input in inputs {
         let (map, root) = if named {
             (
-                crate::index_map(input, manifest)?,
-                crate::root_index(input, manifest),
+                crate::index_map_in(input, &lookup)?,
+                crate::root_index_in(input, &lookup),
             )
         } else {
             (input.unnamed_indices().unwrap_or_default(), None)

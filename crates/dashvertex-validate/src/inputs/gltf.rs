@@ -11,7 +11,7 @@ use dashvertex_json::pointer::Locator;
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::influences::{Checker, Encoding, Field, Locate, MeshStats, Profile, Scratch};
-use crate::options::Options;
+use crate::options::{JointOrder, Options};
 use crate::sink::Sink;
 
 /// Vertices per parallel chunk: large enough that scheduling costs nothing, small
@@ -643,9 +643,20 @@ fn skins(gltf: &Gltf, doc: &Doc, tainted: &[bool], opts: &Options, sink: &mut Si
         if let (false, Some(order)) = (bad, &opts.joint_order) {
             let names = skinning::joint_names(&gltf.root, s);
             // One diagnostic per skin: the first joint out of place names the cause.
-            if let Some(m) = order.manifest.first_out_of_order(&names, !order.locked) {
+            if let Some(m) = order.lookup().first_out_of_order(&names, !order.locked) {
                 doc.push(sink, Code::JOINT_ORDER, &ptr, || {
                     format!("skin {s}: {m}; the joint order differs from the manifest's")
+                });
+            }
+            if let Some(k) = names
+                .iter()
+                .position(|n| n == dashvertex_manifest::BLENDER_NEUTRAL_BONE)
+            {
+                doc.push(sink, Code::NEUTRAL_BONE, &format!("{ptr}/{k}"), || {
+                    format!(
+                        "skin {s}: joint {k} is {:?}, the joint Blender's glTF exporter adds to hold the vertices no bone weights; a manifest that numbers it keeps it for every rig",
+                        dashvertex_manifest::BLENDER_NEUTRAL_BONE
+                    )
                 });
             }
         }
@@ -653,6 +664,33 @@ fn skins(gltf: &Gltf, doc: &Doc, tainted: &[bool], opts: &Options, sink: &mut Si
             inverse_bind_matrices(gltf, doc, s, ibm, skin.joints.len(), opts, sink);
         }
     }
+}
+
+/// The joints of `skin` that may carry no weight under `order`: bones the manifest retired,
+/// and (locked) bones it does not have (`foreign`, a subset); both sorted, with the joint
+/// names for messages.
+fn barred_joints(
+    gltf: &Gltf,
+    skin: usize,
+    order: &JointOrder,
+) -> (Vec<u32>, Vec<u32>, Vec<String>) {
+    let names = skinning::joint_names(&gltf.root, skin);
+    let (mut removed, mut foreign) = (Vec::new(), Vec::new());
+    for (j, n) in names.iter().enumerate() {
+        let Ok(j) = u32::try_from(j) else { break };
+        match order.lookup().entry(n) {
+            Some(e) if e.removed => removed.push(j),
+            None if order.locked => {
+                removed.push(j);
+                foreign.push(j);
+            }
+            _ => {}
+        }
+    }
+    if removed.is_empty() {
+        return (removed, foreign, Vec::new());
+    }
+    (removed, foreign, names)
 }
 
 fn inverse_bind_matrices(
@@ -988,10 +1026,16 @@ fn primitive(
     let count = joints.first().map_or(0, |(_, d)| d.count);
     let nsets = p.sets.len();
     let uniform = encodings.iter().all(|&e| e == encoding);
+    let (removed, foreign, names) = match (limit, &opts.joint_order) {
+        (Some((skin, _)), Some(order)) => barred_joints(gltf, skin, order),
+        _ => (Vec::new(), Vec::new(), Vec::new()),
+    };
     let checker = Checker {
         profile,
         bones: limit.map(|(_, n)| n as u64),
-        removed: Vec::new(),
+        removed,
+        foreign,
+        names,
         skinned: true,
         encoding: if uniform { encoding } else { Encoding::Float },
         target: opts.target,

@@ -165,6 +165,8 @@ pub fn validate(bytes: &[u8], opts: &Options, sink: &mut Sink) -> Profile {
         profile,
         bones,
         removed: opts.removed_bones.clone(),
+        foreign: Vec::new(),
+        names: Vec::new(),
         skinned: mesh.is_skinned(),
         encoding: Encoding::Float,
         target: opts.target,

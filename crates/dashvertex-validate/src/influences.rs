@@ -475,7 +475,7 @@ impl Checker {
                 let joint = usize::try_from(bone)
                     .ok()
                     .and_then(|b| self.names.get(b))
-                    .map_or(String::new(), |n| format!(" (joint {n:?})"));
+                    .map_or(String::new(), |n| format!(" ({n:?})"));
                 if self.foreign.binary_search(&bone).is_ok() {
                     sink.report(
                         Code::BONE_NOT_IN_MANIFEST,

@@ -306,25 +306,23 @@ pub(crate) fn parse_manifest(
             format!("the manifest is not UTF-8 (byte {})", e.valid_up_to()),
         )
     })?;
-    let m = Manifest::from_json(text).map_err(|e| match e.pointer() {
-        Some(ptr) => {
-            let (line, column) = dashvertex_json::pointer::Locator::new(text)
-                .line_col(&ptr)
-                .unwrap_or((1, 1));
-            input_error(path, format!("{line}:{column}: {e} (at {ptr})"))
-        }
-        None => input_error(path, e),
-    })?;
-    if m.len() as u64 > limits.max_bones {
-        return Err(input_error(
+    let m = Manifest::from_json_within(text, limits.max_bones).map_err(|e| match e {
+        ManifestError::TooManyBones { limit } => input_error(
             path,
             format!(
-                "the manifest numbers {} bones, more than the {} a skeleton may have (--max-bones); keep one manifest per rig, or raise --max-bones",
-                m.len(),
-                limits.max_bones
+                "the manifest has more than {limit} bones, the most a skeleton may have (--max-bones); keep one manifest per rig, or raise --max-bones"
             ),
-        ));
-    }
+        ),
+        e => match e.pointer() {
+            Some(ptr) => {
+                let (line, column) = dashvertex_json::pointer::Locator::new(text)
+                    .line_col(&ptr)
+                    .unwrap_or((1, 1));
+                input_error(path, format!("{line}:{column}: {e} (at {ptr})"))
+            }
+            None => input_error(path, e),
+        },
+    })?;
     Ok(m)
 }
 

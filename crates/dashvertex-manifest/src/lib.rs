@@ -15,6 +15,7 @@
 
 mod diff;
 mod lookup;
+mod read;
 mod update;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -223,6 +224,13 @@ pub enum ManifestError {
     /// `--locked` and the manifest would change.
     #[error("the manifest is locked but would change:\n  {}", .0.join("\n  "))]
     Locked(Vec<String>),
+    /// The manifest has more bones than the reader allows
+    /// ([`Manifest::from_json_within`]).
+    #[error("the manifest has more than {limit} bones")]
+    TooManyBones {
+        /// The most bones allowed.
+        limit: u64,
+    },
     /// Every 32-bit bone index is taken.
     #[error("every 32-bit bone index is taken")]
     Full,
@@ -346,7 +354,14 @@ impl Manifest {
     /// non-empty names and aliases, each string naming one bone
     /// ([`ManifestError::NameClash`] naming both claims otherwise). `O(n log n)`.
     pub fn from_json(text: &str) -> Result<Self, ManifestError> {
-        let m: Manifest = serde_json::from_str(text).map_err(ManifestError::Json)?;
+        Self::from_json_within(text, u64::MAX)
+    }
+
+    /// [`Manifest::from_json`] for a manifest of at most `max_bones` bones: one with more
+    /// is refused ([`ManifestError::TooManyBones`]) as soon as entry `max_bones + 1` is
+    /// read, so the memory a manifest takes is bounded by `max_bones`, whatever the file.
+    pub fn from_json_within(text: &str, max_bones: u64) -> Result<Self, ManifestError> {
+        let m = read::decode(text, max_bones)?;
         if m.version != VERSION {
             return Err(ManifestError::Version(m.version));
         }
@@ -781,6 +796,34 @@ mod tests {
             from: 2,
             to: 0
         }));
+    }
+
+    #[test]
+    fn a_manifest_beyond_the_bone_bound_is_refused_while_read() {
+        let m = Manifest::init(&[b("a", None), b("b", Some("a")), b("c", Some("a"))]).unwrap();
+        let text = m.to_json();
+        assert_eq!(Manifest::from_json_within(&text, 3).unwrap(), m);
+        let err = Manifest::from_json_within(&text, 2).unwrap_err();
+        assert!(
+            matches!(err, ManifestError::TooManyBones { limit: 2 }),
+            "{err}"
+        );
+        for (bad, says) in [
+            (r#"{"version": 1, "bones": [], "x": 1}"#, "unknown field"),
+            (
+                r#"{"version": 1, "version": 1, "bones": []}"#,
+                "duplicate field",
+            ),
+            (r#"{"bones": []}"#, "missing field"),
+            (r#"{"version": 1, "bones": []} []"#, "trailing"),
+            (
+                r#"{"version": 1, "bones": [{"index": 0, "name": "a", "y": 2}]}"#,
+                "unknown field",
+            ),
+        ] {
+            let err = Manifest::from_json(bad).unwrap_err();
+            assert!(err.to_string().contains(says), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -33,6 +33,7 @@ mod blender_loss;
 mod cli;
 mod fix;
 mod hostile_files;
+mod hostile_manifests;
 mod pruned_output;
 mod reduce;
 mod remap;

@@ -157,12 +157,13 @@ pub struct Checker {
     /// Number of bones, when known.
     pub bones: Option<u64>,
     /// Bone indices that must carry no weight (removed bones, and `foreign`), sorted.
-    pub removed: Vec<u32>,
+    pub removed: std::sync::Arc<[u32]>,
     /// Of `removed`, the glTF joints whose bone a locked manifest does not have (reported
     /// as `BONE_NOT_IN_MANIFEST` instead of `BONE_REMOVED`), sorted.
-    pub foreign: Vec<u32>,
-    /// Joint names by index, for messages (glTF; empty otherwise).
-    pub names: Vec<String>,
+    pub foreign: std::sync::Arc<[u32]>,
+    /// Joint names by index, for messages (glTF; empty otherwise). Shared: every
+    /// primitive a skin deforms uses the same lists.
+    pub names: std::sync::Arc<[String]>,
     /// Whether the mesh is skinned (all-zero weights matter only then).
     pub skinned: bool,
     /// Storage of the weights.
@@ -861,9 +862,9 @@ mod tests {
             let checker = Checker {
                 profile: if gltf { Profile::Gltf } else { Profile::Dash },
                 bones,
-                removed,
-                foreign: Vec::new(),
-                names: Vec::new(),
+                removed: removed.into(),
+                foreign: Default::default(),
+                names: Default::default(),
                 skinned: true,
                 encoding: Encoding::Float,
                 target: None,
@@ -895,9 +896,9 @@ mod tests {
             let checker = Checker {
                 profile: if gltf { Profile::Gltf } else { Profile::Dash },
                 bones,
-                removed,
-                foreign: Vec::new(),
-                names: Vec::new(),
+                removed: removed.into(),
+                foreign: Default::default(),
+                names: Default::default(),
                 skinned: true,
                 encoding: Encoding::Float,
                 target: None,

@@ -177,8 +177,15 @@ pub fn validate_keeping(
     let prims = skinning::primitive_sets(&gltf.root);
     let users = skinning::mesh_nodes(&gltf.root);
     nodes(&gltf, &doc, &prims, sink);
+    // Per skin, once: the joints a manifest bars from weight (shared by its primitives).
+    let barred: Vec<Barred> = match &opts.joint_order {
+        Some(order) => (0..gltf.root.skins.len())
+            .map(|s| barred_joints(&gltf, s, order))
+            .collect(),
+        None => Vec::new(),
+    };
     for p in &prims {
-        primitive(&gltf, &doc, p, &users, profile, opts, sink);
+        primitive(&gltf, &doc, p, &users, &barred, profile, opts, sink);
     }
     drop(doc);
     (profile, gltf.into_input())
@@ -669,11 +676,7 @@ fn skins(gltf: &Gltf, doc: &Doc, tainted: &[bool], opts: &Options, sink: &mut Si
 /// The joints of `skin` that may carry no weight under `order`: bones the manifest retired,
 /// and (locked) bones it does not have (`foreign`, a subset); both sorted, with the joint
 /// names for messages.
-fn barred_joints(
-    gltf: &Gltf,
-    skin: usize,
-    order: &JointOrder,
-) -> (Vec<u32>, Vec<u32>, Vec<String>) {
+fn barred_joints(gltf: &Gltf, skin: usize, order: &JointOrder) -> Barred {
     let names = skinning::joint_names(&gltf.root, skin);
     let (mut removed, mut foreign) = (Vec::new(), Vec::new());
     for (j, n) in names.iter().enumerate() {
@@ -688,9 +691,21 @@ fn barred_joints(
         }
     }
     if removed.is_empty() {
-        return (removed, foreign, Vec::new());
+        return Barred::default();
     }
-    (removed, foreign, names)
+    Barred {
+        removed: removed.into(),
+        foreign: foreign.into(),
+        names: names.into(),
+    }
+}
+
+/// A skin's joints barred from weight ([`barred_joints`]), shared by its primitives.
+#[derive(Clone, Default)]
+struct Barred {
+    removed: std::sync::Arc<[u32]>,
+    foreign: std::sync::Arc<[u32]>,
+    names: std::sync::Arc<[String]>,
 }
 
 fn inverse_bind_matrices(
@@ -842,6 +857,7 @@ fn primitive(
     doc: &Doc,
     p: &PrimitiveSets,
     users: &[Vec<usize>],
+    barred: &[Barred],
     profile: Profile,
     opts: &Options,
     sink: &mut Sink,
@@ -1026,10 +1042,14 @@ fn primitive(
     let count = joints.first().map_or(0, |(_, d)| d.count);
     let nsets = p.sets.len();
     let uniform = encodings.iter().all(|&e| e == encoding);
-    let (removed, foreign, names) = match (limit, &opts.joint_order) {
-        (Some((skin, _)), Some(order)) => barred_joints(gltf, skin, order),
-        _ => (Vec::new(), Vec::new(), Vec::new()),
-    };
+    let Barred {
+        removed,
+        foreign,
+        names,
+    } = limit
+        .and_then(|(skin, _)| barred.get(skin))
+        .cloned()
+        .unwrap_or_default();
     let checker = Checker {
         profile,
         bones: limit.map(|(_, n)| n as u64),

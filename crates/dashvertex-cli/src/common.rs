@@ -176,3 +176,24 @@ pub fn detail(message: impl std::fmt::Display) {
         anstream::eprintln!("{message}");
     }
 }
+
+/// Prints `warning: MESSAGE` on standard error unless quiet.
+pub fn warning(message: impl std::fmt::Display) {
+    if verbosity() > Verbosity::Quiet {
+        let s = dashvertex_validate::render::palette::WARNING;
+        anstream::eprintln!("{s}warning{s:#}: {message}");
+    }
+}
+
+/// Warns when a manifest just numbered Blender's automatic neutral bone
+/// ([`dashvertex_manifest::BLENDER_NEUTRAL_BONE`]), which would otherwise slip in unnoticed.
+pub fn warn_neutral_bone(added: &[(String, u32)]) {
+    for (name, index) in added
+        .iter()
+        .filter(|(n, _)| n == dashvertex_manifest::BLENDER_NEUTRAL_BONE)
+    {
+        warning(format_args!(
+            "the manifest now numbers bone {name:?} (index {index}): the joint Blender's glTF exporter adds to hold the vertices no bone weights, not a bone of the rig; weight those vertices to a real bone in Blender (Weight Paint) and export again, then retire it with `dash manifest update M --from FILE`, or keep it if those vertices are meant to follow no bone"
+        ));
+    }
+}

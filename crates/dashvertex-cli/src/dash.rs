@@ -532,7 +532,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 Ok(())
             }
             ManifestCommand::Show { manifest } => {
-                let text = reduce::manifest_show(manifest)?;
+                let text = reduce::manifest_show(manifest, &limits)?;
                 Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
             }
         },

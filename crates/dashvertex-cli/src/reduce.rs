@@ -464,43 +464,35 @@ impl Pick {
 }
 
 /// Reads a manifest; `None` when there is none yet. Unreadable: exit 2; corrupt (not
-/// UTF-8, not a manifest, empty): exit 1.
-pub(crate) fn read_manifest(path: &Path) -> Result<Option<Manifest>, CliError> {
-    parse_manifest(
+/// UTF-8, not a manifest, empty, more bones than --max-bones): exit 1.
+pub(crate) fn read_manifest(path: &Path, limits: &Limits) -> Result<Option<Manifest>, CliError> {
+    read_manifest_from(
         path,
         dashvertex_fs::read_input(path, Limits::default().max_input_bytes),
+        limits,
     )
 }
 
 /// Reads the manifest a run updates under its lock: only a regular file (opened without
 /// blocking, its type checked on the handle), so a FIFO in its place cannot hang the run
 /// while it holds the lock.
-fn read_manifest_to_update(path: &Path) -> Result<Option<Manifest>, CliError> {
+fn read_manifest_to_update(path: &Path, limits: &Limits) -> Result<Option<Manifest>, CliError> {
     let max = Limits::default().max_input_bytes;
     let read = if path == Path::new("-") {
         dashvertex_fs::read_input(path, max)
     } else {
         dashvertex_fs::read_regular(path, max)
     };
-    parse_manifest(path, read)
+    read_manifest_from(path, read, limits)
 }
 
-fn parse_manifest(
+fn read_manifest_from(
     path: &Path,
     read: Result<Vec<u8>, dashvertex_fs::FsError>,
+    limits: &Limits,
 ) -> Result<Option<Manifest>, CliError> {
     match read {
-        Ok(bytes) => {
-            let text = std::str::from_utf8(&bytes).map_err(|e| {
-                input_error(
-                    path,
-                    format!("the manifest is not UTF-8 (byte {})", e.valid_up_to()),
-                )
-            })?;
-            Manifest::from_json(text)
-                .map(Some)
-                .map_err(|e| input_error(path, e))
-        }
+        Ok(bytes) => parse_manifest(path, &bytes, limits).map(Some),
         Err(dashvertex_fs::FsError::Io { source, .. })
             if source.kind() == std::io::ErrorKind::NotFound =>
         {
@@ -508,6 +500,40 @@ fn parse_manifest(
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// Decodes and checks a manifest file's bytes (exit 1 when it is not one): an error is
+/// located at its line and column with its JSON Pointer, and a manifest with more bones
+/// than `limits.max_bones` is refused, as a skeleton with that many would be.
+pub(crate) fn parse_manifest(
+    path: &Path,
+    bytes: &[u8],
+    limits: &Limits,
+) -> Result<Manifest, CliError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        input_error(
+            path,
+            format!("the manifest is not UTF-8 (byte {})", e.valid_up_to()),
+        )
+    })?;
+    let m = Manifest::from_json_within(text, limits.max_bones).map_err(|e| match e {
+        ManifestError::TooManyBones { limit } => input_error(
+            path,
+            format!(
+                "the manifest has more than {limit} bones, the most a skeleton may have (--max-bones); keep one manifest per rig, or raise --max-bones"
+            ),
+        ),
+        e => match e.pointer() {
+            Some(ptr) => {
+                let (line, column) = dashvertex_json::pointer::Locator::new(text)
+                    .line_col(&ptr)
+                    .unwrap_or((1, 1));
+                input_error(path, format!("{line}:{column}: {e} (at {ptr})"))
+            }
+            None => input_error(path, e),
+        },
+    })?;
+    Ok(m)
 }
 
 /// Takes the manifest's lock (held from its read to its rename).
@@ -617,8 +643,8 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
             None => None,
         };
         let existing = match a.manifest {
-            Some(p) if a.locked => read_manifest(p)?,
-            Some(p) => read_manifest_to_update(p)?,
+            Some(p) if a.locked => read_manifest(p, limits)?,
+            Some(p) => read_manifest_to_update(p, limits)?,
             None => None,
         };
         if a.locked && existing.is_none() {
@@ -909,6 +935,9 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
     }
     // What the manifest gained is news when a manifest file was written; a numbering made
     // up for this run only is shown with -v.
+    if a.manifest.is_some() {
+        common::warn_neutral_bone(&changes.added);
+    }
     for line in changes.describe() {
         if a.manifest.is_some() {
             common::info(format_args!("manifest: {line}"));
@@ -1411,6 +1440,13 @@ pub fn manifest_init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Res
     let skeleton = load(from, ctx)?.skeleton(from, &ctx.limits)?;
     let m = Manifest::init(&skeleton).map_err(|e| input_error(from, e))?;
     dashvertex_fs::write_file(out, m.to_json().as_bytes())?;
+    let added: Vec<(String, u32)> = m
+        .bones
+        .iter()
+        .filter(|e| e.name == dashvertex_manifest::BLENDER_NEUTRAL_BONE)
+        .map(|e| (e.name.clone(), e.index))
+        .collect();
+    common::warn_neutral_bone(&added);
     common::info(format_args!("{}: {} bones", out.display(), m.len()));
     Ok(())
 }
@@ -1434,9 +1470,9 @@ pub fn manifest_update(
         Some(lock(manifest_path, ctx.wait)?)
     };
     let read = if locked_flag {
-        read_manifest(manifest_path)?
+        read_manifest(manifest_path, &ctx.limits)?
     } else {
-        read_manifest_to_update(manifest_path)?
+        read_manifest_to_update(manifest_path, &ctx.limits)?
     };
     let original =
         read.ok_or_else(|| CliError::Io(format!("{}: no such manifest", manifest_path.display())))?;
@@ -1464,6 +1500,9 @@ pub fn manifest_update(
         );
         return Err(CliError::Output(ManifestError::Locked(why).to_string()));
     }
+    if !locked_flag {
+        common::warn_neutral_bone(&changes.added);
+    }
     for line in changes.describe() {
         println!("{line}");
     }
@@ -1490,74 +1529,23 @@ fn numbering(path: &Path, ctx: &Context) -> Result<Manifest, CliError> {
             v.get("version").is_some() && v.get("bones").is_some_and(|b| b.is_array())
         })
     });
-    if let (true, Some(text)) = (looks_like_manifest, text) {
-        return Manifest::from_json(text).map_err(|e| input_error(path, e));
+    if looks_like_manifest {
+        return parse_manifest(path, &bytes, &ctx.limits);
     }
     let skeleton = load(path, ctx)?.skeleton(path, &ctx.limits)?;
     Manifest::init(&skeleton).map_err(|e| input_error(path, e))
 }
 
-/// `dash manifest diff`: one line per difference between A's and B's numbering.
+/// `dash manifest diff`: one line per difference between A's and B's numbering
+/// ([`Manifest::diff`]: a bone followed by name and alias, so a rename is one line).
 pub fn manifest_diff(a: &Path, b: &Path, ctx: &Context) -> Result<Vec<String>, CliError> {
     let (ma, mb) = (numbering(a, ctx)?, numbering(b, ctx)?);
-    let by_name = |m: &Manifest| -> std::collections::HashMap<String, (u32, bool)> {
-        m.bones
-            .iter()
-            .map(|e| (e.name.clone(), (e.index, e.removed)))
-            .collect()
-    };
-    let (na, nb) = (by_name(&ma), by_name(&mb));
-    let mut out = Vec::new();
-    let mut renamed_from = std::collections::HashSet::new();
-    for e in &mb.bones {
-        let was = na
-            .get(&e.name)
-            .copied()
-            .map(|x| (e.name.clone(), x))
-            .or_else(|| {
-                e.aliases
-                    .iter()
-                    .rev()
-                    .find_map(|old| na.get(old).map(|&x| (old.clone(), x)))
-            });
-        match was {
-            None if !e.removed => out.push(format!("added bone {:?} at index {}", e.name, e.index)),
-            None => {}
-            Some((old, (index, removed))) => {
-                if old != e.name {
-                    renamed_from.insert(old.clone());
-                    out.push(format!("renamed bone {old:?} to {:?}", e.name));
-                }
-                if index != e.index {
-                    out.push(format!(
-                        "moved bone {:?} from index {index} to {}",
-                        e.name, e.index
-                    ));
-                }
-                match (removed, e.removed) {
-                    (false, true) => {
-                        out.push(format!("retired bone {:?} (index {})", e.name, e.index))
-                    }
-                    (true, false) => out.push(format!(
-                        "brought back bone {:?} (index {})",
-                        e.name, e.index
-                    )),
-                    _ => {}
-                }
-            }
-        }
-    }
-    for e in ma.bones.iter().filter(|e| !e.removed) {
-        if !nb.contains_key(&e.name) && !renamed_from.contains(&e.name) {
-            out.push(format!("removed bone {:?} (was index {})", e.name, e.index));
-        }
-    }
-    Ok(out)
+    Ok(ma.diff(&mb).iter().map(ToString::to_string).collect())
 }
 
 /// `dash manifest show`.
-pub fn manifest_show(path: &Path) -> Result<String, CliError> {
-    let m = read_manifest(path)?
+pub fn manifest_show(path: &Path, limits: &Limits) -> Result<String, CliError> {
+    let m = read_manifest(path, limits)?
         .ok_or_else(|| CliError::Io(format!("{}: no such manifest", path.display())))?;
     let label = if path == Path::new("-") {
         "<stdin>".to_owned()

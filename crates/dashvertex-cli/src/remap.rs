@@ -42,7 +42,7 @@ pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
     before.extend(first_bin.as_deref().map(|b| ("the buffer file of -o", b)));
     reduce::refuse_aliases(&before, &inputs)?;
     reduce::must_exist(&a.manifest)?;
-    let manifest = reduce::read_manifest(&a.manifest)?
+    let manifest = reduce::read_manifest(&a.manifest, &ctx.limits)?
         .ok_or_else(|| CliError::Io(format!("{}: no such manifest", a.manifest.display())))?;
     let container = reduce::container(Format::from_extension(&a.output)).ok_or_else(|| {
         CliError::Usage(format!(
@@ -59,10 +59,18 @@ pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
     let read_buffers = reduce::external_buffers(&gltf, &a.input);
     let opts = remap::Options { locked: a.locked };
     let plan = remap::remap(&gltf, &manifest, &opts).map_err(|e| match e {
-        e @ RemapError::NotInManifest { .. } => CliError::Output(e.to_string()),
+        e @ (RemapError::NotInManifest { .. }
+        | RemapError::RetiredWeighted { .. }
+        | RemapError::Joints(_)) => CliError::Output(e.to_string()),
         e => reduce::input_error(&a.input, e),
     })?;
     for s in &plan.skins {
+        for (name, at) in &s.retired_weighted {
+            common::warning(format_args!(
+                "skin {}: bone {name:?} is retired in the manifest but carries weight (first: mesh {} primitive {} vertex {} in JOINTS_{}); it keeps its index; --locked refuses this",
+                s.skin, at.mesh, at.primitive, at.vertex, at.set
+            ));
+        }
         let Some(why) = &s.mismatch else {
             common::detail(format_args!("skin {}: already in manifest order", s.skin));
             continue;

@@ -301,22 +301,15 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            match std::str::from_utf8(&bytes)
-                .map_err(|e| format!("not UTF-8 (byte {})", e.valid_up_to()))
-                .and_then(|t| {
-                    dashvertex_manifest::Manifest::from_json(t).map_err(|e| e.to_string())
-                }) {
+            match crate::reduce::parse_manifest(path, &bytes, &global.limits()) {
                 // Removed bones keep their index: they count toward the range.
                 Ok(m) => (
                     Some(m.len() as u64),
                     m.removed_indices(),
-                    Some(dashvertex_validate::JointOrder {
-                        manifest: m,
-                        locked: args.locked,
-                    }),
+                    Some(dashvertex_validate::JointOrder::new(m, args.locked)),
                 ),
                 Err(e) => {
-                    common::error(format_args!("{}: {e}", path.display()));
+                    common::error(&e);
                     return ExitCode::from(1);
                 }
             }

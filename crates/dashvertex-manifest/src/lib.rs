@@ -13,13 +13,25 @@
     clippy::cast_possible_wrap
 )]
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+mod diff;
+mod lookup;
+mod read;
+mod update;
 
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use diff::Difference;
+pub use lookup::Lookup;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Manifest format version.
 pub const VERSION: u32 = 1;
+
+/// The joint Blender's glTF exporter adds to a skin to hold the vertices no bone weights
+/// (its "neutral bone"). A manifest that numbers it keeps an index for a bone no rig has,
+/// so the commands that add it say so.
+pub const BLENDER_NEUTRAL_BONE: &str = "neutral_bone";
 
 /// One bone of the manifest.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -35,7 +47,8 @@ pub struct Entry {
     /// Set when the bone left the skeleton: the index stays reserved.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub removed: bool,
-    /// Earlier names of this bone (renames), oldest first.
+    /// Earlier names of this bone (renames), oldest first. An input bone with one of
+    /// these names is this bone; no other bone may have it as its name or alias.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub aliases: Vec<String>,
 }
@@ -54,9 +67,10 @@ pub struct Manifest {
 /// A bone of an input skeleton: a name and its parent's name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BoneRef {
-    /// The bone's name, matched exactly against the entries' current names (aliases do
-    /// not count); names within one skeleton must differ
-    /// ([`ManifestError::DuplicateBone`] otherwise).
+    /// The bone's name, matched exactly against the entries' current names and aliases
+    /// (former names); names within one skeleton must differ
+    /// ([`ManifestError::DuplicateBone`] otherwise) and may not be two names of one
+    /// manifest bone ([`ManifestError::SameBone`]).
     pub name: String,
     /// Parent name, `None` for a root.
     pub parent: Option<String>,
@@ -179,9 +193,22 @@ pub enum ManifestError {
         /// The index it carries.
         index: u32,
     },
-    /// A bone name is empty or used twice.
-    #[error("invalid manifest: bone name {0:?} is empty or used twice")]
-    Name(String),
+    /// A bone name or alias is empty.
+    #[error("invalid manifest: {0} is empty")]
+    Name(NameUse),
+    /// Two entries (or one entry twice) claim one string as a name or alias, so an input
+    /// bone with that name could be either.
+    #[error(
+        "invalid manifest: {name:?} is {first} and {second}; every name and alias must name one bone"
+    )]
+    NameClash {
+        /// The string claimed twice.
+        name: String,
+        /// The first claim, in index order (a name before an alias).
+        first: NameUse,
+        /// The second claim.
+        second: NameUse,
+    },
     /// A rename names a bone the manifest does not have, or a name already taken.
     #[error("rename {from:?} -> {to:?}: {why}")]
     Rename {
@@ -197,12 +224,81 @@ pub enum ManifestError {
     /// `--locked` and the manifest would change.
     #[error("the manifest is locked but would change:\n  {}", .0.join("\n  "))]
     Locked(Vec<String>),
+    /// The manifest has more bones than the reader allows
+    /// ([`Manifest::from_json_within`]).
+    #[error("the manifest has more than {limit} bones")]
+    TooManyBones {
+        /// The most bones allowed.
+        limit: u64,
+    },
     /// Every 32-bit bone index is taken.
     #[error("every 32-bit bone index is taken")]
     Full,
     /// An input skeleton repeats a name.
     #[error("the skeleton has two bones named {0:?}")]
     DuplicateBone(String),
+    /// An input skeleton has two bones that are one manifest bone (its name and a former
+    /// name, or two former names).
+    #[error(
+        "the skeleton has bones {first:?} and {second:?}, which are one manifest bone ({bone}); rename one of them in the asset, or give the old one back its own bone with `dash manifest update` after renaming"
+    )]
+    SameBone {
+        /// The first of the two, in skeleton order.
+        first: String,
+        /// The second.
+        second: String,
+        /// The manifest bone both answer to.
+        bone: NameUse,
+    },
+}
+
+impl ManifestError {
+    /// The JSON Pointer, in the manifest file, of what a reading error is about.
+    pub fn pointer(&self) -> Option<String> {
+        match self {
+            ManifestError::Index { entry, .. } => Some(format!("/bones/{entry}/index")),
+            ManifestError::Name(at) | ManifestError::NameClash { second: at, .. } => {
+                Some(at.pointer())
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Where a name sits in a manifest: a bone's current name or one of its aliases.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameUse {
+    /// The bone's index (its entry).
+    pub index: u32,
+    /// The bone's current name.
+    pub bone: String,
+    /// `Some(k)`: alias `k` of the bone; `None`: its current name.
+    pub alias: Option<u32>,
+}
+
+impl NameUse {
+    /// The JSON Pointer of the name in the manifest file.
+    pub fn pointer(&self) -> String {
+        match self.alias {
+            None => format!("/bones/{}/name", self.index),
+            Some(k) => format!("/bones/{}/aliases/{k}", self.index),
+        }
+    }
+}
+
+impl std::fmt::Display for NameUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.alias {
+            None => write!(f, "the name of bone {} ({})", self.index, self.pointer()),
+            Some(_) => write!(
+                f,
+                "an alias of bone {} {:?} ({})",
+                self.index,
+                self.bone,
+                self.pointer()
+            ),
+        }
+    }
 }
 
 /// The order in which new bones are numbered: a depth-first walk from the roots, parents
@@ -255,13 +351,20 @@ impl Manifest {
     }
 
     /// Parses and checks a manifest file: its version, indices 0, 1, 2, … in order, and
-    /// non-empty, distinct names.
+    /// non-empty names and aliases, each string naming one bone
+    /// ([`ManifestError::NameClash`] naming both claims otherwise). `O(n log n)`.
     pub fn from_json(text: &str) -> Result<Self, ManifestError> {
-        let m: Manifest = serde_json::from_str(text).map_err(ManifestError::Json)?;
+        Self::from_json_within(text, u64::MAX)
+    }
+
+    /// [`Manifest::from_json`] for a manifest of at most `max_bones` bones: one with more
+    /// is refused ([`ManifestError::TooManyBones`]) as soon as entry `max_bones + 1` is
+    /// read, so the memory a manifest takes is bounded by `max_bones`, whatever the file.
+    pub fn from_json_within(text: &str, max_bones: u64) -> Result<Self, ManifestError> {
+        let m = read::decode(text, max_bones)?;
         if m.version != VERSION {
             return Err(ManifestError::Version(m.version));
         }
-        let mut names = BTreeSet::new();
         for (entry, e) in m.bones.iter().enumerate() {
             if usize::try_from(e.index).ok() != Some(entry) {
                 return Err(ManifestError::Index {
@@ -269,11 +372,34 @@ impl Manifest {
                     index: e.index,
                 });
             }
-            if e.name.is_empty() || !names.insert(e.name.as_str()) {
-                return Err(ManifestError::Name(e.name.clone()));
+        }
+        m.check_names()?;
+        Ok(m)
+    }
+
+    /// Checks that no name or alias is empty and that each names one bone (what
+    /// [`Manifest::from_json`] checks of the names, for a manifest built in code).
+    pub fn check_names(&self) -> Result<(), ManifestError> {
+        let keys = lookup::sorted_keys(self);
+        // Empty strings sort first.
+        if let Some(&k) = keys.first() {
+            let at = lookup::name_use(self, k);
+            let empty = match at.alias {
+                None => at.bone.is_empty(),
+                Some(a) => usize::try_from(at.index)
+                    .ok()
+                    .and_then(|i| self.bones.get(i))
+                    .and_then(|e| e.aliases.get(usize::try_from(a).ok()?))
+                    .is_some_and(String::is_empty),
+            };
+            if empty {
+                return Err(ManifestError::Name(at));
             }
         }
-        Ok(m)
+        match lookup::first_clash(self, &keys) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// The indices of removed bones (tombstones), ascending: weight on one of them is an
@@ -293,17 +419,23 @@ impl Manifest {
         s
     }
 
-    /// Index of a bone by current name (removed bones included).
+    /// Index of the bone that answers to `name`, its current name or an alias (removed
+    /// bones included). Linear: build a [`Manifest::lookup`] for many names.
     pub fn index_of(&self, name: &str) -> Option<u32> {
-        self.bones.iter().find(|e| e.name == name).map(|e| e.index)
-    }
-
-    /// Name → index for every bone (removed ones included).
-    pub fn lookup(&self) -> HashMap<&str, u32> {
         self.bones
             .iter()
-            .map(|e| (e.name.as_str(), e.index))
-            .collect()
+            .find(|e| e.name == name)
+            .or_else(|| {
+                self.bones
+                    .iter()
+                    .find(|e| e.aliases.iter().any(|a| a == name))
+            })
+            .map(|e| e.index)
+    }
+
+    /// The manifest's names and aliases indexed for matching input bones ([`Lookup`]).
+    pub fn lookup(&self) -> Lookup<&Manifest> {
+        Lookup::new(self)
     }
 
     /// The first bone of `bones` (bone `i` at position `i`, as a glTF skin numbers its
@@ -312,32 +444,14 @@ impl Manifest {
     /// manifest is in order when its positions agree. With `extra`, bones the manifest
     /// does not have are in order after the manifest's indices (where `dash remap`
     /// appends them); without, any such bone is out of order (the manifest is locked).
-    /// Names are matched exactly against the entries' current names, retired bones
-    /// included. Linear in `bones`.
+    /// Names are matched against the entries' current names and aliases, retired bones
+    /// included. `O((n + bones) log n)`; [`Lookup::first_out_of_order`] reuses one index.
     pub fn first_out_of_order<S: AsRef<str>>(
         &self,
         bones: &[S],
         extra: bool,
     ) -> Option<OrderMismatch> {
-        let lookup = self.lookup();
-        bones.iter().enumerate().find_map(|(joint, name)| {
-            let name = name.as_ref();
-            match lookup.get(name) {
-                None if extra && joint >= self.bones.len() => None,
-                None => Some(OrderMismatch::Unknown {
-                    joint,
-                    name: name.to_owned(),
-                }),
-                Some(&index) if usize::try_from(index).ok() != Some(joint) => {
-                    Some(OrderMismatch::Moved {
-                        joint,
-                        name: name.to_owned(),
-                        index,
-                    })
-                }
-                Some(_) => None,
-            }
-        })
+        self.lookup().first_out_of_order(bones, extra)
     }
 
     /// Number of indices (live and retired).
@@ -348,85 +462,6 @@ impl Manifest {
     /// True when there is no bone.
     pub fn is_empty(&self) -> bool {
         self.bones.is_empty()
-    }
-
-    /// Applies renames (`old → new`): the index stays, the old name becomes an alias.
-    pub fn rename(&mut self, renames: &[(String, String)]) -> Result<Changes, ManifestError> {
-        let mut changes = Changes::default();
-        for (from, to) in renames {
-            let err = |why: &str| ManifestError::Rename {
-                from: from.clone(),
-                to: to.clone(),
-                why: why.to_owned(),
-            };
-            if self.index_of(to).is_some() {
-                return Err(err("the new name is already in the manifest"));
-            }
-            let e = self
-                .bones
-                .iter_mut()
-                .find(|e| &e.name == from)
-                .ok_or_else(|| err("no bone has the old name"))?;
-            e.aliases.push(std::mem::replace(&mut e.name, to.clone()));
-            changes.renamed.push((from.clone(), to.clone(), e.index));
-        }
-        Ok(changes)
-    }
-
-    /// Adds the bones of `skeleton` that the manifest lacks (revives retired ones), and,
-    /// when `complete` says the skeleton is the whole rig, retires bones it no longer has.
-    pub fn update(
-        &mut self,
-        skeleton: &[BoneRef],
-        complete: bool,
-    ) -> Result<Changes, ManifestError> {
-        let mut seen = BTreeSet::new();
-        for b in skeleton {
-            if !seen.insert(b.name.as_str()) {
-                return Err(ManifestError::DuplicateBone(b.name.clone()));
-            }
-        }
-        let mut changes = Changes::default();
-        let parents: HashMap<&str, Option<&String>> = skeleton
-            .iter()
-            .map(|b| (b.name.as_str(), b.parent.as_ref()))
-            .collect();
-        for e in &mut self.bones {
-            match parents.get(e.name.as_str()) {
-                Some(p) => {
-                    if e.removed {
-                        e.removed = false;
-                        changes.revived.push((e.name.clone(), e.index));
-                    }
-                    if e.parent.as_ref() != *p {
-                        e.parent = p.cloned();
-                        changes.reparented.push((e.name.clone(), e.index));
-                    }
-                }
-                None if complete && !e.removed => {
-                    e.removed = true;
-                    changes.removed.push((e.name.clone(), e.index));
-                }
-                None => {}
-            }
-        }
-        let mut known: std::collections::HashSet<String> =
-            self.bones.iter().map(|e| e.name.clone()).collect();
-        for name in canonical_order(skeleton) {
-            if known.insert(name.clone()) {
-                let index = u32::try_from(self.bones.len()).map_err(|_| ManifestError::Full)?;
-                let parent = parents.get(name.as_str()).copied().flatten().cloned();
-                changes.added.push((name.clone(), index));
-                self.bones.push(Entry {
-                    index,
-                    name,
-                    parent,
-                    removed: false,
-                    aliases: Vec::new(),
-                });
-            }
-        }
-        Ok(changes)
     }
 
     /// A manifest for a skeleton, from scratch.
@@ -522,7 +557,7 @@ mod tests {
             ),
             (
                 r#"{"version": 1, "bones": [{"index": 0, "name": "a"}, {"index": 1, "name": "a"}]}"#,
-                "used twice",
+                "\"a\" is the name of bone 0 (/bones/0/name) and the name of bone 1",
             ),
             (
                 r#"{"version": 1, "bones": [{"index": 0, "name": ""}]}"#,
@@ -554,5 +589,262 @@ mod tests {
         assert_eq!(m.bones[1].aliases, ["b"]);
         assert!(m.rename(&[("zz".into(), "y".into())]).is_err());
         assert!(m.rename(&[("a".into(), "B".into())]).is_err());
+    }
+
+    /// The issue-23 rig: a bone renamed in the manifest, an older asset still using the
+    /// old name.
+    fn renamed_rig() -> Manifest {
+        let mut m = Manifest::init(&[
+            b("root", None),
+            b("hand_l", Some("root")),
+            b("fingers_l", Some("hand_l")),
+            b("tip_l", Some("fingers_l")),
+        ])
+        .unwrap();
+        m.rename(&[("fingers_l".into(), "fingers.L".into())])
+            .unwrap();
+        m
+    }
+
+    #[test]
+    fn an_old_name_finds_the_bone_and_adds_nothing() {
+        let mut m = renamed_rig();
+        assert_eq!(
+            m.bones[3].parent.as_deref(),
+            Some("fingers.L"),
+            "children follow"
+        );
+        let before = m.clone();
+        let old_asset = [
+            b("root", None),
+            b("hand_l", Some("root")),
+            b("fingers_l", Some("hand_l")),
+            b("tip_l", Some("fingers_l")),
+        ];
+        let ch = m.update(&old_asset, true).unwrap();
+        assert!(ch.is_empty(), "{:?}", ch.describe());
+        assert_eq!(m, before);
+        assert_eq!(m.index_of("fingers_l"), Some(2));
+        assert_eq!(m.lookup().index_of("fingers_l"), Some(2));
+        assert_eq!(
+            m.first_out_of_order(&["root", "hand_l", "fingers_l", "tip_l"], false),
+            None
+        );
+        // A parent recorded under the old name is the same parent.
+        m.bones[3].parent = Some("fingers_l".into());
+        assert!(m.update(&old_asset, false).unwrap().is_empty());
+        // Both names in one skeleton are one bone twice.
+        let both = [b("fingers_l", None), b("fingers.L", None)];
+        let err = m.update(&both, false).unwrap_err();
+        assert!(matches!(err, ManifestError::SameBone { .. }), "{err}");
+        assert!(
+            err.to_string().contains("\"fingers_l\" and \"fingers.L\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn update_all_is_update_in_turn() {
+        let sk1 = [b("a", None), b("b", Some("a"))];
+        let sk2 = [b("a", None), b("b", None), b("c", Some("b"))];
+        let sk3 = [b("c", Some("a")), b("d", None)];
+        let mut one = Manifest::init(&[b("a", None)]).unwrap();
+        one.bones[0].removed = true;
+        let mut turn = one.clone();
+        let mut all = Changes::default();
+        for sk in [&sk1[..], &sk2, &sk3] {
+            let c = turn.update(sk, false).unwrap();
+            all.added.extend(c.added);
+            all.revived.extend(c.revived);
+            all.reparented.extend(c.reparented);
+        }
+        let ch = one.update_all(&[&sk1, &sk2, &sk3], false).unwrap();
+        assert_eq!(one, turn);
+        assert_eq!(ch, all);
+        assert_eq!(ch.reparented.len(), 2, "b loses its parent, c changes it");
+    }
+
+    #[test]
+    fn duplicate_aliases_are_refused_naming_both_bones() {
+        for (bones, says) in [
+            (
+                r#"{"index": 0, "name": "a"}, {"index": 1, "name": "b", "aliases": ["a"]}"#,
+                "\"a\" is the name of bone 0 (/bones/0/name) and an alias of bone 1 \"b\" (/bones/1/aliases/0)",
+            ),
+            (
+                r#"{"index": 0, "name": "a", "aliases": ["x"]}, {"index": 1, "name": "b", "aliases": ["x"]}"#,
+                "an alias of bone 0 \"a\" (/bones/0/aliases/0) and an alias of bone 1 \"b\" (/bones/1/aliases/0)",
+            ),
+            (
+                r#"{"index": 0, "name": "a", "aliases": ["x", "x"]}"#,
+                "(/bones/0/aliases/0) and an alias of bone 0 \"a\" (/bones/0/aliases/1)",
+            ),
+            (
+                r#"{"index": 0, "name": "a", "aliases": ["a"]}"#,
+                "the name of bone 0 (/bones/0/name) and an alias of bone 0",
+            ),
+            (
+                r#"{"index": 0, "name": "a", "aliases": [""]}"#,
+                "/bones/0/aliases/0) is empty",
+            ),
+        ] {
+            let text = format!(r#"{{"version": 1, "bones": [{bones}]}}"#);
+            let err = Manifest::from_json(&text).unwrap_err();
+            assert!(err.to_string().contains(says), "{text}: {err}");
+            assert!(err.pointer().is_some(), "{err}");
+        }
+    }
+
+    #[test]
+    fn renames_keep_every_string_to_one_bone() {
+        let mut m = renamed_rig();
+        let refuse = |m: &mut Manifest, from: &str, to: &str, says: &str| {
+            let before = m.clone();
+            let err = m.rename(&[(from.into(), to.into())]).unwrap_err();
+            assert!(err.to_string().contains(says), "{from}->{to}: {err}");
+            assert_eq!(*m, before, "nothing applied");
+        };
+        refuse(
+            &mut m,
+            "root",
+            "fingers_l",
+            "former name (an alias) of bone 2 (\"fingers.L\")",
+        );
+        refuse(&mut m, "root", "hand_l", "already the name of bone 1");
+        refuse(
+            &mut m,
+            "fingers_l",
+            "f",
+            "a former name of bone 2 (now \"fingers.L\")",
+        );
+        refuse(&mut m, "root", "root", "the same");
+        // Back to the old name: the alias leaves the list.
+        m.rename(&[("fingers.L".into(), "fingers_l".into())])
+            .unwrap();
+        assert_eq!(
+            (m.bones[2].name.as_str(), &m.bones[2].aliases[..]),
+            ("fingers_l", &["fingers.L".to_owned()][..])
+        );
+        // A chain in one call.
+        m.rename(&[("root".into(), "r1".into()), ("r1".into(), "r2".into())])
+            .unwrap();
+        assert_eq!(m.bones[0].aliases, ["root", "r1"]);
+        assert_eq!(m.bones[1].parent.as_deref(), Some("r2"));
+        m.check_names().unwrap();
+        let err = m
+            .rename(&[("hand_l".into(), "x".into()), ("tip_l".into(), "x".into())])
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("new name (an earlier rename) of bone 1"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_rename_is_one_difference() {
+        let old = Manifest::init(&[b("root", None), b("fingers_l", Some("root"))]).unwrap();
+        let mut new = old.clone();
+        new.rename(&[("fingers_l".into(), "fingers.L".into())])
+            .unwrap();
+        // The older asset reduced against the renamed manifest changes nothing.
+        assert!(
+            new.update(&[b("root", None), b("fingers_l", Some("root"))], false)
+                .unwrap()
+                .is_empty()
+        );
+        let d = old.diff(&new);
+        assert_eq!(
+            d,
+            [Difference::Renamed {
+                from: "fingers_l".into(),
+                to: "fingers.L".into(),
+                index: 1
+            }]
+        );
+        assert_eq!(
+            d[0].to_string(),
+            "renamed bone \"fingers_l\" to \"fingers.L\""
+        );
+        let mut later = new.clone();
+        later
+            .update(&[b("root", None), b("toe", Some("root"))], true)
+            .unwrap();
+        later.bones[0].removed = true;
+        let back = later.diff(&old);
+        let text: Vec<String> = old.diff(&later).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text,
+            [
+                "retired bone \"root\" (index 0)",
+                "renamed bone \"fingers_l\" to \"fingers.L\"",
+                "retired bone \"fingers.L\" (index 1)",
+                "added bone \"toe\" at index 2",
+            ]
+        );
+        assert!(
+            back.contains(&Difference::Removed {
+                name: "toe".into(),
+                index: 2
+            }),
+            "{back:?}"
+        );
+        let mut compacted = later.clone();
+        compacted.compact();
+        assert!(later.diff(&compacted).contains(&Difference::Moved {
+            name: "toe".into(),
+            from: 2,
+            to: 0
+        }));
+    }
+
+    #[test]
+    fn a_manifest_beyond_the_bone_bound_is_refused_while_read() {
+        let m = Manifest::init(&[b("a", None), b("b", Some("a")), b("c", Some("a"))]).unwrap();
+        let text = m.to_json();
+        assert_eq!(Manifest::from_json_within(&text, 3).unwrap(), m);
+        let err = Manifest::from_json_within(&text, 2).unwrap_err();
+        assert!(
+            matches!(err, ManifestError::TooManyBones { limit: 2 }),
+            "{err}"
+        );
+        for (bad, says) in [
+            (r#"{"version": 1, "bones": [], "x": 1}"#, "unknown field"),
+            (
+                r#"{"version": 1, "version": 1, "bones": []}"#,
+                "duplicate field",
+            ),
+            (r#"{"bones": []}"#, "missing field"),
+            (r#"{"version": 1, "bones": []} []"#, "trailing"),
+            (
+                r#"{"version": 1, "bones": [{"index": 0, "name": "a", "y": 2}]}"#,
+                "unknown field",
+            ),
+        ] {
+            let err = Manifest::from_json(bad).unwrap_err();
+            assert!(err.to_string().contains(says), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn lookups_are_fast_on_a_large_manifest() {
+        let n = 200_000u32;
+        let m = Manifest {
+            version: VERSION,
+            bones: (0..n)
+                .map(|i| Entry {
+                    index: i,
+                    name: format!("b{i}"),
+                    parent: None,
+                    removed: false,
+                    aliases: vec![format!("old{i}")],
+                })
+                .collect(),
+        };
+        m.check_names().unwrap();
+        let l = m.lookup();
+        assert_eq!(l.index_of("old199999"), Some(199_999));
+        let names: Vec<String> = (0..n).map(|i| format!("old{i}")).collect();
+        assert_eq!(l.first_out_of_order(&names, false), None);
     }
 }

@@ -59,6 +59,9 @@ pub enum GltfReduceError {
     /// The output cannot be written.
     #[error(transparent)]
     Export(#[from] ExportError),
+    /// The manifest gives the file's skins more joints than glTF or one output holds.
+    #[error(transparent)]
+    Joints(#[from] crate::remap::JointLimit),
     /// Something the reducer cannot do with this file.
     #[error("{0}")]
     Unsupported(String),
@@ -178,6 +181,47 @@ impl InfluenceSource for ReducedSets<'_> {
     }
 }
 
+/// Skin joints in manifest order: joint `i` is the input bone that answers to manifest
+/// entry `i` (by name or alias), else a placeholder; `joints` is the skin's joint count.
+fn manifest_slots(
+    lookup: &crate::manifest::Lookup<&Manifest>,
+    bones: &[BoneRef],
+    joints: usize,
+    budget: &mut crate::remap::JointBudget,
+) -> Result<Vec<JointSlot>, crate::remap::JointLimit> {
+    let m = lookup.manifest();
+    budget.take(m.len())?;
+    let mut existing: Vec<Option<usize>> = vec![None; m.len()];
+    // The first input bone of a name wins, as the file lists them.
+    for (i, b) in bones.iter().enumerate().take(joints) {
+        if let Some(slot) = lookup.position(&b.name).and_then(|p| existing.get_mut(p)) {
+            slot.get_or_insert(i);
+        }
+    }
+    // A bone the file lacks hangs under its manifest parent's joint when the file has
+    // that one (spec/reduction.md §5), else under the skin's common root.
+    let joint_of = |name: &str| {
+        lookup
+            .position(name)
+            .and_then(|q| existing.get(q).copied().flatten())
+            .filter(|&j| j < joints)
+    };
+    Ok(m.bones
+        .iter()
+        .zip(&existing)
+        .map(|(e, old)| match old {
+            Some(old) => JointSlot::Existing(*old),
+            None => match e.parent.as_deref().and_then(joint_of) {
+                Some(parent) => JointSlot::PlaceholderChild {
+                    name: e.name.clone(),
+                    parent,
+                },
+                None => JointSlot::Placeholder(e.name.clone()),
+            },
+        })
+        .collect())
+}
+
 /// Writes the reduced influences back into a copy of `gltf`: every skin used by a reduced
 /// primitive gets its joints in manifest order (placeholder nodes for retired bones and
 /// for bones this file does not have), and each primitive gets new JOINTS_n / WEIGHTS_n;
@@ -212,6 +256,8 @@ pub fn write_with(
     let mut ed = Editor::new(gltf)?;
     // Skins already reordered (hashed: a file may have as many skins as primitives).
     let mut done = std::collections::HashSet::new();
+    let lookup = manifest.lookup();
+    let mut budget = crate::remap::JointBudget::default();
     for (p, _) in &reduced {
         let skins: std::collections::BTreeSet<u64> = users
             .get(p.mesh)
@@ -230,23 +276,8 @@ pub fn write_with(
         if !done.insert(skin) {
             continue;
         }
-        let position: std::collections::HashMap<&str, usize> = p
-            .input
-            .bones
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, b)| (b.name.as_str(), i))
-            .collect();
         let joints = gltf.root.skins.get(skin).map_or(0, |s| s.joints.len());
-        let slots: Vec<JointSlot> = manifest
-            .bones
-            .iter()
-            .map(|e| match position.get(e.name.as_str()) {
-                Some(&old) if old < joints => JointSlot::Existing(old),
-                _ => placeholder(e, &position, joints),
-            })
-            .collect();
+        let slots = manifest_slots(&lookup, &p.input.bones, joints, &mut budget)?;
         ed.reorder_skin(skin, &slots)?;
     }
     // A mesh whose influences came from per-bone attributes without a skin gets one over

@@ -44,8 +44,8 @@ pub mod remap;
 pub mod weights_doc;
 
 pub use reduce::{
-    Config, Dropped, Empty, Normalize, Quantize, ReduceError, Reduced, Report, index_map, reduce,
-    root_index,
+    Config, Dropped, Empty, Normalize, Quantize, ReduceError, Reduced, Report, index_map,
+    index_map_in, reduce, root_index, root_index_in,
 };
 
 use input::Input;
@@ -54,7 +54,8 @@ use manifest::Manifest;
 /// The skeleton in manifest order, for DashVertex output: bone `i` is manifest entry `i`.
 /// Retired bones (and bones the input does not have) keep their place with their name
 /// and last known parent, so that no index moves, and the identity transform relative to
-/// that parent. Transforms are copied by name from `source` when given.
+/// that parent. Input bones match entries by name or alias (an asset that still uses a
+/// former name); transforms are copied from the `source` bone that answers to the entry.
 ///
 /// DashVertex has one root, bone 0 (`spec/dashvertex.md` §7). Every other bone left
 /// without a parent (bones of a file with several roots, per-bone attributes that match
@@ -67,26 +68,36 @@ pub fn manifest_skeleton(
     manifest: &Manifest,
 ) -> dashvertex_core::Skeleton {
     let lookup = manifest.lookup();
-    let input_parent: std::collections::HashMap<&str, &Option<String>> = input
-        .bones
-        .iter()
-        .map(|b| (b.name.as_str(), &b.parent))
-        .collect();
-    let source_bone: std::collections::HashMap<&str, &dashvertex_core::Bone> = source
-        .map(|s| s.bones.iter().map(|b| (b.name.as_str(), b)).collect())
-        .unwrap_or_default();
+    // Per entry: the input's parent name and the source bone that answer to it.
+    let mut input_parent: Vec<Option<&Option<String>>> = vec![None; manifest.len()];
+    for b in &input.bones {
+        if let Some(slot) = lookup
+            .position(&b.name)
+            .and_then(|p| input_parent.get_mut(p))
+        {
+            *slot = Some(&b.parent);
+        }
+    }
+    let mut source_bone: Vec<Option<&dashvertex_core::Bone>> = vec![None; manifest.len()];
+    for b in source.map_or(&[][..], |s| &s.bones[..]) {
+        if let Some(slot) = lookup
+            .position(&b.name)
+            .and_then(|p| source_bone.get_mut(p))
+        {
+            slot.get_or_insert(b);
+        }
+    }
     let bones = manifest
         .bones
         .iter()
-        .map(|e| {
-            let parent_name = input_parent
-                .get(e.name.as_str())
-                .map_or(e.parent.clone(), |p| (*p).clone());
+        .zip(input_parent.into_iter().zip(source_bone))
+        .map(|(e, (input_parent, src))| {
+            let parent_name = input_parent.map_or(e.parent.clone(), Clone::clone);
             let parent = parent_name
-                .and_then(|p| lookup.get(p.as_str()).copied())
+                .and_then(|p| lookup.index_of(&p))
                 .filter(|&p| p != e.index);
             let mut bone = dashvertex_core::Bone::new(e.name.clone(), parent);
-            if let Some(src) = source_bone.get(e.name.as_str()) {
+            if let Some(src) = src {
                 bone.position = src.position;
                 bone.rotation = src.rotation;
                 bone.scale = src.scale;

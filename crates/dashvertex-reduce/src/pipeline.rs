@@ -116,25 +116,33 @@ pub fn reduce_all(
         return Err(PipelineError::Unnamed);
     }
     manifest.version = VERSION;
-    let mut changes = Changes::default();
-    if opts.keep_order && named && manifest.is_empty() {
-        changes.added.extend(seed_in_order(manifest, inputs)?);
-    }
-    for input in inputs {
-        let c = manifest.update(&input.bones, false)?;
-        changes.added.extend(c.added);
-        changes.revived.extend(c.revived);
-        changes.reparented.extend(c.reparented);
+    // Without a manifest file, the first input's own order numbers an empty manifest.
+    let seeded = if opts.keep_order && named && manifest.is_empty() {
+        seed_in_order(manifest, inputs)?
+    } else {
+        Vec::new()
+    };
+    // One update for every input: the manifest is indexed once, however many there are.
+    let skeletons: Vec<&[crate::manifest::BoneRef]> =
+        inputs.iter().map(|i| i.bones.as_slice()).collect();
+    let mut changes = manifest.update_all(&skeletons, false)?;
+    if !seeded.is_empty() {
+        let mut added = seeded;
+        added.append(&mut changes.added);
+        changes.added = added;
     }
     if opts.locked && !changes.is_empty() {
-        return Err(ManifestError::Locked(changes.describe()).into());
+        let mut why = changes.describe();
+        why.extend(weighted_at(inputs, &changes));
+        return Err(ManifestError::Locked(why).into());
     }
     let mut reduced = Vec::with_capacity(inputs.len());
+    let lookup = manifest.lookup();
     for input in inputs {
         let (map, root) = if named {
             (
-                crate::index_map(input, manifest)?,
-                crate::root_index(input, manifest),
+                crate::index_map_in(input, &lookup)?,
+                crate::root_index_in(input, &lookup),
             )
         } else {
             (input.unnamed_indices().unwrap_or_default(), None)
@@ -191,6 +199,60 @@ pub fn parents_first(bones: &[crate::manifest::BoneRef]) -> bool {
         seen.insert(b.name.as_str());
     }
     true
+}
+
+/// Where the bones a locked run would add or bring back first carry weight, one line
+/// each (`first weight on "tail": vertex 7, set 0 slot 1 …`): the vertices a user
+/// must reweight, or the bones to add to the manifest. One pass over the inputs'
+/// influences, stopping once every such bone is found.
+fn weighted_at(inputs: &[&Input<'_>], changes: &Changes) -> Vec<String> {
+    let wanted: std::collections::HashSet<&str> = changes
+        .added
+        .iter()
+        .chain(&changes.revived)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let mut found: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut cands = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let flagged: Vec<bool> = input
+            .bones
+            .iter()
+            .map(|b| wanted.contains(b.name.as_str()))
+            .collect();
+        if !flagged.contains(&true) {
+            continue;
+        }
+        for v in 0..input.len() {
+            if found.len() == wanted.len() {
+                return out;
+            }
+            input.candidates(v, &mut cands);
+            for c in &cands {
+                let Some(b) = usize::try_from(c.bone)
+                    .ok()
+                    .filter(|&b| flagged.get(b).copied().unwrap_or(false))
+                    .and_then(|b| input.bones.get(b))
+                else {
+                    continue;
+                };
+                if c.weight != 0.0 && found.insert(b.name.as_str()) {
+                    let part = if inputs.len() > 1 {
+                        format!(" (input {i})")
+                    } else {
+                        String::new()
+                    };
+                    out.push(format!(
+                        "first weight on {:?}: {}{part}",
+                        b.name,
+                        input.describe(v, c)
+                    ));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A reduced glTF file: its bytes, and what the run did (the reductions' reports; their

@@ -40,8 +40,61 @@ use crate::manifest::{Manifest, OrderMismatch};
 /// How a remap treats bones the manifest does not have.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
-    /// Refuse (naming them) instead of appending joints the manifest does not have.
+    /// Refuse (naming them) instead of appending joints the manifest does not have, and
+    /// refuse weight on a bone the manifest retired ([`RemapError::RetiredWeighted`]).
     pub locked: bool,
+}
+
+/// The most joints a skin can be given: `JOINTS_n` are at most UNSIGNED_SHORT, so a joint
+/// past index 65535 could never carry weight.
+pub const MAX_SKIN_JOINTS: usize = 65_536;
+
+/// The most joints the rewritten skins of one file hold together, placeholders included
+/// (each is a node and an inverse bind matrix in the output): a manifest's size times a
+/// file's skin count cannot drive the output beyond it.
+pub const MAX_JOINTS_WRITTEN: usize = 1 << 20;
+
+/// A joint list longer than a glTF skin can use, or more joints than one output holds.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum JointLimit {
+    /// One skin would get more joints than `JOINTS_n` can index.
+    #[error(
+        "a skin in manifest order would have {joints} joints, but glTF joint indices stop at {} (JOINTS_n are at most UNSIGNED_SHORT); compact the manifest (`dash manifest update M --compact`) or keep one manifest per rig",
+        MAX_SKIN_JOINTS - 1
+    )]
+    Skin {
+        /// The joints it would have (every manifest index, then appended bones).
+        joints: usize,
+    },
+    /// The skins together would get more joints than one output holds.
+    #[error(
+        "the skins in manifest order would hold {total} joints together (every manifest index for each skin), more than the {MAX_JOINTS_WRITTEN} one output holds; keep one manifest per rig, or fewer skins per file"
+    )]
+    Total {
+        /// The joints so far.
+        total: usize,
+    },
+}
+
+/// Counts the joints written into one output's skins against [`MAX_SKIN_JOINTS`] and
+/// [`MAX_JOINTS_WRITTEN`], before any is built.
+#[derive(Debug, Default)]
+pub(crate) struct JointBudget {
+    used: usize,
+}
+
+impl JointBudget {
+    /// Takes `joints` for one more skin.
+    pub(crate) fn take(&mut self, joints: usize) -> Result<(), JointLimit> {
+        if joints > MAX_SKIN_JOINTS {
+            return Err(JointLimit::Skin { joints });
+        }
+        self.used = self.used.saturating_add(joints);
+        if self.used > MAX_JOINTS_WRITTEN {
+            return Err(JointLimit::Total { total: self.used });
+        }
+        Ok(())
+    }
 }
 
 /// What happened to one skin.
@@ -56,8 +109,24 @@ pub struct SkinRemap {
     pub placeholders: Vec<String>,
     /// The skin's bones the manifest does not have, appended after the manifest's.
     pub appended: Vec<String>,
+    /// Bones the manifest retired that still carry weight in a primitive the skin
+    /// deforms (kept at their index; refused with `locked`), with the first vertex.
+    pub retired_weighted: Vec<(String, RetiredAt)>,
     /// `(mesh, primitive)` whose joint values were renumbered.
     pub primitives: Vec<(usize, usize)>,
+}
+
+/// Where weight on a retired bone was first found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetiredAt {
+    /// The mesh.
+    pub mesh: usize,
+    /// The primitive.
+    pub primitive: usize,
+    /// The vertex.
+    pub vertex: usize,
+    /// The influence set (`JOINTS_n`).
+    pub set: usize,
 }
 
 /// A remap worked out: the edit, and what it does per skin.
@@ -105,6 +174,40 @@ pub enum RemapError {
         /// The bones, in joint order.
         bones: Vec<String>,
     },
+    /// `locked`, and a vertex carries weight on a joint whose bone the manifest retired.
+    #[error(
+        "{pointer}: vertex {} carries weight on joint {joint} (bone {name:?}), which the manifest retired (index {index}); weight that vertex on a current bone, or bring the bone back with `dash manifest update`",
+        .at.vertex
+    )]
+    RetiredWeighted {
+        /// JSON Pointer of the `JOINTS_n` attribute.
+        pointer: String,
+        /// The skin.
+        skin: usize,
+        /// The joint, as the file numbers it.
+        joint: usize,
+        /// Its bone name.
+        name: String,
+        /// The retired index.
+        index: u32,
+        /// Where.
+        at: RetiredAt,
+    },
+    /// The manifest is too large for the file's skins.
+    #[error(transparent)]
+    Joints(#[from] JointLimit),
+    /// Two joints of a skin are one manifest bone (its name and a former name).
+    #[error(
+        "skin {skin} has joints {first:?} and {second:?}, which are one manifest bone (one is a former name); rename one of them"
+    )]
+    SameBone {
+        /// The skin.
+        skin: usize,
+        /// The first joint's name.
+        first: String,
+        /// The second's.
+        second: String,
+    },
     /// Two joints of a skin have the same bone name.
     #[error("skin {skin} has two joints named {name:?}; bone names must be unique")]
     DuplicateName {
@@ -151,9 +254,13 @@ pub fn remap<'g>(
     if root.skins.is_empty() {
         return Err(RemapError::NoSkin);
     }
-    // Per skin: the old -> new joint map (None when in order).
+    let lookup = manifest.lookup();
+    let mut budget = JointBudget::default();
+    // Per skin: the old -> new joint map (None when in order), and which of its joints
+    // are bones the manifest retired.
     let mut maps: Vec<Option<Vec<u32>>> = Vec::with_capacity(root.skins.len());
     let mut slots_of: Vec<Option<Vec<JointSlot>>> = Vec::with_capacity(root.skins.len());
+    let mut retired_of: Vec<Vec<bool>> = Vec::with_capacity(root.skins.len());
     let mut skins = Vec::with_capacity(root.skins.len());
     for s in 0..root.skins.len() {
         let names = skinning::joint_names(root, s);
@@ -166,12 +273,19 @@ pub fn remap<'g>(
                 });
             }
         }
-        let mismatch = manifest.first_out_of_order(&names, !opts.locked);
+        retired_of.push(
+            names
+                .iter()
+                .map(|n| lookup.entry(n).is_some_and(|e| e.removed))
+                .collect(),
+        );
+        let mismatch = lookup.first_out_of_order(&names, !opts.locked);
         let mut report = SkinRemap {
             skin: s,
             mismatch: mismatch.clone(),
             placeholders: Vec::new(),
             appended: Vec::new(),
+            retired_weighted: Vec::new(),
             primitives: Vec::new(),
         };
         if mismatch.is_none() {
@@ -180,10 +294,9 @@ pub fn remap<'g>(
             skins.push(report);
             continue;
         }
-        let lookup = manifest.lookup();
         report.appended = names
             .iter()
-            .filter(|n| !lookup.contains_key(n.as_str()))
+            .filter(|n| !lookup.contains(n))
             .cloned()
             .collect();
         if opts.locked && !report.appended.is_empty() {
@@ -192,10 +305,25 @@ pub fn remap<'g>(
                 bones: report.appended,
             });
         }
+        budget.take(manifest.len().saturating_add(report.appended.len()))?;
+        // The joint that answers to each manifest entry, by name or alias.
+        let mut existing: Vec<Option<usize>> = vec![None; manifest.len()];
+        for (old, n) in names.iter().enumerate() {
+            let Some(slot) = lookup.position(n).and_then(|p| existing.get_mut(p)) else {
+                continue;
+            };
+            if let Some(first) = slot.replace(old) {
+                return Err(RemapError::SameBone {
+                    skin: s,
+                    first: names.get(first).cloned().unwrap_or_default(),
+                    second: n.clone(),
+                });
+            }
+        }
         let mut slots: Vec<JointSlot> = Vec::with_capacity(manifest.len() + names.len());
-        for e in &manifest.bones {
-            match position.get(e.name.as_str()) {
-                Some(&old) => slots.push(JointSlot::Existing(old)),
+        for (e, old) in manifest.bones.iter().zip(existing) {
+            match old {
+                Some(old) => slots.push(JointSlot::Existing(old)),
                 None => {
                     report.placeholders.push(e.name.clone());
                     slots.push(crate::gltf::placeholder(e, &position, names.len()));
@@ -203,7 +331,7 @@ pub fn remap<'g>(
             }
         }
         for (old, n) in names.iter().enumerate() {
-            if !lookup.contains_key(n.as_str()) {
+            if !lookup.contains(n) {
                 slots.push(JointSlot::Existing(old));
             }
         }
@@ -222,7 +350,8 @@ pub fn remap<'g>(
         slots_of.push(Some(slots));
         skins.push(report);
     }
-    if maps.iter().all(Option::is_none) {
+    let any_retired = retired_of.iter().any(|r| r.contains(&true));
+    if maps.iter().all(Option::is_none) && !any_retired {
         return Ok(Remap {
             editor: None,
             skins,
@@ -261,29 +390,72 @@ pub fn remap<'g>(
             }
         }
     }
-    let mut ed = Editor::new(gltf)?;
-    for (s, slots) in slots_of.iter().enumerate() {
-        if let Some(slots) = slots {
-            ed.reorder_skin(s, slots)?;
+    let mut ed = if maps.iter().any(Option::is_some) {
+        let mut ed = Editor::new(gltf)?;
+        for (s, slots) in slots_of.iter().enumerate() {
+            if let Some(slots) = slots {
+                ed.reorder_skin(s, slots)?;
+            }
         }
-    }
+        Some(ed)
+    } else {
+        None
+    };
     for p in skinning::primitive_sets(root) {
         let Some(s) = mesh_skin.get(p.mesh).copied().flatten() else {
             continue;
         };
-        let Some(Some(map)) = maps.get(s) else {
+        let map = maps.get(s).and_then(Option::as_ref);
+        let retired = retired_of.get(s).map_or(&[][..], Vec::as_slice);
+        if map.is_none() && !retired.contains(&true) {
             continue;
+        }
+        let identity: Vec<u32>;
+        let map_or_identity = match map {
+            Some(m) => m.as_slice(),
+            None => {
+                identity = (0..retired.len())
+                    .map(|j| u32::try_from(j).unwrap_or(u32::MAX))
+                    .collect();
+                &identity
+            }
         };
-        let source = Renumbered::read(gltf, &p, map)?;
-        ed.set_influences_from(p.mesh, p.primitive, &source)?;
-        if let Some(r) = skins.get_mut(s) {
-            r.primitives.push((p.mesh, p.primitive));
+        let source = Renumbered::read(gltf, &p, map_or_identity)?;
+        if let Some((set, vertex, joint)) = source.first_weighted(retired) {
+            let name = skinning::joint_names(root, s)
+                .get(joint)
+                .cloned()
+                .unwrap_or_default();
+            let at = RetiredAt {
+                mesh: p.mesh,
+                primitive: p.primitive,
+                vertex,
+                set,
+            };
+            if opts.locked {
+                return Err(RemapError::RetiredWeighted {
+                    pointer: p.attribute_pointer(&format!("JOINTS_{set}")),
+                    skin: s,
+                    joint,
+                    index: lookup.index_of(&name).unwrap_or(0),
+                    name,
+                    at,
+                });
+            }
+            if let Some(r) = skins.get_mut(s)
+                && !r.retired_weighted.iter().any(|(n, _)| *n == name)
+            {
+                r.retired_weighted.push((name, at));
+            }
+        }
+        if let (Some(ed), Some(_)) = (ed.as_mut(), map) {
+            ed.set_influences_from(p.mesh, p.primitive, &source)?;
+            if let Some(r) = skins.get_mut(s) {
+                r.primitives.push((p.mesh, p.primitive));
+            }
         }
     }
-    Ok(Remap {
-        editor: Some(ed),
-        skins,
-    })
+    Ok(Remap { editor: ed, skins })
 }
 
 /// A primitive's influence sets read in place, joint values renumbered, weights as
@@ -381,6 +553,23 @@ impl<'g, 'm> Renumbered<'g, 'm> {
             format: format.unwrap_or(WeightFormat::F32),
             map,
             count,
+        })
+    }
+
+    /// The first `(set, vertex, joint)` with non-zero weight on a joint `flagged` marks
+    /// (joints as the file numbers them).
+    fn first_weighted(&self, flagged: &[bool]) -> Option<(usize, usize, usize)> {
+        if !flagged.contains(&true) {
+            return None;
+        }
+        (0..self.count).find_map(|v| {
+            self.sets.iter().enumerate().find_map(|(k, (jd, wd))| {
+                let (js, ws) = (jd.get4(v), wd.get4(v));
+                js.iter().zip(&ws).find_map(|(&j, &w)| {
+                    let j = to_index(j)?;
+                    (w != 0.0 && flagged.get(j).copied().unwrap_or(false)).then_some((k, v, j))
+                })
+            })
         })
     }
 }

@@ -146,6 +146,12 @@ codes! {
     TARGET_INDEX_WIDTH = Error, "targets.md §3", "", "renumber the bones (a manifest) so the used ones come first";
     /// A bone index with non-zero weight names a bone the manifest marks removed.
     BONE_REMOVED = Error, "validation.md §2", "", "the bone left the skeleton: reduce the mesh again with the current manifest, or restore the bone";
+    /// With `--manifest --locked`: a glTF joint with non-zero weight whose bone the
+    /// manifest does not have (by name or alias).
+    BONE_NOT_IN_MANIFEST = Error, "validation.md §2", "", "add the bone with `dash manifest update M --from FILE`, or weight that vertex on a bone the manifest has";
+    /// With `--manifest`: a glTF skin has Blender's `neutral_bone`, the joint its glTF
+    /// exporter adds to hold vertices no bone weights.
+    NEUTRAL_BONE = Warning, "validation.md §2", "", "weight those vertices to a real bone in Blender (Weight Paint) and export again, or keep the joint on purpose with `--allow NEUTRAL_BONE`";
     /// A glTF skin's joint order differs from the bone manifest's (`--manifest`): a joint
     /// whose index is not the manifest's for its bone (or, with `--locked`, a bone the
     /// manifest does not have). An error with `--locked`.

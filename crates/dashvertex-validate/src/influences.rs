@@ -159,8 +159,14 @@ pub struct Checker {
     pub profile: Profile,
     /// Number of bones, when known.
     pub bones: Option<u64>,
-    /// Bone indices that must carry no weight (removed bones), sorted.
-    pub removed: Vec<u32>,
+    /// Bone indices that must carry no weight (removed bones, and `foreign`), sorted.
+    pub removed: std::sync::Arc<[u32]>,
+    /// Of `removed`, the glTF joints whose bone a locked manifest does not have (reported
+    /// as `BONE_NOT_IN_MANIFEST` instead of `BONE_REMOVED`), sorted.
+    pub foreign: std::sync::Arc<[u32]>,
+    /// Joint names by index, for messages (glTF; empty otherwise). Shared: every
+    /// primitive a skin deforms uses the same lists.
+    pub names: std::sync::Arc<[String]>,
     /// Whether the mesh is skinned (all-zero weights matter only then).
     pub skinned: bool,
     /// Storage of the weights.
@@ -470,16 +476,33 @@ impl Checker {
             }
             if w != 0.0 && self.is_removed(bone) {
                 blocked = true;
-                sink.report(
-                    Code::BONE_REMOVED,
-                    || loc.slot(v, s, k, Field::Bone),
-                    || {
-                        format!(
-                            "vertex {v}: bone index {bone} in {} is a removed bone (a tombstone in the manifest)",
-                            slot_name(s, k)
-                        )
-                    },
-                );
+                let joint = usize::try_from(bone)
+                    .ok()
+                    .and_then(|b| self.names.get(b))
+                    .map_or(String::new(), |n| format!(" ({n:?})"));
+                if self.foreign.binary_search(&bone).is_ok() {
+                    sink.report(
+                        Code::BONE_NOT_IN_MANIFEST,
+                        || loc.slot(v, s, k, Field::Bone),
+                        || {
+                            format!(
+                                "vertex {v}: weight {w} in {} is on joint {bone}{joint}, whose bone the locked manifest does not have",
+                                slot_name(s, k)
+                            )
+                        },
+                    );
+                } else {
+                    sink.report(
+                        Code::BONE_REMOVED,
+                        || loc.slot(v, s, k, Field::Bone),
+                        || {
+                            format!(
+                                "vertex {v}: bone index {bone}{joint} in {} is a removed bone (a tombstone in the manifest)",
+                                slot_name(s, k)
+                            )
+                        },
+                    );
+                }
                 continue;
             }
             if w == 0.0 {
@@ -849,7 +872,9 @@ mod tests {
             let checker = Checker {
                 profile: if gltf { Profile::Gltf } else { Profile::Dash },
                 bones,
-                removed,
+                removed: removed.into(),
+                foreign: Default::default(),
+                names: Default::default(),
                 skinned: true,
                 encoding: Encoding::Float,
                 target: None,
@@ -881,7 +906,9 @@ mod tests {
             let checker = Checker {
                 profile: if gltf { Profile::Gltf } else { Profile::Dash },
                 bones,
-                removed,
+                removed: removed.into(),
+                foreign: Default::default(),
+                names: Default::default(),
                 skinned: true,
                 encoding: Encoding::Float,
                 target: None,

@@ -16,7 +16,8 @@ pub struct Options {
     /// Number of bones to range-check indices against (overrides the file's skeleton).
     pub bones: Option<u64>,
     /// Bone indices a bone manifest marks removed (tombstones), sorted: weight on one of
-    /// them is `BONE_REMOVED`. Applies to DashVertex input (glTF joints come from the skin).
+    /// them is `BONE_REMOVED`. Applies to DashVertex input; for glTF, whose joints come
+    /// from the skin, the joints whose names `joint_order`'s manifest retired are.
     pub removed_bones: Vec<u32>,
     /// Diagnostics kept per file (all are counted).
     pub max_diagnostics: usize,
@@ -44,14 +45,35 @@ pub struct Options {
 }
 
 /// The joint order a glTF skin must follow: joint `i` is the bone the manifest numbers
-/// `i` (`dash-validate --manifest M`, `dash remap`).
+/// `i` (`dash-validate --manifest M`, `dash remap`), bones matched by name or alias. The
+/// manifest is indexed once, here, for every file validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JointOrder {
-    /// The manifest.
-    pub manifest: dashvertex_manifest::Manifest,
+    lookup: dashvertex_manifest::Lookup<dashvertex_manifest::Manifest>,
     /// `--locked`: bones the manifest does not have are out of order too (without it
-    /// they may follow the manifest's indices, where `dash remap` appends them).
+    /// they may follow the manifest's indices, where `dash remap` appends them), and
+    /// weight on one of them is `BONE_NOT_IN_MANIFEST`.
     pub locked: bool,
+}
+
+impl JointOrder {
+    /// The order `manifest` gives, locked or not.
+    pub fn new(manifest: dashvertex_manifest::Manifest, locked: bool) -> Self {
+        JointOrder {
+            lookup: dashvertex_manifest::Lookup::new(manifest),
+            locked,
+        }
+    }
+
+    /// The manifest.
+    pub fn manifest(&self) -> &dashvertex_manifest::Manifest {
+        self.lookup.manifest()
+    }
+
+    /// The manifest's names and aliases, indexed.
+    pub fn lookup(&self) -> &dashvertex_manifest::Lookup<dashvertex_manifest::Manifest> {
+        &self.lookup
+    }
 }
 
 impl std::fmt::Debug for Options {

@@ -290,3 +290,7 @@ write("target-many-joints.gltf", skinned(OKJ, OKW, nj=300))
 # WEIGHT_SUBNORMAL).
 write("weights-above-one.gltf", skinned(OKJ, [J(1.0000001, 0, 0, 0, 0.5, 0.5, 0, 0, 1, 0, 0, 0)]))
 write("weights-subnormal-share.gltf", skinned([J(0, 0, 0, 0, 0, 1, 2, 0, 1, 0, 0, 0)], [J(1, 0, 0, 0, 1, 1, 2e-38, 0, 1, 0, 0, 0)], nj=3))
+# Blender's automatic neutral bone as the skin's second joint (NEUTRAL_BONE with --manifest).
+def neutral_bone(doc, a):
+    doc["nodes"][2]["name"] = "neutral_bone"
+write("skin-neutral-bone.gltf", skinned(OKJ, OKW, tweak=neutral_bone))

@@ -69,6 +69,10 @@ cases! {
     inspect_rig_dmx => "inspect-rig-dmx",
     inspect_stdin => "inspect-stdin",
     manifest_diff => "manifest-diff",
+    manifest_duplicate_alias => "manifest-duplicate-alias",
+    manifest_neutral_bone => "manifest-neutral-bone",
+    manifest_rename => "manifest-rename",
+    manifest_retired_weight => "manifest-retired-weight",
     manifest_update => "manifest-update",
     reduce_arm => "reduce-arm",
     reduce_defaults => "reduce-defaults",
@@ -94,6 +98,7 @@ mod doc_paths;
 mod fix;
 mod hostile_files;
 mod hostile_fs;
+mod hostile_manifests;
 mod pruned_output;
 mod reduce;
 mod reduce_vectors;

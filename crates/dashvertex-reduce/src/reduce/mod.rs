@@ -15,7 +15,7 @@ mod test_inputs;
 use dashvertex_core::{InfluenceSet, Mesh, Vertex};
 
 use crate::input::Input;
-use crate::manifest::{Manifest, ManifestError};
+use crate::manifest::{Lookup, Manifest, ManifestError};
 
 /// Weight normalization.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,14 +214,18 @@ impl Reduced {
 pub const MAX_INFLUENCES: usize = 1024;
 
 /// The output index of each input bone, from the manifest (every input bone must be in
-/// it; call [`Manifest::update`] first).
+/// it, by name or alias; call [`Manifest::update`] first).
 pub fn index_map(input: &Input, manifest: &Manifest) -> Result<Vec<u32>, ManifestError> {
-    let lookup = manifest.lookup();
+    index_map_in(input, &manifest.lookup())
+}
+
+/// [`index_map`] with a manifest index built once ([`Manifest::lookup`]).
+pub fn index_map_in(input: &Input, lookup: &Lookup<&Manifest>) -> Result<Vec<u32>, ManifestError> {
     input
         .bones
         .iter()
         .map(|b| {
-            lookup.get(b.name.as_str()).copied().ok_or_else(|| {
+            lookup.index_of(&b.name).ok_or_else(|| {
                 ManifestError::Locked(vec![format!("bone {:?} is not in the manifest", b.name)])
             })
         })
@@ -231,9 +235,13 @@ pub fn index_map(input: &Input, manifest: &Manifest) -> Result<Vec<u32>, Manifes
 /// The manifest index of the skeleton's root: the first root in the manifest's
 /// numbering order.
 pub fn root_index(input: &Input, manifest: &Manifest) -> Option<u32> {
+    root_index_in(input, &manifest.lookup())
+}
+
+/// [`root_index`] with a manifest index built once.
+pub fn root_index_in(input: &Input, lookup: &Lookup<&Manifest>) -> Option<u32> {
     let order = crate::manifest::canonical_order(&input.bones);
-    let first_root = order.first()?;
-    manifest.index_of(first_root)
+    lookup.index_of(order.first()?)
 }
 
 /// Reduces every vertex of `input`. `map[b]` is the output bone index of input bone `b`;

@@ -311,7 +311,9 @@ fn vertices<R: Read + Seek>(
     let checker = Checker {
         profile,
         bones,
-        removed: opts.removed_bones.clone(),
+        removed: opts.removed_bones.as_slice().into(),
+        foreign: Default::default(),
+        names: Default::default(),
         skinned: layout.skinned,
         encoding: Encoding::Float,
         target: opts.target,
@@ -463,7 +465,9 @@ fn raw<R: Read + Seek>(r: &mut R, len: u64, profile: Profile, opts: &Options, si
     let mut checker = Checker {
         profile,
         bones: opts.bones,
-        removed: opts.removed_bones.clone(),
+        removed: opts.removed_bones.as_slice().into(),
+        foreign: Default::default(),
+        names: Default::default(),
         skinned: true,
         encoding: Encoding::Float,
         target: opts.target,

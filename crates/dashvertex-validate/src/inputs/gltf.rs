@@ -11,7 +11,7 @@ use dashvertex_json::pointer::Locator;
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::influences::{Checker, Encoding, Field, Locate, MeshStats, Profile, Scratch};
-use crate::options::Options;
+use crate::options::{JointOrder, Options};
 use crate::sink::Sink;
 
 /// Vertices per parallel chunk: large enough that scheduling costs nothing, small
@@ -177,8 +177,15 @@ pub fn validate_keeping(
     let prims = skinning::primitive_sets(&gltf.root);
     let users = skinning::mesh_nodes(&gltf.root);
     nodes(&gltf, &doc, &prims, sink);
+    // Per skin, once: the joints a manifest bars from weight (shared by its primitives).
+    let barred: Vec<Barred> = match &opts.joint_order {
+        Some(order) => (0..gltf.root.skins.len())
+            .map(|s| barred_joints(&gltf, s, order))
+            .collect(),
+        None => Vec::new(),
+    };
     for p in &prims {
-        primitive(&gltf, &doc, p, &users, profile, opts, sink);
+        primitive(&gltf, &doc, p, &users, &barred, profile, opts, sink);
     }
     drop(doc);
     (profile, gltf.into_input())
@@ -643,9 +650,20 @@ fn skins(gltf: &Gltf, doc: &Doc, tainted: &[bool], opts: &Options, sink: &mut Si
         if let (false, Some(order)) = (bad, &opts.joint_order) {
             let names = skinning::joint_names(&gltf.root, s);
             // One diagnostic per skin: the first joint out of place names the cause.
-            if let Some(m) = order.manifest.first_out_of_order(&names, !order.locked) {
+            if let Some(m) = order.lookup().first_out_of_order(&names, !order.locked) {
                 doc.push(sink, Code::JOINT_ORDER, &ptr, || {
                     format!("skin {s}: {m}; the joint order differs from the manifest's")
+                });
+            }
+            if let Some(k) = names
+                .iter()
+                .position(|n| n == dashvertex_manifest::BLENDER_NEUTRAL_BONE)
+            {
+                doc.push(sink, Code::NEUTRAL_BONE, &format!("{ptr}/{k}"), || {
+                    format!(
+                        "skin {s}: joint {k} is {:?}, the joint Blender's glTF exporter adds to hold the vertices no bone weights; a manifest that numbers it keeps it for every rig",
+                        dashvertex_manifest::BLENDER_NEUTRAL_BONE
+                    )
                 });
             }
         }
@@ -653,6 +671,41 @@ fn skins(gltf: &Gltf, doc: &Doc, tainted: &[bool], opts: &Options, sink: &mut Si
             inverse_bind_matrices(gltf, doc, s, ibm, skin.joints.len(), opts, sink);
         }
     }
+}
+
+/// The joints of `skin` that may carry no weight under `order`: bones the manifest retired,
+/// and (locked) bones it does not have (`foreign`, a subset); both sorted, with the joint
+/// names for messages.
+fn barred_joints(gltf: &Gltf, skin: usize, order: &JointOrder) -> Barred {
+    let names = skinning::joint_names(&gltf.root, skin);
+    let (mut removed, mut foreign) = (Vec::new(), Vec::new());
+    for (j, n) in names.iter().enumerate() {
+        let Ok(j) = u32::try_from(j) else { break };
+        match order.lookup().entry(n) {
+            Some(e) if e.removed => removed.push(j),
+            None if order.locked => {
+                removed.push(j);
+                foreign.push(j);
+            }
+            _ => {}
+        }
+    }
+    if removed.is_empty() {
+        return Barred::default();
+    }
+    Barred {
+        removed: removed.into(),
+        foreign: foreign.into(),
+        names: names.into(),
+    }
+}
+
+/// A skin's joints barred from weight ([`barred_joints`]), shared by its primitives.
+#[derive(Clone, Default)]
+struct Barred {
+    removed: std::sync::Arc<[u32]>,
+    foreign: std::sync::Arc<[u32]>,
+    names: std::sync::Arc<[String]>,
 }
 
 fn inverse_bind_matrices(
@@ -804,6 +857,7 @@ fn primitive(
     doc: &Doc,
     p: &PrimitiveSets,
     users: &[Vec<usize>],
+    barred: &[Barred],
     profile: Profile,
     opts: &Options,
     sink: &mut Sink,
@@ -988,10 +1042,20 @@ fn primitive(
     let count = joints.first().map_or(0, |(_, d)| d.count);
     let nsets = p.sets.len();
     let uniform = encodings.iter().all(|&e| e == encoding);
+    let Barred {
+        removed,
+        foreign,
+        names,
+    } = limit
+        .and_then(|(skin, _)| barred.get(skin))
+        .cloned()
+        .unwrap_or_default();
     let checker = Checker {
         profile,
         bones: limit.map(|(_, n)| n as u64),
-        removed: Vec::new(),
+        removed,
+        foreign,
+        names,
         skinned: true,
         encoding: if uniform { encoding } else { Encoding::Float },
         target: opts.target,

@@ -164,7 +164,9 @@ pub fn validate(bytes: &[u8], opts: &Options, sink: &mut Sink) -> Profile {
     let checker = Checker {
         profile,
         bones,
-        removed: opts.removed_bones.clone(),
+        removed: opts.removed_bones.as_slice().into(),
+        foreign: Default::default(),
+        names: Default::default(),
         skinned: mesh.is_skinned(),
         encoding: Encoding::Float,
         target: opts.target,

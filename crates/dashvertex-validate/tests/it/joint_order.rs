@@ -20,10 +20,7 @@ fn manifest(names: &[&str]) -> Manifest {
 
 fn check(file: &str, names: &[&str], locked: bool) -> Vec<dashvertex_validate::Diagnostic> {
     let opts = Options {
-        joint_order: Some(JointOrder {
-            manifest: manifest(names),
-            locked,
-        }),
+        joint_order: Some(JointOrder::new(manifest(names), locked)),
         levels: if locked {
             [(Code::JOINT_ORDER, Level::Deny)].into()
         } else {
@@ -117,10 +114,7 @@ fn deep_joint_chains_are_checked_without_recursion() {
         "deep.gltf",
         &text,
         &Options {
-            joint_order: Some(JointOrder {
-                manifest: manifest(&names),
-                locked: false,
-            }),
+            joint_order: Some(JointOrder::new(manifest(&names), false)),
             ..Options::default()
         },
     );

@@ -34,10 +34,8 @@ fn options(v: &Value) -> Options {
         } else {
             Default::default()
         },
-        joint_order: manifest.map(|manifest| dashvertex_validate::JointOrder {
-            manifest,
-            locked: o["locked"] == true,
-        }),
+        joint_order: manifest
+            .map(|manifest| dashvertex_validate::JointOrder::new(manifest, o["locked"] == true)),
         target: o["target"]
             .as_str()
             .map(|t| dashvertex_core::Target::named(t).expect("a target name")),

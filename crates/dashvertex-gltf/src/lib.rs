@@ -4,7 +4,9 @@
 //!   [`Gltf`]: the JSON value (for writing back), lenient typed views ([`spec`]) and the
 //!   buffers. Nothing here panics on bad input; the `gltf` crate's `read_joints` is not
 //!   used because it panics on FLOAT joints.
-//! - [`accessor::read`] decodes any accessor with every range checked.
+//! - [`accessor::read`] decodes any accessor with every range checked: buffer views
+//!   against their buffers once at load ([`ranges`]), and every element a document
+//!   declares against a budget tied to its size ([`budget`]).
 //! - [`skinning`] finds influence sets, node hierarchy and skins.
 //! - [`import`] turns influence sets, skin joints and per-bone `_NAME` attributes into
 //!   the dash model; [`export`] writes influence sets back into a copy of the file.
@@ -16,11 +18,13 @@
 )]
 
 pub mod accessor;
+pub mod budget;
 mod error;
 pub mod export;
 pub mod glb;
 pub mod import;
 mod load;
+pub mod ranges;
 pub mod skinning;
 pub mod spec;
 

@@ -31,6 +31,7 @@ mod adversarial;
 mod behaviour;
 mod blender_loss;
 mod cli;
+mod declared_numbers;
 mod fix;
 mod hostile_files;
 mod pruned_output;

@@ -1,5 +1,7 @@
 //! Reading accessor data, with every offset checked: no panic, no allocation beyond what
-//! the buffers hold (or the configured limits for data-less accessors).
+//! the buffers hold. Views outside their buffer ([`crate::ranges`]) and accessors past the
+//! element budget ([`crate::budget`]), both decided when the document loaded, are refused
+//! here, so no declared count drives the work of whoever reads the elements.
 
 use dashvertex_core::Limits;
 

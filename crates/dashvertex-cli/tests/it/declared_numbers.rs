@@ -195,3 +195,30 @@ fn non_finite_animation_values_are_invalid() {
         "{out}"
     );
 }
+
+#[test]
+fn the_declared_number_generator_reaches_every_class() {
+    // The property tests are only as good as what they draw: 300 drawn files must include
+    // each refusal and each non-finite report at least once.
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = dashvertex_testkit::declared::declared();
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..300 {
+        let file = strategy.new_tree(&mut runner).unwrap().current();
+        let opts = dashvertex_validate::Options::default();
+        let report = dashvertex_validate::validate_bytes(&file.name, &file.bytes, &opts);
+        for d in &report.diagnostics {
+            seen.insert(d.code.as_str());
+        }
+    }
+    for code in [
+        "GLTF_ACCESSOR_BUDGET",
+        "GLTF_BUFFER_VIEW_RANGE",
+        "GLTF_ANIMATION_NON_FINITE",
+        "POSITION_NON_FINITE",
+        "GLTF_BYTE_STRIDE",
+    ] {
+        assert!(seen.contains(code), "{code} never drawn: {seen:?}");
+    }
+}

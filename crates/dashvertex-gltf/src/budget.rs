@@ -33,7 +33,8 @@ pub fn allowance(input_bytes: u64) -> u64 {
     "accessor {index} (/accessors/{index}/count, {line}:{column}): its {count} elements, read \
      from {uses} place(s), take the elements the document's accessors declare to {total}, past \
      its budget of {budget} (2^20 + {PER_BYTE} per byte of its {input_bytes}-byte input; \
-     spec/security.md [L2]), so dash reads no accessor from accessor {first} on"
+     spec/security.md [L2]; first passed at accessor {first}): dash reads none of its \
+     elements; give the accessors buffer views that hold their data, or smaller counts"
 )]
 pub struct BudgetError {
     /// The accessor.
@@ -52,7 +53,8 @@ pub struct BudgetError {
     pub budget: u64,
     /// The input's bytes.
     pub input_bytes: u64,
-    /// The first accessor the budget refuses.
+    /// The accessor whose charge first took the total past the budget (this one, for an
+    /// accessor no reader names whose own charge passes it).
     pub first: u64,
 }
 
@@ -143,12 +145,15 @@ impl Budget {
                 if total <= budget {
                     return None;
                 }
-                if uses > 0 {
+                let passed_at = if uses > 0 {
                     named.push(index as u64);
-                }
+                    *first.get_or_insert(index as u64)
+                } else {
+                    first.unwrap_or(index as u64)
+                };
                 let (line, column) = locate(&format!("/accessors/{index}/count")).unwrap_or((1, 1));
                 Some(BudgetError {
-                    first: *first.get_or_insert(index as u64),
+                    first: passed_at,
                     index: index as u64,
                     line: line as u64,
                     column: column as u64,

@@ -1040,6 +1040,11 @@ pub fn unchanged_gltf(
     container: Container,
     files: &dashvertex_gltf::export::BufferFiles,
 ) -> Result<Unchanged, CliError> {
+    // A view outside its buffer is refused as the rewrite refuses it (spec/security.md
+    // [L3]): a copy would pass the broken file on.
+    if let Some(e) = gltf.view_range_errors().next() {
+        return Err(input_error(input, e));
+    }
     let dir = |p: &Path| {
         let d = p.parent().filter(|d| !d.as_os_str().is_empty());
         std::fs::canonicalize(d.unwrap_or(Path::new(".")))

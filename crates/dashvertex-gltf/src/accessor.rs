@@ -1,5 +1,7 @@
 //! Reading accessor data, with every offset checked: no panic, no allocation beyond what
-//! the buffers hold (or the configured limits for data-less accessors).
+//! the buffers hold. Views outside their buffer ([`crate::ranges`]) and accessors past the
+//! element budget ([`crate::budget`]), both decided when the document loaded, are refused
+//! here, so no declared count drives the work of whoever reads the elements.
 
 use dashvertex_core::Limits;
 
@@ -28,8 +30,13 @@ pub struct AccessorData<'g> {
     /// at `i × stride` and fits: checked when the view was made.
     bytes: Option<&'g [u8]>,
     /// Sparse substitutions, sorted by element, one per element (the last one written
-    /// wins): `(element, values)`. Their number is bounded by the sparse data's bytes.
-    sparse: Vec<(u64, Vec<f64>)>,
+    /// wins): `(element, k)`, the element's values being the `k`-th of
+    /// [`AccessorData::sparse_values`]. Their number is bounded by the sparse data's
+    /// bytes and the element budget.
+    sparse: Vec<(u64, usize)>,
+    /// The sparse values' bytes, one element (`stride`-free, as the specification lays
+    /// them out) after another.
+    sparse_values: &'g [u8],
     /// Where element 0 starts in its buffer, and the buffer (none for data-less or
     /// sparse accessors, whose elements do not all lie at `origin + i × stride`).
     pub origin: Option<(u64, u64)>,
@@ -39,29 +46,31 @@ pub struct AccessorData<'g> {
     /// lies at `(c / rows) × column + (c % rows) × size` within its element.
     column: usize,
     rows: usize,
+    /// Bytes of one element (its columns padded), as the sparse values hold them.
+    sparse_elem: usize,
 }
 
 impl AccessorData<'_> {
     /// Component `c` of element `i` (0 beyond the accessor).
     #[inline]
     pub fn get(&self, i: usize, c: usize) -> f64 {
-        if !self.sparse.is_empty()
-            && let Ok(k) = self.sparse.binary_search_by_key(&(i as u64), |e| e.0)
-        {
-            return self
-                .sparse
-                .get(k)
-                .and_then(|e| e.1.get(c))
-                .copied()
-                .unwrap_or(0.0);
-        }
-        let Some(bytes) = self.bytes else {
-            return 0.0;
-        };
         if i >= self.count || c >= self.components {
             return 0.0;
         }
         let size = size_of(self.component_type).unwrap_or(0);
+        if !self.sparse.is_empty()
+            && let Ok(k) = self.sparse.binary_search_by_key(&(i as u64), |e| e.0)
+        {
+            let k = self.sparse.get(k).map_or(0, |e| e.1);
+            let at = k * self.sparse_elem + self.within(c, size);
+            return decode(
+                self.sparse_values.get(at..at + size).unwrap_or_default(),
+                self.component_type,
+            );
+        }
+        let Some(bytes) = self.bytes else {
+            return 0.0;
+        };
         // Past any slice when it does not fit a usize: 0, as beyond the accessor.
         let Ok(at) = usize::try_from(i as u64 * self.stride) else {
             return 0.0;
@@ -204,6 +213,12 @@ fn view_bytes(gltf: &Gltf, index: u64, view: u64) -> Result<View<'_>, AccessorEr
         .ok()
         .and_then(|v| gltf.root.buffer_views.get(v))
         .ok_or(AccessorError::NoView { index, view })?;
+    if let Some(e) = usize::try_from(view).ok().and_then(|v| gltf.view_range(v)) {
+        return Err(AccessorError::ViewRange {
+            index,
+            source: e.clone(),
+        });
+    }
     let buf = usize::try_from(bv.buffer)
         .ok()
         .and_then(|b| gltf.buffer(b))
@@ -249,6 +264,7 @@ pub fn read<'g>(
         .ok()
         .and_then(|i| gltf.root.accessors.get(i))
         .ok_or(AccessorError::Missing(index))?;
+    gltf.budget_check(index)?;
     let size = component::size(a.component_type).ok_or(AccessorError::Unknown {
         index,
         what: "componentType",
@@ -278,10 +294,12 @@ pub fn read<'g>(
         count,
         bytes: None,
         sparse: Vec::new(),
+        sparse_values: &[],
         origin: None,
         stride: elem,
         column: fits(index, "column stride", column)?,
         rows: fits(index, "rows", rows)?,
+        sparse_elem: fits(index, "element size", elem)?,
     };
     // Without a buffer view the elements are zeros: nothing is allocated for them (memory
     // never follows a declared count).
@@ -349,12 +367,11 @@ pub fn read<'g>(
                 what: format!("sparse data for {n} elements lies outside its buffer views"),
             });
         }
-        let (index_size, value_size) = (
-            fits(index, "index size", isize_)?,
-            fits(index, "size", size)?,
-        );
+        let index_size = fits(index, "index size", isize_)?;
+        let n = fits(index, "sparse count", n)?;
+        let mut sparse = Vec::with_capacity(n);
         for k in 0..n {
-            let at = fits(index, "sparse index offset", k * isize_)?;
+            let at = k * index_size;
             let target = decode_index(
                 ib.get(at..at + index_size).unwrap_or_default(),
                 sp.indices.component_type,
@@ -365,29 +382,21 @@ pub fn read<'g>(
                     what: format!("sparse index {target} is not below count {}", a.count),
                 });
             }
-            let first = fits(index, "sparse value offset", k * elem)?;
-            let values: Vec<f64> = (0..data.components)
-                .map(|c| {
-                    let at = first + data.within(c, value_size);
-                    decode(
-                        vb.get(at..at + value_size).unwrap_or_default(),
-                        a.component_type,
-                    )
-                })
-                .collect();
-            data.sparse.push((target, values));
+            sparse.push((target, k));
         }
         // Sorted by element, the last substitution of an element winning (the
-        // specification requires increasing indices; this keeps bad files cheap).
-        data.sparse.sort_by_key(|e| e.0);
-        let mut deduped: Vec<(u64, Vec<f64>)> = Vec::with_capacity(data.sparse.len());
-        for e in data.sparse.drain(..) {
+        // specification requires increasing indices; this keeps bad files cheap). The
+        // sort is stable: equal elements keep their order, and the last one stays.
+        sparse.sort_by_key(|e| e.0);
+        let mut deduped: Vec<(u64, usize)> = Vec::with_capacity(sparse.len());
+        for e in sparse {
             match deduped.last_mut() {
                 Some(last) if last.0 == e.0 => *last = e,
                 _ => deduped.push(e),
             }
         }
         data.sparse = deduped;
+        data.sparse_values = vb;
         // Sparse elements do not live at `origin + i × stride`.
         data.origin = None;
     }

@@ -100,6 +100,19 @@ pub enum AccessorError {
         /// Which range.
         what: String,
     },
+    /// A buffer view the accessor (or its sparse part) reads does not lie inside its
+    /// buffer (checked once, when the document loaded).
+    #[error("accessor {index}: {source}")]
+    ViewRange {
+        /// Accessor.
+        index: u64,
+        /// The view's range.
+        #[source]
+        source: crate::ranges::ViewRangeError,
+    },
+    /// The element budget refuses the accessor (spec/security.md [L2]).
+    #[error(transparent)]
+    Budget(#[from] crate::budget::BudgetError),
     /// More elements than the configured limit.
     #[error("accessor {index}: count {count} exceeds the limit of {limit}")]
     Limit {

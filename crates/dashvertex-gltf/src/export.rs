@@ -188,6 +188,10 @@ pub enum ExportError {
     /// The result would not fit a GLB (4 GiB).
     #[error("the output would exceed 4 GiB")]
     TooLarge,
+    /// A buffer view of the source does not lie inside its buffer, so its bytes cannot
+    /// be copied (the exporter would have to invent them).
+    #[error("the file cannot be copied: {0}")]
+    ViewRange(#[source] crate::ranges::ViewRangeError),
 }
 
 /// Extensions that never refer to accessors, buffer views or buffers by themselves:
@@ -274,12 +278,16 @@ fn arr<'v>(v: &'v mut Value, key: &str) -> Result<&'v mut Vec<Value>, ExportErro
 }
 
 impl<'g> Editor<'g> {
-    /// Starts an edit of `gltf`. Every buffer must be available.
+    /// Starts an edit of `gltf`. Every buffer must be available, and every buffer view
+    /// lie inside its buffer.
     pub fn new(gltf: &'g Gltf) -> Result<Self, ExportError> {
         for (i, b) in gltf.buffers().enumerate() {
             if let Err(e) = b {
                 return Err(ExportError::Buffer(i, e.clone()));
             }
+        }
+        if let Some(e) = gltf.view_range_errors().next() {
+            return Err(ExportError::ViewRange(e.clone()));
         }
         Ok(Editor {
             gltf,

@@ -4,7 +4,9 @@
 //!   [`Gltf`]: the JSON value (for writing back), lenient typed views ([`spec`]) and the
 //!   buffers. Nothing here panics on bad input; the `gltf` crate's `read_joints` is not
 //!   used because it panics on FLOAT joints.
-//! - [`accessor::read`] decodes any accessor with every range checked.
+//! - [`accessor::read`] decodes any accessor with every range checked: buffer views
+//!   against their buffers once at load ([`ranges`]), and every element a document
+//!   declares against a budget tied to its size ([`budget`]).
 //! - [`from_dash`] writes a DashVertex document as a new glTF file (bones, skin, sets).
 //! - [`rest`] gives bones their parents and rest transforms from the node tree.
 //! - [`skinning`] finds influence sets, node hierarchy and skins.
@@ -18,12 +20,14 @@
 )]
 
 pub mod accessor;
+pub mod budget;
 mod error;
 pub mod export;
 pub mod from_dash;
 pub mod glb;
 pub mod import;
 mod load;
+pub mod ranges;
 pub mod rest;
 pub mod skinning;
 pub mod spec;

@@ -6,8 +6,10 @@ use base64::Engine;
 use dashvertex_core::Limits;
 use dashvertex_json::pointer::Locator;
 
+use crate::budget::Budget;
 use crate::error::{BufferError, LoadError};
 use crate::glb;
+use crate::ranges::ViewRangeError;
 use crate::spec::Root;
 
 /// Reads the external resources a `.gltf` file names.
@@ -120,6 +122,12 @@ pub struct Gltf {
     pub byte_order_mark: bool,
     /// Loaded by [`load_owned`] from a `.gltf` text, which became [`Gltf::text`].
     text_taken: bool,
+    /// Per buffer view, why its range does not lie in its buffer (checked once here).
+    view_ranges: Vec<Option<ViewRangeError>>,
+    /// The element budget's verdict on each accessor.
+    budget: Budget,
+    /// Bytes of the input: the file and the external buffers it loaded.
+    input_bytes: u64,
 }
 
 /// The most arrays and objects a glTF document may nest, the root object included
@@ -206,6 +214,7 @@ fn load_from(
     limits
         .check_input(input.len() as u64)
         .map_err(LoadError::Limit)?;
+    let mut input_bytes = input.len() as u64;
     // Ranges into `input`, so that it can be taken over below.
     let (container, json_range, json_offset, bin) = if glb::is_glb(&input) {
         let c = glb::split(&input)?;
@@ -326,7 +335,10 @@ fn load_from(
                 },
                 None => resolver
                     .read(&percent_decode(uri), b.byte_length)
-                    .map(BufferData::Bytes)
+                    .map(|v| {
+                        input_bytes = input_bytes.saturating_add(v.len() as u64);
+                        BufferData::Bytes(v)
+                    })
                     .map_err(|e| BufferError::Resource(std::sync::Arc::new(e))),
             },
         };
@@ -354,6 +366,10 @@ fn load_from(
         });
         buffers.push(checked);
     }
+    let locator = Locator::new(&text);
+    let view_ranges = crate::ranges::check_views(&root, |p| locator.line_col(p));
+    let budget = Budget::new(&root, &value, input_bytes, |p| locator.line_col(p));
+    drop(locator);
     Ok(Gltf {
         container,
         text,
@@ -364,6 +380,9 @@ fn load_from(
         buffers,
         byte_order_mark,
         text_taken,
+        view_ranges,
+        budget,
+        input_bytes,
     })
 }
 
@@ -423,6 +442,36 @@ impl Gltf {
     /// Every buffer, in order, as [`Gltf::buffer`] gives it.
     pub fn buffers(&self) -> impl Iterator<Item = Result<&[u8], &BufferError>> {
         (0..self.buffers.len()).filter_map(|i| self.buffer(i))
+    }
+
+    /// Why buffer view `v` does not lie inside its buffer, when it does not (every
+    /// view was checked when the document loaded; spec/security.md [L3]).
+    pub fn view_range(&self, v: usize) -> Option<&ViewRangeError> {
+        self.view_ranges.get(v).and_then(Option::as_ref)
+    }
+
+    /// Every buffer view that does not lie inside its buffer, in view order.
+    pub fn view_range_errors(&self) -> impl Iterator<Item = &ViewRangeError> {
+        self.view_ranges.iter().flatten()
+    }
+
+    /// Why the element budget (spec/security.md [L2]) refuses accessor `index`, if it
+    /// does: decided once, when the document loaded.
+    pub fn budget_check(&self, index: u64) -> Result<(), crate::budget::BudgetError> {
+        self.budget.check(index)
+    }
+
+    /// The accessors the element budget refuses that dash's readers name (a primitive's
+    /// POSITION, JOINTS_n, WEIGHTS_n or `_` attribute, a skin's inverse bind matrices, an
+    /// animation sampler's input or output), in index order.
+    pub fn budget_refused(&self) -> impl Iterator<Item = &crate::budget::BudgetError> {
+        self.budget.named()
+    }
+
+    /// Bytes of the input the element budget was derived from: the file and the
+    /// external buffers it loaded.
+    pub fn input_bytes(&self) -> u64 {
+        self.input_bytes
     }
 
     /// Line and column of a JSON Pointer in the document's JSON text.

@@ -148,8 +148,9 @@ impl HostileFile {
     }
 }
 
-/// A seed with one to four mutations (most cases), or up to 2 KiB of random bytes under
-/// a name with any of the extensions the commands recognise.
+/// A seed with one to four mutations (most cases), up to 2 KiB of random bytes under
+/// a name with any of the extensions the commands recognise, or a glTF file whose
+/// declared counts, ranges and floats lie ([`crate::declared`]).
 pub fn hostile() -> impl Strategy<Value = HostileFile> {
     let seeded = (
         proptest::sample::select(SEEDS),
@@ -176,5 +177,5 @@ pub fn hostile() -> impl Strategy<Value = HostileFile> {
             name: format!("random.{ext}"),
             bytes,
         });
-    prop_oneof![5 => seeded, 1 => random]
+    prop_oneof![5 => seeded, 1 => random, 2 => crate::declared::declared()]
 }

@@ -10,8 +10,9 @@
 //!   chosen faults, built in memory;
 //! - [`oracle::oracle`]: the official Khronos validator as a test oracle;
 //! - [`cases`]: command-line cases as `.case` scripts with `.out` transcripts;
-//! - [`hostile`]: a proptest strategy of input files — mutated seeds from the repository
-//!   and random bytes — for CLI-level property tests.
+//! - [`hostile`]: a proptest strategy of input files — mutated seeds from the repository,
+//!   random bytes, and glTF files whose declared numbers lie ([`declared`]) — for
+//!   CLI-level property tests.
 #![allow(clippy::panic, clippy::expect_used, clippy::indexing_slicing)]
 
 use std::collections::BTreeMap;
@@ -20,6 +21,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub mod cases;
+pub mod declared;
 pub mod gltf;
 pub mod hostile;
 pub mod oracle;

@@ -116,8 +116,9 @@ codes! {
     UNREFERENCED_BYTES = Warning, "dashvertex.md §10.2 [B7]", "", "dash will not rewrite this file without --drop-unreferenced";
     /// A vertex record's `index` is not its position.
     VERTEX_INDEX = Error, "dashvertex.md §9 [X1]", "", "readers use the position; `dash convert` rewrites the index";
-    /// A position is NaN or infinite.
-    POSITION_NON_FINITE = Error, "dashvertex.md §2", "ACCESSOR_INVALID_FLOAT", "";
+    /// A position is NaN or infinite (a DashVertex vertex, or an element of a glTF
+    /// POSITION accessor).
+    POSITION_NON_FINITE = Error, "dashvertex.md §2, validation.md §6", "ACCESSOR_INVALID_FLOAT", "";
     /// A weight is NaN or infinite.
     WEIGHT_NON_FINITE = Error, "dashvertex.md §8", "ACCESSOR_INVALID_FLOAT", "";
     /// A weight is negative.
@@ -196,13 +197,21 @@ codes! {
     /// The node hierarchy is not a forest: a node has two parents, or is its own
     /// ancestor, or a scene lists a node that is not a root.
     GLTF_NODE_HIERARCHY = Error, "validation.md §6", "NODE_PARENT_OVERRIDE, NODE_LOOP, SCENE_NON_ROOT_NODE", "";
-    /// A byteStride is not a multiple of 4 in 4…252, or is smaller than an element of an
-    /// accessor that uses the view, or not a multiple of its component size.
-    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, BUFFER_VIEW_INVALID_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
+    /// A byteStride is not a multiple of 4 in 4…252, or is larger than its view's
+    /// byteLength, or is smaller than an element of an accessor that uses the view, or
+    /// not a multiple of its component size.
+    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, BUFFER_VIEW_INVALID_BYTE_STRIDE, BUFFER_VIEW_TOO_BIG_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
+    /// A buffer view does not lie inside its buffer: byteOffset + byteLength is past the
+    /// buffer's byteLength.
+    GLTF_BUFFER_VIEW_RANGE = Error, "validation.md §6, security.md [L3]", "BUFFER_VIEW_TOO_LONG", "give the view a range inside its buffer; every command refuses the file until then";
+    /// The accessors declare more elements for dash to read than the document's size
+    /// allows (the element budget: 2^20 + 4 per byte of input).
+    GLTF_ACCESSOR_BUDGET = Error, "security.md [L2]", "", "give the accessors buffer views that hold their data, or smaller counts";
     /// A glTF array that must have at least one element is empty.
     GLTF_EMPTY_ARRAY = Error, "validation.md §6", "EMPTY_ENTITY, ARRAY_LENGTH_OUT_OF_RANGE", "leave the member out instead of writing []";
-    /// An influence accessor's data cannot be read (missing buffer view, out of range).
-    GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, BUFFER_VIEW_TOO_LONG, UNRESOLVED_REFERENCE", "";
+    /// An accessor dash reads (influences, inverse bind matrices, POSITION, animation
+    /// samplers) cannot be read (missing buffer view, out of range).
+    GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, UNRESOLVED_REFERENCE", "";
     /// An influence accessor is not 4-byte aligned.
     GLTF_ACCESSOR_ALIGNMENT = Error, "validation.md §6", "MESH_PRIMITIVE_ACCESSOR_UNALIGNED", "";
     /// JOINTS_n is not VEC4 of unsigned byte or unsigned short.
@@ -240,6 +249,8 @@ codes! {
     GLTF_IBM_ROW = Error, "validation.md §6", "ACCESSOR_INVALID_IBM", "";
     /// An inverse bind matrix has a NaN or infinite element.
     GLTF_IBM_NON_FINITE = Error, "validation.md §6", "ACCESSOR_INVALID_FLOAT", "";
+    /// An animation sampler's input or output accessor (FLOAT) holds NaN or an infinity.
+    GLTF_ANIMATION_NON_FINITE = Error, "validation.md §6", "ACCESSOR_INVALID_FLOAT", "write finite keyframe times and values; dash measures no loss on such an animation";
     /// An inverse bind matrix is singular (cannot be inverted).
     GLTF_IBM_SINGULAR = Warning, "validation.md §6", "", "a singular matrix collapses the joint's vertices";
 }

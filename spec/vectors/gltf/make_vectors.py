@@ -294,3 +294,35 @@ write("weights-subnormal-share.gltf", skinned([J(0, 0, 0, 0, 0, 1, 2, 0, 1, 0, 0
 def neutral_bone(doc, a):
     doc["nodes"][2]["name"] = "neutral_bone"
 write("skin-neutral-bone.gltf", skinned(OKJ, OKW, tweak=neutral_bone))
+# Buffer ranges and the element budget (spec/security.md [L2] [L3]): a view past the end of
+# its buffer (BUFFER_VIEW_TOO_LONG), a byteStride longer than its view
+# (BUFFER_VIEW_TOO_BIG_BYTE_STRIDE), both on views no accessor uses; an accessor without a
+# buffer view declaring more elements than a file of this size may make dash read (legal
+# glTF, refused by dash: GLTF_ACCESSOR_BUDGET).
+def view_too_long(doc, a):
+    doc["bufferViews"].append({"buffer": 0, "byteOffset": 16, "byteLength": 1500000000})
+write("buffer-view-too-long.gltf", skinned(OKJ, OKW, tweak=view_too_long))
+def stride_too_big(doc, a):
+    doc["bufferViews"].append({"buffer": 0, "byteOffset": 16, "byteLength": 8, "byteStride": 16})
+write("byte-stride-longer-than-view.gltf", skinned(OKJ, OKW, tweak=stride_too_big))
+def budget(doc, a):
+    doc["accessors"].append({"componentType": 5126, "count": 1200000, "type": "VEC3", "min": [0.0, 0.0, 0.0], "max": [0.0, 0.0, 0.0]})
+    doc["meshes"].append({"primitives": [{"attributes": {"POSITION": len(doc["accessors"]) - 1}}]})
+    doc["nodes"].append({"name": "zeros", "mesh": 1})
+    doc["scenes"][0]["nodes"].append(len(doc["nodes"]) - 1)
+write("accessor-budget.gltf", skinned(OKJ, OKW, tweak=budget))
+# Non-finite floats in accessors dash reads (ACCESSOR_INVALID_FLOAT): a POSITION element,
+# an animation sampler's output.
+def nan_position(doc, a):
+    data = bytearray(base64.b64decode(doc["buffers"][0]["uri"].split(",", 1)[1]))
+    struct.pack_into("<f", data, 12, math.nan)
+    doc["buffers"][0]["uri"] = "data:application/octet-stream;base64," + base64.b64encode(bytes(data)).decode()
+write("position-non-finite.gltf", skinned(OKJ, OKW, tweak=nan_position))
+def nan_animation(doc, a):
+    times = a.accessor(f32(0.0, 1.0), 5126, "SCALAR", 2, target=None, minmax=([0.0], [1.0]))
+    values = a.accessor(f32(0.0, 1.0, 0.0, math.inf, 1.0, 0.0), 5126, "VEC3", 2, target=None)
+    doc["accessors"] = a.accessors
+    doc["bufferViews"] = a.views
+    doc["buffers"][0] = {"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}
+    doc["animations"] = [{"samplers": [{"input": times, "output": values}], "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}}]}]
+write("animation-non-finite.gltf", skinned(OKJ, OKW, tweak=nan_animation))

@@ -86,7 +86,44 @@ fn commands(f: &str) -> Vec<(Vec<String>, Vec<&'static str>)> {
             s(&["manifest", "init", f, "-o", "init.json"]),
             vec!["init.json"],
         ),
+        // Rewrites every joint of the seeds' skins (the manifest numbers them backwards).
+        (
+            s(&["remap", f, "--manifest", REMAP, "-o", remapped(f)]),
+            vec![remapped(f)],
+        ),
+        // The loss report reads POSITION, skins and animations of both files.
+        (
+            s(&[
+                "reduce",
+                f,
+                "-o",
+                reduced,
+                "--max-influences",
+                "1",
+                "--normalize",
+                "unit",
+                "--report",
+                "loss.json",
+            ]),
+            vec![reduced, "loss.json"],
+        ),
     ]
+}
+
+/// The bone manifest `dash remap` runs with, written into the folder before any run.
+const REMAP: &str = "remap-manifest.json";
+
+/// Its bones: the seeds' joint names, numbered backwards.
+const REMAP_BONES: &str =
+    r#"{"version": 1, "bones": [{"index": 0, "name": "joint1"}, {"index": 1, "name": "joint0"}]}"#;
+
+/// `dash remap`'s output for input `f` (glTF or GLB as the input).
+fn remapped(f: &str) -> &'static str {
+    if f.ends_with(".glb") {
+        "remapped.glb"
+    } else {
+        "remapped.gltf"
+    }
 }
 
 fn check(file: &HostileFile) -> Result<(), TestCaseError> {
@@ -96,6 +133,7 @@ fn check(file: &HostileFile) -> Result<(), TestCaseError> {
     for (name, bytes) in file.companions() {
         std::fs::write(d.join(name), bytes).unwrap();
     }
+    std::fs::write(d.join(REMAP), REMAP_BONES).unwrap();
     for (args, outputs) in commands(&file.name) {
         let before = snapshot(d);
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();

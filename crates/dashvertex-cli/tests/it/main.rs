@@ -94,6 +94,7 @@ mod adversarial_fs;
 mod behaviour;
 mod blender_loss;
 mod cli;
+mod declared_numbers;
 mod doc_paths;
 mod fix;
 mod hostile_files;

@@ -19,12 +19,12 @@ use crate::sink::Sink;
 const VERTEX_CHUNK: usize = 1 << 15;
 
 /// Pointer locations in the document's JSON text.
-struct Doc<'a> {
+pub(crate) struct Doc<'a> {
     locator: Locator<'a>,
 }
 
 impl Doc<'_> {
-    fn at(&self, pointer: &str) -> Location {
+    pub(crate) fn at(&self, pointer: &str) -> Location {
         let (line, column) = self.locator.line_col_nearest(pointer);
         Location {
             pointer: Some(pointer.to_owned()),
@@ -34,7 +34,13 @@ impl Doc<'_> {
         }
     }
 
-    fn push(&self, sink: &mut Sink, code: Code, pointer: &str, message: impl FnOnce() -> String) {
+    pub(crate) fn push(
+        &self,
+        sink: &mut Sink,
+        code: Code,
+        pointer: &str,
+        message: impl FnOnce() -> String,
+    ) {
         sink.push(code, || Diagnostic::new(code, message(), self.at(pointer)));
     }
 }
@@ -159,6 +165,7 @@ pub fn validate_keeping(
             });
         }
     }
+    ranges_and_budget(&gltf, &doc, sink);
     let broken = structure(&gltf, &doc, sink);
     let tainted = below_broken(&skinning::parents(&gltf.root), &broken);
     skins(&gltf, &doc, &tainted, opts, sink);
@@ -187,8 +194,69 @@ pub fn validate_keeping(
     for p in &prims {
         primitive(&gltf, &doc, p, &users, &barred, profile, opts, sink);
     }
+    crate::inputs::gltf_floats::positions(&gltf, &doc, &prims, opts, sink);
+    crate::inputs::gltf_floats::animations(&gltf, &doc, opts, sink);
     drop(doc);
     (profile, gltf.into_input())
+}
+
+/// `GLTF_BUFFER_VIEW_RANGE` for each buffer view outside its buffer, and
+/// `GLTF_ACCESSOR_BUDGET` once for the accessors the element budget refuses (both decided
+/// by the reader when the document loaded, spec/security.md [L2] [L3]). The reads these
+/// refuse report nothing more.
+fn ranges_and_budget(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
+    for e in gltf.view_range_errors() {
+        doc.push(
+            sink,
+            Code::GLTF_BUFFER_VIEW_RANGE,
+            &format!("/bufferViews/{}", e.view),
+            || {
+                format!(
+                    "buffer view {}: byteOffset {} + byteLength {} = {} is past the end of buffer {} (byteLength {})",
+                    e.view, e.byte_offset, e.byte_length, e.end, e.buffer, e.buffer_length
+                )
+            },
+        );
+    }
+    let mut refused = gltf.budget_refused();
+    if let Some(first) = refused.next() {
+        let more = refused.count();
+        doc.push(
+            sink,
+            Code::GLTF_ACCESSOR_BUDGET,
+            &format!("/accessors/{}/count", first.index),
+            || {
+                format!(
+                    "accessor {}: its {} elements, read from {} place(s), take the elements the document's accessors declare to {}, past its budget of {} (2^20 + {} per byte of its {}-byte input); it{} {} not checked",
+                    first.index,
+                    first.count,
+                    first.uses,
+                    first.total,
+                    first.budget,
+                    dashvertex_gltf::budget::PER_BYTE,
+                    first.input_bytes,
+                    if more > 0 {
+                        format!(" and the {more} accessor(s) after it that dash reads")
+                    } else {
+                        String::new()
+                    },
+                    if more > 0 { "are" } else { "is" },
+                )
+            },
+        );
+    }
+}
+
+/// True for a read refused for a cause reported once elsewhere: an unavailable buffer
+/// (`GLTF_BUFFER`), a view outside its buffer (`GLTF_BUFFER_VIEW_RANGE`), the element
+/// budget (`GLTF_ACCESSOR_BUDGET`).
+pub(crate) fn reported_elsewhere(e: &dashvertex_gltf::AccessorError) -> bool {
+    matches!(
+        e,
+        dashvertex_gltf::AccessorError::Buffer { .. }
+            | dashvertex_gltf::AccessorError::ViewRange { .. }
+            | dashvertex_gltf::AccessorError::Budget(_)
+    )
 }
 
 /// The arrays the glTF schema gives `minItems: 1`.
@@ -251,6 +319,18 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) -> Vec<bool> {
                 Code::GLTF_BYTE_STRIDE,
                 &format!("/bufferViews/{i}/byteStride"),
                 || format!("buffer view {i}: byteStride {stride} is not a multiple of 4 in 4…252"),
+            );
+        } else if let Some(stride) = v.byte_stride.filter(|&s| s > v.byte_length) {
+            doc.push(
+                sink,
+                Code::GLTF_BYTE_STRIDE,
+                &format!("/bufferViews/{i}/byteStride"),
+                || {
+                    format!(
+                        "buffer view {i}: byteStride {stride} is larger than its byteLength {}",
+                        v.byte_length
+                    )
+                },
             );
         }
     }
@@ -752,7 +832,7 @@ fn inverse_bind_matrices(
     }
     let data = match accessor::read(gltf, ibm, &opts.limits) {
         Ok(d) => d,
-        Err(dashvertex_gltf::AccessorError::Buffer { .. }) => return,
+        Err(e) if reported_elsewhere(&e) => return,
         Err(e) => {
             doc.push(sink, Code::GLTF_ACCESSOR_DATA, &ptr, || {
                 format!("skin {s}: {e}")
@@ -930,9 +1010,7 @@ fn primitive(
                     blocked = true;
                     // An unavailable buffer was reported once, as GLTF_BUFFER (or a
                     // missing one as GLTF_REFERENCE), a bad stride as GLTF_BYTE_STRIDE.
-                    if !matches!(e, dashvertex_gltf::AccessorError::Buffer { .. })
-                        && !bad_stride(gltf, index)
-                    {
+                    if !reported_elsewhere(&e) && !bad_stride(gltf, index) {
                         doc.push(sink, Code::GLTF_ACCESSOR_DATA, &ptr, || {
                             format!("{attr}: {e}")
                         });

@@ -134,7 +134,17 @@ export interface DashLoadReport {
   reduced: boolean;
   reduction: ReductionReport | null;
   droppedWeight: DroppedWeight | null;
-  /** Things the loader had to work around (an invalid parent, no skeleton). */
+  /**
+   * What the loader changed so that three.js draws what the file means (null for an
+   * unskinned file): vertices without influence, bound to the root bone with weight 1,
+   * and vertices whose weights do not sum to 1, divided by their sum. `first` is -1
+   * when there is none.
+   */
+  display: {
+    unweighted: { vertices: number; first: number };
+    normalized: { vertices: number; first: number };
+  } | null;
+  /** Things the loader had to work around (an invalid parent, no skeleton, the display changes). */
   problems: string[];
 }
 
@@ -158,6 +168,8 @@ export class DashLoader extends Loader<DashModel> {
   reduction: ReduceOptions;
   /** Warn on the console when a reduction drops weight (default true). */
   warnOnDrop: boolean;
+  /** Whether to warn on the console when weights are changed for display (see `DashLoadReport.display`). */
+  warnOnDisplay: boolean;
   /** The report of the last file parsed. */
   lastReport: DashLoadReport | null;
   load(

@@ -114,6 +114,40 @@ function placeholderBones(skinIndex) {
   return { bones, roots: bones.slice() };
 }
 
+/**
+ * Makes the weights draw what the file means, in place. three.js skins with the weights as
+ * given, so a vertex without influences would collapse to the origin and one whose
+ * weights sum below 1 would shrink toward it; DashVertex allows both (a vertex that needs
+ * no skinning; weights that need not sum to 1). A vertex without positive weight is bound
+ * to the root bone with weight 1 (it stays where the file puts it and moves with the
+ * root); other weights are divided by their sum for display. Returns what was changed.
+ */
+function displayWeights(skinIndex, skinWeight, root) {
+  const unweighted = { vertices: 0, first: -1 };
+  const normalized = { vertices: 0, first: -1 };
+  const count = (c, v) => {
+    c.vertices += 1;
+    if (c.first < 0) c.first = v;
+  };
+  for (let v = 0, o = 0; o + 3 < skinWeight.length; v++, o += 4) {
+    const sum = skinWeight[o] + skinWeight[o + 1] + skinWeight[o + 2] + skinWeight[o + 3];
+    if (!(sum > 0)) {
+      skinIndex.fill(0, o, o + 4);
+      skinIndex[o] = root;
+      skinWeight.fill(0, o, o + 4);
+      skinWeight[o] = 1;
+      count(unweighted, v);
+    } else if (Math.abs(sum - 1) > DISPLAY_SUM_TOLERANCE) {
+      for (let k = 0; k < 4; k++) skinWeight[o + k] /= sum;
+      count(normalized, v);
+    }
+  }
+  return { unweighted, normalized };
+}
+
+/** How far from 1 a weight sum may be and be drawn as given (float32 rounding of four). */
+const DISPLAY_SUM_TOLERANCE = 1e-6;
+
 /** A loaded DashVertex file, ready for a SkinnedMesh. */
 class DashModel {
   constructor(geometry, skeleton, bones, roots, report) {
@@ -145,12 +179,27 @@ function toModel(source, model, reduction, name) {
   let skeleton = null;
   let bones = [];
   let roots = [];
+  let display = null;
   if (model.skinned) {
     const skinIndex = model.skinIndex(0);
-    geometry.setAttribute('skinIndex', indexAttribute(skinIndex));
-    geometry.setAttribute('skinWeight', new Float32BufferAttribute(model.skinWeight(0), 4));
+    const skinWeight = model.skinWeight(0);
     ({ bones, roots } = model.hasSkeleton ? buildBones(model, problems) : placeholderBones(skinIndex));
     if (!model.hasSkeleton) problems.push('the file has no skeleton: one bone at rest per bone index');
+    // The root: bone 0 in a valid file (the first root bone otherwise).
+    const root = Math.max(0, bones.indexOf(roots[0]));
+    display = displayWeights(skinIndex, skinWeight, root);
+    if (display.unweighted.vertices > 0) {
+      problems.push(
+        `${display.unweighted.vertices} vertices have no influence (first: vertex ${display.unweighted.first}): bound to the root bone ${bones[root]?.name ?? root} with weight 1, so they stay where the file puts them`,
+      );
+    }
+    if (display.normalized.vertices > 0) {
+      problems.push(
+        `${display.normalized.vertices} vertices have weights that do not sum to 1 (first: vertex ${display.normalized.first}): drawn divided by their sum`,
+      );
+    }
+    geometry.setAttribute('skinIndex', indexAttribute(skinIndex));
+    geometry.setAttribute('skinWeight', new Float32BufferAttribute(skinWeight, 4));
     for (const root of roots) root.updateMatrixWorld(true);
     skeleton = new Skeleton(bones);
   }
@@ -165,6 +214,7 @@ function toModel(source, model, reduction, name) {
     reduced: reduction !== null,
     reduction: reduction ? reduction.report : null,
     droppedWeight: reduction ? reduction.report.droppedWeight : null,
+    display,
     problems,
   };
   return new DashModel(geometry, skeleton, bones, roots, report);
@@ -184,6 +234,11 @@ export class DashLoader extends Loader {
     this.reduction = { ...THREE_REDUCTION };
     /** Whether to warn on the console when a reduction drops weight. */
     this.warnOnDrop = true;
+    /**
+     * Whether to warn on the console when weights are changed for display (vertices
+     * without influence bound to the root, sums other than 1 divided out).
+     */
+    this.warnOnDisplay = true;
     /** The report of the last file parsed (what was read, what reduction dropped). */
     this.lastReport = null;
   }
@@ -249,6 +304,11 @@ export class DashLoader extends Loader {
           `${lost.vertices} vertices lost weight (total ${lost.total.toPrecision(4)}, ` +
           `worst vertex ${lost.worst.vertex}: ${(100 * lost.worst.share).toFixed(2)} %)`,
       );
+    }
+    const shown = result.report.display;
+    if (this.warnOnDisplay && shown && (shown.unweighted.vertices > 0 || shown.normalized.vertices > 0)) {
+      const what = result.report.problems.filter((p) => p.includes('vertices have'));
+      console.warn(`DashLoader: ${name || 'file'}: drawn as the file means: ${what.join('; ')}`);
     }
     return result;
   }

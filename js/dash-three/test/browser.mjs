@@ -214,6 +214,71 @@ async function testReduced(browser, base, file, jsonPath) {
   await page.close();
 }
 
+/**
+ * The loader draws what the file means: a vertex without influences stays at its position
+ * (bound to the root with weight 1), weights summing to 0.5 are drawn divided by their sum;
+ * both are counted in loader.lastReport and named in a console warning.
+ */
+async function testDisplay(browser, base) {
+  const { page, errors, warnings } = await open(browser, base, 'rig.dmx');
+  const got = await page.evaluate(async () => {
+    const THREE = await import('three');
+    const { DashLoader } = await import('dash-three');
+    const loader = new DashLoader();
+    const text = JSON.stringify({
+      type: 'DashModelExchange',
+      vertex: [
+        { x: 0, y: 2, z: 0 },
+        { x: 1, y: 1, z: 0, skinIndex: [0, 1], skinWeight: [0.25, 0.25] },
+        { x: 0, y: 1, z: 1, skinIndex: [1], skinWeight: [1] },
+      ],
+      bone: [
+        { name: 'root', position: { x: 0, y: 0.5, z: 0 } },
+        { name: 'arm', parentIndex: 0, position: { x: 0, y: 1, z: 0 } },
+      ],
+    });
+    const model = await loader.parseAsync(text, 'display.json');
+    const mesh = model.createMesh(new THREE.MeshBasicMaterial());
+    mesh.updateMatrixWorld(true);
+    const at = (v) => {
+      const p = new THREE.Vector3().fromBufferAttribute(model.geometry.attributes.position, v);
+      mesh.applyBoneTransform(v, p);
+      return p.toArray().map((x) => Math.round(x * 1e6) / 1e6);
+    };
+    // Bend the arm: the unweighted vertex must not move, the half-weighted one must.
+    const rest = [at(0), at(1), at(2)];
+    model.skeleton.getBoneByName('arm').rotation.z = 1;
+    mesh.updateMatrixWorld(true);
+    const bent = [at(0), at(1), at(2)];
+    return {
+      display: loader.lastReport.display,
+      weights: Array.from(model.geometry.attributes.skinWeight.array.slice(0, 8)),
+      rest,
+      bent,
+    };
+  });
+  const d = got.display;
+  check(
+    d && d.unweighted.vertices === 1 && d.unweighted.first === 0 && d.normalized.vertices === 1 && d.normalized.first === 1,
+    'display: one vertex bound to the root, one normalized, in loader.lastReport',
+    JSON.stringify(d),
+  );
+  check(JSON.stringify(got.weights) === JSON.stringify([1, 0, 0, 0, 0.5, 0.5, 0, 0]), 'display: the weights drawn', JSON.stringify(got.weights));
+  check(
+    JSON.stringify(got.rest) === JSON.stringify([[0, 2, 0], [1, 1, 0], [0, 1, 1]]),
+    'display: at the bind pose every vertex is where the file puts it',
+    JSON.stringify(got.rest),
+  );
+  check(
+    JSON.stringify(got.bent[0]) === JSON.stringify([0, 2, 0]) && JSON.stringify(got.bent[1]) !== JSON.stringify([1, 1, 0]),
+    'display: bending a bone leaves the unweighted vertex in place and moves the weighted one',
+    JSON.stringify(got.bent),
+  );
+  check(warnings.some((w) => w.includes('drawn as the file means')), 'display: a console warning names both', warnings.join(' | '));
+  check(errors.length === 0, 'display: no page errors', errors.join(' | '));
+  await page.close();
+}
+
 /** validate() in the page gives the report `dash-validate --format json` printed. */
 async function testReport(browser, base, file, reportPath) {
   const { page } = await open(browser, base, 'rig.dmx');
@@ -262,6 +327,7 @@ try {
     for (const [file, json] of expected) await testFile(browser, url, file, json);
     for (const [file, json] of reduced) await testReduced(browser, url, file, json);
     for (const [file, json] of reports) await testReport(browser, url, file, json);
+    await testDisplay(browser, url);
     if (expected.length === 0) check(false, 'no --expected file given');
   }
 } catch (e) {

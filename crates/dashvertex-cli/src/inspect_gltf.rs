@@ -97,8 +97,14 @@ fn skin(out: &mut String, gltf: &Gltf, s: usize) {
             .and_then(|b| b.parent)
             .map_or("root".to_owned(), |p| format!("parent {p}"));
         // The node's own transform as the file holds it.
-        let n = usize::try_from(*node).ok().and_then(|n| gltf.root.nodes.get(n));
-        let pose = if gltf.value.pointer(&format!("/nodes/{node}/matrix")).is_some() {
+        let n = usize::try_from(*node)
+            .ok()
+            .and_then(|n| gltf.root.nodes.get(n));
+        let pose = if gltf
+            .value
+            .pointer(&format!("/nodes/{node}/matrix"))
+            .is_some()
+        {
             "matrix".to_owned()
         } else {
             let t = n.and_then(|n| n.translation).unwrap_or([0.0; 3]);

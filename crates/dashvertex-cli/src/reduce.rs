@@ -425,10 +425,14 @@ impl Pick {
     /// The one part a DashVertex output holds: the picked primitive, or the only part.
     /// Refuses naming every skinned primitive and the flags that pick one.
     fn one<'p, 's>(&self, parts: &'p [Part<'s>]) -> Result<&'p Part<'s>, CliError> {
+        // The first few, and how many more: a file may have thousands.
+        const LISTED: usize = 8;
         let list = || {
-            parts
+            let prims: Vec<&PrimitiveInput<'_>> =
+                parts.iter().filter_map(Part::primitive).collect();
+            let mut text = prims
                 .iter()
-                .filter_map(Part::primitive)
+                .take(LISTED)
                 .map(|p| {
                     format!(
                         "--mesh {} --primitive {} ({} vertices)",
@@ -438,7 +442,11 @@ impl Pick {
                     )
                 })
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", ");
+            if prims.len() > LISTED {
+                text.push_str(&format!(" and {} more", prims.len() - LISTED));
+            }
+            text
         };
         if !self.given() {
             return match parts {

@@ -105,8 +105,20 @@ fn alike(vertices: u64) -> String {
     }
 }
 
+/// Refusals listed in a message before the rest are counted (a file may have thousands of
+/// parts).
+const LISTED: usize = 8;
+
 fn join(all: &[FixError]) -> String {
-    all.iter().map(|e| format!("\n  {e}")).collect()
+    let mut text: String = all
+        .iter()
+        .take(LISTED)
+        .map(|e| format!("\n  {e}"))
+        .collect();
+    if all.len() > LISTED {
+        text.push_str(&format!("\n  … and {} more", all.len() - LISTED));
+    }
+    text
 }
 
 fn slot_text(slot: Option<(usize, usize)>) -> String {

@@ -205,3 +205,21 @@ fn the_dash_profile_rescales_only_a_weight_above_one() {
     let (_, w, s) = run(&[1, 2, 0, 0], &[1.5, 0.5, 0.0, 0.0], Storage::Float, &p);
     assert_eq!((w, s), (vec![0.75, 0.25, 0.0, 0.0], vec![Step::AboveOne]));
 }
+
+#[test]
+fn many_refusals_are_listed_in_a_bounded_message() {
+    let one = |p: usize| dashvertex_fix::FixError::Refused {
+        part: format!("mesh {p} primitive 0"),
+        vertices: 3,
+        vertex: 0,
+        slot: None,
+        pointer: None,
+        message: "the vertex has no non-zero weight (--zero-sum root binds it)".into(),
+    };
+    let e = dashvertex_fix::FixError::Several((0..2000).map(one).collect());
+    let text = e.to_string();
+    assert!(text.starts_with("2000 refusals"), "{text}");
+    assert!(text.ends_with("… and 1992 more"), "{text}");
+    assert!(text.len() < 2000, "{} bytes", text.len());
+    assert_eq!(e.each().len(), 2000);
+}

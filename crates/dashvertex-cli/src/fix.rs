@@ -110,18 +110,7 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
     if a.dry_run {
         return emit(a, &report);
     }
-    let written = files
-        .iter()
-        .map(|(name, _)| reduce::output_folder(a.output).join(name))
-        .collect::<Vec<_>>();
-    let mut read = inputs.clone();
-    read.extend(
-        read_buffers
-            .iter()
-            .map(|b| ("a buffer file of the input", b.as_path())),
-    );
-    outputs.extend(written.iter().map(|b| ("a buffer file of -o", b.as_path())));
-    reduce::refuse_aliases(&outputs, &read)?;
+    reduce::refuse_written_aliases(a.output, &files, &outputs, &inputs, &read_buffers)?;
     // The output, its buffer files and the --report file are replaced together or not
     // at all.
     let mut batch = dashvertex_fs::Batch::new();

@@ -883,20 +883,7 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
         subject.as_ref(),
     )?;
     // The buffer files are named now: none may overwrite a file this run read.
-    let written_files = beside(a.output, &files);
-    let mut read: Vec<dashvertex_fs::Named> = inputs.clone();
-    read.extend(
-        read_buffers
-            .iter()
-            .map(|b| ("a buffer file of the input", b.as_path())),
-    );
-    let mut written: Vec<dashvertex_fs::Named> = outputs.clone();
-    written.extend(
-        written_files
-            .iter()
-            .map(|b| ("a buffer file of -o", b.as_path())),
-    );
-    refuse_aliases(&written, &read)?;
+    refuse_written_aliases(a.output, &files, &outputs, &inputs, &read_buffers)?;
     let manifest_text = a
         .manifest
         .filter(|_| existing.as_ref() != Some(&manifest))
@@ -984,6 +971,32 @@ pub(crate) fn output_folder(output: &Path) -> PathBuf {
 fn beside(output: &Path, files: &[(String, Vec<u8>)]) -> Vec<PathBuf> {
     let folder = output_folder(output);
     files.iter().map(|(name, _)| folder.join(name)).collect()
+}
+
+/// Refuses, once the buffer files of an output are named, any output (`outputs`, and the
+/// buffer files `files` puts beside `output`) that is the same file as something the run
+/// read (`inputs`, and the input's own buffer files `read_buffers`): spec/security.md W3.
+pub(crate) fn refuse_written_aliases(
+    output: &Path,
+    files: &[(String, Vec<u8>)],
+    outputs: &[dashvertex_fs::Named<'_>],
+    inputs: &[dashvertex_fs::Named<'_>],
+    read_buffers: &[PathBuf],
+) -> Result<(), CliError> {
+    let written_files = beside(output, files);
+    let mut read: Vec<dashvertex_fs::Named> = inputs.to_vec();
+    read.extend(
+        read_buffers
+            .iter()
+            .map(|b| ("a buffer file of the input", b.as_path())),
+    );
+    let mut written: Vec<dashvertex_fs::Named> = outputs.to_vec();
+    written.extend(
+        written_files
+            .iter()
+            .map(|b| ("a buffer file of -o", b.as_path())),
+    );
+    refuse_aliases(&written, &read)
 }
 
 /// The first buffer file a `.gltf` output (`to`, or told by its name) writes, if it

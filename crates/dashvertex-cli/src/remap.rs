@@ -35,7 +35,7 @@ pub struct RemapArgs {
 pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
     // No output may overwrite an input (spec/security.md W3).
     let first_bin = reduce::first_buffer_file(&a.output, None, a.embed);
-    let mut outputs: Vec<dashvertex_fs::Named> = vec![("-o", &a.output)];
+    let outputs: Vec<dashvertex_fs::Named> = vec![("-o", &a.output)];
     let inputs: Vec<dashvertex_fs::Named> =
         vec![("the input", &a.input), ("--manifest", &a.manifest)];
     let mut before = outputs.clone();
@@ -122,15 +122,6 @@ pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
             (u.written.main, u.written.files)
         }
     };
-    let folder = reduce::output_folder(&a.output);
-    let written: Vec<PathBuf> = files.iter().map(|(n, _)| folder.join(n)).collect();
-    let mut read = inputs.clone();
-    read.extend(
-        read_buffers
-            .iter()
-            .map(|b| ("a buffer file of the input", b.as_path())),
-    );
-    outputs.extend(written.iter().map(|b| ("a buffer file of -o", b.as_path())));
-    reduce::refuse_aliases(&outputs, &read)?;
+    reduce::refuse_written_aliases(&a.output, &files, &outputs, &inputs, &read_buffers)?;
     reduce::write_output(&a.output, &main, &files)
 }

@@ -45,7 +45,7 @@ fn listing(dir: &Path) -> Vec<String> {
 
 /// The minimal valid glTF vector with its buffer moved out to `uri`; returns the bytes
 /// the buffer held.
-fn gltf_with_uri(path: &Path, uri: &str) -> Vec<u8> {
+pub(crate) fn gltf_with_uri(path: &Path, uri: &str) -> Vec<u8> {
     let text =
         std::fs::read_to_string(repo().join("spec/vectors/gltf/valid-minimal.gltf")).unwrap();
     let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -36,14 +36,7 @@ fn mkfifo(path: &Path) -> bool {
 
 /// The minimal valid glTF vector with its buffer in the file `bin` beside it.
 fn gltf_with_buffer(path: &Path, bin: &str) {
-    let text =
-        std::fs::read_to_string(repo().join("spec/vectors/gltf/valid-minimal.gltf")).unwrap();
-    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let data = doc["buffers"][0]["uri"].as_str().unwrap().to_owned();
-    let b64 = data.split_once(',').unwrap().1;
-    let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64).unwrap();
-    doc["buffers"][0]["uri"] = serde_json::Value::String(bin.to_owned());
-    std::fs::write(path, serde_json::to_string(&doc).unwrap()).unwrap();
+    let bytes = crate::adversarial::gltf_with_uri(path, bin);
     std::fs::write(path.with_file_name(bin), bytes).unwrap();
 }
 

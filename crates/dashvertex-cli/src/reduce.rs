@@ -580,6 +580,22 @@ fn describe((rep, sets): &(dashvertex_reduce::Report, usize)) -> String {
     s
 }
 
+/// A reducer setting refused, said with the flags that set it.
+fn config_flags(e: &dashvertex_reduce::ConfigError) -> String {
+    use dashvertex_reduce::ConfigError as E;
+    match e {
+        E::NoInfluences => "--max-influences must be at least 1".into(),
+        E::TooManyInfluences(k) => format!(
+            "--max-influences {k} is more than {}",
+            dashvertex_reduce::MAX_INFLUENCES
+        ),
+        E::QuantizedWithoutNormalize => "integer weights always sum to exactly 255 or 65535; use --normalize unit with --quantize unorm8/unorm16".into(),
+        E::MinWeight => "--min-weight must be a finite number ≥ 0".into(),
+        E::EmptyRootWithoutRoot => "--empty root needs a skeleton with a root bone".into(),
+        other => other.to_string(),
+    }
+}
+
 /// The files a run writes and reads, each with the flag that named it.
 fn named_paths<'a>(
     a: &'a ReduceArgs<'a>,
@@ -682,7 +698,7 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
         let fail = |e: dashvertex_reduce::pipeline::PipelineError| match e {
             dashvertex_reduce::pipeline::PipelineError::Reduce(
                 dashvertex_reduce::ReduceError::Config(why),
-            ) => CliError::Usage(why),
+            ) => CliError::Usage(config_flags(&why)),
             dashvertex_reduce::pipeline::PipelineError::Manifest(m @ ManifestError::Locked(_)) => {
                 CliError::Output(m.to_string())
             }

@@ -44,8 +44,8 @@ pub mod remap;
 pub mod weights_doc;
 
 pub use reduce::{
-    Config, Dropped, Empty, Normalize, Quantize, ReduceError, Reduced, Report, index_map,
-    index_map_in, reduce, root_index, root_index_in,
+    Config, ConfigError, Dropped, Empty, MAX_INFLUENCES, Normalize, Quantize, ReduceError, Reduced,
+    Report, index_map, index_map_in, reduce, root_index, root_index_in,
 };
 
 use input::Input;

@@ -242,15 +242,35 @@ fn input_failure(e: InputError) -> Failure {
     }
 }
 
+/// A refused setting, said with the JavaScript option names (`reduce({maxInfluences})`).
+fn config_options(e: &dashvertex_reduce::ConfigError) -> String {
+    use dashvertex_reduce::ConfigError as E;
+    match e {
+        E::NoInfluences => "maxInfluences must be at least 1".into(),
+        E::TooManyInfluences(k) => format!(
+            "maxInfluences {k} is more than {}",
+            dashvertex_reduce::MAX_INFLUENCES
+        ),
+        E::QuantizedWithoutNormalize => "integer weights always sum to exactly 255 or 65535; quantize 'unorm8'/'unorm16' needs normalize: 'unit'".into(),
+        E::MinWeight => "minWeight must be a finite number ≥ 0".into(),
+        E::EmptyRootWithoutRoot => "empty: 'root' needs a skeleton with a root bone".into(),
+        other => other.to_string(),
+    }
+}
+
 fn reduce_failure(e: ReduceError) -> Failure {
     let vertex = match &e {
         ReduceError::Empty(v) => Some(*v),
         ReduceError::AboveOne { vertex, .. } => Some(*vertex),
         _ => None,
     };
+    let message = match &e {
+        ReduceError::Config(c) => config_options(c),
+        other => other.to_string(),
+    };
     Failure {
         code: Failure::REDUCE.to_owned(),
-        message: e.to_string(),
+        message,
         location: Box::new(Location {
             vertex,
             ..Location::default()

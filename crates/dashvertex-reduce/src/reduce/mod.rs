@@ -172,8 +172,33 @@ pub enum ReduceError {
         merged: &'static str,
     },
     /// Settings that contradict each other.
-    #[error("{0}")]
-    Config(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+/// Settings the reducer cannot run with, in the library's own words: each front end says
+/// them with its own option names (`--max-influences` on the command line,
+/// `maxInfluences` in JavaScript).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// `max_influences` is 0.
+    #[error("the influences kept per vertex must be at least 1")]
+    NoInfluences,
+    /// `max_influences` is above [`MAX_INFLUENCES`].
+    #[error("{0} influences kept per vertex is more than the {MAX_INFLUENCES} the reducer keeps")]
+    TooManyInfluences(usize),
+    /// Integer weights without unit normalization.
+    #[error(
+        "integer weights always sum to exactly 255 or 65535: quantized weights need unit normalization"
+    )]
+    QuantizedWithoutNormalize,
+    /// `min_weight` is negative or not finite.
+    #[error("the minimum weight must be a finite number of at least 0")]
+    MinWeight,
+    /// `Empty::Root` for an input without a root bone.
+    #[error("binding vertices without influence to the root needs a skeleton with a root bone")]
+    EmptyRootWithoutRoot,
 }
 
 /// The reduced influences.
@@ -267,30 +292,19 @@ fn reduce_with(
     allow_fast: bool,
 ) -> Result<Reduced, ReduceError> {
     if cfg.max_influences == 0 {
-        return Err(ReduceError::Config(
-            "--max-influences must be at least 1".into(),
-        ));
+        return Err(ConfigError::NoInfluences.into());
     }
     if cfg.max_influences > MAX_INFLUENCES {
-        return Err(ReduceError::Config(format!(
-            "--max-influences {} is more than {MAX_INFLUENCES}",
-            cfg.max_influences
-        )));
+        return Err(ConfigError::TooManyInfluences(cfg.max_influences).into());
     }
     if cfg.quantize != Quantize::F32 && cfg.normalize == Normalize::None {
-        return Err(ReduceError::Config(
-            "integer weights always sum to exactly 255 or 65535; use --normalize unit with --quantize unorm8/unorm16".into(),
-        ));
+        return Err(ConfigError::QuantizedWithoutNormalize.into());
     }
     if !(cfg.min_weight.is_finite() && cfg.min_weight >= 0.0) {
-        return Err(ReduceError::Config(
-            "--min-weight must be a finite number ≥ 0".into(),
-        ));
+        return Err(ConfigError::MinWeight.into());
     }
     if cfg.empty == Empty::Root && root.is_none() {
-        return Err(ReduceError::Config(
-            "--empty root needs a skeleton with a root bone".into(),
-        ));
+        return Err(ConfigError::EmptyRootWithoutRoot.into());
     }
     let n = input.len();
     let max_sets = cfg.max_influences.div_ceil(4).max(1);

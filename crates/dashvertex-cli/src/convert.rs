@@ -10,7 +10,7 @@ use dashvertex_json::Form;
 
 use crate::error::CliError;
 use crate::formats::{self, Format, SaveOptions};
-use crate::reduce::{self, Context, Read, Source};
+use crate::reduce::{self, Context, Opened, Source};
 
 /// JSON output shape.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -84,16 +84,16 @@ pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
         )));
     }
     let read = match a.from {
-        Some(f) if !f.is_gltf() => Read::Bytes(dashvertex_fs::read_input(
+        Some(f) if !f.is_gltf() => Opened::Bytes(dashvertex_fs::read_input(
             &a.input,
             ctx.limits.max_input_bytes,
         )?),
         _ => reduce::read_source(&a.input, ctx)?,
     };
     match read {
-        Read::Gltf(g) if to.is_gltf() => gltf_to_gltf(a, *g, to),
-        Read::Gltf(g) => to_dashvertex(a, Source::Gltf(g), to, ctx),
-        Read::Bytes(bytes) => match reduce::source_of_bytes(&a.input, &bytes, a.from, ctx)? {
+        Opened::Gltf(g) if to.is_gltf() => gltf_to_gltf(a, *g, to),
+        Opened::Gltf(g) => to_dashvertex(a, Source::Gltf(g), to, ctx),
+        Opened::Bytes(bytes) => match reduce::source_of_bytes(&a.input, &bytes, a.from, ctx)? {
             Source::Dash(loaded) if to.is_gltf() => {
                 dashvertex_to_gltf(a, loaded.document(), to, ctx)
             }

@@ -547,16 +547,16 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         } => {
             let read = match from {
                 Some(f) if !f.is_gltf() => {
-                    reduce::Read::Bytes(dashvertex_fs::read_input(file, limits.max_input_bytes)?)
+                    reduce::Opened::Bytes(dashvertex_fs::read_input(file, limits.max_input_bytes)?)
                 }
                 _ => reduce::read_source(file, &ctx)?,
             };
             let text = match read {
-                reduce::Read::Gltf(g) => {
+                reduce::Opened::Gltf(g) => {
                     let size = g.input_len();
                     crate::inspect_gltf::inspect(&name(file), size, &g, *records, &limits)?
                 }
-                reduce::Read::Bytes(bytes) => {
+                reduce::Opened::Bytes(bytes) => {
                     let format = from.unwrap_or_else(|| formats::decide(file, &bytes));
                     inspect::inspect(&name(file), &bytes, format, *records, &limits)?
                 }

@@ -239,8 +239,8 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
     let limits = &a.ctx.limits;
     let named_out = a.to.or_else(|| Format::from_extension(a.output));
     let (gltf, bytes) = match reduce::read_source(a.input, a.ctx)? {
-        reduce::Read::Gltf(g) => (Some(g), Vec::new()),
-        reduce::Read::Bytes(bytes) => (None, bytes),
+        reduce::Opened::Gltf(g) => (Some(g), Vec::new()),
+        reduce::Opened::Bytes(bytes) => (None, bytes),
     };
     let file = a.input.display().to_string();
     if let Some(g) = gltf {

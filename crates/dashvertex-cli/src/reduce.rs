@@ -101,8 +101,8 @@ pub struct Context<'a> {
 /// external file (spec/security.md §1).
 pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
     match read_source(path, ctx)? {
-        Read::Gltf(g) => Ok(Source::Gltf(g)),
-        Read::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
+        Opened::Gltf(g) => Ok(Source::Gltf(g)),
+        Opened::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
     }
 }
 
@@ -152,7 +152,7 @@ pub fn source_of_bytes(
 
 /// A file as first read: glTF (told by its name, else by its bytes), loaded with its
 /// buffers; or the bytes of anything else, for the caller to decode.
-pub enum Read {
+pub enum Opened {
     /// glTF or GLB.
     Gltf(Box<Gltf>),
     /// Any other file's bytes.
@@ -175,20 +175,20 @@ pub fn must_exist(path: &Path) -> Result<(), CliError> {
     }
 }
 
-/// Reads `path` as [`Read`] says.
-pub fn read_source(path: &Path, ctx: &Context) -> Result<Read, CliError> {
+/// Reads `path` as [`Opened`] says.
+pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, CliError> {
     let limits = &ctx.limits;
     must_exist(path)?;
     if Format::from_extension(path).is_some_and(Format::is_gltf) {
         let gltf = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
             .map_err(|e| input_error(path, e))?;
-        return Ok(Read::Gltf(Box::new(gltf)));
+        return Ok(Opened::Gltf(Box::new(gltf)));
     }
     let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
     if Format::is_gltf_bytes(&bytes) {
-        return Ok(Read::Gltf(Box::new(load_gltf_bytes(path, bytes, ctx)?)));
+        return Ok(Opened::Gltf(Box::new(load_gltf_bytes(path, bytes, ctx)?)));
     }
-    Ok(Read::Bytes(bytes))
+    Ok(Opened::Bytes(bytes))
 }
 
 /// Loads glTF bytes read from `path` (told from their content), with its external

@@ -855,7 +855,7 @@ impl<'g> Editor<'g> {
             placed.push(Placed {
                 view: v,
                 buffer: b,
-                from: From::Source(start, len),
+                from: Origin::Source(start, len),
                 offset,
             });
         }
@@ -897,7 +897,7 @@ impl<'g> Editor<'g> {
             placed.push(Placed {
                 view: n_src_views + k,
                 buffer: 0,
-                from: From::New(k),
+                from: Origin::New(k),
                 offset,
             });
         }
@@ -906,10 +906,10 @@ impl<'g> Editor<'g> {
             for p in &placed {
                 if let Some(o) = views.get_mut(p.view).and_then(Value::as_object_mut) {
                     o.insert("byteOffset".into(), json!(p.offset));
-                    if let From::Source(_, len) = p.from {
+                    if let Origin::Source(_, len) = p.from {
                         o.insert("byteLength".into(), json!(len));
                     }
-                    if let From::New(k) = p.from {
+                    if let Origin::New(k) = p.from {
                         let nv = new_views.get(k);
                         o.insert("byteLength".into(), json!(nv.map_or(0, |n| n.bytes.len())));
                         if let Some(t) = nv.and_then(|n| n.target) {
@@ -936,7 +936,7 @@ impl<'g> Editor<'g> {
         let buf_map = renumber(keeps.len(), |b| {
             removed_buf.get(b).copied().unwrap_or(false)
         });
-        let has_new = placed.iter().any(|p| matches!(p.from, From::New(_)));
+        let has_new = placed.iter().any(|p| matches!(p.from, Origin::New(_)));
         let buffers = arr(&mut value, "buffers")?;
         if buffers.is_empty() && has_new {
             buffers.push(json!({"byteLength": 0}));
@@ -1171,7 +1171,7 @@ fn trims(
 
 /// Where a view's bytes come from.
 #[derive(Clone, Copy, Debug)]
-enum From {
+enum Origin {
     /// `(offset, length)` in its source buffer.
     Source(u64, u64),
     /// A new view.
@@ -1183,7 +1183,7 @@ enum From {
 struct Placed {
     view: usize,
     buffer: usize,
-    from: From,
+    from: Origin,
     offset: u64,
 }
 
@@ -1207,7 +1207,7 @@ fn append_buffer(
     }
     let mut mine: Vec<&Placed> = placed
         .iter()
-        .filter(|p| p.buffer == b && !(in_place && matches!(p.from, From::Source(..))))
+        .filter(|p| p.buffer == b && !(in_place && matches!(p.from, Origin::Source(..))))
         .collect();
     mine.sort_by_key(|p| p.offset);
     for p in mine {
@@ -1216,11 +1216,11 @@ fn append_buffer(
             out.resize(at, 0);
         }
         match p.from {
-            From::Source(off, len) => {
+            Origin::Source(off, len) => {
                 let end = off.saturating_add(len);
                 out.extend_from_slice(src.get(as_index(off)..as_index(end)).unwrap_or_default());
             }
-            From::New(k) => {
+            Origin::New(k) => {
                 if let Some(nv) = new_views.get_mut(k).and_then(Option::take) {
                     out.extend_from_slice(&nv.bytes);
                 }

@@ -12,6 +12,7 @@ mod error;
 mod fix;
 mod formats;
 mod inspect;
+mod pool;
 mod reduce;
 mod remap;
 pub mod validate;

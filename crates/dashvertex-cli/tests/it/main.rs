@@ -28,6 +28,7 @@ fn cases() {
 }
 
 mod adversarial;
+mod adversarial_budgets;
 mod behaviour;
 mod blender_loss;
 mod cli;

@@ -382,7 +382,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
     let (reports, failed) = std::thread::scope(|scope| {
         match std::thread::Builder::new()
             .name("dash-report".into())
-            .spawn_scoped(scope, &print)
+            .spawn_scoped(scope, print)
         {
             Ok(printer) => {
                 check_all(tx);

@@ -9,7 +9,7 @@ pub enum Poison {
     NanTranslation,
     /// +Inf in its scale output (a scale channel is added).
     InfScale,
-    /// NaN in its rotation output.
+    /// NaN in its rotation output (a rotation channel is added to a CUBICSPLINE file).
     NanRotation,
     /// NaN in the second joint's inverse bind matrix.
     NanInverseBind,
@@ -223,6 +223,13 @@ impl AnimatedGlb {
             channels.push(
                 serde_json::json!({"sampler": s, "target": {"node": 2, "path": "translation"}}),
             );
+            if self.poison == Some(Poison::NanRotation) {
+                let out = b.floats(&rotation, "VEC4", 4);
+                let s = sampler(out, "LINEAR");
+                channels.push(
+                    serde_json::json!({"sampler": s, "target": {"node": 2, "path": "rotation"}}),
+                );
+            }
         } else {
             let out = b.floats(&rotation, "VEC4", 4);
             let s = sampler(out, self.interpolation);

@@ -442,3 +442,89 @@ fn write_issue_22_examples() {
         std::fs::write(d.join(format!("coincident{n}.glb")), spec.build()).unwrap();
     }
 }
+
+fn poison() -> impl proptest::strategy::Strategy<Value = Option<Poison>> {
+    proptest::sample::select(vec![
+        None,
+        None,
+        None,
+        Some(Poison::NanTranslation),
+        Some(Poison::InfScale),
+        Some(Poison::NanRotation),
+        Some(Poison::NanInverseBind),
+        Some(Poison::NanPosition),
+    ])
+}
+
+fn animated() -> impl proptest::strategy::Strategy<Value = AnimatedGlb> {
+    use proptest::prelude::*;
+    (
+        (1usize..400, any::<bool>(), 0usize..5, 2usize..8),
+        (0usize..3000, any::<bool>(), 0usize..400),
+        proptest::sample::select(vec!["LINEAR", "STEP", "CUBICSPLINE"]),
+        poison(),
+    )
+        .prop_map(
+            |((vertices, coincident, zero_every, joints), (others, animate, keyframes), i, p)| {
+                AnimatedGlb {
+                    vertices,
+                    coincident,
+                    // A poisoned file has every weight: its refusal is for the poison.
+                    zero_every: if p.is_some() { 0 } else { zero_every },
+                    joints,
+                    other_nodes: others,
+                    animate_others: animate,
+                    keyframes: if p.is_some_and(|p| {
+                        matches!(
+                            p,
+                            Poison::NanTranslation | Poison::InfScale | Poison::NanRotation
+                        )
+                    }) {
+                        keyframes.max(1)
+                    } else {
+                        keyframes
+                    },
+                    interpolation: i,
+                    poison: p,
+                }
+            },
+        )
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(12),
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Generated animated files: the loss report and `fix --zero-sum nearest` end in
+    /// time under the limit; a poisoned file is refused and nothing written; a measured
+    /// loss is finite, at least its keyframe figure, sampled in full (these files are
+    /// within the budget), and has no share of a zero diagonal.
+    #[test]
+    fn generated_animated_files_are_measured_or_refused(spec in animated()) {
+        // spec: LW1 NF1 LS1 NN1
+        let dir = Scratch::new("adv-loss-prop");
+        let d = dir.path();
+        std::fs::write(d.join("in.glb"), spec.build()).unwrap();
+        let o = reduce_report(d, "1", &[], 30);
+        let code = o.status.code();
+        if spec.poison.is_some() {
+            proptest::prop_assert_eq!(code, Some(1), "{:?}: {}", spec, stderr(&o));
+            proptest::prop_assert!(!d.join("out.glb").exists());
+        } else if code == Some(0) {
+            let p = &report(d, "r.json")["displacement"]["primitives"][0];
+            let (max, keys) = (p["max"].as_f64().unwrap(), p["maxAtKeyframes"].as_f64().unwrap());
+            proptest::prop_assert!(max.is_finite() && max >= keys, "{}", p);
+            proptest::prop_assert_eq!(&p["moments"], &p["momentsFull"]);
+            if spec.coincident {
+                proptest::prop_assert!(p["maxOfDiagonal"].is_null(), "{}", p);
+            }
+        } else {
+            proptest::prop_assert_eq!(code, Some(1), "{}", stderr(&o));
+        }
+        let o = limited(d, &["fix", "in.glb", "-o", "f.glb", "--zero-sum", "nearest"], 30);
+        proptest::prop_assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+        proptest::prop_assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+    }
+}

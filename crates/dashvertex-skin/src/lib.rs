@@ -40,8 +40,8 @@ pub use animation::{
     Animation, Channel, Interpolation, MAX_KEYFRAME_VALUES, Path, animations, retarget,
 };
 pub use loss::{
-    INTERIOR_SAMPLES, Moment, PrimitiveLoss, WORK_FLOOR, WORK_PER_BYTE, Worst, loss, loss_with,
-    loss_within, work_budget,
+    INTERIOR_SAMPLES, MAX_MOMENTS, Moment, PrimitiveLoss, WORK_FLOOR, WORK_PER_BYTE, Worst, loss,
+    loss_with, loss_within, work_budget,
 };
 pub use rig::{Local, Pose, Rig};
 pub use skin::{Joints, Skin, skin_point};

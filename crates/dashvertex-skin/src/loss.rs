@@ -119,6 +119,10 @@ pub const WORK_FLOOR: u64 = 1 << 26;
 /// of it), unless every channel of the animation is STEP.
 pub const INTERIOR_SAMPLES: usize = 3;
 
+/// The most moments a loss is measured at, whatever the budget (each is held while the
+/// loss is measured): 2^20.
+pub const MAX_MOMENTS: usize = 1 << 20;
+
 /// The work units a node or joint matrix counts: a 4 × 4 product is about sixteen
 /// influence slots' worth.
 const MATRIX_WORK: u64 = 16;
@@ -230,7 +234,7 @@ pub fn loss_within(
         .saturating_add(nodes.channels() as u64)
         .saturating_add(slots)
         .max(1);
-    let plan = Plan::new(anims, budget / per_moment);
+    let plan = Plan::new(anims, (budget / per_moment).min(MAX_MOMENTS as u64));
     // Joint matrices are held for a batch of moments at a time, at most about 32 MiB.
     let per_moment_bytes = usize::try_from(joints)
         .unwrap_or(usize::MAX)

@@ -839,7 +839,7 @@ fn report_json(
             Some("displacement needs glTF input and output (a skin, its joints and animations); weights only".to_owned())
         } else if loss.is_some_and(|l| l.is_empty()) {
             Some("no reduced primitive has a skin: displacement cannot be measured; weights only".to_owned())
-        } else if loss.is_some_and(|l| l.iter().all(|p| p.moments <= 1)) {
+        } else if loss.is_some_and(|l| l.iter().all(|p| p.moments_full <= 1)) {
             Some("no animations: displacement at the rest pose only".to_owned())
         } else {
             loss.and_then(sampled)
@@ -858,7 +858,7 @@ fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
                 Some(s) => format!("{:.3}% of the bounding-box diagonal", 100.0 * s),
                 None => "the bounding-box diagonal is 0: every vertex is at one place, so no share of it is defined".to_owned(),
             };
-            let when = if p.moments <= 1 {
+            let when = if p.moments_full <= 1 {
                 "at the rest pose (no animations)".to_owned()
             } else if p.moments < p.moments_full {
                 format!(

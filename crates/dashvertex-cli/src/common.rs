@@ -31,8 +31,10 @@ pub struct Global {
     /// buffer URI must stay inside its glTF file's folder.
     #[arg(long, global = true, value_name = "DIR")]
     pub resource_dir: Vec<PathBuf>,
-    /// Threads working on vertices and files (0: one per core). Outputs and reports are
-    /// the same at any count.
+    /// Threads working on vertices and files (0: one per core; at most four per core).
+    /// Fewer under a memory limit (`ulimit -v`: at most a quarter of it for threads) or
+    /// when the system cannot start them.
+    /// Outputs and reports are the same at any count.
     #[arg(long, global = true, value_name = "N", default_value_t = 0)]
     pub threads: usize,
     /// Print less: nothing for valid files, no summary lines, no notes about the run
@@ -77,14 +79,32 @@ impl Global {
     }
 
     /// Applies the flags that act on the whole process: verbosity and the thread pool
-    /// (once, before any work).
+    /// (started once, before any work; see [`crate::pool`]).
     pub fn apply(&self) {
         set_verbosity(self.verbosity());
-        if self.threads > 0 {
-            // Fails only when a pool exists already, which cannot happen this early.
-            let _ = rayon::ThreadPoolBuilder::new()
-                .num_threads(self.threads)
-                .build_global();
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let started = crate::pool::start(self.threads, cores);
+        if started.capped {
+            detail(format_args!(
+                "--threads {}: at most {} per core, {} here",
+                self.threads,
+                crate::pool::PER_CORE,
+                started.wanted
+            ));
+        }
+        if started.threads < started.wanted {
+            let line = format!(
+                "{} thread(s) of the {} wanted fit in this process's memory limit or could be \
+                 started; working on {}: the results are the same",
+                started.threads, started.wanted, started.threads
+            );
+            // Asked for by --threads: say so; else with -v only (every run under a limit
+            // would print it).
+            if self.threads > 0 {
+                note(line);
+            } else {
+                detail(line);
+            }
         }
     }
 }

@@ -579,6 +579,11 @@ pub fn main() -> ExitCode {
         Err(e) => return clap_exit(&e),
     };
     cli.global.apply();
+    crate::pool::run(|| dispatch(&cli))
+}
+
+/// Runs the command `cli` names (in the process's thread pool).
+fn dispatch(cli: &Cli) -> ExitCode {
     match &cli.command {
         Command::Validate(args) => return crate::validate::run(args, &cli.global),
         Command::Completions { shell, validate } => {
@@ -590,7 +595,7 @@ pub fn main() -> ExitCode {
         }
         _ => {}
     }
-    match run(&cli) {
+    match run(cli) {
         Ok(()) | Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
             common::error(&e);

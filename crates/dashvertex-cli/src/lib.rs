@@ -14,6 +14,7 @@ mod fix;
 mod formats;
 mod inspect;
 mod inspect_gltf;
+mod pool;
 mod reduce;
 mod remap;
 pub mod validate;

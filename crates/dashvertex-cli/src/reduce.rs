@@ -722,13 +722,13 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
                 };
                 let anims = match (a.report, a.max_error) {
                     (None, None) => Vec::new(),
-                    _ => poses_for(g, a.poses, a.ctx)?,
+                    _ => poses_for(a.input, g, a.poses, a.ctx)?,
                 };
                 let (out, loss) = match a.max_error {
                     None => {
                         let out = run(&a.config, &mut manifest)?;
                         let loss = match a.report {
-                            Some(_) => Some(loss_of(g, &out.written, &anims, limits)?),
+                            Some(_) => Some(loss_of(a.input, g, &out.written, &anims, limits)?),
                             None => None,
                         };
                         (out, loss)
@@ -751,7 +751,7 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
                                 ..a.config
                             };
                             let out = run(&cfg, &mut m)?;
-                            let loss = loss_of(g, &out.written, &anims, limits)?;
+                            let loss = loss_of(a.input, g, &out.written, &anims, limits)?;
                             if loss.len() < prims.len() {
                                 return Err(input_error(
                                     a.input,
@@ -779,6 +779,9 @@ pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
                         common::info(format_args!(
                             "--max-error {budget}: {k} influence(s) per vertex keep every vertex within it (largest displacement {worst:.6})"
                         ));
+                        if let Some(cut) = sampled(&loss) {
+                            common::note(format_args!("--max-error {budget}: {cut}"));
+                        }
                         manifest = m;
                         chosen_k = k;
                         (out, Some(loss))
@@ -1171,9 +1174,10 @@ pub(crate) fn stage_output<'a>(
 }
 
 /// How far the reduction moves each skinned primitive of `source`: the written output is
-/// read back from memory (its buffer files with it) and both are skinned at the rest pose
-/// and every keyframe.
+/// read back from memory (its buffer files with it) and both are skinned at the moments
+/// of spec/reduction.md §4. Non-finite data is refused as a fault of `input`.
 fn loss_of(
+    input: &Path,
     source: &Gltf,
     written: &dashvertex_gltf::export::Written,
     anims: &[dashvertex_skin::Animation],
@@ -1189,13 +1193,37 @@ fn loss_of(
     let reduced = dashvertex_gltf::load(&written.main, &files, limits).map_err(|e| {
         CliError::Output(format!("the loss report cannot read the output back: {e}"))
     })?;
-    dashvertex_skin::loss_with(source, &reduced, anims, limits)
-        .map_err(|e| CliError::Output(format!("the loss report cannot skin the model: {e}")))
+    dashvertex_skin::loss_with(source, &reduced, anims, limits).map_err(|e| match e {
+        e @ (dashvertex_skin::SkinError::NonFiniteInverseBind { .. }
+        | dashvertex_skin::SkinError::NonFinitePosition { .. }
+        | dashvertex_skin::SkinError::NonFiniteSkinning { .. }) => input_error(input, e),
+        e => CliError::Output(format!("the loss report cannot skin the model: {e}")),
+    })
+}
+
+/// When the work budget cut the moments measured (spec/reduction.md §4), what was
+/// measured, in words.
+fn sampled(loss: &[dashvertex_skin::PrimitiveLoss]) -> Option<String> {
+    let p = loss.iter().find(|p| p.moments < p.moments_full)?;
+    Some(format!(
+        "measured at {} of the {} moments the sampling rule takes (the rest pose, every keyframe and {} between each): the work budget, {} units per byte of the input, cuts the rest (spec/reduction.md \u{a7}4)",
+        p.moments,
+        p.moments_full,
+        dashvertex_skin::INTERIOR_SAMPLES,
+        dashvertex_skin::WORK_PER_BYTE
+    ))
+}
+
+/// The largest displacement as a share of the bounding-box diagonal; `None` when the
+/// diagonal is 0 (every vertex at one place): the share is undefined.
+fn share_of_diagonal(p: &dashvertex_skin::PrimitiveLoss) -> Option<f64> {
+    (p.diagonal > 0.0).then(|| p.max / p.diagonal)
 }
 
 /// The animations the loss is measured over: the model's own, or `--poses`' moved onto
 /// the model's nodes by name.
 fn poses_for(
+    input: &Path,
     model: &Gltf,
     poses: Option<&Path>,
     ctx: &Context,
@@ -1203,8 +1231,7 @@ fn poses_for(
     let limits = &ctx.limits;
     let skin_err = |file: &Path, e: dashvertex_skin::SkinError| input_error(file, e);
     match poses {
-        None => dashvertex_skin::animations(model, limits)
-            .map_err(|e| CliError::Output(format!("the model's animations cannot be read: {e}"))),
+        None => dashvertex_skin::animations(model, limits).map_err(|e| skin_err(input, e)),
         Some(path) => {
             must_exist(path)?;
             let other = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
@@ -1277,9 +1304,12 @@ fn report_json(
             .map(|p| {
                 json!({
                     "mesh": p.mesh, "primitive": p.primitive, "vertices": p.vertices,
-                    "moments": p.moments, "max": p.max, "p99": p.p99, "mean": p.mean,
+                    "moments": p.moments, "momentsFull": p.moments_full,
+                    "keyframeMoments": p.keyframe_moments,
+                    "max": p.max, "maxAtKeyframes": p.max_at_keyframes,
+                    "p99": p.p99, "mean": p.mean,
                     "diagonal": p.diagonal,
-                    "maxOfDiagonal": if p.diagonal > 0.0 { p.max / p.diagonal } else { 0.0 },
+                    "maxOfDiagonal": share_of_diagonal(p),
                     "worst": p.worst.iter().map(|w| json!({
                         "vertex": w.vertex, "displacement": w.displacement,
                         "animation": w.at.animation, "name": w.at.name, "time": w.at.time,
@@ -1296,13 +1326,13 @@ fn report_json(
         "weights": weights,
         "displacement": displacement,
         "note": if loss.is_none() {
-            Some("displacement needs glTF input and output (a skin, its joints and animations); weights only")
+            Some("displacement needs glTF input and output (a skin, its joints and animations); weights only".to_owned())
         } else if loss.is_some_and(|l| l.is_empty()) {
-            Some("no reduced primitive has a skin: displacement cannot be measured; weights only")
-        } else if loss.is_some_and(|l| l.iter().all(|p| p.moments <= 1)) {
-            Some("no animations: displacement at the rest pose only")
+            Some("no reduced primitive has a skin: displacement cannot be measured; weights only".to_owned())
+        } else if loss.is_some_and(|l| l.iter().all(|p| p.moments_full <= 1)) {
+            Some("no animations: displacement at the rest pose only".to_owned())
         } else {
-            None
+            loss.and_then(sampled)
         },
     })
 }
@@ -1314,9 +1344,26 @@ fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
     };
     loss.iter()
         .map(|p| {
-            let share = if p.diagonal > 0.0 { 100.0 * p.max / p.diagonal } else { 0.0 };
-            let when = if p.moments <= 1 {
+            let share = match share_of_diagonal(p) {
+                Some(s) => format!("{:.3}% of the bounding-box diagonal", 100.0 * s),
+                None => "the bounding-box diagonal is 0: every vertex is at one place, so no share of it is defined".to_owned(),
+            };
+            let when = if p.moments_full <= 1 {
                 "at the rest pose (no animations)".to_owned()
+            } else if p.moments < p.moments_full {
+                format!(
+                    "over {} of the {} moments of the rest pose, every keyframe and {} between each (the work budget cut the rest)",
+                    p.moments,
+                    p.moments_full,
+                    dashvertex_skin::INTERIOR_SAMPLES
+                )
+            } else if p.moments > p.keyframe_moments {
+                format!(
+                    "over {} moments (the rest pose, every keyframe and {} between each; {:.6} at the keyframes)",
+                    p.moments,
+                    dashvertex_skin::INTERIOR_SAMPLES,
+                    p.max_at_keyframes
+                )
             } else {
                 format!("over {} moments (the rest pose and every keyframe)", p.moments)
             };
@@ -1332,7 +1379,7 @@ fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
                 )
             });
             format!(
-                "loss, mesh {} primitive {}: max {:.6} ({share:.3}% of the bounding-box diagonal), p99 {:.6}, mean {:.6} {when}{worst}",
+                "loss, mesh {} primitive {}: max {:.6} ({share}), p99 {:.6}, mean {:.6} {when}{worst}",
                 p.mesh, p.primitive, p.max, p.p99, p.mean
             )
         })

@@ -122,7 +122,7 @@ pub fn main() -> ExitCode {
         return crate::docs::print_man(command());
     }
     cli.global.apply();
-    run(&cli.args, &cli.global)
+    crate::pool::run(|| run(&cli.args, &cli.global))
 }
 
 /// `--profile`.
@@ -357,10 +357,11 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
     let mut opts = opts;
     let hook = progress.clone();
     opts.progress = Some(std::sync::Arc::new(move |n| hook.update(n)));
-    let mut reports: Vec<FileReport> = Vec::new();
-    let mut stdout = anstream::stdout().lock();
-    // Files are checked in parallel and reported in the order given (a reorder buffer
-    // holds the ones that finish early), so the output is the same at any thread count.
+    // Files are checked in parallel in the pool and printed in the order given, on a
+    // thread of their own, as they come (a reorder buffer holds the ones that finish
+    // early), so the output is the same at any thread count. When not even that thread
+    // can be started (a memory limit), every file is checked first and printed after:
+    // the same bytes, later.
     let check = |item: &Item| -> Result<FileReport, String> {
         let started = Instant::now();
         let path = item.path();
@@ -392,23 +393,18 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
         ));
         Ok(report)
     };
-    let mut failed: Option<String> = None;
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<FileReport, String>)>();
-        let check = &check;
-        let files = &files;
-        scope.spawn(move || {
-            use rayon::prelude::*;
-            files
-                .par_iter()
-                .enumerate()
-                .for_each_with(tx, |tx, (i, item)| {
-                    let _ = tx.send((i, check(item)));
-                });
-        });
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<FileReport, String>)>();
+    let rx = std::sync::Mutex::new(rx);
+    let print = || -> (Vec<FileReport>, Option<String>) {
+        let mut reports: Vec<FileReport> = Vec::new();
+        let mut failed: Option<String> = None;
+        let Ok(rx) = rx.lock() else {
+            return (reports, Some("the report printer failed".to_owned()));
+        };
+        let mut stdout = anstream::stdout().lock();
         let mut early = std::collections::BTreeMap::new();
         let mut next = 0;
-        for (i, result) in rx {
+        for (i, result) in rx.iter() {
             early.insert(i, result);
             while let Some(result) = early.remove(&next) {
                 next += 1;
@@ -438,7 +434,36 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
                 reports.push(report);
             }
         }
+        let _ = stdout.flush();
+        (reports, failed)
+    };
+    let check_all = |tx: std::sync::mpsc::Sender<_>| {
+        use rayon::prelude::*;
+        files
+            .par_iter()
+            .enumerate()
+            .for_each_with(tx, |tx, (i, path)| {
+                let _ = tx.send((i, check(path)));
+            });
+    };
+    let (reports, failed) = std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("dash-report".into())
+            .spawn_scoped(scope, print)
+        {
+            Ok(printer) => {
+                check_all(tx);
+                printer
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            }
+            Err(_) => {
+                check_all(tx);
+                print()
+            }
+        }
     });
+    let mut stdout = anstream::stdout().lock();
     if let Some(e) = failed {
         common::error(&e);
         return ExitCode::from(2);

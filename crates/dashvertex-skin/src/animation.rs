@@ -103,15 +103,18 @@ pub fn animations(gltf: &Gltf, limits: &Limits) -> Result<Vec<Animation>, SkinEr
             else {
                 continue;
             };
-            let sampler = c
+            let sampler_index = c
                 .get("sampler")
                 .and_then(|s| s.as_u64())
                 .and_then(|s| usize::try_from(s).ok())
-                .and_then(|s| samplers.and_then(|l| l.get(s)))
-                .ok_or(SkinError::Animation {
-                    animation: index,
-                    what: "a channel names no sampler",
-                })?;
+                .unwrap_or(usize::MAX);
+            let sampler =
+                samplers
+                    .and_then(|l| l.get(sampler_index))
+                    .ok_or(SkinError::Animation {
+                        animation: index,
+                        what: "a channel names no sampler",
+                    })?;
             let interpolation = match sampler.get("interpolation").and_then(|i| i.as_str()) {
                 None | Some("LINEAR") => Interpolation::Linear,
                 Some("STEP") => Interpolation::Step,
@@ -152,6 +155,7 @@ pub fn animations(gltf: &Gltf, limits: &Limits) -> Result<Vec<Animation>, SkinEr
                         per_key,
                         &mut budget,
                         index,
+                        sampler_index,
                     )?;
                     cache.insert(cache_key, kv.clone());
                     kv
@@ -182,13 +186,15 @@ type Keyframes = (Arc<[f64]>, Arc<[f64]>);
 
 /// Reads a sampler's keyframes, charging them to `budget`; times must be finite and
 /// strictly increasing, which is checked as they are read (an accessor without data,
-/// all zeros, fails at its second time, before anything large is allocated).
+/// all zeros, fails at its second time, before anything large is allocated), and every
+/// output value finite.
 fn keyframes(
     input: &AccessorData<'_>,
     output: &AccessorData<'_>,
     per_key: usize,
     budget: &mut usize,
     animation: usize,
+    sampler: usize,
 ) -> Result<Keyframes, SkinError> {
     let keys = input.count;
     let need = keys.saturating_mul(per_key + 1);
@@ -216,9 +222,21 @@ fn keyframes(
     }
     *budget -= need;
     let comps = output.components.max(1);
-    let values: Vec<f64> = (0..keys * per_key)
-        .map(|v| value(output, v / comps, v % comps))
-        .collect();
+    let mut values = Vec::with_capacity(keys * per_key);
+    for v in 0..keys * per_key {
+        let x = value(output, v / comps, v % comps);
+        if !x.is_finite() {
+            // A NaN scale or translation would skin to NaN, which compares as no
+            // displacement; a NaN rotation would normalise to the identity.
+            return Err(SkinError::NonFiniteKeyframe {
+                animation,
+                sampler,
+                keyframe: v / per_key.max(1),
+                value: x,
+            });
+        }
+        values.push(x);
+    }
     Ok((times.into(), values.into()))
 }
 
@@ -271,11 +289,15 @@ pub fn retarget(anims: &[Animation], from: &Gltf, to: &Gltf) -> Result<Vec<Anima
 }
 
 impl Animation {
-    /// Every keyframe time of every channel, ascending, each once.
+    /// Every keyframe time of every channel, ascending, each once. Channels that share
+    /// a sampler's times share one array, taken once: ten thousand channels on one
+    /// sampler cost its keyframes, not ten thousand times them.
     pub fn times(&self) -> Vec<f64> {
+        let mut seen = std::collections::HashSet::new();
         let mut t: Vec<f64> = self
             .channels
             .iter()
+            .filter(|c| seen.insert(c.times.as_ptr().addr()))
             .flat_map(|c| c.times.iter().copied())
             .collect();
         t.sort_by(f64::total_cmp);
@@ -290,19 +312,7 @@ impl Animation {
             let Some(local) = pose.local.get_mut(c.node) else {
                 continue;
             };
-            let v = c.sample(t);
-            // glTF animates only TRS nodes; a matrix node a pose file drives (--poses) is
-            // decomposed, so the parts no channel drives keep their values.
-            let (mut tr, mut r, mut s) = match *local {
-                Local::Trs { t, r, s } => (t, r, s),
-                Local::Matrix(m) => crate::math::decompose(&m),
-            };
-            match c.path {
-                Path::Translation => tr = [v[0], v[1], v[2]],
-                Path::Rotation => r = normalize(v),
-                Path::Scale => s = [v[0], v[1], v[2]],
-            }
-            *local = Local::Trs { t: tr, r, s };
+            c.apply(local, t);
         }
         pose
     }
@@ -328,6 +338,23 @@ impl Channel {
             *o = self.values.get(base + i).copied().unwrap_or(0.0);
         }
         out
+    }
+
+    /// Sets the property this channel drives in `local` to its value at time `t`. glTF
+    /// animates only TRS nodes; a matrix node a pose file drives (`--poses`) is
+    /// decomposed, so the parts no channel drives keep their values.
+    pub fn apply(&self, local: &mut Local, t: f64) {
+        let v = self.sample(t);
+        let (mut tr, mut r, mut s) = match *local {
+            Local::Trs { t, r, s } => (t, r, s),
+            Local::Matrix(m) => crate::math::decompose(&m),
+        };
+        match self.path {
+            Path::Translation => tr = [v[0], v[1], v[2]],
+            Path::Rotation => r = normalize(v),
+            Path::Scale => s = [v[0], v[1], v[2]],
+        }
+        *local = Local::Trs { t: tr, r, s };
     }
 
     /// The channel's value at time `t`.

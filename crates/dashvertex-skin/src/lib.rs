@@ -8,8 +8,9 @@
 //! - [`Skin`]: a skin's joints and inverse bind matrices; [`Skin::joint_matrices`] is
 //!   global(joint) × inverse bind.
 //! - [`skin_point`]: linear blend skinning of a position over every influence set.
-//! - [`loss`]: how far reduction moves each vertex, over the rest pose and every keyframe
-//!   time of every animation (what `dash reduce --report` writes).
+//! - [`loss`]: how far reduction moves each vertex, over the rest pose, every keyframe
+//!   time of every animation and [`INTERIOR_SAMPLES`] moments between keyframes, within
+//!   a work budget tied to the input's size (what `dash reduce --report` writes).
 //!
 //! Everything is computed in `f64` and in a fixed order, so the same inputs give the same
 //! bits on every run and thread count.
@@ -39,7 +40,10 @@ mod skin;
 pub use animation::{
     Animation, Channel, Interpolation, MAX_KEYFRAME_VALUES, Path, animations, retarget,
 };
-pub use loss::{MAX_MOMENTS, Moment, PrimitiveLoss, Worst, loss, loss_with};
+pub use loss::{
+    INTERIOR_SAMPLES, MAX_MOMENTS, Moment, PrimitiveLoss, WORK_FLOOR, WORK_PER_BYTE, Worst, loss,
+    loss_with, loss_within, work_budget,
+};
 pub use rig::{Local, Pose, Rig};
 pub use skin::{Joints, Skin, skin_point};
 
@@ -64,11 +68,63 @@ pub enum SkinError {
     /// A pose file's animations drive no node of the model (no node name in common).
     #[error("no animated node of the pose file has a namesake in the model")]
     NoMatchingNodes,
-    /// More moments than [`MAX_MOMENTS`] (the rest pose and every keyframe time).
+    /// An animation's output value is NaN or infinite: skinned, it would compare as no
+    /// displacement (NaN) or an identity rotation, so the loss is refused instead.
     #[error(
-        "{0} moments (the rest pose and every keyframe time) are more than the {MAX_MOMENTS} a loss is measured over"
+        "animation {animation}, sampler {sampler} (/animations/{animation}/samplers/{sampler}/output): keyframe {keyframe} holds {value}, not a finite number, so how far vertices move cannot be measured; fix the exporter's output (dash-validate reports it as ACCESSOR_INVALID_FLOAT)"
     )]
-    TooManyMoments(usize),
+    NonFiniteKeyframe {
+        /// The animation's index.
+        animation: usize,
+        /// The sampler's index in the animation.
+        sampler: usize,
+        /// The keyframe.
+        keyframe: usize,
+        /// The value read.
+        value: f64,
+    },
+    /// An inverse bind matrix holds NaN or an infinity.
+    #[error(
+        "skin {skin} (/skins/{skin}/inverseBindMatrices, accessor {accessor}): the matrix of joint {joint} holds {value}, not a finite number, so how far vertices move cannot be measured (dash-validate reports it as ACCESSOR_INVALID_FLOAT)"
+    )]
+    NonFiniteInverseBind {
+        /// The skin's index.
+        skin: usize,
+        /// The inverse bind matrices' accessor.
+        accessor: u64,
+        /// The joint whose matrix it is.
+        joint: usize,
+        /// The value read.
+        value: f64,
+    },
+    /// A vertex position holds NaN or an infinity.
+    #[error(
+        "mesh {mesh} primitive {primitive}: vertex {vertex}'s POSITION holds {value}, not a finite number, so how far it moves cannot be measured (dash-validate reports it as ACCESSOR_INVALID_FLOAT)"
+    )]
+    NonFinitePosition {
+        /// The mesh.
+        mesh: usize,
+        /// The primitive within the mesh.
+        primitive: usize,
+        /// The vertex.
+        vertex: usize,
+        /// The value read.
+        value: f32,
+    },
+    /// Finite data skinned to a position that is not finite (a product overflowed).
+    #[error(
+        "mesh {mesh} primitive {primitive}: vertex {vertex} skins to a position that is not finite {at} (its joint matrices overflow), so how far it moves cannot be measured"
+    )]
+    NonFiniteSkinning {
+        /// The mesh.
+        mesh: usize,
+        /// The primitive within the mesh.
+        primitive: usize,
+        /// The vertex.
+        vertex: usize,
+        /// When, in words ("at the rest pose", "in animation 2 at t=0.500 s").
+        at: String,
+    },
     /// More keyframe values than [`MAX_KEYFRAME_VALUES`] in the document's animations.
     #[error("the animations hold more than {MAX_KEYFRAME_VALUES} keyframe values")]
     TooManyKeyframes,

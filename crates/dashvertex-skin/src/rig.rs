@@ -144,6 +144,34 @@ impl Rig {
         self.parents.is_empty()
     }
 
+    /// The parent node `i` is evaluated under (see [`Rig`]'s `parents`).
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        self.parents.get(i).copied().flatten()
+    }
+
+    /// The nodes `joints` name and every ancestor of theirs, parents first (the order of
+    /// [`Rig::globals`]): the only nodes whose global matrices skinning needs. Linear in
+    /// the nodes and joints: each node is marked once, and a walk up stops at a marked
+    /// node. Indices past the last node are left out.
+    pub fn needed(&self, joints: impl IntoIterator<Item = usize>) -> Vec<usize> {
+        let mut marked = vec![false; self.parents.len()];
+        for j in joints {
+            let mut at = Some(j);
+            while let Some(i) = at {
+                match marked.get_mut(i) {
+                    Some(m) if !*m => *m = true,
+                    _ => break,
+                }
+                at = self.parent(i);
+            }
+        }
+        self.order
+            .iter()
+            .copied()
+            .filter(|&i| marked.get(i).copied().unwrap_or(false))
+            .collect()
+    }
+
     /// Each node's global matrix in `pose` (parent × local, from the roots down).
     pub fn globals(&self, pose: &Pose) -> Vec<Mat4> {
         let mut g = vec![IDENTITY; self.parents.len()];

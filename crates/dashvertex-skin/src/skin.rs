@@ -31,15 +31,25 @@ impl Skin {
             Some(a) => {
                 let data = dashvertex_gltf::accessor::read(gltf, a, limits)
                     .map_err(SkinError::Accessor)?;
-                (0..joints.len())
-                    .map(|j| {
-                        let mut m = IDENTITY;
-                        for (c, slot) in m.iter_mut().enumerate() {
-                            *slot = data.get(j, c);
+                let mut out = Vec::with_capacity(joints.len().min(data.count));
+                for j in 0..joints.len() {
+                    let mut m = IDENTITY;
+                    for (c, slot) in m.iter_mut().enumerate() {
+                        let x = data.get(j, c);
+                        // A NaN matrix would skin to NaN, which compares as no movement.
+                        if !x.is_finite() {
+                            return Err(SkinError::NonFiniteInverseBind {
+                                skin: index,
+                                accessor: a,
+                                joint: j,
+                                value: x,
+                            });
                         }
-                        m
-                    })
-                    .collect()
+                        *slot = x;
+                    }
+                    out.push(m);
+                }
+                out
             }
         };
         Ok(Skin {
@@ -53,12 +63,18 @@ impl Skin {
     /// matrices glTF's skinning equation blends (the skinned node's own transform does
     /// not enter). A joint whose node does not exist gets the identity.
     pub fn joint_matrices(&self, globals: &[Mat4]) -> Joints {
+        self.joint_matrices_by(|n| globals.get(n))
+    }
+
+    /// [`Skin::joint_matrices`] with node `n`'s global matrix given by `global(n)`
+    /// (for globals held for some nodes only).
+    pub fn joint_matrices_by<'g>(&self, global: impl Fn(usize) -> Option<&'g Mat4>) -> Joints {
         Joints::from_matrices(
             &self
                 .joints
                 .iter()
                 .zip(&self.inverse_bind)
-                .map(|(&n, ibm)| mul(globals.get(n).unwrap_or(&IDENTITY), ibm))
+                .map(|(&n, ibm)| mul(global(n).unwrap_or(&IDENTITY), ibm))
                 .collect::<Vec<_>>(),
         )
     }

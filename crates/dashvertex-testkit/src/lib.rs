@@ -8,6 +8,8 @@
 //! - [`snapshot`] and [`changes`]: what a run created, changed or removed in a folder;
 //! - [`gltf::SkinnedGlb`]: skinned GLB files with several primitives and sets and
 //!   chosen faults, built in memory;
+//! - [`animated::AnimatedGlb`]: animated skinned GLB files of hostile sizes (keyframes,
+//!   unused nodes, coincident vertices, swings between keys, non-finite values);
 //! - [`oracle::oracle`]: the official Khronos validator as a test oracle;
 //! - [`cases`]: command-line cases as `.case` scripts with `.out` transcripts;
 //! - [`hostile`]: a proptest strategy of input files — mutated seeds from the repository,
@@ -20,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod animated;
 pub mod cases;
 pub mod declared;
 pub mod gltf;

@@ -90,6 +90,7 @@ cases! {
 }
 
 mod adversarial;
+mod adversarial_budgets;
 mod adversarial_fs;
 mod behaviour;
 mod blender_loss;

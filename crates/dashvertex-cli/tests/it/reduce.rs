@@ -203,7 +203,8 @@ fn the_loss_report_shrinks_as_more_influences_are_kept() {
         let r: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
         let p = &r["displacement"]["primitives"][0];
-        assert_eq!(p["moments"], 49, "rest pose + 48 keyframes");
+        assert_eq!(p["keyframeMoments"], 49, "rest pose + 48 keyframes");
+        assert_eq!(p["moments"], 49 + 3 * 47, "and 3 inside each interval");
         max.push(p["max"].as_f64().unwrap());
     }
     assert!(max.windows(2).all(|w| w[0] > w[1]), "{max:?}");

@@ -195,3 +195,26 @@ fn real_animated_files_skin_to_finite_positions_the_same_way_every_time() {
         assert_eq!(first, run(), "{name}: deterministic");
     }
 }
+
+#[test]
+fn only_the_joints_and_their_ancestors_are_needed_parents_first() {
+    // spec: LW1
+    let g = document(
+        json!({"nodes": [
+            {"name": "root", "children": [2]},
+            {"name": "other", "children": [3]},
+            {"name": "mid", "children": [4]},
+            {"name": "leaf of other"},
+            {"name": "joint"},
+            {"name": "loose"}
+        ]}),
+        &[],
+    );
+    let rig = Rig::new(&g);
+    assert_eq!(rig.needed([4]), [0, 2, 4]);
+    // Every node once, however many joints share an ancestor; names past the end are
+    // left out.
+    assert_eq!(rig.needed([4, 2, 0, 4, 99]), [0, 2, 4]);
+    assert_eq!(rig.needed([5, 3]), [1, 3, 5]);
+    assert_eq!(rig.parent(4), Some(2));
+}

@@ -1,0 +1,239 @@
+//! The process's thread pool: started once, before any work, with the threads `--threads`
+//! asks for (at most [`PER_CORE`] per core) or as many as the system lets the process
+//! start, halving down to none beside the calling thread; commands run inside it
+//! ([`run`]), so every parallel loop of the libraries uses it.
+//!
+//! rayon's global pool is never built: when `build_global` fails (a thread cannot be
+//! started under an address-space limit), rayon marks the global pool as set while
+//! holding none, and the first parallel loop panics (`GlobalPoolAlreadyInitialized`).
+//! A local pool can be built again with fewer threads after a failure.
+//!
+//! The thread count changes only how fast a command runs: every parallel step joins its
+//! results in a fixed order, so outputs and reports are the same at any count.
+
+use std::sync::OnceLock;
+
+/// The most threads per core `--threads` can start: more only queue for the cores.
+pub const PER_CORE: usize = 4;
+
+/// Each worker's stack: a main thread's, since commands run on a worker.
+const STACK_BYTES: usize = 8 << 20;
+
+/// The address space one worker thread takes: its stack and, with glibc, the allocator
+/// arena its first allocation creates (64 MiB reserved on 64-bit systems).
+const THREAD_ADDRESS_SPACE: u64 = STACK_BYTES as u64 + (64 << 20);
+
+/// Under a memory limit, the pool's threads may take a quarter of it: the rest is for
+/// the data. (Threads that fit but leave no room make the first large read fail.)
+const LIMIT_SHARE: u64 = 4;
+
+static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+
+/// What [`start`] started.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Started {
+    /// The threads wanted: `--threads`, one per core for 0, at most [`PER_CORE`] per core.
+    pub wanted: usize,
+    /// The threads working (the calling thread alone counts as 1).
+    pub threads: usize,
+    /// Whether `--threads` asked for more than [`PER_CORE`] per core.
+    pub capped: bool,
+}
+
+/// The threads `requested` (0: one per core) stands for on `cores` cores, and whether
+/// the per-core bound cut it.
+pub fn wanted(requested: usize, cores: usize) -> (usize, bool) {
+    let cores = cores.max(1);
+    let most = cores.saturating_mul(PER_CORE);
+    match requested {
+        0 => (cores, false),
+        n => (n.min(most), n > most),
+    }
+}
+
+/// One attempt at a pool of `n` threads: the pool, or how many of its threads did start
+/// before one could not (they have ended when this returns).
+pub type Attempt<P> = Result<P, usize>;
+
+/// The first pool `build` can start, trying `wanted` threads first; after a failure
+/// where `k` threads did start, `k / 2`: a pool that barely fits would leave no room for
+/// the data, and under an address-space limit each thread costs its stack and, with
+/// glibc, an allocator arena. `None` when not one thread can be started; the count
+/// tried last otherwise.
+pub fn first_that_builds<P>(
+    wanted: usize,
+    mut build: impl FnMut(usize) -> Attempt<P>,
+) -> Option<(P, usize)> {
+    let mut n = wanted.max(1);
+    loop {
+        match build(n) {
+            Ok(p) => return Some((p, n)),
+            Err(started) => {
+                let next = started.min(n.saturating_sub(1)) / 2;
+                if next == 0 {
+                    return None;
+                }
+                n = next;
+            }
+        }
+    }
+}
+
+/// A rayon pool of `n` threads, or how many started before one could not. The threads of
+/// a failed attempt are joined before this returns, so the next attempt finds their
+/// stacks free.
+fn attempt(n: usize) -> Attempt<rayon::ThreadPool> {
+    let handles = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let spawned = std::sync::Arc::clone(&handles);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("dash-worker-{i}"))
+        .spawn_handler(move |thread| {
+            let mut b = std::thread::Builder::new().stack_size(STACK_BYTES);
+            if let Some(name) = thread.name() {
+                b = b.name(name.to_owned());
+            }
+            let handle = b.spawn(move || thread.run())?;
+            if let Ok(mut list) = spawned.lock() {
+                list.push(handle);
+            }
+            Ok(())
+        })
+        .build();
+    let started: Vec<_> = match handles.lock() {
+        Ok(mut list) => list.drain(..).collect(),
+        Err(_) => Vec::new(),
+    };
+    match pool {
+        // The threads run until the pool is dropped: their handles are let go.
+        Ok(pool) => Ok(pool),
+        Err(_) => {
+            let k = started.len();
+            // rayon has told them to stop; they end as soon as they see it.
+            for h in started {
+                let _ = h.join();
+            }
+            Err(k)
+        }
+    }
+}
+
+/// The smaller of the process's address-space and data-size limits (`ulimit -v`,
+/// `ulimit -d`) when one is set, as Linux lists them in `/proc/self/limits`; `None`
+/// when neither is set or they cannot be read (other systems).
+fn memory_limit() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/limits").ok()?;
+    memory_limit_in(&text)
+}
+
+/// [`memory_limit`] of a `/proc/self/limits` text (its soft limits).
+pub fn memory_limit_in(limits: &str) -> Option<u64> {
+    limits
+        .lines()
+        .filter(|l| l.starts_with("Max address space") || l.starts_with("Max data size"))
+        .filter_map(|l| l.split_whitespace().nth(3)?.parse::<u64>().ok())
+        .min()
+}
+
+/// How many worker threads fit in a memory limit of `limit` bytes (any number without).
+pub fn room(limit: Option<u64>) -> usize {
+    limit.map_or(usize::MAX, |l| {
+        usize::try_from(l / LIMIT_SHARE / THREAD_ADDRESS_SPACE).unwrap_or(usize::MAX)
+    })
+}
+
+/// Starts the process's pool (once; a second call reports the first pool).
+pub fn start(requested: usize, cores: usize) -> Started {
+    let (wanted, capped) = wanted(requested, cores);
+    let fit = wanted.min(room(memory_limit()));
+    let pool = POOL.get_or_init(|| {
+        match (fit > 0).then(|| first_that_builds(fit, attempt)).flatten() {
+            Some((pool, _)) => pool,
+            // Not one worker fits: the calling thread is the pool's only worker (nothing
+            // to spawn, so nothing to fail but memory itself).
+            None => match rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .use_current_thread()
+                .build()
+            {
+                Ok(pool) => pool,
+                Err(_) => unreachable_pool(),
+            },
+        }
+    });
+    Started {
+        wanted,
+        threads: pool.current_num_threads(),
+        capped,
+    }
+}
+
+/// Building a one-thread pool on the calling thread fails only when that thread already
+/// belongs to a pool, which [`start`] (run once, on the main thread) rules out; should it
+/// happen all the same, the process stops with the same message as any failed start.
+fn unreachable_pool() -> ! {
+    crate::common::error("no thread pool could be set up, not even on the calling thread");
+    std::process::exit(2)
+}
+
+/// Runs `f` in the process's pool (on the calling thread when [`start`] was not called).
+pub fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match POOL.get() {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_count_is_bounded_by_the_cores() {
+        assert_eq!(wanted(0, 6), (6, false));
+        assert_eq!(wanted(3, 2), (3, false));
+        assert_eq!(wanted(8, 2), (8, false));
+        assert_eq!(wanted(28, 2), (8, true));
+        assert_eq!(wanted(1000, 0), (PER_CORE, true));
+    }
+
+    #[test]
+    fn a_memory_limit_leaves_three_quarters_to_the_data() {
+        let limits = "Limit                     Soft Limit           Hard Limit           Units\n\
+                      Max data size             unlimited            unlimited            bytes\n\
+                      Max address space         268435456            268435456            bytes\n";
+        assert_eq!(memory_limit_in(limits), Some(268_435_456));
+        // 256 MiB: a quarter is less than one thread's stack and arena.
+        assert_eq!(room(memory_limit_in(limits)), 0);
+        assert_eq!(room(Some(2 << 30)), 7);
+        assert_eq!(room(None), usize::MAX);
+        let unlimited =
+            "Max address space         unlimited            unlimited            bytes\n";
+        assert_eq!(memory_limit_in(unlimited), None);
+    }
+
+    #[test]
+    fn a_pool_that_cannot_start_takes_half_of_what_did() {
+        // Room for 5 threads: 28 starts 5 and fails, so 2 (half of 5) are tried.
+        let mut tried = Vec::new();
+        let got = first_that_builds(28, |n| {
+            tried.push(n);
+            if n <= 5 { Ok(n) } else { Err(5) }
+        });
+        assert_eq!(got, Some((2, 2)));
+        assert_eq!(tried, [28, 2]);
+        // A pool that fits once but not again halves until it does.
+        let mut tried = Vec::new();
+        let got = first_that_builds(8, |n| {
+            tried.push(n);
+            if n == 1 { Ok(n) } else { Err(n) }
+        });
+        assert_eq!(got, Some((1, 1)));
+        assert_eq!(tried, [8, 3, 1]);
+        // Room for one thread only, or none: the calling thread alone.
+        let one: Option<((), usize)> = first_that_builds(6, |_| Err(1));
+        assert_eq!(one, None);
+        let none: Option<((), usize)> = first_that_builds(1, |_| Err(0));
+        assert_eq!(none, None);
+    }
+}

@@ -143,5 +143,5 @@ pub fn skinned_glb(n: usize, joints: u32) -> Vec<u8> {
         bin.len() - ibm_at,
         bin.len(),
     );
-    dashvertex_gltf::glb::build(json.as_bytes(), Some(&bin))
+    dashvertex_gltf::glb::build(json.as_bytes(), Some(&bin)).unwrap_or_default()
 }

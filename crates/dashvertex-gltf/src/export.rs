@@ -1036,35 +1036,12 @@ impl<'g> Editor<'g> {
                     serde_json::to_vec(&value).map_err(|e| ExportError::Shape(e.to_string()))?;
                 let bin_len = usize::try_from(bin.and_then(|b| sizes.get(b)).copied().unwrap_or(0))
                     .map_err(|_| ExportError::TooLarge)?;
-                let pad = |n: usize| (4 - n % 4) % 4;
-                let json_len = text.len() + pad(text.len());
-                let bin_chunk = if bin.is_some() {
-                    8 + bin_len + pad(bin_len)
-                } else {
-                    0
-                };
-                let total = 12 + 8 + json_len + bin_chunk;
-                // The chunk lengths are at most the total, so all fit when it does.
-                let (Ok(total_u32), Ok(json_u32), Ok(bin_u32)) = (
-                    u32::try_from(total),
-                    u32::try_from(json_len),
-                    u32::try_from(bin_len + pad(bin_len)),
-                ) else {
-                    return Err(ExportError::TooLarge);
-                };
+                let frame = crate::glb::Frame::new(text.len(), bin.map(|_| bin_len))
+                    .map_err(|_| ExportError::TooLarge)?;
                 // One allocation of the final size; the binary chunk is filled in place.
-                let mut out = Vec::with_capacity(total);
-                out.extend_from_slice(b"glTF");
-                out.extend_from_slice(&2u32.to_le_bytes());
-                out.extend_from_slice(&total_u32.to_le_bytes());
-                out.extend_from_slice(&json_u32.to_le_bytes());
-                out.extend_from_slice(b"JSON");
-                out.extend_from_slice(&text);
-                out.resize(20 + json_len, b' ');
+                let mut out = Vec::with_capacity(frame.total as usize);
+                frame.start(&mut out, &text);
                 if let Some(b) = bin {
-                    out.extend_from_slice(&bin_u32.to_le_bytes());
-                    out.extend_from_slice(b"BIN\0");
-                    let start = out.len();
                     append_buffer(
                         &mut out,
                         b,
@@ -1073,8 +1050,8 @@ impl<'g> Editor<'g> {
                         &mut pending,
                         whole.get(b) == Some(&true),
                     )?;
-                    out.resize(start + bin_len + pad(bin_len), 0);
                 }
+                frame.finish(&mut out);
                 out
             }
         };

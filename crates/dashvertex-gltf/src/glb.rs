@@ -128,31 +128,101 @@ pub(crate) fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
     })
 }
 
-/// Builds a GLB file from a JSON text and binary data (each chunk padded to 4 bytes,
-/// JSON with spaces and BIN with zeros).
-///
-/// The file must stay under 4 GiB, as the format requires: the header lengths are 32-bit.
-#[allow(clippy::cast_possible_truncation)]
-pub fn build(json: &[u8], bin: Option<&[u8]>) -> Vec<u8> {
-    let pad = |n: usize| (4 - n % 4) % 4;
-    let json_len = json.len() + pad(json.len());
-    let bin_len = bin.map_or(0, |b| b.len() + pad(b.len()));
-    let total = 12 + 8 + json_len + if bin.is_some() { 8 + bin_len } else { 0 };
-    let mut out = Vec::with_capacity(total);
-    // NOT proven: lengths past u32::MAX would wrap. `build` has no error path (public API);
-    // its callers write small files. `export` writes GLB with a checked size instead.
-    out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&(total as u32).to_le_bytes());
-    out.extend_from_slice(&(json_len as u32).to_le_bytes());
-    out.extend_from_slice(&JSON.to_le_bytes());
-    out.extend_from_slice(json);
-    out.resize(out.len() + pad(json.len()), b' ');
-    if let Some(b) = bin {
-        out.extend_from_slice(&(bin_len as u32).to_le_bytes());
-        out.extend_from_slice(&BIN.to_le_bytes());
-        out.extend_from_slice(b);
-        out.resize(out.len() + pad(b.len()), 0);
+/// A GLB's lengths, checked: the file must stay under 4 GiB, as the format requires (its
+/// header lengths are 32-bit). Chunks are padded to 4 bytes, JSON with spaces and BIN with
+/// zeros.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    /// The whole file.
+    pub total: u32,
+    /// The JSON chunk, padded.
+    pub json: u32,
+    /// The BIN chunk, padded, when there is one.
+    pub bin: Option<u32>,
+}
+
+/// The file would be 4 GiB or more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a GLB file must be smaller than 4 GiB (its lengths are 32-bit)")]
+pub struct TooLarge;
+
+/// Bytes of padding after `n` bytes to reach a multiple of 4.
+pub fn pad(n: usize) -> usize {
+    (4 - n % 4) % 4
+}
+
+impl Frame {
+    /// The lengths of a GLB holding `json_len` bytes of JSON and, when given, a binary
+    /// chunk of `bin_len` bytes (before padding).
+    pub fn new(json_len: usize, bin_len: Option<usize>) -> Result<Self, TooLarge> {
+        let json = json_len.checked_add(pad(json_len)).ok_or(TooLarge)?;
+        let bin = bin_len
+            .map(|b| b.checked_add(pad(b)).ok_or(TooLarge))
+            .transpose()?;
+        let total = json
+            .checked_add(20)
+            .and_then(|t| t.checked_add(bin.map_or(Some(0), |b| b.checked_add(8))?))
+            .ok_or(TooLarge)?;
+        let as_u32 = |n: usize| u32::try_from(n).map_err(|_| TooLarge);
+        Ok(Frame {
+            total: as_u32(total)?,
+            json: as_u32(json)?,
+            bin: bin.map(as_u32).transpose()?,
+        })
     }
-    out
+
+    /// Appends the header, the padded JSON chunk and, when there is one, the BIN chunk's
+    /// header: the caller appends the binary data, then [`Frame::finish`] pads it.
+    pub fn start(&self, out: &mut Vec<u8>, json: &[u8]) {
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&self.total.to_le_bytes());
+        out.extend_from_slice(&self.json.to_le_bytes());
+        out.extend_from_slice(&JSON.to_le_bytes());
+        out.extend_from_slice(json);
+        out.resize(out.len() + pad(json.len()), b' ');
+        if let Some(b) = self.bin {
+            out.extend_from_slice(&b.to_le_bytes());
+            out.extend_from_slice(&BIN.to_le_bytes());
+        }
+    }
+
+    /// Pads the file to its total length with zeros (the end of the BIN chunk).
+    pub fn finish(&self, out: &mut Vec<u8>) {
+        out.resize(self.total as usize, 0);
+    }
+}
+
+/// Builds a GLB file from a JSON text and binary data (each chunk padded to 4 bytes,
+/// JSON with spaces and BIN with zeros); refused when it would be 4 GiB or more.
+pub fn build(json: &[u8], bin: Option<&[u8]>) -> Result<Vec<u8>, TooLarge> {
+    let frame = Frame::new(json.len(), bin.map(<[u8]>::len))?;
+    let mut out = Vec::with_capacity(frame.total as usize);
+    frame.start(&mut out, json);
+    if let Some(b) = bin {
+        out.extend_from_slice(b);
+    }
+    frame.finish(&mut out);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_padded_and_checked() {
+        let out = build(b"{}", Some(&[1, 2, 3])).unwrap_or_default();
+        // 12 header + 8 + 4 (JSON "{}" and two spaces) + 8 + 4 (three bytes and a zero).
+        assert_eq!(out.len(), 36);
+        assert_eq!(out.get(8..12), Some(&36u32.to_le_bytes()[..]));
+        assert_eq!(out.get(20..24), Some(&b"{}  "[..]));
+        assert_eq!(out.get(32..36), Some(&[1, 2, 3, 0][..]));
+        let f = Frame::new(5, None).unwrap_or(Frame { total: 0, json: 0, bin: None });
+        assert_eq!((f.total, f.json, f.bin), (28, 8, None));
+        assert_eq!(Frame::new(u32::MAX as usize, None), Err(TooLarge));
+        assert_eq!(Frame::new(16, Some(u32::MAX as usize - 40)), Err(TooLarge));
+        assert!(Frame::new(16, Some(u32::MAX as usize - 60)).is_ok());
+        assert_eq!(Frame::new(usize::MAX, Some(usize::MAX)), Err(TooLarge));
+    }
 }

@@ -218,7 +218,11 @@ mod tests {
         assert_eq!(out.get(8..12), Some(&36u32.to_le_bytes()[..]));
         assert_eq!(out.get(20..24), Some(&b"{}  "[..]));
         assert_eq!(out.get(32..36), Some(&[1, 2, 3, 0][..]));
-        let f = Frame::new(5, None).unwrap_or(Frame { total: 0, json: 0, bin: None });
+        let f = Frame::new(5, None).unwrap_or(Frame {
+            total: 0,
+            json: 0,
+            bin: None,
+        });
         assert_eq!((f.total, f.json, f.bin), (28, 8, None));
         assert_eq!(Frame::new(u32::MAX as usize, None), Err(TooLarge));
         assert_eq!(Frame::new(16, Some(u32::MAX as usize - 40)), Err(TooLarge));

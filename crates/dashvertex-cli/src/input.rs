@@ -1,0 +1,307 @@
+//! The input layer every writing command shares: a file read by bytes or path (glTF
+//! with its resources, told by name or bytes), its format, and the reducer inputs it holds.
+
+use std::path::{Path, PathBuf};
+
+use dashvertex_core::{Limits, Skeleton};
+use dashvertex_gltf::{Container, Gltf};
+use dashvertex_reduce::gltf::PrimitiveInput;
+use dashvertex_reduce::input::{Input, bone_refs};
+use dashvertex_reduce::manifest::BoneRef;
+
+use crate::common;
+use crate::error::CliError;
+use crate::formats::{self, Format, Loaded};
+
+/// A reducer input file, loaded.
+pub enum Source {
+    /// DashVertex (JSON, DMX or raw).
+    Dash(Loaded),
+    /// A per-bone weights document.
+    Weights(Input<'static>),
+    /// glTF: its reducer inputs read its buffers in place ([`Source::parts`]).
+    Gltf(Box<Gltf>),
+}
+
+/// One reducer input of a source, with the skeleton it came with.
+pub(crate) struct Part<'s> {
+    pub(crate) input: PartInput<'s>,
+    pub(crate) skeleton: Option<&'s Skeleton>,
+}
+
+/// Where a part's input lives.
+pub(crate) enum PartInput<'s> {
+    /// Built from the source (a DashVertex mesh's sets).
+    Owned(Input<'s>),
+    /// The source's own (a weights document).
+    Borrowed(&'s Input<'s>),
+    /// A glTF primitive, its influences read in place.
+    Primitive(Box<PrimitiveInput<'s>>),
+}
+
+impl<'s> Part<'s> {
+    pub(crate) fn input(&self) -> &Input<'s> {
+        match &self.input {
+            PartInput::Owned(i) => i,
+            PartInput::Borrowed(i) => i,
+            PartInput::Primitive(p) => &p.input,
+        }
+    }
+
+    /// The bones with their rest transforms: the DashVertex file's, or a glTF
+    /// primitive's (its skin's joints, or its per-bone attributes' nodes).
+    pub(crate) fn skeleton(&self) -> Option<&Skeleton> {
+        self.skeleton
+            .or_else(|| self.primitive().and_then(|p| p.skeleton.as_ref()))
+    }
+
+    pub(crate) fn primitive(&self) -> Option<&PrimitiveInput<'s>> {
+        match &self.input {
+            PartInput::Primitive(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn into_primitive(self) -> Option<PrimitiveInput<'s>> {
+        match self.input {
+            PartInput::Primitive(p) => Some(*p),
+            _ => None,
+        }
+    }
+}
+
+pub fn input_error(file: &Path, message: impl std::fmt::Display) -> CliError {
+    CliError::Input {
+        file: file.display().to_string(),
+        message: message.to_string(),
+    }
+}
+
+/// The glTF container a format is, if it is one.
+pub fn container(format: Option<Format>) -> Option<Container> {
+    match format? {
+        Format::Gltf => Some(Container::Gltf),
+        Format::Glb => Some(Container::Glb),
+        _ => None,
+    }
+}
+
+/// What every command that reads inputs and manifests shares.
+pub struct Context<'a> {
+    /// Decoder limits.
+    pub limits: Limits,
+    /// Folders glTF resources may also resolve into.
+    pub resource_dirs: &'a [PathBuf],
+    /// Wait for a manifest lock another run holds (else fail at once).
+    pub wait: bool,
+}
+
+/// Loads a reducer input. glTF is told by its name or, from standard input or under
+/// another name, by its bytes; glTF from standard input has no folder, so it reads no
+/// external file (spec/security.md §1).
+pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
+    match read_source(path, ctx)? {
+        Opened::Gltf(g) => Ok(Source::Gltf(g)),
+        Opened::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
+    }
+}
+
+/// A reducer input from the bytes of a file that is not glTF: a per-bone weights
+/// document, or DashVertex as `from` (default: told by [`formats::decide`]).
+pub fn source_of_bytes(
+    path: &Path,
+    bytes: &[u8],
+    from: Option<Format>,
+    ctx: &Context,
+) -> Result<Source, CliError> {
+    let limits = &ctx.limits;
+    let format = from.unwrap_or_else(|| formats::decide(path, bytes));
+    if format == Format::Json {
+        let text = std::str::from_utf8(bytes).map_err(|e| input_error(path, e))?;
+        match dashvertex_reduce::weights_doc::document_type(text).as_deref() {
+            Some(dashvertex_reduce::weights_doc::WEIGHTS_TYPE) => {
+                return dashvertex_reduce::weights_doc::parse(text, limits.max_vertices)
+                    .map(Source::Weights)
+                    .map_err(|e| input_error(path, e));
+            }
+            Some(t) if t != dashvertex_json::DOCUMENT_TYPE => {
+                let (line, column) = dashvertex_json::pointer::Locator::new(text)
+                    .line_col("/type")
+                    .unwrap_or((1, 1));
+                return Err(input_error(
+                    path,
+                    format!(
+                        "{line}:{column}: type is {}; dash reduce reads a DashVertex document \
+                         ({:?}) or a per-bone weights document ({:?}) (at /type)",
+                        dashvertex_fs::short(t),
+                        dashvertex_json::DOCUMENT_TYPE,
+                        dashvertex_reduce::weights_doc::WEIGHTS_TYPE
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(Source::Dash(formats::load(
+        &path.display().to_string(),
+        bytes,
+        format,
+        limits,
+    )?))
+}
+
+/// A file as first read: glTF (told by its name, else by its bytes), loaded with its
+/// buffers; or the bytes of anything else, for the caller to decode.
+pub enum Opened {
+    /// glTF or GLB.
+    Gltf(Box<Gltf>),
+    /// Any other file's bytes.
+    Bytes(Vec<u8>),
+}
+
+/// Fails with an I/O error (exit 2) when `path` names no file or a folder: a missing
+/// input is a problem with the command line, not invalid data.
+pub fn must_exist(path: &Path) -> Result<(), CliError> {
+    if path == Path::new("-") {
+        return Ok(());
+    }
+    match std::fs::metadata(path) {
+        Err(e) => Err(CliError::Io(format!("{}: {e}", path.display()))),
+        Ok(m) if m.is_dir() => Err(CliError::Io(format!(
+            "{}: is a folder; name a file",
+            path.display()
+        ))),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// Reads `path` as [`Opened`] says.
+pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, CliError> {
+    let limits = &ctx.limits;
+    must_exist(path)?;
+    if Format::from_extension(path).is_some_and(Format::is_gltf) {
+        let gltf = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
+            .map_err(|e| input_error(path, e))?;
+        return Ok(Opened::Gltf(Box::new(gltf)));
+    }
+    let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
+    if Format::is_gltf_bytes(&bytes) {
+        return Ok(Opened::Gltf(Box::new(load_gltf_bytes(path, bytes, ctx)?)));
+    }
+    Ok(Opened::Bytes(bytes))
+}
+
+/// Loads glTF bytes read from `path` (told from their content), with its external
+/// buffers from the file's folder; from standard input there is no folder, so no external
+/// file is read (spec/security.md §1).
+pub fn load_gltf_bytes(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Gltf, CliError> {
+    let limits = &ctx.limits;
+    let loaded = if path == Path::new("-") {
+        dashvertex_gltf::load_owned(bytes, &dashvertex_gltf::NoFiles, limits)
+    } else {
+        let resolver =
+            dashvertex_gltf::FsResolver::for_file(path, ctx.resource_dirs, limits.max_input_bytes)?;
+        dashvertex_gltf::load_owned(bytes, &resolver, limits)
+    };
+    loaded.map_err(|e| input_error(path, e))
+}
+
+impl Source {
+    /// Every reducer input of the file: a DashVertex mesh's sets, a weights document (not
+    /// copied), or each skinned glTF primitive, its influences read in place.
+    pub(crate) fn parts(&self, path: &Path, limits: &Limits) -> Result<Vec<Part<'_>>, CliError> {
+        Ok(match self {
+            Source::Dash(l) => {
+                let doc = l.document();
+                let bones = doc.skeleton.as_ref().map(bone_refs).unwrap_or_default();
+                vec![Part {
+                    input: PartInput::Owned(
+                        Input::from_mesh(&doc.mesh, bones).map_err(|e| input_error(path, e))?,
+                    ),
+                    skeleton: doc.skeleton.as_ref(),
+                }]
+            }
+            Source::Weights(i) => vec![Part {
+                input: PartInput::Borrowed(i),
+                skeleton: None,
+            }],
+            Source::Gltf(g) => {
+                let prims =
+                    dashvertex_reduce::gltf::inputs(g, limits).map_err(|e| input_error(path, e))?;
+                if prims.is_empty() {
+                    return Err(input_error(
+                        path,
+                        "no primitive has influences or per-bone weight attributes",
+                    ));
+                }
+                for p in prims
+                    .iter()
+                    .filter(|p| p.skin.is_none() && p.from_attributes)
+                {
+                    let lost = p.bone_nodes.iter().filter(|n| n.is_none()).count();
+                    if lost > 0 {
+                        common::note(format_args!(
+                            "mesh {} primitive {}: {lost} of {} per-bone attribute(s) name no node, so their bones are named after the attributes (upper case, as the exporter wrote them) and have no rest pose; export the armature with the mesh (in Blender: with Skinning, or its bones as nodes) to keep their names, parents and rest pose (spec/reduction.md R5.1, R5.4)",
+                            p.mesh,
+                            p.primitive,
+                            p.bone_nodes.len()
+                        ));
+                    }
+                }
+                prims
+                    .into_iter()
+                    .map(|p| Part {
+                        input: PartInput::Primitive(Box::new(p)),
+                        skeleton: None,
+                    })
+                    .collect()
+            }
+        })
+    }
+
+    /// The skeleton the file describes (all bones, for `manifest init/update`).
+    pub fn skeleton(&self, path: &Path, limits: &Limits) -> Result<Vec<BoneRef>, CliError> {
+        let mut out: Vec<BoneRef> = Vec::new();
+        let mut names = std::collections::HashSet::new();
+        let mut add = |b: BoneRef, out: &mut Vec<BoneRef>| {
+            if names.insert(b.name.clone()) {
+                out.push(b);
+            }
+        };
+        match self {
+            Source::Gltf(g) => {
+                for s in 0..g.root.skins.len() {
+                    if let Some(sk) = dashvertex_gltf::import::skeleton(g, s) {
+                        for b in bone_refs(&sk) {
+                            add(b, &mut out);
+                        }
+                    }
+                }
+                // Per-bone attributes without a skin: their bones, matched to nodes.
+                if g.root.skins.is_empty() {
+                    let prims = dashvertex_gltf::import::primitives(g, limits)
+                        .map_err(|e| input_error(path, e))?;
+                    for sk in prims.iter().filter_map(|p| p.skeleton.as_ref()) {
+                        for b in bone_refs(sk) {
+                            add(b, &mut out);
+                        }
+                    }
+                }
+            }
+            other => {
+                for part in other.parts(path, limits)? {
+                    for b in &part.input().bones {
+                        add(b.clone(), &mut out);
+                    }
+                }
+            }
+        }
+        if out.is_empty() || out.iter().all(|b| b.name.starts_with('#')) {
+            return Err(input_error(
+                path,
+                "the file has no named bones (no skeleton)",
+            ));
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,227 @@
+//! The loss report of `dash reduce --report` and `--max-error`: the input and the output
+//! skinned at the rest pose and every sampled moment, and the report's JSON and summary lines.
+
+use crate::input::*;
+use std::path::Path;
+
+use dashvertex_core::Limits;
+use dashvertex_gltf::Gltf;
+
+use crate::error::CliError;
+
+/// How far the reduction moves each skinned primitive of `source`: the written output is
+/// read back from memory (its buffer files with it) and both are skinned at the moments
+/// of spec/reduction.md §4. Non-finite data is refused as a fault of `input`.
+pub(crate) fn loss_of(
+    input: &Path,
+    source: &Gltf,
+    written: &dashvertex_gltf::export::Written,
+    anims: &[dashvertex_skin::Animation],
+    limits: &Limits,
+) -> Result<Vec<dashvertex_skin::PrimitiveLoss>, CliError> {
+    let files = dashvertex_gltf::MemoryFiles {
+        files: written
+            .files
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect(),
+    };
+    let reduced = dashvertex_gltf::load(&written.main, &files, limits).map_err(|e| {
+        CliError::Output(format!("the loss report cannot read the output back: {e}"))
+    })?;
+    dashvertex_skin::loss_with(source, &reduced, anims, limits).map_err(|e| match e {
+        e @ (dashvertex_skin::SkinError::NonFiniteInverseBind { .. }
+        | dashvertex_skin::SkinError::NonFinitePosition { .. }
+        | dashvertex_skin::SkinError::NonFiniteSkinning { .. }) => input_error(input, e),
+        e => CliError::Output(format!("the loss report cannot skin the model: {e}")),
+    })
+}
+
+/// When the work budget cut the moments measured (spec/reduction.md §4), what was
+/// measured, in words.
+pub(crate) fn sampled(loss: &[dashvertex_skin::PrimitiveLoss]) -> Option<String> {
+    let p = loss.iter().find(|p| p.moments < p.moments_full)?;
+    Some(format!(
+        "measured at {} of the {} moments the sampling rule takes (the rest pose, every keyframe and {} between each): the work budget, {} units per byte of the input, cuts the rest (spec/reduction.md \u{a7}4)",
+        p.moments,
+        p.moments_full,
+        dashvertex_skin::INTERIOR_SAMPLES,
+        dashvertex_skin::WORK_PER_BYTE
+    ))
+}
+
+/// The largest displacement as a share of the bounding-box diagonal; `None` when the
+/// diagonal is 0 (every vertex at one place): the share is undefined.
+pub(crate) fn share_of_diagonal(p: &dashvertex_skin::PrimitiveLoss) -> Option<f64> {
+    (p.diagonal > 0.0).then(|| p.max / p.diagonal)
+}
+
+/// The animations the loss is measured over: the model's own, or `--poses`' moved onto
+/// the model's nodes by name.
+pub(crate) fn poses_for(
+    input: &Path,
+    model: &Gltf,
+    poses: Option<&Path>,
+    ctx: &Context,
+) -> Result<Vec<dashvertex_skin::Animation>, CliError> {
+    let limits = &ctx.limits;
+    let skin_err = |file: &Path, e: dashvertex_skin::SkinError| input_error(file, e);
+    match poses {
+        None => dashvertex_skin::animations(model, limits).map_err(|e| skin_err(input, e)),
+        Some(path) => {
+            must_exist(path)?;
+            let other = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
+                .map_err(|e| input_error(path, e))?;
+            let anims =
+                dashvertex_skin::animations(&other, limits).map_err(|e| skin_err(path, e))?;
+            if anims.is_empty() {
+                return Err(input_error(path, "the pose file has no animation"));
+            }
+            dashvertex_skin::retarget(&anims, &other, model).map_err(|e| skin_err(path, e))
+        }
+    }
+}
+
+/// The largest displacement over every primitive.
+pub(crate) fn largest(loss: &[dashvertex_skin::PrimitiveLoss]) -> f64 {
+    loss.iter().map(|p| p.max).fold(0.0, f64::max)
+}
+
+/// Why `--max-error` cannot be met: the vertices that move most with every influence
+/// `--max-influences` allows, and when.
+pub(crate) fn over_budget(
+    budget: f64,
+    kmax: usize,
+    loss: &[dashvertex_skin::PrimitiveLoss],
+) -> String {
+    let mut worst: Vec<String> = Vec::new();
+    for p in loss {
+        for w in p.worst.iter().filter(|w| w.displacement > budget) {
+            let when = match (w.at.animation, &w.at.name) {
+                (None, _) => "at the rest pose".to_owned(),
+                (Some(i), Some(n)) => format!("in animation {i} ({n:?}) at t={:.3} s", w.at.time),
+                (Some(i), None) => format!("in animation {i} at t={:.3} s", w.at.time),
+            };
+            worst.push(format!(
+                "mesh {} primitive {} vertex {} moves {:.6} {when}",
+                p.mesh, p.primitive, w.vertex, w.displacement
+            ));
+        }
+    }
+    format!(
+        "nothing written: with {kmax} influence(s) per vertex (--max-influences) vertices still move more than --max-error {budget}: {}; allow more influences or a larger error",
+        worst.join("; ")
+    )
+}
+
+/// The `--report` document: the reducer's weight figures per part and, for glTF, the
+/// displacement per primitive.
+pub(crate) fn report_json(
+    (input, output): (&Path, &Path),
+    k: usize,
+    reports: &[(dashvertex_reduce::Report, usize)],
+    loss: Option<&[dashvertex_skin::PrimitiveLoss]>,
+) -> serde_json::Value {
+    use serde_json::json;
+    let dropped = |d: &Option<dashvertex_reduce::Dropped>| {
+        d.as_ref()
+            .map(|d| json!({"vertex": d.vertex, "bone": d.bone, "weight": d.weight, "at": d.at}))
+    };
+    let weights: Vec<_> = reports
+        .iter()
+        .map(|(r, sets)| {
+            json!({
+                "vertices": r.vertices, "sets": sets, "changed": r.changed,
+                "droppedOverLimit": r.dropped, "belowThreshold": r.below_threshold,
+                "roundedAway": r.quantized_away, "merged": r.merged, "negative": r.negative,
+                "largestDropped": dropped(&r.largest_dropped),
+            })
+        })
+        .collect();
+    let displacement = loss.map(|l| {
+        let prims: Vec<_> = l
+            .iter()
+            .map(|p| {
+                json!({
+                    "mesh": p.mesh, "primitive": p.primitive, "vertices": p.vertices,
+                    "moments": p.moments, "momentsFull": p.moments_full,
+                    "keyframeMoments": p.keyframe_moments,
+                    "max": p.max, "maxAtKeyframes": p.max_at_keyframes,
+                    "p99": p.p99, "mean": p.mean,
+                    "diagonal": p.diagonal,
+                    "maxOfDiagonal": share_of_diagonal(p),
+                    "worst": p.worst.iter().map(|w| json!({
+                        "vertex": w.vertex, "displacement": w.displacement,
+                        "animation": w.at.animation, "name": w.at.name, "time": w.at.time,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        json!({"primitives": prims})
+    });
+    json!({
+        "input": input.display().to_string(),
+        "output": output.display().to_string(),
+        "maxInfluences": k,
+        "weights": weights,
+        "displacement": displacement,
+        "note": if loss.is_none() {
+            Some("displacement needs glTF input and output (a skin, its joints and animations); weights only".to_owned())
+        } else if loss.is_some_and(|l| l.is_empty()) {
+            Some("no reduced primitive has a skin: displacement cannot be measured; weights only".to_owned())
+        } else if loss.is_some_and(|l| l.iter().all(|p| p.moments_full <= 1)) {
+            Some("no animations: displacement at the rest pose only".to_owned())
+        } else {
+            loss.and_then(sampled)
+        },
+    })
+}
+
+/// The terminal's summary of the loss report, one line per primitive.
+pub(crate) fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
+    let Some(loss) = loss else {
+        return vec!["loss: weights only (displacement needs glTF input and output)".to_owned()];
+    };
+    loss.iter()
+        .map(|p| {
+            let share = match share_of_diagonal(p) {
+                Some(s) => format!("{:.3}% of the bounding-box diagonal", 100.0 * s),
+                None => "the bounding-box diagonal is 0: every vertex is at one place, so no share of it is defined".to_owned(),
+            };
+            let when = if p.moments_full <= 1 {
+                "at the rest pose (no animations)".to_owned()
+            } else if p.moments < p.moments_full {
+                format!(
+                    "over {} of the {} moments of the rest pose, every keyframe and {} between each (the work budget cut the rest)",
+                    p.moments,
+                    p.moments_full,
+                    dashvertex_skin::INTERIOR_SAMPLES
+                )
+            } else if p.moments > p.keyframe_moments {
+                format!(
+                    "over {} moments (the rest pose, every keyframe and {} between each; {:.6} at the keyframes)",
+                    p.moments,
+                    dashvertex_skin::INTERIOR_SAMPLES,
+                    p.max_at_keyframes
+                )
+            } else {
+                format!("over {} moments (the rest pose and every keyframe)", p.moments)
+            };
+            let worst = p.worst.first().map_or(String::new(), |w| {
+                format!(
+                    "; worst vertex {} at {}",
+                    w.vertex,
+                    match (&w.at.animation, &w.at.name) {
+                        (None, _) => "the rest pose".to_owned(),
+                        (Some(i), Some(n)) => format!("animation {i} ({n:?}) t={:.3} s", w.at.time),
+                        (Some(i), None) => format!("animation {i} t={:.3} s", w.at.time),
+                    }
+                )
+            });
+            format!(
+                "loss, mesh {} primitive {}: max {:.6} ({share}), p99 {:.6}, mean {:.6} {when}{worst}",
+                p.mesh, p.primitive, p.max, p.p99, p.mean
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,353 @@
+//! The output layer every writing command shares: where a glTF output's buffer files go,
+//! the unchanged-file copy, outputs that would name an input, the check of an output by
+//! the validator before anything is written, and the atomic write of the files together.
+
+use crate::input::*;
+use std::path::{Path, PathBuf};
+
+use dashvertex_core::Limits;
+use dashvertex_gltf::{Container, Gltf};
+
+use crate::error::CliError;
+use crate::formats::Format;
+
+/// Where a glTF output keeps its buffers: embedded with `--embed` or on standard output
+/// (which has no folder to write buffer files into), else beside it as `STEM.bin`.
+pub(crate) fn buffer_files(output: &Path, embed: bool) -> dashvertex_gltf::export::BufferFiles {
+    if embed || output == Path::new("-") {
+        dashvertex_gltf::export::BufferFiles::Embed
+    } else {
+        dashvertex_gltf::export::BufferFiles::Beside {
+            stem: output
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "out".into()),
+        }
+    }
+}
+
+/// The folder a `.gltf` output's buffer files go in: the folder of the file the output
+/// finally names (a symlink is followed), so the `.bin` lands beside the real `.gltf`.
+pub(crate) fn output_folder(output: &Path) -> PathBuf {
+    let real = dashvertex_fs::follow_links(output).unwrap_or_else(|_| output.to_path_buf());
+    real.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// The buffer files of an output, where they will be written.
+pub(crate) fn beside(output: &Path, files: &[(String, Vec<u8>)]) -> Vec<PathBuf> {
+    let folder = output_folder(output);
+    files.iter().map(|(name, _)| folder.join(name)).collect()
+}
+
+/// Refuses, once the buffer files of an output are named, any output (`outputs`, and the
+/// buffer files `files` puts beside `output`) that is the same file as something the run
+/// read (`inputs`, and the input's own buffer files `read_buffers`): spec/security.md W3.
+pub(crate) fn refuse_written_aliases(
+    output: &Path,
+    files: &[(String, Vec<u8>)],
+    outputs: &[dashvertex_fs::Named<'_>],
+    inputs: &[dashvertex_fs::Named<'_>],
+    read_buffers: &[PathBuf],
+) -> Result<(), CliError> {
+    let written_files = beside(output, files);
+    let mut read: Vec<dashvertex_fs::Named> = inputs.to_vec();
+    read.extend(
+        read_buffers
+            .iter()
+            .map(|b| ("a buffer file of the input", b.as_path())),
+    );
+    let mut written: Vec<dashvertex_fs::Named> = outputs.to_vec();
+    written.extend(
+        written_files
+            .iter()
+            .map(|b| ("a buffer file of -o", b.as_path())),
+    );
+    refuse_aliases(&written, &read)
+}
+
+/// The first buffer file a `.gltf` output (`to`, or told by its name) writes, if it
+/// writes any (`STEM.bin`; the others, `STEM_N.bin`, are checked once they are named).
+pub(crate) fn first_buffer_file(output: &Path, to: Option<Format>, embed: bool) -> Option<PathBuf> {
+    let gltf = to.or_else(|| Format::from_extension(output)) == Some(Format::Gltf);
+    match buffer_files(output, embed) {
+        dashvertex_gltf::export::BufferFiles::Beside { stem } if gltf => {
+            Some(output_folder(output).join(format!("{stem}.bin")))
+        }
+        _ => None,
+    }
+}
+
+/// The external buffer files a glTF read from `input` names (percent-decoded, in its
+/// folder), for the check that no output overwrites one.
+pub(crate) fn external_buffers(gltf: &Gltf, input: &Path) -> Vec<PathBuf> {
+    if input == Path::new("-") {
+        return Vec::new();
+    }
+    let folder = input
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    gltf.root
+        .buffers
+        .iter()
+        .filter_map(|b| b.uri.as_deref())
+        .filter(|u| !u.starts_with("data:"))
+        .map(|u| folder.join(dashvertex_gltf::percent_decode(u)))
+        .collect()
+}
+
+/// Refuses (exit 2, naming both) an output that names an input or another output,
+/// however spelled (symlinks, `./`, hard links).
+pub(crate) fn refuse_aliases(
+    outputs: &[dashvertex_fs::Named],
+    inputs: &[dashvertex_fs::Named],
+) -> Result<(), CliError> {
+    dashvertex_fs::refuse_aliases(outputs, inputs).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// An unchanged glTF document on its way to `output`.
+pub struct Unchanged {
+    /// What to write.
+    pub written: dashvertex_gltf::export::Written,
+    /// True when `written.main` is the input's own bytes.
+    pub copied: bool,
+    /// For a copy: the external buffer files it names, already beside the output (for a
+    /// check of the output; not to be written again).
+    pub present: Vec<(String, Vec<u8>)>,
+}
+
+/// How a command that changed nothing writes `gltf` (read from `input`) to `output`: the
+/// input's bytes, when they stay valid where they go (the same container, no byte order
+/// mark, and a `.gltf` naming buffer files only into the same folder, however it is
+/// spelled); else the same document rewritten into the output's container with `files`.
+pub fn unchanged_gltf(
+    gltf: Gltf,
+    input: &Path,
+    output: &Path,
+    container: Container,
+    files: &dashvertex_gltf::export::BufferFiles,
+) -> Result<Unchanged, CliError> {
+    // A view outside its buffer is refused as the rewrite refuses it (spec/security.md
+    // [L3]): a copy would pass the broken file on.
+    if let Some(e) = gltf.view_range_errors().next() {
+        return Err(input_error(input, e));
+    }
+    let dir = |p: &Path| {
+        let d = p.parent().filter(|d| !d.as_os_str().is_empty());
+        std::fs::canonicalize(d.unwrap_or(Path::new(".")))
+    };
+    // The output's folder is that of the file it finally names (through a symlink).
+    let same_folder = output != Path::new("-")
+        && matches!(
+            (dir(input), std::fs::canonicalize(output_folder(output))),
+            (Ok(x), Ok(y)) if x == y
+        );
+    let present: Vec<(String, Vec<u8>)> = gltf
+        .root
+        .buffers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| {
+            let uri = b.uri.as_deref().filter(|u| !u.starts_with("data:"))?;
+            let bytes = gltf.buffer(i)?.ok()?;
+            Some((uri.to_owned(), bytes.to_vec()))
+        })
+        .collect();
+    let external = gltf
+        .root
+        .buffers
+        .iter()
+        .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
+    if gltf.container == container && !gltf.byte_order_mark && (!external || same_folder) {
+        let main = gltf.into_input().ok_or_else(|| {
+            CliError::Output("the input's bytes were not kept for the copy".into())
+        })?;
+        return Ok(Unchanged {
+            written: dashvertex_gltf::export::Written {
+                main,
+                files: Vec::new(),
+            },
+            copied: true,
+            present,
+        });
+    }
+    let written = dashvertex_gltf::export::Editor::new(&gltf)
+        .and_then(|e| e.finish_files(container, files))
+        .map_err(|e| input_error(input, e))?;
+    Ok(Unchanged {
+        written,
+        copied: false,
+        present: Vec::new(),
+    })
+}
+
+/// Writes an output and the buffer files beside it together: all replaced, or none
+/// (`dashvertex_fs::Batch`; special files such as `/dev/null` are written, never
+/// replaced).
+pub(crate) fn write_output(
+    output: &Path,
+    main: &[u8],
+    files: &[(String, Vec<u8>)],
+) -> Result<(), CliError> {
+    let mut batch = dashvertex_fs::Batch::new();
+    stage_output(&mut batch, output, main, files)?;
+    batch.commit().map_err(nothing_written)
+}
+
+/// A failure of a [`dashvertex_fs::Batch`]: no file of it was replaced, and the message
+/// says so.
+pub(crate) fn nothing_written(e: dashvertex_fs::FsError) -> CliError {
+    match CliError::from(e) {
+        CliError::Io(m) => CliError::Io(format!("{m}; nothing was written")),
+        other => other,
+    }
+}
+
+/// Adds an output and its buffer files (in the folder of the file the output finally
+/// names) to `batch`: the buffer files first, so the main file is renamed last.
+pub(crate) fn stage_output<'a>(
+    batch: &mut dashvertex_fs::Batch<'a>,
+    output: &Path,
+    main: &'a [u8],
+    files: &'a [(String, Vec<u8>)],
+) -> Result<(), CliError> {
+    let folder = output_folder(output);
+    for (name, data) in files {
+        batch
+            .add(&folder.join(name), data)
+            .map_err(nothing_written)?;
+    }
+    batch.add(output, main).map_err(nothing_written)
+}
+
+/// Runs the validator over an output before it is written: `dash reduce` writes only
+/// what `dash-validate` accepts (spec/reduction.md), and refuses otherwise, naming the
+/// first error and where it is in the output.
+///
+/// The bytes are handed over and given back, so that a GLB output is checked in place.
+pub fn verify(
+    output: &Path,
+    format: dashvertex_formats::Format,
+    bytes: Vec<u8>,
+    files: &[(String, Vec<u8>)],
+    limits: &Limits,
+    profile: Option<dashvertex_validate::Profile>,
+    target: Option<&'static dashvertex_core::Target>,
+) -> Result<Vec<u8>, CliError> {
+    verify_for(output, format, bytes, files, limits, profile, target, None)
+}
+
+/// What a DashVertex output was made from, so that a refusal names things as the user
+/// knows them: bones by name, vertices in the input file (the reducer keeps the vertex
+/// order), and no place in a file that was never written.
+pub struct Subject<'a> {
+    /// The user's input file.
+    pub input: &'a Path,
+    /// The output's bone names and their parents' names, by index (manifest order).
+    pub bones: Vec<(String, Option<String>)>,
+}
+
+impl Subject<'_> {
+    /// Where a diagnostic of the unwritten output is, in the user's terms.
+    fn place(&self, l: &dashvertex_validate::Location) -> String {
+        let mut parts = Vec::new();
+        if let Some(b) = l.bone {
+            match usize::try_from(b).ok().and_then(|i| self.bones.get(i)) {
+                Some((name, _)) => parts.push(format!(
+                    "bone {} (index {b})",
+                    dashvertex_core::text::short(name)
+                )),
+                None => parts.push(format!("bone index {b}")),
+            }
+        }
+        if let Some(v) = l.vertex {
+            parts.push(format!("vertex {v} of {}", self.input.display()));
+        }
+        if parts.is_empty() {
+            parts.push(format!("from {}", self.input.display()));
+        }
+        parts.join(", ")
+    }
+}
+
+impl Subject<'_> {
+    /// What to do about a diagnostic of the unwritten output, when the validator's own
+    /// help does not fit a reduction (the manifest, not the user, chose the bone order).
+    fn help(&self, d: &dashvertex_validate::Diagnostic) -> Option<String> {
+        if d.code != dashvertex_validate::Code::BONE_PARENT_ORDER {
+            return None;
+        }
+        let i = usize::try_from(d.location.bone?).ok()?;
+        let (name, parent) = self.bones.get(i)?;
+        Some(format!(
+            "the manifest numbers {} (index {i}) before its parent {}, and DashVertex lists \
+             parents first: write .gltf/.glb instead, or number the bones with a new manifest \
+             (`dash manifest init`), which puts parents first",
+            dashvertex_core::text::short(name),
+            parent
+                .as_deref()
+                .map_or("(unknown)".to_owned(), dashvertex_core::text::short)
+        ))
+    }
+}
+
+/// [`verify`], naming what a refusal is about as `subject` says.
+#[allow(clippy::too_many_arguments)]
+pub fn verify_for(
+    output: &Path,
+    format: dashvertex_formats::Format,
+    bytes: Vec<u8>,
+    files: &[(String, Vec<u8>)],
+    limits: &Limits,
+    profile: Option<dashvertex_validate::Profile>,
+    target: Option<&'static dashvertex_core::Target>,
+    subject: Option<&Subject<'_>>,
+) -> Result<Vec<u8>, CliError> {
+    let opts = dashvertex_validate::Options {
+        format: Some(format),
+        limits: *limits,
+        profile,
+        target,
+        max_diagnostics: 1000,
+        ..dashvertex_validate::Options::default()
+    };
+    let resolver = dashvertex_gltf::MemoryFiles {
+        files: files
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect(),
+    };
+    let (report, back) =
+        dashvertex_validate::validate_owned(&output.display().to_string(), bytes, &resolver, &opts);
+    if report.counts.errors == 0
+        && let Some(bytes) = back
+    {
+        return Ok(bytes);
+    }
+    let first = report
+        .diagnostics
+        .iter()
+        .find(|d| d.severity == dashvertex_validate::Severity::Error)
+        .map(|d| {
+            let help = subject
+                .and_then(|s| s.help(d))
+                .or_else(|| d.help.clone())
+                .map_or(String::new(), |h| format!("; {h}"));
+            let at = subject.map_or_else(|| d.location.to_string(), |s| s.place(&d.location));
+            format!("{}: {} ({at}){help}", d.code.as_str(), d.message)
+        })
+        .unwrap_or_default();
+    if report.counts.errors == 0 {
+        // Valid, but the checker could not give the bytes back (cannot happen for what
+        // reduce writes: no byte order mark, and a load that failed is an error).
+        return Err(CliError::Output(
+            "nothing written: the output could not be checked".into(),
+        ));
+    }
+    Err(CliError::Output(format!(
+        "nothing written: the output would not be valid ({} error(s)); first: {first}",
+        report.counts.errors
+    )))
+}

@@ -179,13 +179,25 @@ codes! {
     /// A bone transform has a NaN or infinite component.
     BONE_TRANSFORM_NON_FINITE = Error, "dashvertex.md §7", "", "";
     /// The GLB container is damaged.
-    GLTF_GLB = Error, "validation.md §6", "GLB_INVALID_MAGIC, GLB_LENGTH_MISMATCH, GLB_UNEXPECTED_FIRST_CHUNK", "";
+    GLTF_GLB = Error, "validation.md §6", "GLB_INVALID_MAGIC, GLB_INVALID_VERSION, GLB_LENGTH_TOO_SMALL, GLB_LENGTH_MISMATCH, GLB_CHUNK_LENGTH_UNALIGNED, GLB_CHUNK_TOO_BIG, GLB_UNEXPECTED_END_OF_HEADER, GLB_UNEXPECTED_END_OF_CHUNK_HEADER, GLB_UNEXPECTED_END_OF_CHUNK_DATA, GLB_UNEXPECTED_FIRST_CHUNK, GLB_DUPLICATE_CHUNK, GLB_UNEXPECTED_BIN_CHUNK, GLB_EMPTY_CHUNK", "";
+    /// Bytes follow the length a GLB header declares (padding some writers leave).
+    GLTF_GLB_EXTRA_DATA = Warning, "validation.md §6", "GLB_EXTRA_DATA", "drop the bytes after the declared length, or declare them";
     /// The glTF JSON is not JSON, or a member has the wrong type.
     GLTF_JSON = Error, "validation.md §6", "INVALID_JSON, TYPE_MISMATCH", "";
     /// A buffer's data is unavailable or shorter than its byteLength.
-    GLTF_BUFFER = Error, "validation.md §6", "IO_ERROR, BUFFER_EXTERNAL_BYTELENGTH_MISMATCH", "";
+    GLTF_BUFFER = Error, "validation.md §6", "IO_ERROR, BUFFER_EXTERNAL_BYTELENGTH_MISMATCH, BUFFER_BYTE_LENGTH_MISMATCH, BUFFER_MISSING_GLB_DATA", "";
+    /// A buffer without `uri` that is not the GLB binary chunk: a placeholder whose data
+    /// are not checked.
+    GLTF_BUFFER_PLACEHOLDER = Info, "validation.md §6", "", "";
+    /// A buffer `uri` with a scheme (`https:`): not read, so its data are not checked.
+    GLTF_BUFFER_NOT_RELATIVE = Warning, "validation.md §6, security.md §1", "NON_RELATIVE_URI", "put the buffer beside the glTF file, or embed it";
+    /// A buffer `uri` that is not a URI reference, or a data URI whose media type is not a
+    /// buffer's.
+    GLTF_URI = Error, "validation.md §6", "INVALID_URI, BUFFER_DATA_URI_MIME_TYPE_INVALID", "data URIs of buffers are application/octet-stream or application/gltf-buffer";
     /// An index names an object that does not exist (a buffer view's buffer, a node's
-    /// mesh, skin or child, a scene's node, a skin's skeleton).
+    /// mesh, skin, child or camera, a scene's node, a skin's skeleton, an accessor's buffer
+    /// views, a primitive's indices, attributes, targets or material, an animation's
+    /// samplers, inputs, outputs and target nodes, the default scene).
     GLTF_REFERENCE = Error, "validation.md §6", "UNRESOLVED_REFERENCE", "";
     /// The node hierarchy is not a forest: a node has two parents, or is its own
     /// ancestor, or a scene lists a node that is not a root.
@@ -195,8 +207,14 @@ codes! {
     GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, BUFFER_VIEW_INVALID_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
     /// A glTF array that must have at least one element is empty.
     GLTF_EMPTY_ARRAY = Error, "validation.md §6", "EMPTY_ENTITY, ARRAY_LENGTH_OUT_OF_RANGE", "leave the member out instead of writing []";
+    /// A member the glTF schema requires is missing (an accessor's `count`, a buffer's
+    /// `byteLength`, the root's `asset`, …).
+    GLTF_REQUIRED = Error, "validation.md §6", "UNDEFINED_PROPERTY", "";
     /// An influence accessor's data cannot be read (missing buffer view, out of range).
     GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, BUFFER_VIEW_TOO_LONG, UNRESOLVED_REFERENCE", "";
+    /// A WEIGHTS or inverse bind matrix accessor has neither bufferView nor sparse data:
+    /// every value is zero (vertices bound to no bone, matrices that collapse them).
+    GLTF_ACCESSOR_NO_DATA = Warning, "validation.md §6", "", "give the accessor its data";
     /// An influence accessor is not 4-byte aligned.
     GLTF_ACCESSOR_ALIGNMENT = Error, "validation.md §6", "MESH_PRIMITIVE_ACCESSOR_UNALIGNED", "";
     /// JOINTS_n is not VEC4 of unsigned byte or unsigned short.
@@ -209,6 +227,10 @@ codes! {
     GLTF_SET_CONTINUITY = Error, "validation.md §6", "MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_INVALID_ATTRIBUTE", "";
     /// The attribute accessors of a primitive have different counts.
     GLTF_COUNT_MISMATCH = Error, "validation.md §6", "MESH_PRIMITIVE_UNEQUAL_ACCESSOR_COUNT", "";
+    /// A node's rotation is not a unit quaternion.
+    GLTF_NODE_ROTATION = Error, "validation.md §6", "ROTATION_NON_UNIT", "normalize the quaternion";
+    /// A node has a matrix and also translation, rotation or scale.
+    GLTF_NODE_MATRIX_TRS = Error, "validation.md §6", "NODE_MATRIX_TRS", "keep either the matrix or translation/rotation/scale";
     /// A node instantiates a mesh that has joints, without a skin.
     GLTF_MESH_UNSKINNED = Warning, "validation.md §6", "NODE_SKINNED_MESH_WITHOUT_SKIN", "give the node a skin, or drop the JOINTS/WEIGHTS attributes";
     /// A node has a skin but its mesh has no joints.

@@ -290,3 +290,45 @@ write("target-many-joints.gltf", skinned(OKJ, OKW, nj=300))
 # WEIGHT_SUBNORMAL).
 write("weights-above-one.gltf", skinned(OKJ, [J(1.0000001, 0, 0, 0, 0.5, 0.5, 0, 0, 1, 0, 0, 0)]))
 write("weights-subnormal-share.gltf", skinned([J(0, 0, 0, 0, 0, 1, 2, 0, 1, 0, 0, 0)], [J(1, 0, 0, 0, 1, 1, 2e-38, 0, 1, 0, 0, 0)], nj=3))
+
+# Document checks beyond the influences (spec/validation.md §6), each one finding on an
+# otherwise valid file: unresolved references outside the skinning structure, members the
+# schema requires, empty nested arrays, buffer URIs and placeholders, node transforms, a
+# GLB with bytes after its declared length, integers written with a zero fraction.
+def unresolved_document(doc, a):
+    doc["meshes"][0]["primitives"][0]["indices"] = 40
+    doc["animations"] = [{"channels": [{"sampler": 1, "target": {"node": 9, "path": "rotation"}}],
+                          "samplers": [{"input": 41, "output": 42}]}]
+    doc["scene"] = 3
+write("document-unresolved-references.gltf", skinned(OKJ, OKW, tweak=unresolved_document))
+def required_missing(doc, a):
+    del doc["asset"]["version"]
+    doc["meshes"].append({"primitives": [{"mode": 0}]})
+write("document-required-missing.gltf", skinned(OKJ, OKW, tweak=required_missing))
+def empty_nested(doc, a):
+    doc["nodes"][2]["children"] = []
+    doc["meshes"].append({"primitives": []})
+write("document-empty-nested.gltf", skinned(OKJ, OKW, tweak=empty_nested))
+def placeholder_buffer(doc, a):
+    doc["buffers"].append({"byteLength": 16})
+write("buffer-placeholder.gltf", skinned(OKJ, OKW, tweak=placeholder_buffer))
+def remote_buffer(doc, a):
+    doc["buffers"].append({"byteLength": 16, "uri": "https://example.com/more.bin"})
+write("buffer-not-relative.gltf", skinned(OKJ, OKW, tweak=remote_buffer))
+def bad_data_uri(doc, a):
+    doc["buffers"][0]["uri"] = doc["buffers"][0]["uri"].replace("application/octet-stream", "text/plain")
+write("buffer-data-uri-media-type.gltf", skinned(OKJ, OKW, tweak=bad_data_uri))
+def rotation_non_unit(doc, a):
+    doc["nodes"][2]["rotation"] = [0.0, 0.0, 0.0, 2.0]
+write("node-rotation-non-unit.gltf", skinned(OKJ, OKW, tweak=rotation_non_unit))
+def matrix_and_trs(doc, a):
+    doc["nodes"][2]["matrix"] = ident()
+write("node-matrix-and-trs.gltf", skinned(OKJ, OKW, tweak=matrix_and_trs))
+with open("glb-extra-data.glb", "wb") as f:
+    f.write(glb(skinned(OKJ, OKW)) + b"\0\0\0\0")
+with open("json-integers-as-floats.gltf", "w") as f:
+    text = json.dumps(skinned(OKJ, OKW), indent=1)
+    f.write(text.replace('"count": 3,', '"count": 3.0,').replace('"bufferView": 1', '"bufferView": 1.0') + "\n")
+def joints_missing_accessor(doc, a):
+    doc["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"] = 99
+write("joints-missing-accessor.gltf", skinned(OKJ, OKW, tweak=joints_missing_accessor))

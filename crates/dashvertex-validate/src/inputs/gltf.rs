@@ -8,6 +8,7 @@ use dashvertex_gltf::spec::{self, component};
 use dashvertex_gltf::{Gltf, LoadError, Resolver};
 use dashvertex_json::pointer::Locator;
 
+use super::gltf_checks as checks;
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::influences::{Checker, Encoding, Field, Locate, MeshStats, Profile, Scratch};
@@ -19,12 +20,12 @@ use crate::sink::Sink;
 const VERTEX_CHUNK: usize = 1 << 15;
 
 /// Pointer locations in the document's JSON text.
-struct Doc<'a> {
+pub(crate) struct Doc<'a> {
     locator: Locator<'a>,
 }
 
 impl Doc<'_> {
-    fn at(&self, pointer: &str) -> Location {
+    pub(crate) fn at(&self, pointer: &str) -> Location {
         let (line, column) = self.locator.line_col_nearest(pointer);
         Location {
             pointer: Some(pointer.to_owned()),
@@ -34,7 +35,13 @@ impl Doc<'_> {
         }
     }
 
-    fn push(&self, sink: &mut Sink, code: Code, pointer: &str, message: impl FnOnce() -> String) {
+    pub(crate) fn push(
+        &self,
+        sink: &mut Sink,
+        code: Code,
+        pointer: &str,
+        message: impl FnOnce() -> String,
+    ) {
         sink.push(code, || Diagnostic::new(code, message(), self.at(pointer)));
     }
 }
@@ -152,14 +159,11 @@ pub fn validate_keeping(
             )
         });
     }
-    for (i, b) in gltf.buffers().enumerate() {
-        if let Err(why) = b {
-            doc.push(sink, Code::GLTF_BUFFER, &format!("/buffers/{i}"), || {
-                format!("buffer {i} is unavailable: {why}")
-            });
-        }
-    }
+    checks::buffers::check_all(&gltf, &doc, sink);
     let broken = structure(&gltf, &doc, sink);
+    checks::required::check_all(&gltf.value, &doc, sink);
+    checks::references::check_all(&gltf.value, &doc, sink);
+    checks::nodes::check_all(&gltf.value, &doc, sink);
     let tainted = below_broken(&skinning::parents(&gltf.root), &broken);
     skins(&gltf, &doc, &tainted, opts, sink);
     skin_scenes(&gltf, &doc, &tainted, sink);
@@ -697,6 +701,15 @@ fn inverse_bind_matrices(
             )
         });
     }
+    if acc.buffer_view.is_none() && acc.sparse.is_none() {
+        // Every matrix is zero: one finding for the accessor, not one per matrix.
+        doc.push(sink, Code::GLTF_ACCESSOR_NO_DATA, &ptr, || {
+            format!(
+                "skin {s}: inverse bind matrix accessor {ibm} has neither bufferView nor sparse data, so every matrix is zero"
+            )
+        });
+        return;
+    }
     let data = match accessor::read(gltf, ibm, &opts.limits) {
         Ok(d) => d,
         Err(dashvertex_gltf::AccessorError::Buffer { .. }) => return,
@@ -891,9 +904,9 @@ fn primitive(
                 .and_then(|i| gltf.root.accessors.get(i));
             if !is_joints && acc_meta.is_some_and(|a| a.buffer_view.is_none() && a.sparse.is_none())
             {
-                // One root cause: every weight is zero, so every vertex fails.
+                // One root cause: every weight is zero, so every vertex would fail.
                 blocked = true;
-                doc.push(sink, Code::GLTF_ACCESSOR_DATA, &ptr, || {
+                doc.push(sink, Code::GLTF_ACCESSOR_NO_DATA, &ptr, || {
                     format!(
                         "{attr}: accessor {index} has neither bufferView nor sparse data, so all {} weights are zero",
                         data.count

@@ -3,4 +3,5 @@
 
 pub mod binary;
 pub mod gltf;
+mod gltf_checks;
 pub mod json;

@@ -231,6 +231,17 @@ codes! {
     GLTF_NODE_ROTATION = Error, "validation.md §6", "ROTATION_NON_UNIT", "normalize the quaternion";
     /// A node has a matrix and also translation, rotation or scale.
     GLTF_NODE_MATRIX_TRS = Error, "validation.md §6", "NODE_MATRIX_TRS", "keep either the matrix or translation/rotation/scale";
+    /// An accessor's declared min or max is not the least or greatest value of a
+    /// component.
+    GLTF_ACCESSOR_BOUNDS = Error, "validation.md §6", "ACCESSOR_MIN_MISMATCH, ACCESSOR_MAX_MISMATCH, ACCESSOR_ELEMENT_OUT_OF_MIN_BOUND, ACCESSOR_ELEMENT_OUT_OF_MAX_BOUND", "write the actual least and greatest values";
+    /// An animation sampler's accessors do not have the form animation data need.
+    GLTF_ANIMATION_SAMPLER = Error, "validation.md §6", "ANIMATION_SAMPLER_INPUT_ACCESSOR_INVALID_FORMAT, ANIMATION_SAMPLER_INPUT_ACCESSOR_WITHOUT_BOUNDS, ANIMATION_SAMPLER_INPUT_ACCESSOR_TOO_FEW_ELEMENTS, ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE, ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT, ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT", "";
+    /// An animation channel targets what it cannot animate, or what another channel does.
+    GLTF_ANIMATION_TARGET = Error, "validation.md §6", "ANIMATION_CHANNEL_TARGET_NODE_MATRIX, ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS, ANIMATION_DUPLICATE_TARGETS", "";
+    /// An animation keyframe time is negative or not after the one before.
+    GLTF_ANIMATION_INPUT = Error, "validation.md §6", "ACCESSOR_ANIMATION_INPUT_NEGATIVE, ACCESSOR_ANIMATION_INPUT_NON_INCREASING", "keyframe times start at 0 or later and strictly increase";
+    /// An animated rotation keyframe is not a unit quaternion.
+    GLTF_ANIMATION_ROTATION = Error, "validation.md §6", "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION", "normalize the quaternions";
     /// A node instantiates a mesh that has joints, without a skin.
     GLTF_MESH_UNSKINNED = Warning, "validation.md §6", "NODE_SKINNED_MESH_WITHOUT_SKIN", "give the node a skin, or drop the JOINTS/WEIGHTS attributes";
     /// A node has a skin but its mesh has no joints.

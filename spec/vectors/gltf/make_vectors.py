@@ -332,3 +332,30 @@ with open("json-integers-as-floats.gltf", "w") as f:
 def joints_missing_accessor(doc, a):
     doc["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"] = 99
 write("joints-missing-accessor.gltf", skinned(OKJ, OKW, tweak=joints_missing_accessor))
+
+# Animations (spec/validation.md §6): each file one animation of joint1 with one problem.
+def with_animation(times, values, path="rotation", kind="VEC4", interpolation=None,
+                   time_bounds=True, extra=None):
+    def tweak(doc, a):
+        tmin = [min(times)] if time_bounds else None
+        inp = a.accessor(f32(*times), 5126, "SCALAR", len(times), target=None,
+                         minmax=([min(times)], [max(times)]) if time_bounds else None)
+        out = a.accessor(f32(*values), 5126, kind, len(values) // {"VEC4": 4, "VEC3": 3, "SCALAR": 1}[kind], target=None)
+        sampler = {"input": inp, "output": out}
+        if interpolation: sampler["interpolation"] = interpolation
+        doc["animations"] = [{"channels": [{"sampler": 0, "target": {"node": 2, "path": path}}],
+                              "samplers": [sampler]}]
+        if extra: extra(doc, a)
+        doc["buffers"][0] = {"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}
+    return tweak
+Q = [0.0, 0.0, 0.0, 1.0]
+write("animation-valid.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + Q)))
+write("animation-input-not-increasing.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0, 1.0], Q + Q + Q)))
+write("animation-rotation-non-unit.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + [0.0, 0.0, 0.0, 0.5])))
+write("animation-output-count.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + Q + Q)))
+def second_channel(doc, a):
+    doc["animations"][0]["channels"].append({"sampler": 0, "target": {"node": 2, "path": "rotation"}})
+write("animation-duplicate-target.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + Q, extra=second_channel)))
+def bad_bounds(doc, a):
+    doc["accessors"][0]["max"] = [2.0, 1.0, 5.0]
+write("accessor-bounds-mismatch.gltf", skinned(OKJ, OKW, tweak=bad_bounds))

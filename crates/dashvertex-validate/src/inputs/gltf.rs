@@ -164,6 +164,8 @@ pub fn validate_keeping(
     checks::required::check_all(&gltf.value, &doc, sink);
     checks::references::check_all(&gltf.value, &doc, sink);
     checks::nodes::check_all(&gltf.value, &doc, sink);
+    checks::animations::check_all(&gltf, &doc, opts, sink);
+    checks::bounds::check_all(&gltf, &doc, opts, sink);
     let tainted = below_broken(&skinning::parents(&gltf.root), &broken);
     skins(&gltf, &doc, &tainted, opts, sink);
     skin_scenes(&gltf, &doc, &tainted, sink);

@@ -203,8 +203,9 @@ codes! {
     /// ancestor, or a scene lists a node that is not a root.
     GLTF_NODE_HIERARCHY = Error, "validation.md §6", "NODE_PARENT_OVERRIDE, NODE_LOOP, SCENE_NON_ROOT_NODE", "";
     /// A byteStride is not a multiple of 4 in 4…252, or is smaller than an element of an
-    /// accessor that uses the view, or not a multiple of its component size.
-    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, BUFFER_VIEW_INVALID_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
+    /// accessor that uses the view, or not a multiple of its component size, or longer
+    /// than its view, or on a view of indices or sparse data.
+    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, VALUE_MULTIPLE_OF, BUFFER_VIEW_INVALID_BYTE_STRIDE, BUFFER_VIEW_TOO_BIG_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
     /// A glTF array that must have at least one element is empty.
     GLTF_EMPTY_ARRAY = Error, "validation.md §6", "EMPTY_ENTITY, ARRAY_LENGTH_OUT_OF_RANGE", "leave the member out instead of writing []";
     /// A member the glTF schema requires is missing (an accessor's `count`, a buffer's
@@ -242,6 +243,13 @@ codes! {
     GLTF_ANIMATION_INPUT = Error, "validation.md §6", "ACCESSOR_ANIMATION_INPUT_NEGATIVE, ACCESSOR_ANIMATION_INPUT_NON_INCREASING", "keyframe times start at 0 or later and strictly increase";
     /// An animated rotation keyframe is not a unit quaternion.
     GLTF_ANIMATION_ROTATION = Error, "validation.md §6", "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION", "normalize the quaternions";
+    /// A sparse accessor substitutes more elements than the accessor has.
+    GLTF_ACCESSOR_SPARSE = Error, "validation.md §6", "ACCESSOR_SPARSE_COUNT_OUT_OF_RANGE", "";
+    /// A primitive's indices have the wrong format or a byteStride, or an index is the
+    /// primitive-restart value or not below the vertex count.
+    GLTF_INDICES = Error, "validation.md §6", "MESH_PRIMITIVE_INDICES_ACCESSOR_INVALID_FORMAT, MESH_PRIMITIVE_INDICES_ACCESSOR_WITH_BYTESTRIDE, ACCESSOR_INDEX_OOB, ACCESSOR_INDEX_PRIMITIVE_RESTART", "";
+    /// A POSITION accessor is not VEC3 FLOAT, or has no min and max.
+    GLTF_POSITION = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT, MESH_PRIMITIVE_POSITION_ACCESSOR_WITHOUT_BOUNDS", "POSITION is VEC3 FLOAT with min and max";
     /// A node instantiates a mesh that has joints, without a skin.
     GLTF_MESH_UNSKINNED = Warning, "validation.md §6", "NODE_SKINNED_MESH_WITHOUT_SKIN", "give the node a skin, or drop the JOINTS/WEIGHTS attributes";
     /// A node has a skin but its mesh has no joints.

@@ -359,3 +359,29 @@ write("animation-duplicate-target.gltf", skinned(OKJ, OKW, tweak=with_animation(
 def bad_bounds(doc, a):
     doc["accessors"][0]["max"] = [2.0, 1.0, 5.0]
 write("accessor-bounds-mismatch.gltf", skinned(OKJ, OKW, tweak=bad_bounds))
+
+# Primitives beyond the influences: indices past the vertices and the restart value, a
+# POSITION without bounds, a sparse count past the accessor's, a stride on indices.
+def with_indices(values, ctype=5121, fmt="B", stride=False):
+    def tweak(doc, a):
+        idx = a.accessor(struct.pack(f"<{len(values)}{fmt}", *values), ctype, "SCALAR", len(values), target=34963)
+        if stride:
+            doc["bufferViews"][doc["accessors"][idx]["bufferView"]]["byteStride"] = 4
+        doc["meshes"][0]["primitives"][0]["indices"] = idx
+        doc["buffers"][0] = {"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}
+    return tweak
+write("indices-valid.gltf", skinned(OKJ, OKW, tweak=with_indices([0, 1, 2])))
+write("indices-out-of-range.gltf", skinned(OKJ, OKW, tweak=with_indices([0, 1, 3])))
+write("indices-primitive-restart.gltf", skinned(OKJ, OKW, tweak=with_indices([0, 1, 255])))
+write("indices-byte-stride.gltf", skinned(OKJ, OKW, tweak=with_indices([0, 1, 2, 0], stride=True)))
+def position_no_bounds(doc, a):
+    del doc["accessors"][0]["min"]
+    del doc["accessors"][0]["max"]
+write("position-without-bounds.gltf", skinned(OKJ, OKW, tweak=position_no_bounds))
+def sparse_too_many(doc, a):
+    view = a.view(struct.pack("<4B", 0, 1, 2, 0) + f32(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    doc["accessors"].append({"componentType": 5126, "count": 1, "type": "VEC3",
+        "sparse": {"count": 4, "indices": {"bufferView": view, "componentType": 5121},
+                   "values": {"bufferView": view, "byteOffset": 4}}})
+    doc["buffers"][0] = {"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}
+write("accessor-sparse-count.gltf", skinned(OKJ, OKW, tweak=sparse_too_many))

@@ -166,6 +166,8 @@ pub fn validate_keeping(
     checks::nodes::check_all(&gltf.value, &doc, sink);
     checks::animations::check_all(&gltf, &doc, opts, sink);
     checks::bounds::check_all(&gltf, &doc, opts, sink);
+    checks::buffer_views::check_all(&gltf.value, &doc, sink);
+    checks::primitives::check_all(&gltf, &doc, opts, sink);
     let tainted = below_broken(&skinning::parents(&gltf.root), &broken);
     skins(&gltf, &doc, &tainted, opts, sink);
     skin_scenes(&gltf, &doc, &tainted, sink);
@@ -245,9 +247,16 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) -> Vec<bool> {
             );
         }
         if let Some(stride) = v.byte_stride.filter(|&s| !spec::byte_stride_valid(s)) {
-            doc.push(
+            let khronos = if (4..=252).contains(&stride) {
+                "VALUE_MULTIPLE_OF"
+            } else {
+                "VALUE_NOT_IN_RANGE"
+            };
+            checks::push_as(
+                doc,
                 sink,
                 Code::GLTF_BYTE_STRIDE,
+                khronos,
                 &format!("/bufferViews/{i}/byteStride"),
                 || format!("buffer view {i}: byteStride {stride} is not a multiple of 4 in 4…252"),
             );
@@ -268,7 +277,7 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) -> Vec<bool> {
             continue;
         };
         if stride < size * n || stride % size != 0 {
-            doc.push(sink, Code::GLTF_BYTE_STRIDE, &format!("/accessors/{i}/bufferView"), || {
+            doc.push(sink, Code::GLTF_BYTE_STRIDE, &format!("/accessors/{i}"), || {
                 format!(
                     "accessor {i}: the byteStride {stride} of buffer view {view} does not fit {} {} elements of {} bytes",
                     a.kind,

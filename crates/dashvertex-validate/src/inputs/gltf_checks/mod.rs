@@ -4,8 +4,10 @@
 
 pub(crate) mod animations;
 pub(crate) mod bounds;
+pub(crate) mod buffer_views;
 pub(crate) mod buffers;
 pub(crate) mod nodes;
+pub(crate) mod primitives;
 pub(crate) mod references;
 pub(crate) mod required;
 
@@ -48,8 +50,12 @@ pub(crate) fn accessor(root: &Value, i: u64) -> Option<&Value> {
 
 /// Whether accessor object `a`'s buffer view has a `byteStride`.
 pub(crate) fn strided(root: &Value, a: &Value) -> bool {
-    a.get("bufferView")
-        .and_then(Value::as_u64)
+    a.get("bufferView").is_some_and(|v| view_strided(root, v))
+}
+
+/// Whether the buffer view a `bufferView` value names has a `byteStride`.
+pub(crate) fn view_strided(root: &Value, view: &Value) -> bool {
+    view.as_u64()
         .and_then(|v| array(root, "bufferViews").get(usize::try_from(v).ok()?))
         .is_some_and(|v| v.get("byteStride").is_some())
 }

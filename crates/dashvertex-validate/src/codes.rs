@@ -250,6 +250,21 @@ codes! {
     GLTF_INDICES = Error, "validation.md §6", "MESH_PRIMITIVE_INDICES_ACCESSOR_INVALID_FORMAT, MESH_PRIMITIVE_INDICES_ACCESSOR_WITH_BYTESTRIDE, ACCESSOR_INDEX_OOB, ACCESSOR_INDEX_PRIMITIVE_RESTART", "";
     /// A POSITION accessor is not VEC3 FLOAT, or has no min and max.
     GLTF_POSITION = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT, MESH_PRIMITIVE_POSITION_ACCESSOR_WITHOUT_BOUNDS", "POSITION is VEC3 FLOAT with min and max";
+    /// An accessor's `normalized` or byte offsets do not fit its component type.
+    GLTF_ACCESSOR_FORMAT = Error, "validation.md §6", "ACCESSOR_NORMALIZED_INVALID, ACCESSOR_OFFSET_ALIGNMENT, ACCESSOR_TOTAL_OFFSET_ALIGNMENT, ACCESSOR_MATRIX_ALIGNMENT", "";
+    /// A member that needs another is there without it (a byteOffset without bufferView,
+    /// node weights without a mesh, extensionsRequired without extensionsUsed).
+    GLTF_DEPENDENCY = Error, "validation.md §6", "UNSATISFIED_DEPENDENCY", "";
+    /// An extension is listed twice, required but not used, or present but not declared.
+    GLTF_EXTENSIONS = Error, "validation.md §6", "DUPLICATE_ELEMENTS, UNUSED_EXTENSION_REQUIRED, UNDECLARED_EXTENSION", "declare every extension the file uses in extensionsUsed, once";
+    /// A morph target has no base attribute or another count, or the target and weight
+    /// counts of a mesh and its nodes disagree.
+    GLTF_MORPH = Error, "validation.md §6", "MESH_PRIMITIVE_MORPH_TARGET_NO_BASE_ACCESSOR, MESH_PRIMITIVE_MORPH_TARGET_INVALID_ATTRIBUTE_COUNT, MESH_PRIMITIVES_UNEQUAL_TARGETS_COUNT, MESH_INVALID_WEIGHTS_COUNT, NODE_WEIGHTS_INVALID", "";
+    /// An attribute name is not a glTF one, TEXCOORD/COLOR sets have gaps, or an
+    /// attribute is UNSIGNED_INT.
+    GLTF_ATTRIBUTE = Error, "validation.md §6", "MESH_PRIMITIVE_INVALID_ATTRIBUTE, MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_UNSIGNED_INT", "application-specific attribute names start with _";
+    /// A number is outside the range the glTF schema gives it (a byteLength of 0).
+    GLTF_VALUE_RANGE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE", "";
     /// A node instantiates a mesh that has joints, without a skin.
     GLTF_MESH_UNSKINNED = Warning, "validation.md §6", "NODE_SKINNED_MESH_WITHOUT_SKIN", "give the node a skin, or drop the JOINTS/WEIGHTS attributes";
     /// A node has a skin but its mesh has no joints.

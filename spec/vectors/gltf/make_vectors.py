@@ -385,3 +385,23 @@ def sparse_too_many(doc, a):
                    "values": {"bufferView": view, "byteOffset": 4}}})
     doc["buffers"][0] = {"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}
 write("accessor-sparse-count.gltf", skinned(OKJ, OKW, tweak=sparse_too_many))
+
+# Accessor layout, dependencies, extensions, morph targets, attribute names, value ranges.
+def float_normalized(doc, a):
+    doc["accessors"].append({"componentType": 5126, "count": 1, "type": "SCALAR", "normalized": True})
+write("accessor-float-normalized.gltf", skinned(OKJ, OKW, tweak=float_normalized))
+def weights_without_mesh(doc, a):
+    doc["nodes"][2]["weights"] = [0.5]
+write("node-weights-without-mesh.gltf", skinned(OKJ, OKW, tweak=weights_without_mesh))
+def undeclared_extension(doc, a):
+    doc["nodes"][2]["extensions"] = {"EXT_not_declared": {}}
+write("extension-undeclared.gltf", skinned(OKJ, OKW, tweak=undeclared_extension))
+def morph_without_base(doc, a):
+    doc["meshes"][0]["primitives"][0]["targets"] = [{"NORMAL": 0}]
+write("morph-target-without-base.gltf", skinned(OKJ, OKW, tweak=morph_without_base))
+def unknown_attribute(doc, a):
+    doc["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_00"] = 0
+write("attribute-invalid-name.gltf", skinned(OKJ, OKW, tweak=unknown_attribute))
+def zero_length_view(doc, a):
+    doc["bufferViews"].append({"buffer": 0, "byteLength": 0})
+write("buffer-view-zero-length.gltf", skinned(OKJ, OKW, tweak=zero_length_view))

@@ -168,6 +168,10 @@ pub fn validate_keeping(
     checks::bounds::check_all(&gltf, &doc, opts, sink);
     checks::buffer_views::check_all(&gltf.value, &doc, sink);
     checks::primitives::check_all(&gltf, &doc, opts, sink);
+    checks::accessors::check_all(&gltf.value, &doc, sink);
+    checks::attributes::check_all(&gltf.value, &doc, sink);
+    checks::morph::check_all(&gltf.value, &doc, sink);
+    checks::extensions::check_all(&gltf.value, &doc, sink);
     let tainted = below_broken(&skinning::parents(&gltf.root), &broken);
     skins(&gltf, &doc, &tainted, opts, sink);
     skin_scenes(&gltf, &doc, &tainted, sink);

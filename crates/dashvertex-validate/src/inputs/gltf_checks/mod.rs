@@ -2,10 +2,14 @@
 //! buffer URIs, node transforms. Each reads the JSON value once, linearly, and touches no
 //! accessor data (the influence checks in [`super::gltf`] read that).
 
+pub(crate) mod accessors;
 pub(crate) mod animations;
+pub(crate) mod attributes;
 pub(crate) mod bounds;
 pub(crate) mod buffer_views;
 pub(crate) mod buffers;
+pub(crate) mod extensions;
+pub(crate) mod morph;
 pub(crate) mod nodes;
 pub(crate) mod primitives;
 pub(crate) mod references;

@@ -137,17 +137,26 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             );
         }
     }
-    for (i, b) in array(root, "buffers").iter().enumerate() {
-        require(doc, sink, b, &format!("/buffers/{i}"), &["byteLength"]);
-    }
-    for (i, v) in array(root, "bufferViews").iter().enumerate() {
-        require(
-            doc,
-            sink,
-            v,
-            &format!("/bufferViews/{i}"),
-            &["buffer", "byteLength"],
-        );
+    for (key, what) in [("buffers", "buffer"), ("bufferViews", "buffer view")] {
+        let names: &[&str] = if key == "buffers" {
+            &["byteLength"]
+        } else {
+            &["buffer", "byteLength"]
+        };
+        for (i, b) in array(root, key).iter().enumerate() {
+            let base = format!("/{key}/{i}");
+            require(doc, sink, b, &base, names);
+            if b.get("byteLength").and_then(Value::as_u64) == Some(0) {
+                super::push_as(
+                    doc,
+                    sink,
+                    Code::GLTF_VALUE_RANGE,
+                    "VALUE_NOT_IN_RANGE",
+                    &format!("{base}/byteLength"),
+                    || format!("{what} {i} has byteLength 0; it must be at least 1"),
+                );
+            }
+        }
     }
     for (m, mesh) in array(root, "meshes").iter().enumerate() {
         let base = format!("/meshes/{m}");

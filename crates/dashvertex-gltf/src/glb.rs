@@ -20,6 +20,9 @@ pub(crate) struct Chunks<'a> {
     pub bin: Option<&'a [u8]>,
     /// Offset of the BIN data in the file.
     pub bin_offset: u64,
+    /// Bytes after the length the header declares (padding some writers leave; the
+    /// chunks are read within the declared length).
+    pub extra: u64,
 }
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
@@ -65,7 +68,9 @@ pub(crate) fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
             ),
         ));
     }
-    if length < bytes.len() as u64 {
+    // A declared length that leaves room for no chunk is an error; bytes after a declared
+    // length that holds the chunks are extra data (a warning of the validator).
+    if length < 20 && length < bytes.len() as u64 {
         return Err(err(
             8,
             format!(
@@ -74,8 +79,11 @@ pub(crate) fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
             ),
         ));
     }
-    // The checks above leave length == bytes.len().
-    let end = bytes.len();
+    // The checks above leave 20 <= length <= bytes.len(), or length == bytes.len().
+    let end = usize::try_from(length)
+        .unwrap_or(bytes.len())
+        .min(bytes.len());
+    let extra = bytes.len().saturating_sub(end) as u64;
     let mut pos = 12usize;
     let mut json = None;
     let mut bin = None;
@@ -125,6 +133,7 @@ pub(crate) fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
         json_offset,
         bin: bin.map(|b| b.0),
         bin_offset: bin.map_or(0, |b| b.1),
+        extra,
     })
 }
 

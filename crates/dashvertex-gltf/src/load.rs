@@ -128,6 +128,9 @@ pub struct Gltf {
     budget: Budget,
     /// Bytes of the input: the file and the external buffers it loaded.
     input_bytes: u64,
+    /// Bytes of a GLB file after the length its header declares (0 for `.gltf`): allowed
+    /// padding, which the validator reports as a warning.
+    pub glb_extra_bytes: u64,
 }
 
 /// The most arrays and objects a glTF document may nest, the root object included
@@ -145,6 +148,11 @@ enum BufferData {
 
 /// Percent-decodes a URI reference (as the reader does before resolving a buffer `uri`).
 pub fn percent_decode(uri: &str) -> String {
+    String::from_utf8_lossy(&percent_decode_bytes(uri)).into_owned()
+}
+
+/// The bytes a percent-encoded text stands for.
+fn percent_decode_bytes(uri: &str) -> Vec<u8> {
     let b = uri.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -166,7 +174,7 @@ pub fn percent_decode(uri: &str) -> String {
             (None, _, _) => break,
         }
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 fn json_error(
@@ -216,8 +224,10 @@ fn load_from(
         .map_err(LoadError::Limit)?;
     let mut input_bytes = input.len() as u64;
     // Ranges into `input`, so that it can be taken over below.
+    let mut glb_extra_bytes = 0;
     let (container, json_range, json_offset, bin) = if glb::is_glb(&input) {
         let c = glb::split(&input)?;
+        glb_extra_bytes = c.extra;
         let at = |offset: u64, len: usize| {
             let start = usize::try_from(offset).unwrap_or(usize::MAX);
             start..start.saturating_add(len)
@@ -302,9 +312,26 @@ fn load_from(
         });
     }
     let mut track = serde_path_to_error::Track::new();
-    let root: Root = match serde::Deserialize::deserialize(serde_path_to_error::Deserializer::new(
-        &value, &mut track,
-    )) {
+    let typed =
+        serde::Deserialize::deserialize(serde_path_to_error::Deserializer::new(&value, &mut track));
+    // JSON has one number type: an integer written with a zero fraction (`1.0`) is still
+    // the integer, so a document refused only for that is read again with such numbers
+    // made integers (the document's own value is left as written).
+    let typed = match typed {
+        Err(_) => match integral_numbers(&value) {
+            Some(fixed) => <Root as serde::Deserialize>::deserialize(&fixed)
+                .map_err(|_| ())
+                .or_else(|()| {
+                    track = serde_path_to_error::Track::new();
+                    serde::Deserialize::deserialize(serde_path_to_error::Deserializer::new(
+                        &value, &mut track,
+                    ))
+                }),
+            None => typed,
+        },
+        ok => ok,
+    };
+    let root: Root = match typed {
         Ok(r) => r,
         Err(e) => {
             let pointer = dashvertex_json::pointer::pointer_of(&track.path());
@@ -331,7 +358,12 @@ fn load_from(
                         .decode(data.trim())
                         .map(BufferData::Bytes)
                         .map_err(BufferError::Base64),
-                    None => Err(BufferError::NotBase64),
+                    // A data URI without `;base64` holds its bytes percent-encoded
+                    // (RFC 2397).
+                    None => match rest.split_once(',') {
+                        Some((_, data)) => Ok(BufferData::Bytes(percent_decode_bytes(data))),
+                        None => Err(BufferError::NotBase64),
+                    },
                 },
                 None => resolver
                     .read(&percent_decode(uri), b.byte_length)
@@ -383,7 +415,35 @@ fn load_from(
         view_ranges,
         budget,
         input_bytes,
+        glb_extra_bytes,
     })
+}
+
+/// A copy of `value` with every number that is an integer written with a zero fraction
+/// (`4.0`, within the range of exact binary64 integers) made an integer; `None` when there
+/// is none. Walks the tree with an explicit stack (no recursion on input depth).
+fn integral_numbers(value: &serde_json::Value) -> Option<serde_json::Value> {
+    use serde_json::Value;
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    let mut copy = value.clone();
+    let mut changed = false;
+    let mut stack = vec![&mut copy];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) if !n.is_u64() && !n.is_i64() => {
+                if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() <= EXACT) {
+                    #[allow(clippy::cast_possible_truncation)]
+                    let i = f as i64;
+                    *v = Value::from(i);
+                    changed = true;
+                }
+            }
+            Value::Array(a) => stack.extend(a.iter_mut()),
+            Value::Object(o) => stack.extend(o.values_mut()),
+            _ => {}
+        }
+    }
+    changed.then_some(copy)
 }
 
 /// Loads a file from disk, resolving external buffers inside its folder.

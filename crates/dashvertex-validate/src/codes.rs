@@ -186,21 +186,33 @@ codes! {
     /// A bone transform has a NaN or infinite component.
     BONE_TRANSFORM_NON_FINITE = Error, "dashvertex.md §7", "", "";
     /// The GLB container is damaged.
-    GLTF_GLB = Error, "validation.md §6", "GLB_INVALID_MAGIC, GLB_LENGTH_MISMATCH, GLB_UNEXPECTED_FIRST_CHUNK", "";
+    GLTF_GLB = Error, "validation.md §6", "GLB_INVALID_MAGIC, GLB_INVALID_VERSION, GLB_LENGTH_TOO_SMALL, GLB_LENGTH_MISMATCH, GLB_CHUNK_LENGTH_UNALIGNED, GLB_CHUNK_TOO_BIG, GLB_UNEXPECTED_END_OF_HEADER, GLB_UNEXPECTED_END_OF_CHUNK_HEADER, GLB_UNEXPECTED_END_OF_CHUNK_DATA, GLB_UNEXPECTED_FIRST_CHUNK, GLB_DUPLICATE_CHUNK, GLB_UNEXPECTED_BIN_CHUNK, GLB_EMPTY_CHUNK", "";
+    /// Bytes follow the length a GLB header declares (padding some writers leave).
+    GLTF_GLB_EXTRA_DATA = Warning, "validation.md §6", "GLB_EXTRA_DATA", "drop the bytes after the declared length, or declare them";
     /// The glTF JSON is not JSON, or a member has the wrong type.
     GLTF_JSON = Error, "validation.md §6", "INVALID_JSON, TYPE_MISMATCH", "";
     /// A buffer's data is unavailable or shorter than its byteLength.
-    GLTF_BUFFER = Error, "validation.md §6", "IO_ERROR, BUFFER_EXTERNAL_BYTELENGTH_MISMATCH", "";
+    GLTF_BUFFER = Error, "validation.md §6", "IO_ERROR, BUFFER_EXTERNAL_BYTELENGTH_MISMATCH, BUFFER_BYTE_LENGTH_MISMATCH, BUFFER_MISSING_GLB_DATA", "";
+    /// A buffer without `uri` that is not the GLB binary chunk: a placeholder whose data
+    /// are not checked.
+    GLTF_BUFFER_PLACEHOLDER = Info, "validation.md §6", "", "";
+    /// A buffer `uri` with a scheme (`https:`): not read, so its data are not checked.
+    GLTF_BUFFER_NOT_RELATIVE = Warning, "validation.md §6, security.md §1", "NON_RELATIVE_URI", "put the buffer beside the glTF file, or embed it";
+    /// A buffer `uri` that is not a URI reference, or a data URI whose media type is not a
+    /// buffer's.
+    GLTF_URI = Error, "validation.md §6", "INVALID_URI, BUFFER_DATA_URI_MIME_TYPE_INVALID", "data URIs of buffers are application/octet-stream or application/gltf-buffer";
     /// An index names an object that does not exist (a buffer view's buffer, a node's
-    /// mesh, skin or child, a scene's node, a skin's skeleton).
+    /// mesh, skin, child or camera, a scene's node, a skin's skeleton, an accessor's buffer
+    /// views, a primitive's indices, attributes, targets or material, an animation's
+    /// samplers, inputs, outputs and target nodes, the default scene).
     GLTF_REFERENCE = Error, "validation.md §6", "UNRESOLVED_REFERENCE", "";
     /// The node hierarchy is not a forest: a node has two parents, or is its own
     /// ancestor, or a scene lists a node that is not a root.
     GLTF_NODE_HIERARCHY = Error, "validation.md §6", "NODE_PARENT_OVERRIDE, NODE_LOOP, SCENE_NON_ROOT_NODE", "";
-    /// A byteStride is not a multiple of 4 in 4…252, or is larger than its view's
-    /// byteLength, or is smaller than an element of an accessor that uses the view, or
-    /// not a multiple of its component size.
-    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, BUFFER_VIEW_INVALID_BYTE_STRIDE, BUFFER_VIEW_TOO_BIG_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
+    /// A byteStride is not a multiple of 4 in 4…252, or is smaller than an element of an
+    /// accessor that uses the view, or not a multiple of its component size, or longer
+    /// than its view, or on a view of indices or sparse data.
+    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, VALUE_MULTIPLE_OF, BUFFER_VIEW_INVALID_BYTE_STRIDE, BUFFER_VIEW_TOO_BIG_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
     /// A buffer view does not lie inside its buffer: byteOffset + byteLength is past the
     /// buffer's byteLength.
     GLTF_BUFFER_VIEW_RANGE = Error, "validation.md §6, security.md [L3]", "BUFFER_VIEW_TOO_LONG", "give the view a range inside its buffer; every command refuses the file until then";
@@ -209,9 +221,15 @@ codes! {
     GLTF_ACCESSOR_BUDGET = Error, "security.md [L2]", "", "give the accessors buffer views that hold their data, or smaller counts";
     /// A glTF array that must have at least one element is empty.
     GLTF_EMPTY_ARRAY = Error, "validation.md §6", "EMPTY_ENTITY, ARRAY_LENGTH_OUT_OF_RANGE", "leave the member out instead of writing []";
+    /// A member the glTF schema requires is missing (an accessor's `count`, a buffer's
+    /// `byteLength`, the root's `asset`, …).
+    GLTF_REQUIRED = Error, "validation.md §6", "UNDEFINED_PROPERTY", "";
     /// An accessor dash reads (influences, inverse bind matrices, POSITION, animation
     /// samplers) cannot be read (missing buffer view, out of range).
-    GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, UNRESOLVED_REFERENCE", "";
+    GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, BUFFER_VIEW_TOO_LONG, UNRESOLVED_REFERENCE", "";
+    /// A WEIGHTS or inverse bind matrix accessor has neither bufferView nor sparse data:
+    /// every value is zero (vertices bound to no bone, matrices that collapse them).
+    GLTF_ACCESSOR_NO_DATA = Warning, "validation.md §6", "", "give the accessor its data";
     /// An influence accessor is not 4-byte aligned.
     GLTF_ACCESSOR_ALIGNMENT = Error, "validation.md §6", "MESH_PRIMITIVE_ACCESSOR_UNALIGNED", "";
     /// JOINTS_n is not VEC4 of unsigned byte or unsigned short.
@@ -224,6 +242,43 @@ codes! {
     GLTF_SET_CONTINUITY = Error, "validation.md §6", "MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_INVALID_ATTRIBUTE", "";
     /// The attribute accessors of a primitive have different counts.
     GLTF_COUNT_MISMATCH = Error, "validation.md §6", "MESH_PRIMITIVE_UNEQUAL_ACCESSOR_COUNT", "";
+    /// A node's rotation is not a unit quaternion.
+    GLTF_NODE_ROTATION = Error, "validation.md §6", "ROTATION_NON_UNIT", "normalize the quaternion";
+    /// A node has a matrix and also translation, rotation or scale.
+    GLTF_NODE_MATRIX_TRS = Error, "validation.md §6", "NODE_MATRIX_TRS", "keep either the matrix or translation/rotation/scale";
+    /// An accessor's declared min or max is not the least or greatest value of a
+    /// component.
+    GLTF_ACCESSOR_BOUNDS = Error, "validation.md §6", "ACCESSOR_MIN_MISMATCH, ACCESSOR_MAX_MISMATCH, ACCESSOR_ELEMENT_OUT_OF_MIN_BOUND, ACCESSOR_ELEMENT_OUT_OF_MAX_BOUND", "write the actual least and greatest values";
+    /// An animation sampler's accessors do not have the form animation data need.
+    GLTF_ANIMATION_SAMPLER = Error, "validation.md §6", "ANIMATION_SAMPLER_INPUT_ACCESSOR_INVALID_FORMAT, ANIMATION_SAMPLER_INPUT_ACCESSOR_WITHOUT_BOUNDS, ANIMATION_SAMPLER_INPUT_ACCESSOR_TOO_FEW_ELEMENTS, ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE, ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT, ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT", "";
+    /// An animation channel targets what it cannot animate, or what another channel does.
+    GLTF_ANIMATION_TARGET = Error, "validation.md §6", "ANIMATION_CHANNEL_TARGET_NODE_MATRIX, ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS, ANIMATION_DUPLICATE_TARGETS", "";
+    /// An animation keyframe time is negative or not after the one before.
+    GLTF_ANIMATION_INPUT = Error, "validation.md §6", "ACCESSOR_ANIMATION_INPUT_NEGATIVE, ACCESSOR_ANIMATION_INPUT_NON_INCREASING", "keyframe times start at 0 or later and strictly increase";
+    /// An animated rotation keyframe is not a unit quaternion.
+    GLTF_ANIMATION_ROTATION = Error, "validation.md §6", "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION", "normalize the quaternions";
+    /// A sparse accessor substitutes more elements than the accessor has.
+    GLTF_ACCESSOR_SPARSE = Error, "validation.md §6", "ACCESSOR_SPARSE_COUNT_OUT_OF_RANGE", "";
+    /// A primitive's indices have the wrong format or a byteStride, or an index is the
+    /// primitive-restart value or not below the vertex count.
+    GLTF_INDICES = Error, "validation.md §6", "MESH_PRIMITIVE_INDICES_ACCESSOR_INVALID_FORMAT, MESH_PRIMITIVE_INDICES_ACCESSOR_WITH_BYTESTRIDE, ACCESSOR_INDEX_OOB, ACCESSOR_INDEX_PRIMITIVE_RESTART", "";
+    /// A POSITION accessor is not VEC3 FLOAT, or has no min and max.
+    GLTF_POSITION = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT, MESH_PRIMITIVE_POSITION_ACCESSOR_WITHOUT_BOUNDS", "POSITION is VEC3 FLOAT with min and max";
+    /// An accessor's `normalized` or byte offsets do not fit its component type.
+    GLTF_ACCESSOR_FORMAT = Error, "validation.md §6", "ACCESSOR_NORMALIZED_INVALID, ACCESSOR_OFFSET_ALIGNMENT, ACCESSOR_TOTAL_OFFSET_ALIGNMENT, ACCESSOR_MATRIX_ALIGNMENT", "";
+    /// A member that needs another is there without it (a byteOffset without bufferView,
+    /// node weights without a mesh, extensionsRequired without extensionsUsed).
+    GLTF_DEPENDENCY = Error, "validation.md §6", "UNSATISFIED_DEPENDENCY", "";
+    /// An extension is listed twice, required but not used, or present but not declared.
+    GLTF_EXTENSIONS = Error, "validation.md §6", "DUPLICATE_ELEMENTS, UNUSED_EXTENSION_REQUIRED, UNDECLARED_EXTENSION", "declare every extension the file uses in extensionsUsed, once";
+    /// A morph target has no base attribute or another count, or the target and weight
+    /// counts of a mesh and its nodes disagree.
+    GLTF_MORPH = Error, "validation.md §6", "MESH_PRIMITIVE_MORPH_TARGET_NO_BASE_ACCESSOR, MESH_PRIMITIVE_MORPH_TARGET_INVALID_ATTRIBUTE_COUNT, MESH_PRIMITIVES_UNEQUAL_TARGETS_COUNT, MESH_INVALID_WEIGHTS_COUNT, NODE_WEIGHTS_INVALID", "";
+    /// An attribute name is not a glTF one, TEXCOORD/COLOR sets have gaps, or an
+    /// attribute is UNSIGNED_INT.
+    GLTF_ATTRIBUTE = Error, "validation.md §6", "MESH_PRIMITIVE_INVALID_ATTRIBUTE, MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_UNSIGNED_INT", "application-specific attribute names start with _";
+    /// A number is outside the range the glTF schema gives it (a byteLength of 0).
+    GLTF_VALUE_RANGE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE", "";
     /// A node instantiates a mesh that has joints, without a skin.
     GLTF_MESH_UNSKINNED = Warning, "validation.md §6", "NODE_SKINNED_MESH_WITHOUT_SKIN", "give the node a skin, or drop the JOINTS/WEIGHTS attributes";
     /// A node has a skin but its mesh has no joints.

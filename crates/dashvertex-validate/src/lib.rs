@@ -37,7 +37,7 @@ pub use dashvertex_formats::Format;
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
 pub use options::{JointOrder, Level, Options, ProgressFn};
-pub use report::{Counts, FileReport, Report, Summary, schema};
+pub use report::{Counts, FileReport, GLTF_NOT_CHECKED, Report, Summary, schema};
 
 use std::borrow::Cow;
 use std::io::{Cursor, Read, Seek, SeekFrom};

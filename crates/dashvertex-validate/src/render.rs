@@ -122,7 +122,18 @@ pub fn file(r: &FileReport, style: Style) -> String {
         r.counts.warnings,
         r.counts.infos
     );
+    if !r.not_checked.is_empty() {
+        let _ = writeln!(out, "{}: {}", r.file, not_checked_note(&r.not_checked));
+    }
     out
+}
+
+/// The sentence saying which parts of a file were not checked (text and SARIF output).
+pub fn not_checked_note(parts: &[String]) -> String {
+    format!(
+        "not checked: {} (outside dash-validate's scope; the Khronos glTF-Validator checks them)",
+        parts.join(", ")
+    )
 }
 
 /// The final line over several files.

@@ -23,6 +23,11 @@ pub struct Counts {
     pub infos: u64,
 }
 
+/// The parts of a glTF document dash-validate does not check (`spec/validation.md` §6.2):
+/// a glTF file it calls valid may still break rules of these parts, which the official
+/// Khronos glTF-Validator checks.
+pub const GLTF_NOT_CHECKED: &[&str] = &["materials", "textures", "images", "samplers", "cameras"];
+
 /// The result of validating one file.
 #[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct FileReport {
@@ -42,6 +47,11 @@ pub struct FileReport {
     pub truncated: bool,
     /// The kept findings, in the order they were found.
     pub diagnostics: Vec<Diagnostic>,
+    /// The parts of the file that were not checked at all ([`GLTF_NOT_CHECKED`] for
+    /// glTF and GLB; absent for formats checked whole), so that `valid` is never read as
+    /// more than it says.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_checked: Vec<String>,
     /// The file's path as the operating system gave it, when it was read from disk:
     /// `file` is its display form, which cannot hold every byte of a name that is not
     /// UTF-8; SARIF builds the file's URI from this instead. Not part of the JSON report.
@@ -64,6 +74,7 @@ impl PartialEq for FileReport {
             codes,
             truncated,
             diagnostics,
+            not_checked,
             path: _,
         } = self;
         *file == other.file
@@ -74,6 +85,7 @@ impl PartialEq for FileReport {
             && *codes == other.codes
             && *truncated == other.truncated
             && *diagnostics == other.diagnostics
+            && *not_checked == other.not_checked
     }
 }
 
@@ -113,6 +125,12 @@ impl FileReport {
             truncated: total > diagnostics.len() as u64,
             diagnostics,
             path: None,
+            not_checked: match format {
+                Some(Format::Gltf | Format::Glb) => {
+                    GLTF_NOT_CHECKED.iter().map(|p| (*p).to_owned()).collect()
+                }
+                _ => Vec::new(),
+            },
         }
     }
 

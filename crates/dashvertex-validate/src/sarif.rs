@@ -32,6 +32,18 @@ pub fn log(report: &Report) -> Value {
         for d in &f.diagnostics {
             results.push(result(f, d, &artifact));
         }
+        if !f.not_checked.is_empty() {
+            notes.push(json!({
+                "level": "note",
+                "message": {"text": format!(
+                    "{}: {}",
+                    f.file,
+                    crate::render::not_checked_note(&f.not_checked)
+                )},
+                "locations": [{"physicalLocation": {"artifactLocation": artifact.clone()}}],
+                "properties": {"notChecked": f.not_checked},
+            }));
+        }
         if f.truncated {
             let shown = f.diagnostics.len() as u64;
             let total: u64 = f.codes.values().sum();

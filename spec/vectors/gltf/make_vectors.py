@@ -326,3 +326,118 @@ def nan_animation(doc, a):
     doc["buffers"][0] = {"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}
     doc["animations"] = [{"samplers": [{"input": times, "output": values}], "channels": [{"sampler": 0, "target": {"node": 2, "path": "translation"}}]}]
 write("animation-non-finite.gltf", skinned(OKJ, OKW, tweak=nan_animation))
+
+# Document checks beyond the influences (spec/validation.md §6), each one finding on an
+# otherwise valid file: unresolved references outside the skinning structure, members the
+# schema requires, empty nested arrays, buffer URIs and placeholders, node transforms, a
+# GLB with bytes after its declared length, integers written with a zero fraction.
+def unresolved_document(doc, a):
+    doc["meshes"][0]["primitives"][0]["indices"] = 40
+    doc["animations"] = [{"channels": [{"sampler": 1, "target": {"node": 9, "path": "rotation"}}],
+                          "samplers": [{"input": 41, "output": 42}]}]
+    doc["scene"] = 3
+write("document-unresolved-references.gltf", skinned(OKJ, OKW, tweak=unresolved_document))
+def required_missing(doc, a):
+    del doc["asset"]["version"]
+    doc["meshes"].append({"primitives": [{"mode": 0}]})
+write("document-required-missing.gltf", skinned(OKJ, OKW, tweak=required_missing))
+def empty_nested(doc, a):
+    doc["nodes"][2]["children"] = []
+    doc["meshes"].append({"primitives": []})
+write("document-empty-nested.gltf", skinned(OKJ, OKW, tweak=empty_nested))
+def placeholder_buffer(doc, a):
+    doc["buffers"].append({"byteLength": 16})
+write("buffer-placeholder.gltf", skinned(OKJ, OKW, tweak=placeholder_buffer))
+def remote_buffer(doc, a):
+    doc["buffers"].append({"byteLength": 16, "uri": "https://example.com/more.bin"})
+write("buffer-not-relative.gltf", skinned(OKJ, OKW, tweak=remote_buffer))
+def bad_data_uri(doc, a):
+    doc["buffers"][0]["uri"] = doc["buffers"][0]["uri"].replace("application/octet-stream", "text/plain")
+write("buffer-data-uri-media-type.gltf", skinned(OKJ, OKW, tweak=bad_data_uri))
+def rotation_non_unit(doc, a):
+    doc["nodes"][2]["rotation"] = [0.0, 0.0, 0.0, 2.0]
+write("node-rotation-non-unit.gltf", skinned(OKJ, OKW, tweak=rotation_non_unit))
+def matrix_and_trs(doc, a):
+    doc["nodes"][2]["matrix"] = ident()
+write("node-matrix-and-trs.gltf", skinned(OKJ, OKW, tweak=matrix_and_trs))
+with open("glb-extra-data.glb", "wb") as f:
+    f.write(glb(skinned(OKJ, OKW)) + b"\0\0\0\0")
+with open("json-integers-as-floats.gltf", "w") as f:
+    text = json.dumps(skinned(OKJ, OKW), indent=1)
+    f.write(text.replace('"count": 3,', '"count": 3.0,').replace('"bufferView": 1', '"bufferView": 1.0') + "\n")
+def joints_missing_accessor(doc, a):
+    doc["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"] = 99
+write("joints-missing-accessor.gltf", skinned(OKJ, OKW, tweak=joints_missing_accessor))
+
+# Animations (spec/validation.md §6): each file one animation of joint1 with one problem.
+def with_animation(times, values, path="rotation", kind="VEC4", interpolation=None,
+                   time_bounds=True, extra=None):
+    def tweak(doc, a):
+        tmin = [min(times)] if time_bounds else None
+        inp = a.accessor(f32(*times), 5126, "SCALAR", len(times), target=None,
+                         minmax=([min(times)], [max(times)]) if time_bounds else None)
+        out = a.accessor(f32(*values), 5126, kind, len(values) // {"VEC4": 4, "VEC3": 3, "SCALAR": 1}[kind], target=None)
+        sampler = {"input": inp, "output": out}
+        if interpolation: sampler["interpolation"] = interpolation
+        doc["animations"] = [{"channels": [{"sampler": 0, "target": {"node": 2, "path": path}}],
+                              "samplers": [sampler]}]
+        if extra: extra(doc, a)
+        doc["buffers"][0] = {"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}
+    return tweak
+Q = [0.0, 0.0, 0.0, 1.0]
+write("animation-valid.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + Q)))
+write("animation-input-not-increasing.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0, 1.0], Q + Q + Q)))
+write("animation-rotation-non-unit.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + [0.0, 0.0, 0.0, 0.5])))
+write("animation-output-count.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + Q + Q)))
+def second_channel(doc, a):
+    doc["animations"][0]["channels"].append({"sampler": 0, "target": {"node": 2, "path": "rotation"}})
+write("animation-duplicate-target.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + Q, extra=second_channel)))
+def bad_bounds(doc, a):
+    doc["accessors"][0]["max"] = [2.0, 1.0, 5.0]
+write("accessor-bounds-mismatch.gltf", skinned(OKJ, OKW, tweak=bad_bounds))
+
+# Primitives beyond the influences: indices past the vertices and the restart value, a
+# POSITION without bounds, a sparse count past the accessor's, a stride on indices.
+def with_indices(values, ctype=5121, fmt="B", stride=False):
+    def tweak(doc, a):
+        idx = a.accessor(struct.pack(f"<{len(values)}{fmt}", *values), ctype, "SCALAR", len(values), target=34963)
+        if stride:
+            doc["bufferViews"][doc["accessors"][idx]["bufferView"]]["byteStride"] = 4
+        doc["meshes"][0]["primitives"][0]["indices"] = idx
+        doc["buffers"][0] = {"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}
+    return tweak
+write("indices-valid.gltf", skinned(OKJ, OKW, tweak=with_indices([0, 1, 2])))
+write("indices-out-of-range.gltf", skinned(OKJ, OKW, tweak=with_indices([0, 1, 3])))
+write("indices-primitive-restart.gltf", skinned(OKJ, OKW, tweak=with_indices([0, 1, 255])))
+write("indices-byte-stride.gltf", skinned(OKJ, OKW, tweak=with_indices([0, 1, 2, 0], stride=True)))
+def position_no_bounds(doc, a):
+    del doc["accessors"][0]["min"]
+    del doc["accessors"][0]["max"]
+write("position-without-bounds.gltf", skinned(OKJ, OKW, tweak=position_no_bounds))
+def sparse_too_many(doc, a):
+    view = a.view(struct.pack("<4B", 0, 1, 2, 0) + f32(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    doc["accessors"].append({"componentType": 5126, "count": 1, "type": "VEC3",
+        "sparse": {"count": 4, "indices": {"bufferView": view, "componentType": 5121},
+                   "values": {"bufferView": view, "byteOffset": 4}}})
+    doc["buffers"][0] = {"byteLength": len(a.bin), "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(a.bin)).decode()}
+write("accessor-sparse-count.gltf", skinned(OKJ, OKW, tweak=sparse_too_many))
+
+# Accessor layout, dependencies, extensions, morph targets, attribute names, value ranges.
+def float_normalized(doc, a):
+    doc["accessors"].append({"componentType": 5126, "count": 1, "type": "SCALAR", "normalized": True})
+write("accessor-float-normalized.gltf", skinned(OKJ, OKW, tweak=float_normalized))
+def weights_without_mesh(doc, a):
+    doc["nodes"][2]["weights"] = [0.5]
+write("node-weights-without-mesh.gltf", skinned(OKJ, OKW, tweak=weights_without_mesh))
+def undeclared_extension(doc, a):
+    doc["nodes"][2]["extensions"] = {"EXT_not_declared": {}}
+write("extension-undeclared.gltf", skinned(OKJ, OKW, tweak=undeclared_extension))
+def morph_without_base(doc, a):
+    doc["meshes"][0]["primitives"][0]["targets"] = [{"NORMAL": 0}]
+write("morph-target-without-base.gltf", skinned(OKJ, OKW, tweak=morph_without_base))
+def unknown_attribute(doc, a):
+    doc["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_00"] = 0
+write("attribute-invalid-name.gltf", skinned(OKJ, OKW, tweak=unknown_attribute))
+def zero_length_view(doc, a):
+    doc["bufferViews"].append({"buffer": 0, "byteLength": 0})
+write("buffer-view-zero-length.gltf", skinned(OKJ, OKW, tweak=zero_length_view))

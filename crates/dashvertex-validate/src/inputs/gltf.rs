@@ -8,6 +8,7 @@ use dashvertex_gltf::spec::{self, component};
 use dashvertex_gltf::{Gltf, LoadError, Resolver};
 use dashvertex_json::pointer::Locator;
 
+use super::gltf_checks as checks;
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::influences::{Checker, Encoding, Field, Locate, MeshStats, Profile, Scratch};
@@ -158,15 +159,20 @@ pub fn validate_keeping(
             )
         });
     }
-    for (i, b) in gltf.buffers().enumerate() {
-        if let Err(why) = b {
-            doc.push(sink, Code::GLTF_BUFFER, &format!("/buffers/{i}"), || {
-                format!("buffer {i} is unavailable: {why}")
-            });
-        }
-    }
+    checks::buffers::check_all(&gltf, &doc, sink);
     ranges_and_budget(&gltf, &doc, sink);
     let broken = structure(&gltf, &doc, sink);
+    checks::required::check_all(&gltf.value, &doc, sink);
+    checks::references::check_all(&gltf.value, &doc, sink);
+    checks::nodes::check_all(&gltf.value, &doc, sink);
+    checks::animations::check_all(&gltf, &doc, opts, sink);
+    checks::bounds::check_all(&gltf, &doc, opts, sink);
+    checks::buffer_views::check_all(&gltf.value, &doc, sink);
+    checks::primitives::check_all(&gltf, &doc, opts, sink);
+    checks::accessors::check_all(&gltf.value, &doc, sink);
+    checks::attributes::check_all(&gltf.value, &doc, sink);
+    checks::morph::check_all(&gltf.value, &doc, sink);
+    checks::extensions::check_all(&gltf.value, &doc, sink);
     let tainted = below_broken(&skinning::parents(&gltf.root), &broken);
     skins(&gltf, &doc, &tainted, opts, sink);
     skin_scenes(&gltf, &doc, &tainted, sink);
@@ -314,9 +320,16 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) -> Vec<bool> {
             );
         }
         if let Some(stride) = v.byte_stride.filter(|&s| !spec::byte_stride_valid(s)) {
-            doc.push(
+            let khronos = if (4..=252).contains(&stride) {
+                "VALUE_MULTIPLE_OF"
+            } else {
+                "VALUE_NOT_IN_RANGE"
+            };
+            checks::push_as(
+                doc,
                 sink,
                 Code::GLTF_BYTE_STRIDE,
+                khronos,
                 &format!("/bufferViews/{i}/byteStride"),
                 || format!("buffer view {i}: byteStride {stride} is not a multiple of 4 in 4…252"),
             );
@@ -349,7 +362,7 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) -> Vec<bool> {
             continue;
         };
         if stride < size * n || stride % size != 0 {
-            doc.push(sink, Code::GLTF_BYTE_STRIDE, &format!("/accessors/{i}/bufferView"), || {
+            doc.push(sink, Code::GLTF_BYTE_STRIDE, &format!("/accessors/{i}"), || {
                 format!(
                     "accessor {i}: the byteStride {stride} of buffer view {view} does not fit {} {} elements of {} bytes",
                     a.kind,
@@ -830,6 +843,15 @@ fn inverse_bind_matrices(
             )
         });
     }
+    if acc.buffer_view.is_none() && acc.sparse.is_none() {
+        // Every matrix is zero: one finding for the accessor, not one per matrix.
+        doc.push(sink, Code::GLTF_ACCESSOR_NO_DATA, &ptr, || {
+            format!(
+                "skin {s}: inverse bind matrix accessor {ibm} has neither bufferView nor sparse data, so every matrix is zero"
+            )
+        });
+        return;
+    }
     let data = match accessor::read(gltf, ibm, &opts.limits) {
         Ok(d) => d,
         Err(e) if reported_elsewhere(&e) => return,
@@ -1023,9 +1045,9 @@ fn primitive(
                 .and_then(|i| gltf.root.accessors.get(i));
             if !is_joints && acc_meta.is_some_and(|a| a.buffer_view.is_none() && a.sparse.is_none())
             {
-                // One root cause: every weight is zero, so every vertex fails.
+                // One root cause: every weight is zero, so every vertex would fail.
                 blocked = true;
-                doc.push(sink, Code::GLTF_ACCESSOR_DATA, &ptr, || {
+                doc.push(sink, Code::GLTF_ACCESSOR_NO_DATA, &ptr, || {
                     format!(
                         "{attr}: accessor {index} has neither bufferView nor sparse data, so all {} weights are zero",
                         data.count

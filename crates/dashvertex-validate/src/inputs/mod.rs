@@ -3,5 +3,6 @@
 
 pub mod binary;
 pub mod gltf;
+mod gltf_checks;
 mod gltf_floats;
 pub mod json;

@@ -11,5 +11,6 @@
 mod catalogue;
 mod gltf;
 mod joint_order;
+mod khronos_suite;
 mod spec_coverage;
 mod vectors;

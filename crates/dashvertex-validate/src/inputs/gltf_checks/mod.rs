@@ -1,0 +1,65 @@
+//! Checks of the glTF document beyond the influence data: references, required members,
+//! buffer URIs, node transforms. Each reads the JSON value once, linearly, and touches no
+//! accessor data (the influence checks in [`super::gltf`] read that).
+
+pub(crate) mod accessors;
+pub(crate) mod animations;
+pub(crate) mod attributes;
+pub(crate) mod bounds;
+pub(crate) mod buffer_views;
+pub(crate) mod buffers;
+pub(crate) mod extensions;
+pub(crate) mod morph;
+pub(crate) mod nodes;
+pub(crate) mod primitives;
+pub(crate) mod references;
+pub(crate) mod required;
+
+use serde_json::Value;
+
+/// The elements of the top-level array `key` (none when absent or not an array).
+pub(crate) fn array<'a>(root: &'a Value, key: &str) -> &'a [Value] {
+    root.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The elements of member `key` of `v` when it is an array (none otherwise).
+pub(crate) fn members<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    array(v, key)
+}
+
+/// Reports `code` at `pointer` as the one official code `khronos` of those the catalogue
+/// maps it to (the diagnostic's `khronos` names what this finding is, not every code the
+/// rule covers).
+pub(crate) fn push_as(
+    doc: &crate::inputs::gltf::Doc,
+    sink: &mut crate::sink::Sink,
+    code: crate::codes::Code,
+    khronos: &'static str,
+    pointer: &str,
+    message: impl FnOnce() -> String,
+) {
+    sink.push(code, || {
+        let mut d = crate::diagnostic::Diagnostic::new(code, message(), doc.at(pointer));
+        d.khronos = vec![khronos];
+        d
+    });
+}
+
+/// The accessor object `i` of the document, when it exists.
+pub(crate) fn accessor(root: &Value, i: u64) -> Option<&Value> {
+    array(root, "accessors").get(usize::try_from(i).ok()?)
+}
+
+/// Whether accessor object `a`'s buffer view has a `byteStride`.
+pub(crate) fn strided(root: &Value, a: &Value) -> bool {
+    a.get("bufferView").is_some_and(|v| view_strided(root, v))
+}
+
+/// Whether the buffer view a `bufferView` value names has a `byteStride`.
+pub(crate) fn view_strided(root: &Value, view: &Value) -> bool {
+    view.as_u64()
+        .and_then(|v| array(root, "bufferViews").get(usize::try_from(v).ok()?))
+        .is_some_and(|v| v.get("byteStride").is_some())
+}

@@ -1,0 +1,189 @@
+//! The glTF schema's shape rules for the parts dash reads: members the schema requires
+//! (`GLTF_REQUIRED`), arrays and objects it requires non-empty below the root
+//! (`GLTF_EMPTY_ARRAY`; the root arrays are checked with the structure), and top-level
+//! collections and extension values of the wrong JSON type (`GLTF_JSON`). The typed reader
+//! refuses a wrong type in the members skinning reads; these are the ones it ignores.
+
+use dashvertex_json::pointer::push_token;
+use serde_json::Value;
+
+use super::{array, members};
+use crate::codes::Code;
+use crate::inputs::gltf::Doc;
+use crate::sink::Sink;
+
+/// The top-level arrays of objects a glTF document may hold.
+const COLLECTIONS: &[&str] = &[
+    "accessors",
+    "animations",
+    "buffers",
+    "bufferViews",
+    "cameras",
+    "images",
+    "materials",
+    "meshes",
+    "nodes",
+    "samplers",
+    "scenes",
+    "skins",
+    "textures",
+];
+
+/// Reports each of `names` that the object `v` (at `pointer`) lacks. Values that are not
+/// objects are left to the type checks.
+fn require(doc: &Doc, sink: &mut Sink, v: &Value, pointer: &str, names: &[&str]) {
+    let Some(obj) = v.as_object() else { return };
+    for name in names {
+        if !obj.contains_key(*name) {
+            let at = if pointer.is_empty() { "/" } else { pointer };
+            doc.push(sink, Code::GLTF_REQUIRED, at, || {
+                format!("`{name}` is required here and missing")
+            });
+        }
+    }
+}
+
+/// Reports member `key` of `v` when it is an empty array or object.
+fn non_empty(doc: &Doc, sink: &mut Sink, v: &Value, pointer: &str, key: &str) {
+    let empty = match v.get(key) {
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Object(o)) => o.is_empty(),
+        _ => false,
+    };
+    if empty {
+        let ptr = format!("{pointer}/{key}");
+        doc.push(sink, Code::GLTF_EMPTY_ARRAY, &ptr, || {
+            format!("`{key}` is empty; leave it out instead")
+        });
+    }
+}
+
+fn type_mismatch(doc: &Doc, sink: &mut Sink, pointer: &str, want: &str) {
+    let code = Code::GLTF_JSON;
+    sink.push(code, || {
+        let mut d = crate::diagnostic::Diagnostic::new(
+            code,
+            format!("{pointer} is not {want}"),
+            doc.at(pointer),
+        );
+        d.khronos = vec!["TYPE_MISMATCH"];
+        d
+    });
+}
+
+/// Runs the checks of the module comment over the document `root`.
+pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
+    require(doc, sink, root, "", &["asset"]);
+    if let Some(asset) = root.get("asset") {
+        require(doc, sink, asset, "/asset", &["version"]);
+    }
+    for key in COLLECTIONS {
+        match root.get(*key) {
+            None | Some(Value::Array(_)) => {}
+            Some(_) => type_mismatch(doc, sink, &format!("/{key}"), "an array"),
+        }
+        for (i, v) in array(root, key).iter().enumerate() {
+            if !v.is_object() {
+                type_mismatch(doc, sink, &format!("/{key}/{i}"), "an object");
+            }
+        }
+    }
+    if let Some(ext) = root.get("extensions").and_then(Value::as_object) {
+        for (name, _) in ext.iter().filter(|(_, v)| !v.is_object()) {
+            let mut ptr = "/extensions".to_owned();
+            push_token(&mut ptr, name);
+            type_mismatch(doc, sink, &ptr, "an object");
+        }
+    }
+    for (i, a) in array(root, "accessors").iter().enumerate() {
+        let base = format!("/accessors/{i}");
+        require(doc, sink, a, &base, &["componentType", "count", "type"]);
+        if let Some(sparse) = a.get("sparse") {
+            let base = format!("{base}/sparse");
+            require(doc, sink, sparse, &base, &["count", "indices", "values"]);
+            if let Some(ix) = sparse.get("indices") {
+                require(
+                    doc,
+                    sink,
+                    ix,
+                    &format!("{base}/indices"),
+                    &["bufferView", "componentType"],
+                );
+            }
+            if let Some(vals) = sparse.get("values") {
+                require(doc, sink, vals, &format!("{base}/values"), &["bufferView"]);
+            }
+        }
+    }
+    for (i, a) in array(root, "animations").iter().enumerate() {
+        let base = format!("/animations/{i}");
+        require(doc, sink, a, &base, &["channels", "samplers"]);
+        non_empty(doc, sink, a, &base, "channels");
+        non_empty(doc, sink, a, &base, "samplers");
+        for (c, ch) in members(a, "channels").iter().enumerate() {
+            let cb = format!("{base}/channels/{c}");
+            require(doc, sink, ch, &cb, &["sampler", "target"]);
+            if let Some(t) = ch.get("target") {
+                require(doc, sink, t, &format!("{cb}/target"), &["path"]);
+            }
+        }
+        for (s, sm) in members(a, "samplers").iter().enumerate() {
+            require(
+                doc,
+                sink,
+                sm,
+                &format!("{base}/samplers/{s}"),
+                &["input", "output"],
+            );
+        }
+    }
+    for (key, what) in [("buffers", "buffer"), ("bufferViews", "buffer view")] {
+        let names: &[&str] = if key == "buffers" {
+            &["byteLength"]
+        } else {
+            &["buffer", "byteLength"]
+        };
+        for (i, b) in array(root, key).iter().enumerate() {
+            let base = format!("/{key}/{i}");
+            require(doc, sink, b, &base, names);
+            if b.get("byteLength").and_then(Value::as_u64) == Some(0) {
+                super::push_as(
+                    doc,
+                    sink,
+                    Code::GLTF_VALUE_RANGE,
+                    "VALUE_NOT_IN_RANGE",
+                    &format!("{base}/byteLength"),
+                    || format!("{what} {i} has byteLength 0; it must be at least 1"),
+                );
+            }
+        }
+    }
+    for (m, mesh) in array(root, "meshes").iter().enumerate() {
+        let base = format!("/meshes/{m}");
+        require(doc, sink, mesh, &base, &["primitives"]);
+        non_empty(doc, sink, mesh, &base, "primitives");
+        for (p, prim) in members(mesh, "primitives").iter().enumerate() {
+            let pb = format!("{base}/primitives/{p}");
+            require(doc, sink, prim, &pb, &["attributes"]);
+            non_empty(doc, sink, prim, &pb, "attributes");
+            non_empty(doc, sink, prim, &pb, "targets");
+            for (t, target) in members(prim, "targets").iter().enumerate() {
+                if target.as_object().is_some_and(serde_json::Map::is_empty) {
+                    let ptr = format!("{pb}/targets/{t}");
+                    doc.push(sink, Code::GLTF_EMPTY_ARRAY, &ptr, || {
+                        format!("morph target {t} is an empty object")
+                    });
+                }
+            }
+        }
+    }
+    for (n, node) in array(root, "nodes").iter().enumerate() {
+        non_empty(doc, sink, node, &format!("/nodes/{n}"), "children");
+    }
+    for (s, scene) in array(root, "scenes").iter().enumerate() {
+        non_empty(doc, sink, scene, &format!("/scenes/{s}"), "nodes");
+    }
+    for (s, skin) in array(root, "skins").iter().enumerate() {
+        require(doc, sink, skin, &format!("/skins/{s}"), &["joints"]);
+    }
+}

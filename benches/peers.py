@@ -6,7 +6,7 @@ What users run, measured as they run it: each command is a fresh process timed b
 machine hits every command alike; the table gives medians and ratios.
 
   dash-validate FILE                 vs  the official Khronos glTF validator (tools/oracle)
-  dash reduce FILE -o OUT --max-influences 4 --normalize unit
+  dashvertex reduce FILE -o OUT --max-influences 4 --normalize unit
                                      vs  Assimp: import + aiProcess_LimitBoneWeights(4)
                                      vs  gltfpack -noq (Debian's gltfpack; it also welds
                                          and reorders, so it does more than dash)
@@ -35,7 +35,7 @@ def sh(cmd, **kw):
 
 
 def build():
-    sh(["cargo", "build", "--release", "-q", "-p", "dashvertex-cli", "-p", "dash-benches", "--bin", "dash", "--bin", "dash-validate",
+    sh(["cargo", "build", "--release", "-q", "-p", "dashvertex-cli", "-p", "dash-benches", "--bin", "dashvertex", "--bin", "dash-validate",
         "--bin", "make_skinned_glb"], check=True)
 
 
@@ -130,7 +130,7 @@ def main():
         "read into memory (python)": [sys.executable, "-c",
                                       "import sys; open(sys.argv[1], 'rb').read()", src],
         "dash-validate": [os.path.join(REL, "dash-validate")] + threads + [src],
-        "dash reduce": [os.path.join(REL, "dash"), "reduce", src, "-o", reduced,
+        "dashvertex reduce": [os.path.join(REL, "dashvertex"), "reduce", src, "-o", reduced,
                         "--max-influences", "4", "--normalize", "unit", "-q"] + threads,
     }
     if val:
@@ -160,8 +160,8 @@ def main():
         print(f"| {k} | {t:.2f} s | {t / floor:.1f}× | {mb(rss)} | {rss / size:.2f} |")
     print()
     pairs = [("dash-validate", "official validator", 30, 1.1, "file"),
-             ("dash reduce", "Assimp LimitBoneWeights", 5, None, "in+out+64MB"),
-             ("dash reduce", "gltfpack -noq", None, None, "in+out+64MB")]
+             ("dashvertex reduce", "Assimp LimitBoneWeights", 5, None, "in+out+64MB"),
+             ("dashvertex reduce", "gltfpack -noq", None, None, "in+out+64MB")]
     out_size = os.path.getsize(reduced) if os.path.exists(reduced) else 0
     for ours, peer, speed_target, rss_target, _ in pairs:
         if peer not in med:
@@ -179,7 +179,7 @@ def main():
             line += f"; peak RSS {mb(rss)} vs input + output + 64 MB = {mb(budget)}"
         print(line)
     cp_t = med["read + write floor (cp)"][0]
-    print(f"- dash reduce vs cp of the input: {med['dash reduce'][0] / cp_t:.2f}× the copy's "
+    print(f"- dashvertex reduce vs cp of the input: {med['dashvertex reduce'][0] / cp_t:.2f}× the copy's "
           f"time (target ≤ 1.5×)")
     if out_size:
         print(f"- reduced output: {mb(out_size)} ({out_size / size:.2f}× the input)")

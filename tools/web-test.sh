@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The browser test of issue 15: dash's WebAssembly modules (size-checked), the dash-three
 # package's types (tsc --noEmit) and the example page in headless Chromium (Debian's
-# `chromium` driven by puppeteer-core), checked against `dash convert`, `dash reduce` and
+# `chromium` driven by puppeteer-core), checked against `dashvertex convert`, `dashvertex reduce` and
 # `dash-validate --format json` of the same files. Installs what it needs when missing:
 # chromium (apt-get), the wasm32 target (rustup), wasm-bindgen-cli at Cargo.lock's
 # wasm-bindgen version (cargo install). Prints SKIPPED, and succeeds, only when there is no
@@ -50,11 +50,11 @@ note "dash-three: npm ci, tsc --noEmit"
 (cd js/dash-three && npm ci --no-audit --no-fund --loglevel=error && npx tsc --noEmit -p .)
 
 note "expected values from the commands"
-cargo build -q --bin dash --bin dash-validate
+cargo build -q --bin dashvertex --bin dash-validate
 bin="${CARGO_TARGET_DIR:-target}/debug"
-"$bin/dash" convert examples/rig.dmx "$out/rig.dmx.json"
-"$bin/dash" convert examples/rig.json "$out/rig.json.json"
-"$bin/dash" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit -q
+"$bin/dashvertex" convert examples/rig.dmx "$out/rig.dmx.json"
+"$bin/dashvertex" convert examples/rig.json "$out/rig.json.json"
+"$bin/dashvertex" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit -q
 "$bin/dash-validate" --format json examples/rig.dmx >"$out/rig.report.json"
 
 note "the example page in $("$CHROMIUM" --version 2>/dev/null || echo chromium)"

@@ -443,7 +443,7 @@ pub fn reduce(data: &[u8]) {
     }
 }
 
-/// What `dash reduce` would write for this result — the reduced mesh with the manifest's
+/// What `dashvertex reduce` would write for this result — the reduced mesh with the manifest's
 /// skeleton, as DashVertex JSON and as a DMX container — has no error diagnostic from the
 /// validator (spec/security.md §5: reduce never writes what `dash-validate` rejects).
 fn output_validates(

@@ -213,7 +213,7 @@ pub fn warn_neutral_bone(added: &[(String, u32)]) {
         .filter(|(n, _)| n == dashvertex_manifest::BLENDER_NEUTRAL_BONE)
     {
         warning(format_args!(
-            "the manifest now numbers bone {name:?} (index {index}): the joint Blender's glTF exporter adds to hold the vertices no bone weights, not a bone of the rig; weight those vertices to a real bone in Blender (Weight Paint) and export again, then retire it with `dash manifest update M --from FILE`, or keep it if those vertices are meant to follow no bone"
+            "the manifest now numbers bone {name:?} (index {index}): the joint Blender's glTF exporter adds to hold the vertices no bone weights, not a bone of the rig; weight those vertices to a real bone in Blender (Weight Paint) and export again, then retire it with `dashvertex manifest update M --from FILE`, or keep it if those vertices are meant to follow no bone"
         ));
     }
 }

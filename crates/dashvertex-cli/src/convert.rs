@@ -1,4 +1,4 @@
-//! `dash convert`: between every format dash reads and writes. DashVertex JSON, DMX and
+//! `dashvertex convert`: between every format dash reads and writes. DashVertex JSON, DMX and
 //! raw records convert bit for bit; glTF/GLB becomes DashVertex through the reducer with
 //! every influence kept (one primitive, its skin's joints with their rest pose, nothing
 //! normalized), naming what DashVertex cannot carry; glTF and GLB convert into each
@@ -23,7 +23,7 @@ pub enum FormArg {
     Document,
 }
 
-/// `dash convert` flags.
+/// `dashvertex convert` flags.
 #[derive(clap::Args)]
 pub struct ConvertArgs {
     /// Input file, or `-` for standard input: DashVertex JSON/DMX/raw, a per-bone weights
@@ -65,7 +65,7 @@ impl ConvertArgs {
     }
 }
 
-/// Runs `dash convert`.
+/// Runs `dashvertex convert`.
 pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
     let to =
         a.to.or_else(|| Format::from_extension(&a.output))

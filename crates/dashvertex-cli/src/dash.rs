@@ -1,4 +1,4 @@
-//! `dash`: validate, convert, inspect, reduce and manage bone manifests.
+//! `dashvertex`: validate, convert, inspect, reduce and manage bone manifests.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -13,7 +13,7 @@ use crate::{inspect, reduce};
 /// Tools for skinned-vertex data: DashVertex JSON, the DMX binary container, raw records
 /// and glTF/GLB skins.
 #[derive(Parser)]
-#[command(name = "dash", version, max_term_width = 100)]
+#[command(name = "dashvertex", version, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -130,7 +130,7 @@ enum Command {
         #[arg(long, default_value_t = 4)]
         records: usize,
     },
-    /// Print a shell completion script for `dash` (or, with --validate, for
+    /// Print a shell completion script for `dashvertex` (or, with --validate, for
     /// `dash-validate`) on standard output.
     Completions {
         /// The shell.
@@ -139,7 +139,7 @@ enum Command {
         #[arg(long)]
         validate: bool,
     },
-    /// Write man pages: dash(1), one per subcommand (dash-reduce(1), ...) and
+    /// Write man pages: dashvertex(1), one per subcommand (dashvertex-reduce(1), ...) and
     /// dash-validate(1), into a folder.
     Man {
         /// The folder (created if missing).
@@ -147,7 +147,7 @@ enum Command {
     },
 }
 
-/// `dash fix` flags.
+/// `dashvertex fix` flags.
 #[derive(clap::Args)]
 struct FixCli {
     /// Input: DashVertex JSON/DMX/raw, or glTF/GLB.
@@ -566,7 +566,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
     }
 }
 
-/// The `dash` process.
+/// The `dashvertex` process.
 pub fn main() -> ExitCode {
     dashvertex_fs::install_signal_cleanup();
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();

@@ -52,7 +52,7 @@ pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>, CliError> {
     let mut pages = Vec::new();
     let mut dash = crate::dash::Cli::command();
     dash.build();
-    collect(&dash, "dash", &mut pages)?;
+    collect(&dash, "dashvertex", &mut pages)?;
     let mut validate = crate::validate::command();
     validate.build();
     pages.push(("dash-validate.1".to_owned(), render(validate)?));
@@ -69,17 +69,19 @@ fn collect(
         .name(name.to_owned())
         .display_name(name.to_owned());
     pages.push((format!("{name}.1"), render(page)?));
-    // `dash validate` is `dash-validate`, whose page is written on its own.
-    for sub in cmd
-        .get_subcommands()
-        .filter(|s| !matches!((name, s.get_name()), (_, "help") | ("dash", "validate")))
-    {
+    // `dashvertex validate` is `dash-validate`, whose page is written on its own.
+    for sub in cmd.get_subcommands().filter(|s| {
+        !matches!(
+            (name, s.get_name()),
+            (_, "help") | ("dashvertex", "validate")
+        )
+    }) {
         collect(sub, &format!("{name}-{}", sub.get_name()), pages)?;
     }
     Ok(())
 }
 
-/// `dash man DIR`: writes every page into `dir` (each atomically), creating the folder.
+/// `dashvertex man DIR`: writes every page into `dir` (each atomically), creating the folder.
 pub fn write_man_pages(dir: &Path) -> Result<(), CliError> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::Io(format!("{}: {e}", dir.display())))?;
     let pages = man_pages()?;

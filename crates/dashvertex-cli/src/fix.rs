@@ -1,4 +1,4 @@
-//! `dash fix`: read a file, repair its influence data with the chosen policies
+//! `dashvertex fix`: read a file, repair its influence data with the chosen policies
 //! (`dashvertex-fix`), check the result with the validator, and write it — or, when
 //! nothing needed fixing, the input's own bytes.
 
@@ -20,7 +20,7 @@ pub enum ReportFormat {
     Json,
 }
 
-/// `dash fix` options.
+/// `dashvertex fix` options.
 pub struct FixArgs<'a> {
     /// Input.
     pub input: &'a Path,
@@ -65,7 +65,7 @@ struct Output {
     read_buffers: Vec<std::path::PathBuf>,
 }
 
-/// Runs `dash fix`.
+/// Runs `dashvertex fix`.
 pub fn fix(a: &FixArgs) -> Result<(), CliError> {
     // No output may overwrite the input or another output (spec/security.md W3).
     let first_bin = reduce::first_buffer_file(a.output, a.to, a.embed);
@@ -103,7 +103,7 @@ pub fn fix(a: &FixArgs) -> Result<(), CliError> {
     )
     .map_err(|e| match e {
         CliError::Output(m) => CliError::Output(format!(
-            "{m}\n(dash fix repairs influence data only; the rest of the file needs another tool)"
+            "{m}\n(dashvertex fix repairs influence data only; the rest of the file needs another tool)"
         )),
         other => other,
     })?;
@@ -298,7 +298,7 @@ fn build(a: &FixArgs) -> Result<Output, CliError> {
     let format = named_out.unwrap_or(in_format);
     if format.is_gltf() {
         return Err(CliError::Usage(format!(
-            "{} is DashVertex {}: dash fix writes DashVertex (json, dmx, raw); dash convert does not make glTF either",
+            "{} is DashVertex {}: dashvertex fix writes DashVertex (json, dmx, raw); dashvertex convert does not make glTF either",
             a.input.display(),
             in_format.as_str()
         )));

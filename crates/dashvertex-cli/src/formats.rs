@@ -59,7 +59,7 @@ pub fn load(name: &str, bytes: &[u8], format: Format, limits: &Limits) -> Result
         file: name.to_owned(),
         message: match e {
             LoadError::NotDashVertex(f) => format!(
-                "{} is not DashVertex data; `dash reduce` and `dash validate` read glTF",
+                "{} is not DashVertex data; `dashvertex reduce` and `dashvertex validate` read glTF",
                 f.describe()
             ),
             e => e.to_string(),

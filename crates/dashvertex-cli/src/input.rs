@@ -131,7 +131,7 @@ pub fn source_of_bytes(
                 return Err(input_error(
                     path,
                     format!(
-                        "{line}:{column}: type is {}; dash reduce reads a DashVertex document \
+                        "{line}:{column}: type is {}; dashvertex reduce reads a DashVertex document \
                          ({:?}) or a per-bone weights document ({:?}) (at /type)",
                         dashvertex_fs::short(t),
                         dashvertex_json::DOCUMENT_TYPE,

@@ -1,4 +1,4 @@
-//! `dash inspect`: header, sections, counts and the first records of a file.
+//! `dashvertex inspect`: header, sections, counts and the first records of a file.
 
 use std::fmt::Write;
 

@@ -1,4 +1,4 @@
-//! `dash inspect` on glTF/GLB: the skins and their joint order, and per skinned primitive
+//! `dashvertex inspect` on glTF/GLB: the skins and their joint order, and per skinned primitive
 //! its sets, how many influences its vertices have and how their weights sum.
 
 use std::fmt::Write;
@@ -154,7 +154,7 @@ fn primitive(out: &mut String, p: &PrimitiveView<'_>, records: usize) {
             .count();
         let _ = writeln!(
             out,
-            "  per-bone weight attributes: {} ({matched} matched to a skin joint); `dash reduce` turns them into influences",
+            "  per-bone weight attributes: {} ({matched} matched to a skin joint); `dashvertex reduce` turns them into influences",
             p.bone_attributes.len()
         );
     }

@@ -1,7 +1,7 @@
-//! The `dash` and `dash-validate` command lines.
+//! The `dashvertex` and `dash-validate` command lines.
 //!
 //! Both binaries of this package are thin `main`s over this library, so that
-//! `dash validate` and `dash-validate` share one set of flags and one engine, and the
+//! `dashvertex validate` and `dash-validate` share one set of flags and one engine, and the
 //! help, completions and man pages are generated from the same definitions. It is not a
 //! stable API: programs should use `dashvertex-validate` and `dashvertex-reduce`.
 

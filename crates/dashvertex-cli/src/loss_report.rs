@@ -1,4 +1,4 @@
-//! The loss report of `dash reduce --report` and `--max-error`: the input and the output
+//! The loss report of `dashvertex reduce --report` and `--max-error`: the input and the output
 //! skinned at the rest pose and every sampled moment, and the report's JSON and summary lines.
 
 use crate::input::*;

@@ -1,4 +1,4 @@
-//! `dash manifest init/update/diff/show`, and reading a manifest for the commands that
+//! `dashvertex manifest init/update/diff/show`, and reading a manifest for the commands that
 //! match bones against one (under its lock when it will be updated).
 
 use crate::input::*;
@@ -92,13 +92,13 @@ pub(crate) fn lock(path: &Path, wait: bool) -> Result<dashvertex_fs::FileLock, C
     dashvertex_fs::FileLock::acquire(path, wait).map_err(CliError::from)
 }
 
-/// `dash manifest init`.
+/// `dashvertex manifest init`.
 pub fn manifest_init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Result<(), CliError> {
     refuse_aliases(&[("-o", out)], &[("the input", from)])?;
     let _lock = lock(out, ctx.wait)?;
     if out.exists() && !force {
         return Err(CliError::Usage(format!(
-            "{} exists; use `dash manifest update`, or --force to replace it",
+            "{} exists; use `dashvertex manifest update`, or --force to replace it",
             out.display()
         )));
     }
@@ -116,7 +116,7 @@ pub fn manifest_init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Res
     Ok(())
 }
 
-/// `dash manifest update`.
+/// `dashvertex manifest update`.
 pub fn manifest_update(
     manifest_path: &Path,
     from: Option<&Path>,
@@ -201,14 +201,14 @@ pub(crate) fn numbering(path: &Path, ctx: &Context) -> Result<Manifest, CliError
     Manifest::init(&skeleton).map_err(|e| input_error(path, e))
 }
 
-/// `dash manifest diff`: one line per difference between A's and B's numbering
+/// `dashvertex manifest diff`: one line per difference between A's and B's numbering
 /// ([`Manifest::diff`]: a bone followed by name and alias, so a rename is one line).
 pub fn manifest_diff(a: &Path, b: &Path, ctx: &Context) -> Result<Vec<String>, CliError> {
     let (ma, mb) = (numbering(a, ctx)?, numbering(b, ctx)?);
     Ok(ma.diff(&mb).iter().map(ToString::to_string).collect())
 }
 
-/// `dash manifest show`.
+/// `dashvertex manifest show`.
 pub fn manifest_show(path: &Path, limits: &Limits) -> Result<String, CliError> {
     let m = read_manifest(path, limits)?
         .ok_or_else(|| CliError::Io(format!("{}: no such manifest", path.display())))?;

@@ -222,7 +222,7 @@ pub(crate) fn stage_output<'a>(
     batch.add(output, main).map_err(nothing_written)
 }
 
-/// Runs the validator over an output before it is written: `dash reduce` writes only
+/// Runs the validator over an output before it is written: `dashvertex reduce` writes only
 /// what `dash-validate` accepts (spec/reduction.md), and refuses otherwise, naming the
 /// first error and where it is in the output.
 ///
@@ -284,7 +284,7 @@ impl Subject<'_> {
         Some(format!(
             "the manifest numbers {} (index {i}) before its parent {}, and DashVertex lists \
              parents first: write .gltf/.glb instead, or number the bones with a new manifest \
-             (`dash manifest init`), which puts parents first",
+             (`dashvertex manifest init`), which puts parents first",
             dashvertex_core::text::short(name),
             parent
                 .as_deref()

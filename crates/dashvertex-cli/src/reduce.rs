@@ -1,4 +1,4 @@
-//! `dash reduce` and `dash manifest`.
+//! `dashvertex reduce` and `dashvertex manifest`.
 
 use std::path::Path;
 
@@ -17,7 +17,7 @@ pub(crate) use crate::loss_report::*;
 pub(crate) use crate::manifest_cmd::*;
 pub(crate) use crate::output::*;
 
-/// `dash reduce` options.
+/// `dashvertex reduce` options.
 pub struct ReduceArgs<'a> {
     /// Input.
     pub input: &'a Path,
@@ -45,7 +45,7 @@ pub struct ReduceArgs<'a> {
     pub target: Option<&'static dashvertex_core::Target>,
     /// Which glTF primitive a DashVertex output holds.
     pub pick: Pick,
-    /// `dash convert`: every influence is kept (the config says so); report what the
+    /// `dashvertex convert`: every influence is kept (the config says so); report what the
     /// output does not carry instead of what was reduced.
     pub convert: bool,
     /// How a DashVertex output is encoded (JSON shape, compact records).
@@ -247,7 +247,7 @@ fn named_paths<'a>(
     (outputs, inputs)
 }
 
-/// Runs `dash reduce`.
+/// Runs `dashvertex reduce`.
 pub fn reduce(a: &ReduceArgs) -> Result<(), CliError> {
     check_args(a)?;
     reduce_source(a, load(a.input, a.ctx)?)
@@ -279,7 +279,7 @@ fn check_args(a: &ReduceArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Runs `dash reduce` on a source already read from `a.input` (`dash convert` reads
+/// Runs `dashvertex reduce` on a source already read from `a.input` (`dashvertex convert` reads
 /// first to tell what it converts).
 pub fn reduce_source(a: &ReduceArgs, source: Source) -> Result<(), CliError> {
     let limits = &a.ctx.limits;

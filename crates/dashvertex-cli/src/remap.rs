@@ -1,5 +1,5 @@
-//! `dash remap`: a glTF file's joint order rewritten to a bone manifest's
-//! (`dashvertex_reduce::remap`), written with the output writer `dash reduce` uses.
+//! `dashvertex remap`: a glTF file's joint order rewritten to a bone manifest's
+//! (`dashvertex_reduce::remap`), written with the output writer `dashvertex reduce` uses.
 
 use std::path::PathBuf;
 
@@ -10,7 +10,7 @@ use crate::common;
 use crate::error::CliError;
 use crate::reduce::{self, Context, Source};
 
-/// `dash remap` flags.
+/// `dashvertex remap` flags.
 #[derive(clap::Args, Clone, Debug)]
 pub struct RemapArgs {
     /// The glTF or GLB file.
@@ -31,7 +31,7 @@ pub struct RemapArgs {
     pub embed: bool,
 }
 
-/// Runs `dash remap`.
+/// Runs `dashvertex remap`.
 pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
     // No output may overwrite an input (spec/security.md W3).
     let first_bin = reduce::first_buffer_file(&a.output, None, a.embed);
@@ -53,7 +53,7 @@ pub fn run(a: &RemapArgs, ctx: &Context) -> Result<(), CliError> {
     let Source::Gltf(gltf) = reduce::load(&a.input, ctx)? else {
         return Err(reduce::input_error(
             &a.input,
-            "dash remap reads glTF or GLB (the joint order is a skin's)",
+            "dashvertex remap reads glTF or GLB (the joint order is a skin's)",
         ));
     };
     let read_buffers = reduce::external_buffers(&gltf, &a.input);

@@ -1,4 +1,4 @@
-//! `dash-validate` and `dash validate`: one set of flags, one engine.
+//! `dash-validate` and `dashvertex validate`: one set of flags, one engine.
 //!
 //! Exit status: 0 when every file is valid, 1 when any is invalid, 2 on a usage or I/O
 //! error.
@@ -33,7 +33,7 @@ pub struct Cli {
     pub man: bool,
 }
 
-/// The flags of `dash-validate`, which `dash validate` takes too.
+/// The flags of `dash-validate`, which `dashvertex validate` takes too.
 #[derive(clap::Args, Clone, Debug)]
 pub struct ValidateArgs {
     /// Files or directories (searched recursively for .json, .dmx, .raw, .gltf and .glb
@@ -47,7 +47,7 @@ pub struct ValidateArgs {
     /// skeleton).
     #[arg(long, conflicts_with = "manifest", value_name = "N")]
     pub bones: Option<u64>,
-    /// Bone manifest (`dash manifest`): bone indices are range-checked against its
+    /// Bone manifest (`dashvertex manifest`): bone indices are range-checked against its
     /// indices (overriding the file's skeleton), and removed bones must carry no weight.
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
@@ -276,7 +276,7 @@ fn not_vertex_data(path: &Path, max: u64, found: bool) -> Option<&'static str> {
     let p: Probe = serde_json::from_slice(&bytes).ok()?;
     Some(match p.kind.as_ref().and_then(|k| k.as_str()) {
         Some("DashBoneWeights") => {
-            "a per-bone weights document (dash reduce reads it), not vertex data"
+            "a per-bone weights document (dashvertex reduce reads it), not vertex data"
         }
         _ if p.bones.is_some() && p.version.is_some() => "a bone manifest, not vertex data",
         _ => "JSON that is neither DashVertex nor glTF",

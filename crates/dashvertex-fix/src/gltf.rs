@@ -98,7 +98,7 @@ pub fn fix_gltf<'g>(
             return Err(FixError::Unfixable {
                 pointer,
                 message: format!(
-                    "the inverse bind matrices are {} with {} components, not MAT4 FLOAT; dash fix does not convert them",
+                    "the inverse bind matrices are {} with {} components, not MAT4 FLOAT; dashvertex fix does not convert them",
                     type_name(&data),
                     data.components
                 ),
@@ -112,7 +112,7 @@ pub fn fix_gltf<'g>(
                 return Err(FixError::Unfixable {
                     pointer,
                     message: format!(
-                        "inverse bind matrix {i} has a NaN or infinite element; dash fix does not invent a matrix"
+                        "inverse bind matrix {i} has a NaN or infinite element; dashvertex fix does not invent a matrix"
                     ),
                 });
             }
@@ -132,7 +132,7 @@ pub fn fix_gltf<'g>(
                         message: format!(
                             "inverse bind matrix {i} has fourth row ({} {} {} {}), {off} from \
                              (0 0 0 1): more than --ibm-tolerance {}; the matrix is not affine, \
-                             and dash fix does not guess which one was meant",
+                             and dashvertex fix does not guess which one was meant",
                             row[0], row[1], row[2], row[3], policy.ibm_tolerance
                         ),
                     });
@@ -191,7 +191,7 @@ fn fix_primitive(
             return Err(FixError::Unfixable {
                 pointer: ps.pointer(),
                 message: format!(
-                    "set {} has JOINTS_{0} or WEIGHTS_{0} but not both; dash fix does not guess the other",
+                    "set {} has JOINTS_{0} or WEIGHTS_{0} but not both; dashvertex fix does not guess the other",
                     s.n
                 ),
             });
@@ -208,14 +208,15 @@ fn fix_primitive(
             return Err(FixError::Unfixable {
                 pointer: wp,
                 message: "the weights accessor has no data (neither a bufferView nor sparse \
-                          values); dash fix does not invent weights"
+                          values); dashvertex fix does not invent weights"
                     .into(),
             });
         }
         if jd.components != 4 || wd.components != 4 {
             return Err(FixError::Unfixable {
                 pointer: if jd.components != 4 { jp } else { wp },
-                message: "influence accessors must be VEC4; dash fix does not reshape them".into(),
+                message: "influence accessors must be VEC4; dashvertex fix does not reshape them"
+                    .into(),
             });
         }
         if !matches!(jd.component_type, component::U8 | component::U16) || jd.normalized {
@@ -255,7 +256,7 @@ fn fix_primitive(
                 return Err(FixError::Unfixable {
                     pointer: wp,
                     message: format!(
-                        "weights are {}; dash fix converts only FLOAT and UNSIGNED_BYTE / UNSIGNED_SHORT weights",
+                        "weights are {}; dashvertex fix converts only FLOAT and UNSIGNED_BYTE / UNSIGNED_SHORT weights",
                         type_name(&wd)
                     ),
                 });
@@ -272,7 +273,7 @@ fn fix_primitive(
     if let Some((p, _)) = joints.iter().find(|j| j.1.count != count) {
         return Err(FixError::Unfixable {
             pointer: p.clone(),
-            message: "the sets have different counts; dash fix does not guess which is right"
+            message: "the sets have different counts; dashvertex fix does not guess which is right"
                 .into(),
         });
     }
@@ -280,7 +281,7 @@ fn fix_primitive(
         return Err(FixError::Unfixable {
             pointer: ps.pointer(),
             message:
-                "JOINTS and WEIGHTS have different counts; dash fix does not guess which is right"
+                "JOINTS and WEIGHTS have different counts; dashvertex fix does not guess which is right"
                     .into(),
         });
     }
@@ -307,7 +308,7 @@ fn fix_primitive(
                     return Err(FixError::Unfixable {
                         pointer: jp.clone(),
                         message: format!(
-                            "vertex {v} set {s} slot {k}: joint {x} is not a whole number in 0 ..= 65535; dash fix does not guess the joint"
+                            "vertex {v} set {s} slot {k}: joint {x} is not a whole number in 0 ..= 65535; dashvertex fix does not guess the joint"
                         ),
                     });
                 }

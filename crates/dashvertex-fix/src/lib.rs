@@ -1,4 +1,4 @@
-//! `dash fix`: the smallest change that makes a file's influence data valid
+//! `dashvertex fix`: the smallest change that makes a file's influence data valid
 //! (`spec/fix.md`). Each repair is a named [`Step`] whose choice, where there is one, is
 //! a [`Policy`] with a documented default; a vertex nothing is wrong with is left exactly
 //! as it was, and the [`Report`] lists every vertex changed, before and after.
@@ -10,7 +10,7 @@
 //!   through the exporter.
 //!
 //! The fixer never writes: callers check the result with the validator and write it
-//! (the `dash fix` command refuses an output `dash-validate` would reject).
+//! (the `dashvertex fix` command refuses an output `dash-validate` would reject).
 
 #![deny(
     clippy::cast_possible_truncation,

@@ -151,7 +151,7 @@ pub enum Note {
         set: bool,
     },
     /// DMX or raw records whose `index` was not their position: rewritten (the file is
-    /// written again, as `dash convert` writes it).
+    /// written again, as `dashvertex convert` writes it).
     RecordIndices,
     /// The glTF JSON started with a byte order mark, which glTF forbids: dropped.
     ByteOrderMark,
@@ -192,7 +192,7 @@ pub struct SkinReport {
     pub notes: Vec<Note>,
 }
 
-/// What `dash fix` did to a file.
+/// What `dashvertex fix` did to a file.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {

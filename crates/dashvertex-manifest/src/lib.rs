@@ -1,6 +1,6 @@
 //! The bone manifest: an append-only map from bone name to bone index
 //! (`spec/reduction.md` §3), and its one reader: the validator's `--manifest`, the
-//! reducer and the `dash manifest` commands all read and check it here.
+//! reducer and the `dashvertex manifest` commands all read and check it here.
 //!
 //! New bones get the next free indices in a fixed order (parents before children,
 //! siblings by name); removed bones keep their index as a tombstone, never reused unless
@@ -240,7 +240,7 @@ pub enum ManifestError {
     /// An input skeleton has two bones that are one manifest bone (its name and a former
     /// name, or two former names).
     #[error(
-        "the skeleton has bones {first:?} and {second:?}, which are one manifest bone ({bone}); rename one of them in the asset, or give the old one back its own bone with `dash manifest update` after renaming"
+        "the skeleton has bones {first:?} and {second:?}, which are one manifest bone ({bone}); rename one of them in the asset, or give the old one back its own bone with `dashvertex manifest update` after renaming"
     )]
     SameBone {
         /// The first of the two, in skeleton order.
@@ -442,7 +442,7 @@ impl Manifest {
     /// joints) whose position is not its manifest index, or that the manifest does not
     /// have; `None` when every position is the manifest's index. A list shorter than the
     /// manifest is in order when its positions agree. With `extra`, bones the manifest
-    /// does not have are in order after the manifest's indices (where `dash remap`
+    /// does not have are in order after the manifest's indices (where `dashvertex remap`
     /// appends them); without, any such bone is out of order (the manifest is locked).
     /// Names are matched against the entries' current names and aliases, retired bones
     /// included. `O((n + bones) log n)`; [`Lookup::first_out_of_order`] reuses one index.

@@ -8,7 +8,7 @@
 //! - [`pipeline`]: a whole run as one call — manifest update, every input reduced, a
 //!   glTF file written back ([`pipeline::reduce_gltf`]).
 //! - [`remap`]: a glTF file's joint order rewritten to a manifest's, no influence
-//!   changed (`dash remap`).
+//!   changed (`dashvertex remap`).
 //!
 //! ```
 //! use dashvertex_reduce::{Config, Normalize, input::Input, manifest::{BoneRef, Manifest}};

@@ -1,6 +1,6 @@
 //! A whole reduction as one library call: the manifest brought up to date with every
 //! input's bones, each input reduced with indices from it, and for glTF the file written
-//! back ([`reduce_gltf`]). The `dash reduce` command is this plus file handling, the
+//! back ([`reduce_gltf`]). The `dashvertex reduce` command is this plus file handling, the
 //! manifest lock and the check of the output.
 //!
 //! ```

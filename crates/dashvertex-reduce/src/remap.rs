@@ -1,5 +1,5 @@
 //! Joint order as a contract: rewrite a glTF file's skins so that joint `i` is the bone
-//! the manifest numbers `i` (`dash remap`), changing no influence.
+//! the manifest numbers `i` (`dashvertex remap`), changing no influence.
 //!
 //! Each skin that is not already in manifest order ([`Manifest::first_out_of_order`])
 //! gets its joint list and inverse bind matrices permuted to the manifest's order
@@ -59,7 +59,7 @@ pub const MAX_JOINTS_WRITTEN: usize = 1 << 20;
 pub enum JointLimit {
     /// One skin would get more joints than `JOINTS_n` can index.
     #[error(
-        "a skin in manifest order would have {joints} joints, but glTF joint indices stop at {} (JOINTS_n are at most UNSIGNED_SHORT); compact the manifest (`dash manifest update M --compact`) or keep one manifest per rig",
+        "a skin in manifest order would have {joints} joints, but glTF joint indices stop at {} (JOINTS_n are at most UNSIGNED_SHORT); compact the manifest (`dashvertex manifest update M --compact`) or keep one manifest per rig",
         MAX_SKIN_JOINTS - 1
     )]
     Skin {
@@ -165,7 +165,7 @@ pub enum RemapError {
     NoSkin,
     /// `locked`, and a skin has bones the manifest does not have.
     #[error(
-        "skin {skin} has bone(s) the manifest does not have: {}; add them with `dash manifest update`, or remap without --locked to append them",
+        "skin {skin} has bone(s) the manifest does not have: {}; add them with `dashvertex manifest update`, or remap without --locked to append them",
         .bones.iter().map(|b| format!("{b:?}")).collect::<Vec<_>>().join(", ")
     )]
     NotInManifest {
@@ -176,7 +176,7 @@ pub enum RemapError {
     },
     /// `locked`, and a vertex carries weight on a joint whose bone the manifest retired.
     #[error(
-        "{pointer}: vertex {} carries weight on joint {joint} (bone {name:?}), which the manifest retired (index {index}); weight that vertex on a current bone, or bring the bone back with `dash manifest update`",
+        "{pointer}: vertex {} carries weight on joint {joint} (bone {name:?}), which the manifest retired (index {index}); weight that vertex on a current bone, or bring the bone back with `dashvertex manifest update`",
         .at.vertex
     )]
     RetiredWeighted {

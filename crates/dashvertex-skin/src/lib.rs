@@ -10,7 +10,7 @@
 //! - [`skin_point`]: linear blend skinning of a position over every influence set.
 //! - [`loss`]: how far reduction moves each vertex, over the rest pose, every keyframe
 //!   time of every animation and [`INTERIOR_SAMPLES`] moments between keyframes, within
-//!   a work budget tied to the input's size (what `dash reduce --report` writes).
+//!   a work budget tied to the input's size (what `dashvertex reduce --report` writes).
 //!
 //! Everything is computed in `f64` and in a fixed order, so the same inputs give the same
 //! bits on every run and thread count.

@@ -85,7 +85,7 @@ pub struct PrimitiveLoss {
 }
 
 /// The loss of every skinned primitive `reduced` shares with `original` (same meshes,
-/// primitives, vertex order and nodes: what `dash reduce` writes). Each document is
+/// primitives, vertex order and nodes: what `dashvertex reduce` writes). Each document is
 /// skinned with its own skin and joint order, on the original's hierarchy and animations.
 pub fn loss(
     original: &Gltf,

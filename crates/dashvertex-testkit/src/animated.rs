@@ -196,6 +196,11 @@ impl AnimatedGlb {
         let k = self.keyframes;
         let times: Vec<f32> = (0..k).map(|i| i as f32 / 30.0).collect();
         let input = b.floats(&times, "SCALAR", 1);
+        // Keyframe times carry their bounds, as glTF requires of a sampler's input.
+        if let (Some(first), Some(last)) = (times.first(), times.last()) {
+            b.accessors[input]["min"] = serde_json::json!([first]);
+            b.accessors[input]["max"] = serde_json::json!([last]);
+        }
         let cubic = self.interpolation == "CUBICSPLINE";
         let mut rotation = Vec::with_capacity(k * 4);
         for i in 0..k {

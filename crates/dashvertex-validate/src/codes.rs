@@ -115,7 +115,7 @@ codes! {
     /// Non-zero bytes lie outside every section.
     UNREFERENCED_BYTES = Warning, "dashvertex.md §10.2 [B7]", "", "dash will not rewrite this file without --drop-unreferenced";
     /// A vertex record's `index` is not its position.
-    VERTEX_INDEX = Error, "dashvertex.md §9 [X1]", "", "readers use the position; `dash convert` rewrites the index";
+    VERTEX_INDEX = Error, "dashvertex.md §9 [X1]", "", "readers use the position; `dashvertex convert` rewrites the index";
     /// A position is NaN or infinite (a DashVertex vertex, or an element of a glTF
     /// POSITION accessor).
     POSITION_NON_FINITE = Error, "dashvertex.md §2, validation.md §6", "ACCESSOR_INVALID_FLOAT", "";
@@ -130,17 +130,17 @@ codes! {
     /// A weight is subnormal: it counts as an influence but has no effect.
     WEIGHT_SUBNORMAL = Warning, "dashvertex.md §8", "", "set it to 0 (and its bone to 0)";
     /// The weights of a vertex do not sum to 1 within the glTF tolerance (profile gltf).
-    WEIGHT_SUM = Error, "dashvertex.md §8, validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "renormalize: `dash fix FILE -o OUT` (or `--normalize unit` when reducing)";
+    WEIGHT_SUM = Error, "dashvertex.md §8, validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "renormalize: `dashvertex fix FILE -o OUT` (or `--normalize unit` when reducing)";
     /// Normalized integer weights do not sum to exactly 255 or 65535 (glTF).
     UNORM_SUM = Error, "validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "adjust the largest weight by the deficit (largest-remainder rounding)";
     /// A skinned vertex has no non-zero weight (profile dash).
-    WEIGHTS_ALL_ZERO = Warning, "dashvertex.md §8", "", "bind it to a bone (`dash fix FILE -o OUT --zero-sum nearest` or `--zero-sum root`), or mark the mesh unskinned";
+    WEIGHTS_ALL_ZERO = Warning, "dashvertex.md §8", "", "bind it to a bone (`dashvertex fix FILE -o OUT --zero-sum nearest` or `--zero-sum root`), or mark the mesh unskinned";
     /// A bone index is beyond the skeleton.
     BONE_INDEX_RANGE = Error, "dashvertex.md §1, §7", "ACCESSOR_JOINTS_INDEX_OOB", "";
     /// With --target: weight in influence sets the engine does not read.
-    TARGET_SETS_IGNORED = Error, "targets.md §3", "", "reduce to what the engine reads: `dash reduce --target ENGINE` or `dash fix --target ENGINE`";
+    TARGET_SETS_IGNORED = Error, "targets.md §3", "", "reduce to what the engine reads: `dashvertex reduce --target ENGINE` or `dashvertex fix --target ENGINE`";
     /// With --target: more influence sets than the engine accepts; it refuses the file.
-    TARGET_SETS_REJECTED = Error, "targets.md §3", "", "fold the influences into the sets it reads: `dash fix --target ENGINE`";
+    TARGET_SETS_REJECTED = Error, "targets.md §3", "", "fold the influences into the sets it reads: `dashvertex fix --target ENGINE`";
     /// With --target: a skin with more joints than the engine renders.
     TARGET_JOINTS = Error, "targets.md §3", "", "split the mesh or the skin; no rewrite of the weights helps";
     /// With --target: a joint index wider than the engine stores.
@@ -149,14 +149,14 @@ codes! {
     BONE_REMOVED = Error, "validation.md §2", "", "the bone left the skeleton: reduce the mesh again with the current manifest, or restore the bone";
     /// With `--manifest --locked`: a glTF joint with non-zero weight whose bone the
     /// manifest does not have (by name or alias).
-    BONE_NOT_IN_MANIFEST = Error, "validation.md §2", "", "add the bone with `dash manifest update M --from FILE`, or weight that vertex on a bone the manifest has";
+    BONE_NOT_IN_MANIFEST = Error, "validation.md §2", "", "add the bone with `dashvertex manifest update M --from FILE`, or weight that vertex on a bone the manifest has";
     /// With `--manifest`: a glTF skin has Blender's `neutral_bone`, the joint its glTF
     /// exporter adds to hold vertices no bone weights.
     NEUTRAL_BONE = Warning, "validation.md §2", "", "weight those vertices to a real bone in Blender (Weight Paint) and export again, or keep the joint on purpose with `--allow NEUTRAL_BONE`";
     /// A glTF skin's joint order differs from the bone manifest's (`--manifest`): a joint
     /// whose index is not the manifest's for its bone (or, with `--locked`, a bone the
     /// manifest does not have). An error with `--locked`.
-    JOINT_ORDER = Warning, "validation.md §2", "", "rewrite the joint order with `dash remap FILE --manifest M -o OUT`";
+    JOINT_ORDER = Warning, "validation.md §2", "", "rewrite the joint order with `dashvertex remap FILE --manifest M -o OUT`";
     /// The same bone carries non-zero weight twice in one vertex (across all sets).
     BONE_DUPLICATE = Error, "dashvertex.md §1", "ACCESSOR_JOINTS_INDEX_DUPLICATE", "merge the two weights into one slot";
     /// An unused slot (weight 0) names a bone other than 0.

@@ -8,7 +8,7 @@ use dashvertex_core::InfluenceSet;
 use dashvertex_core::weights::{SumCheck, reference_order};
 
 /// What repairs a vertex without any weight (renormalizing cannot).
-const ZERO_SUM_HELP: &str = "bind the vertex to a bone: `dash fix FILE -o OUT --zero-sum nearest` copies the nearest weighted vertex's influences, `--zero-sum root` binds it to the root bone";
+const ZERO_SUM_HELP: &str = "bind the vertex to a bone: `dashvertex fix FILE -o OUT --zero-sum nearest` copies the nearest weighted vertex's influences, `--zero-sum root` binds it to the root bone";
 
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};

@@ -45,13 +45,13 @@ pub struct Options {
 }
 
 /// The joint order a glTF skin must follow: joint `i` is the bone the manifest numbers
-/// `i` (`dash-validate --manifest M`, `dash remap`), bones matched by name or alias. The
+/// `i` (`dash-validate --manifest M`, `dashvertex remap`), bones matched by name or alias. The
 /// manifest is indexed once, here, for every file validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JointOrder {
     lookup: dashvertex_manifest::Lookup<dashvertex_manifest::Manifest>,
     /// `--locked`: bones the manifest does not have are out of order too (without it
-    /// they may follow the manifest's indices, where `dash remap` appends them), and
+    /// they may follow the manifest's indices, where `dashvertex remap` appends them), and
     /// weight on one of them is `BONE_NOT_IN_MANIFEST`.
     pub locked: bool,
 }

@@ -182,7 +182,7 @@ impl Reduction {
 }
 
 /// Decodes DashVertex JSON, a DMX container or raw records. `name` (optional) hints at
-/// the format by its extension, as a file name does for `dash`; `format` (`"json"`,
+/// the format by its extension, as a file name does for `dashvertex`; `format` (`"json"`,
 /// `"dmx"`, `"raw"`) forces one.
 #[wasm_bindgen]
 pub fn decode(

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::failure::Failure;
 use crate::model::Decoded;
 
-/// Reducer options, as a JSON object with the flags of `dash reduce` as members (all
+/// Reducer options, as a JSON object with the flags of `dashvertex reduce` as members (all
 /// optional, with the command's defaults): `maxInfluences` (K, 4), `normalize`
 /// (`"none"` or `"unit"`; `"none"`), `quantize` (`"f32"`, `"unorm16"`, `"unorm8"`;
 /// `"f32"`), `minWeight` (0) and `empty` (`"error"`, `"zero"`, `"root"`; `"error"`).

@@ -71,7 +71,7 @@ export interface ReductionReport {
   droppedWeight: DroppedWeight;
 }
 
-/** The reducer's settings (the flags of `dash reduce`). */
+/** The reducer's settings (the flags of `dashvertex reduce`). */
 export interface ReduceOptions {
   maxInfluences?: number;
   normalize?: 'none' | 'unit';

@@ -7,10 +7,10 @@
 //
 // For each file it loads examples/web/?file=FILE, reads back from the page the vertex count,
 // bone count and the first vertices' skinIndex/skinWeight and compares them with the
-// `dash convert` JSON of the same file; poses the animated bone and checks that a vertex
+// `dashvertex convert` JSON of the same file; poses the animated bone and checks that a vertex
 // bound to it moves and one bound elsewhere does not; saves a screenshot and fails when the
 // canvas is blank. With --reduced, a file of more than four influences must come out as
-// `dash reduce --normalize unit` writes it, with the dropped weight reported; with --report,
+// `dashvertex reduce --normalize unit` writes it, with the dropped weight reported; with --report,
 // validate() must give the `dash-validate --format json` report. Ends with "N passed, N failed".
 
 import { spawn } from 'node:child_process';
@@ -155,7 +155,7 @@ async function open(browser, base, file) {
 
 /**
  * A file with more than four influences: the page's skinIndex/skinWeight are the heaviest
- * four as `dash reduce --normalize unit` writes them (compared by bone name), and the
+ * four as `dashvertex reduce --normalize unit` writes them (compared by bone name), and the
  * dropped weight is in the loader's report and a console warning.
  */
 async function testReduced(browser, base, file, jsonPath) {
@@ -188,7 +188,7 @@ async function testReduced(browser, base, file, jsonPath) {
     wantVertices.flatMap((v) => v.skinWeight.map(Math.fround)),
     names,
   );
-  check(JSON.stringify(mine) === JSON.stringify(theirs), `${file}: the heaviest four influences, as dash reduce keeps them`, mine.join(' | '));
+  check(JSON.stringify(mine) === JSON.stringify(theirs), `${file}: the heaviest four influences, as dashvertex reduce keeps them`, mine.join(' | '));
   const r = got.report;
   const lost = r?.droppedWeight;
   check(r?.reduced && r.influenceSets === 2 && r.reduction.dropped === 4, `${file}: reduced from 8 slots, 4 influences dropped`, JSON.stringify(r?.reduction));

@@ -286,7 +286,7 @@ write("target-two-sets.gltf", skinned([T(J(0, 1, 2, 3)), T(J(4, 5, 6, 0))], [T(J
 write("target-three-sets.gltf", skinned([T(J(0, 1, 2, 3)), T(J(4, 5, 6, 7)), T(J(8, 9, 0, 0))], [T(J(0.25, 0.125, 0.125, 0.125)), T(J(0.0625, 0.0625, 0.0625, 0.0625)), T(J(0.0625, 0.0625, 0, 0))], nj=10, sets=3))
 write("target-many-joints.gltf", skinned(OKJ, OKW, nj=300))
 # A weight above 1 in a vertex whose sum still passes the tolerance, and a share that
-# becomes subnormal when its vertex is renormalized (dash fix must drop it, not keep a
+# becomes subnormal when its vertex is renormalized (dashvertex fix must drop it, not keep a
 # WEIGHT_SUBNORMAL).
 write("weights-above-one.gltf", skinned(OKJ, [J(1.0000001, 0, 0, 0, 0.5, 0.5, 0, 0, 1, 0, 0, 0)]))
 write("weights-subnormal-share.gltf", skinned([J(0, 0, 0, 0, 0, 1, 2, 0, 1, 0, 0, 0)], [J(1, 0, 0, 0, 1, 1, 2e-38, 0, 1, 0, 0, 0)], nj=3))

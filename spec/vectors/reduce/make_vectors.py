@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Builds the skeleton-conversion vectors of spec/reduction.md section 5: small .gltf files
-(embedded buffers) whose DashVertex output (`dash reduce IN -o OUT.json`, with the
+(embedded buffers) whose DashVertex output (`dashvertex reduce IN -o OUT.json`, with the
 manifest listed in vectors.json when there is one) is the `.expected.json` beside them.
 Run from this folder: `python3 make_vectors.py`; the expected outputs are written by the
 test (`BLESS=1 cargo test -p dashvertex-cli --test it reduce_vectors`) and read by hand.

@@ -1,4 +1,4 @@
-//! The `dash` command against hostile inputs, at the level of the whole process: each run
+//! The `dashvertex` command against hostile inputs, at the level of the whole process: each run
 //! is a child process under a 256 MiB address-space limit (`ulimit -v`), and must end
 //! with exit 0, 1 or 2 within a time bound, touching no file but its named output.
 //! One test per class of issue 10 (spec/security.md).
@@ -16,10 +16,10 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// Runs `dash` with `args` in `dir` under the 256 MiB address-space limit; fails the
+/// Runs `dashvertex` with `args` in `dir` under the 256 MiB address-space limit; fails the
 /// test when it runs longer than `secs` or ends other than with 0, 1 or 2.
 fn limited(dir: &Path, args: &[&str], secs: u64) -> Output {
-    dashvertex_testkit::run_limited(Path::new(env!("CARGO_BIN_EXE_dash")), dir, args, secs)
+    dashvertex_testkit::run_limited(Path::new(env!("CARGO_BIN_EXE_dashvertex")), dir, args, secs)
 }
 
 fn stderr(o: &Output) -> String {
@@ -401,7 +401,7 @@ fn concurrent_runs_keep_every_manifest_entry() {
     }
     let children: Vec<_> = (0..runs)
         .map(|i| {
-            Command::new(env!("CARGO_BIN_EXE_dash"))
+            Command::new(env!("CARGO_BIN_EXE_dashvertex"))
                 .args([
                     "reduce",
                     &format!("w{i}.json"),

@@ -11,7 +11,7 @@ use dashvertex_testkit::animated::{AnimatedGlb, Poison};
 use dashvertex_testkit::gltf::SkinnedGlb;
 
 fn limited(dir: &Path, args: &[&str], secs: u64) -> Output {
-    dashvertex_testkit::run_limited(Path::new(env!("CARGO_BIN_EXE_dash")), dir, args, secs)
+    dashvertex_testkit::run_limited(Path::new(env!("CARGO_BIN_EXE_dashvertex")), dir, args, secs)
 }
 
 fn limited_validate(dir: &Path, args: &[&str], secs: u64) -> Output {
@@ -108,7 +108,7 @@ fn report(dir: &Path, name: &str) -> serde_json::Value {
     serde_json::from_slice(&read(dir, name)).unwrap()
 }
 
-/// `dash reduce in.glb` to K influences with a loss report, under the limit.
+/// `dashvertex reduce in.glb` to K influences with a loss report, under the limit.
 fn reduce_report(dir: &Path, k: &str, extra: &[&str], secs: u64) -> Output {
     limited(
         dir,

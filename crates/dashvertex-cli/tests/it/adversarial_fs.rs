@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use dashvertex_testkit::{Scratch, changes, repo, run_limited, snapshot};
 
 fn dash(dir: &Path, args: &[&str], secs: u64) -> Output {
-    run_limited(Path::new(env!("CARGO_BIN_EXE_dash")), dir, args, secs)
+    run_limited(Path::new(env!("CARGO_BIN_EXE_dashvertex")), dir, args, secs)
 }
 
 fn validate(dir: &Path, args: &[&str], secs: u64) -> Output {
@@ -85,7 +85,7 @@ fn concurrent_runs_through_a_symlink_lose_no_bone() {
                 } else {
                     "other/m.json"
                 };
-                Command::new(env!("CARGO_BIN_EXE_dash"))
+                Command::new(env!("CARGO_BIN_EXE_dashvertex"))
                     .args([
                         "reduce",
                         &format!("w{i}.json"),

@@ -1,12 +1,12 @@
 //! How both commands behave as programs: exit codes, colour and the variables that steer
 //! it (on a pseudo-terminal too), quiet and verbose output, completions, man pages, and
-//! `dash validate` being `dash-validate`. Help texts are transcripts in `tests/cases/`.
+//! `dashvertex validate` being `dash-validate`. Help texts are transcripts in `tests/cases/`.
 
 use std::process::{Command, Output, Stdio};
 
 use dashvertex_testkit::{Scratch, repo};
 
-const DASH: &str = env!("CARGO_BIN_EXE_dash");
+const DASH: &str = env!("CARGO_BIN_EXE_dashvertex");
 const VALIDATE: &str = env!("CARGO_BIN_EXE_dash-validate");
 
 /// Runs `exe` in the repository with a clean colour environment plus `env`.
@@ -359,34 +359,34 @@ fn man_pages_for_every_command() {
         .collect();
     names.sort();
     for want in [
-        "dash.1",
-        "dash-convert.1",
-        "dash-reduce.1",
+        "dashvertex.1",
+        "dashvertex-convert.1",
+        "dashvertex-reduce.1",
         "dash-validate.1",
-        "dash-inspect.1",
-        "dash-manifest.1",
-        "dash-manifest-init.1",
-        "dash-manifest-update.1",
-        "dash-manifest-show.1",
-        "dash-completions.1",
-        "dash-man.1",
+        "dashvertex-inspect.1",
+        "dashvertex-manifest.1",
+        "dashvertex-manifest-init.1",
+        "dashvertex-manifest-update.1",
+        "dashvertex-manifest-show.1",
+        "dashvertex-completions.1",
+        "dashvertex-man.1",
     ] {
         assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
     }
-    let page = std::fs::read_to_string(dir.join("dash-reduce.1")).unwrap();
+    let page = std::fs::read_to_string(dir.join("dashvertex-reduce.1")).unwrap();
     assert!(
-        page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH dash-reduce 1"),
+        page.starts_with(".ie \\n(.g .ds Aq") || page.contains(".TH dashvertex-reduce 1"),
         "{page}"
     );
     assert!(page.contains("max\\-influences"), "flags documented");
-    // dash-validate.1 from `dash man` is the page `dash-validate --man` prints.
+    // dash-validate.1 from `dashvertex man` is the page `dash-validate --man` prints.
     let printed = run(VALIDATE, &["--man"]).stdout;
     assert_eq!(std::fs::read(dir.join("dash-validate.1")).unwrap(), printed);
     // man(1) renders it, when man is installed.
     if Command::new("man").arg("--version").output().is_ok() {
         let o = Command::new("man")
             .arg("-l")
-            .arg(dir.join("dash-reduce.1"))
+            .arg(dir.join("dashvertex-reduce.1"))
             .env("MANPAGER", "cat")
             .env("PAGER", "cat")
             .output()

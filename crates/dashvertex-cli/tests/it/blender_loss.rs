@@ -108,7 +108,7 @@ fn skinning_and_displacement_match_blender_to_1e4_of_the_diagonal() {
     let s = Scratch::new("blender-loss");
     let reduced = s.path().join("four.glb");
     let report = s.path().join("loss.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+    let o = Command::new(env!("CARGO_BIN_EXE_dashvertex"))
         .args([
             "reduce",
             original.to_str().unwrap(),
@@ -166,7 +166,7 @@ fn max_error_picks_more_than_4_influences_when_4_exceed_the_budget() {
     let s = Scratch::new("max-error");
     let out = s.path().join("out.glb");
     let run = |k: &str, d: &str| {
-        Command::new(env!("CARGO_BIN_EXE_dash"))
+        Command::new(env!("CARGO_BIN_EXE_dashvertex"))
             .args([
                 "reduce",
                 original.to_str().unwrap(),
@@ -221,7 +221,7 @@ fn poses_from_another_file_measure_a_model_exported_without_them() {
     let s = Scratch::new("poses");
     let run = |input: &str, extra: &[&str]| {
         let report = s.path().join(format!("{input}.json"));
-        let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+        let o = Command::new(env!("CARGO_BIN_EXE_dashvertex"))
             .arg("reduce")
             .arg(dir.join(input))
             .arg("-o")
@@ -257,7 +257,7 @@ fn poses_from_another_file_measure_a_model_exported_without_them() {
     );
     assert!(posed["note"].is_null(), "{}", posed["note"]);
     // --poses alone is a usage error.
-    let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+    let o = Command::new(env!("CARGO_BIN_EXE_dashvertex"))
         .arg("reduce")
         .arg(dir.join("loss_rig_static.glb"))
         .arg("-o")
@@ -274,7 +274,7 @@ fn the_budget_refuses_what_it_cannot_measure_and_the_report_names_the_chosen_k()
     let s = Scratch::new("budget-refusals");
     let out = s.path().join("out.glb");
     let dash = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_dash"))
+        Command::new(env!("CARGO_BIN_EXE_dashvertex"))
             .current_dir(repo())
             .args(args)
             .output()
@@ -399,7 +399,7 @@ fn hostile_animations_cost_neither_memory_nor_time() {
     let s = Scratch::new("hostile-anim");
     std::fs::write(s.path().join("a.gltf"), hostile_animation(100_000_000, 500)).unwrap();
     let o = dashvertex_testkit::run_limited(
-        Path::new(env!("CARGO_BIN_EXE_dash")),
+        Path::new(env!("CARGO_BIN_EXE_dashvertex")),
         s.path(),
         &["reduce", "a.gltf", "-o", "b.gltf", "--report", "r.json"],
         20,

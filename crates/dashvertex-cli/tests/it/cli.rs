@@ -1,4 +1,4 @@
-//! `dash` end to end where a transcript is not enough: conversions through files and
+//! `dashvertex` end to end where a transcript is not enough: conversions through files and
 //! pipes compared byte for byte, destinations left untouched on failure, exit codes.
 
 use dashvertex_testkit::repo;
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn dash(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dash"))
+    Command::new(env!("CARGO_BIN_EXE_dashvertex"))
         .current_dir(repo())
         .args(args)
         .output()
@@ -16,7 +16,7 @@ fn dash(args: &[&str]) -> Output {
 
 fn dash_stdin(args: &[&str], input: &[u8]) -> Output {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dash"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dashvertex"))
         .current_dir(repo())
         .args(args)
         .stdin(std::process::Stdio::piped())

@@ -13,7 +13,7 @@ use dashvertex_testkit::{Scratch, repo, run_limited};
 use serde_json::{Value, json};
 
 fn dash(dir: &Path, args: &[&str]) -> Output {
-    run_limited(Path::new(env!("CARGO_BIN_EXE_dash")), dir, args, 10)
+    run_limited(Path::new(env!("CARGO_BIN_EXE_dashvertex")), dir, args, 10)
 }
 
 fn validate(dir: &Path, args: &[&str]) -> Output {

@@ -160,5 +160,5 @@ fn the_scan_finds_paths_and_skips_what_is_not_ours() {
     );
     assert!(cited("mrdoob/three.js `examples/jsm/loaders/GLTFLoader.js`").is_empty());
     assert!(cited("`crates/x/tests/cases/NAME.case`, `fixtures/*.glb`").is_empty());
-    assert!(cited("`cargo test` and `dash reduce`").is_empty());
+    assert!(cited("`cargo test` and `dashvertex reduce`").is_empty());
 }

@@ -1,4 +1,4 @@
-//! `dash fix` end to end: every invalid vector is repaired into a file both validators
+//! `dashvertex fix` end to end: every invalid vector is repaired into a file both validators
 //! accept, or refused because of a fault outside influence data; a second fix changes
 //! nothing; the glTF corpus and generated faulty files too; the official validator
 //! agrees on every output.
@@ -20,7 +20,7 @@ fn run(exe: &str, args: &[&str]) -> Output {
 }
 
 fn dash(args: &[&str]) -> Output {
-    run(env!("CARGO_BIN_EXE_dash"), args)
+    run(env!("CARGO_BIN_EXE_dashvertex"), args)
 }
 
 /// The error codes `dash-validate --format json` reports for a file.
@@ -56,7 +56,7 @@ fn diagnostics(file: &Path, profile: &str, severity: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// The codes `dash fix` repairs (spec/fix.md §4): every other error is outside influence
+/// The codes `dashvertex fix` repairs (spec/fix.md §4): every other error is outside influence
 /// data, and a file with one is refused.
 fn repaired_codes() -> BTreeSet<String> {
     let text = std::fs::read_to_string(repo().join("spec/fix.md")).unwrap();

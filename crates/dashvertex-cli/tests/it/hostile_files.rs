@@ -1,5 +1,5 @@
 //! CLI-level property test (spec/security.md): arbitrary files — repository seeds with a
-//! few mutations, or random bytes — are written into a fresh folder and every `dash`
+//! few mutations, or random bytes — are written into a fresh folder and every `dashvertex`
 //! command is run on them end to end, each in a child process under a 256 MiB
 //! address-space limit. Every run must end with exit 0, 1 or 2 within its time bound,
 //! create or change no file but the output it was named, leave nothing behind when it
@@ -13,7 +13,7 @@ use dashvertex_testkit::{Scratch, changes, run_limited, snapshot};
 use proptest::prelude::*;
 
 fn dash() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_dash"))
+    Path::new(env!("CARGO_BIN_EXE_dashvertex"))
 }
 
 /// Commands to run on a file named `f`, each with the outputs it may write.
@@ -110,14 +110,14 @@ fn commands(f: &str) -> Vec<(Vec<String>, Vec<&'static str>)> {
     ]
 }
 
-/// The bone manifest `dash remap` runs with, written into the folder before any run.
+/// The bone manifest `dashvertex remap` runs with, written into the folder before any run.
 const REMAP: &str = "remap-manifest.json";
 
 /// Its bones: the seeds' joint names, numbered backwards.
 const REMAP_BONES: &str =
     r#"{"version": 1, "bones": [{"index": 0, "name": "joint1"}, {"index": 1, "name": "joint0"}]}"#;
 
-/// `dash remap`'s output for input `f` (glTF or GLB as the input).
+/// `dashvertex remap`'s output for input `f` (glTF or GLB as the input).
 fn remapped(f: &str) -> &'static str {
     if f.ends_with(".glb") {
         "remapped.glb"

@@ -323,7 +323,7 @@ fn check_alias(command: usize, how: Spelling) -> Result<(), TestCaseError> {
     .unwrap();
     std::fs::copy(repo().join("examples/rig.json"), d.join("rig.json")).unwrap();
     let init = run_limited(
-        Path::new(env!("CARGO_BIN_EXE_dash")),
+        Path::new(env!("CARGO_BIN_EXE_dashvertex")),
         d,
         &["manifest", "init", "w.json", "-o", "m.json"],
         10,
@@ -353,7 +353,7 @@ fn check_alias(command: usize, how: Spelling) -> Result<(), TestCaseError> {
         _ => vec!["manifest", "update", "m.json", "--from", &m],
     };
     let before = snapshot(d);
-    let o = run_limited(Path::new(env!("CARGO_BIN_EXE_dash")), d, &args, 10);
+    let o = run_limited(Path::new(env!("CARGO_BIN_EXE_dashvertex")), d, &args, 10);
     prop_assert_eq!(
         o.status.code(),
         Some(2),

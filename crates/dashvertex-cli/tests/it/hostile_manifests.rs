@@ -18,7 +18,7 @@ const GLTF: &str = "spec/vectors/gltf/skin-joint-order.gltf";
 fn exe(name: &str) -> &'static Path {
     match name {
         "dash-validate" => Path::new(env!("CARGO_BIN_EXE_dash-validate")),
-        _ => Path::new(env!("CARGO_BIN_EXE_dash")),
+        _ => Path::new(env!("CARGO_BIN_EXE_dashvertex")),
     }
 }
 

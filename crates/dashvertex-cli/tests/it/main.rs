@@ -1,4 +1,4 @@
-//! Integration tests of the `dash` and `dash-validate` commands: the `.case` files in `tests/cases/`, and what a transcript cannot show (hostile files, thread counts, schemas, pseudo-terminals).
+//! Integration tests of the `dashvertex` and `dash-validate` commands: the `.case` files in `tests/cases/`, and what a transcript cannot show (hostile files, thread counts, schemas, pseudo-terminals).
 //!
 //! One test binary per crate: each module here was a test target of its own.
 #![allow(
@@ -13,7 +13,7 @@ use std::path::Path;
 /// The commands a `RUN:` line may name.
 fn commands() -> [(&'static str, &'static Path); 2] {
     [
-        ("dash", Path::new(env!("CARGO_BIN_EXE_dash"))),
+        ("dashvertex", Path::new(env!("CARGO_BIN_EXE_dashvertex"))),
         (
             "dash-validate",
             Path::new(env!("CARGO_BIN_EXE_dash-validate")),

@@ -1,4 +1,4 @@
-//! What `dash reduce` writes for glTF: pruned and faithful. For real models (and a
+//! What `dashvertex reduce` writes for glTF: pruned and faithful. For real models (and a
 //! generated one with 16 influences in 4 sets), the reduced file has no error from the
 //! official validator and no UNUSED_OBJECT the input did not have; when influences were
 //! dropped it is smaller than its input; a `.gltf` with a `.bin` comes back as a `.gltf`
@@ -12,7 +12,7 @@ use dashvertex_testkit::oracle::{messages, oracle};
 use dashvertex_testkit::{Scratch, repo};
 
 fn dash(dir: &Path, args: &[&str]) {
-    let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+    let o = Command::new(env!("CARGO_BIN_EXE_dashvertex"))
         .args(args)
         .current_dir(dir)
         .output()

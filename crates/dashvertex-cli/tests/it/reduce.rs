@@ -1,4 +1,4 @@
-//! `dash reduce` and `dash manifest` end to end.
+//! `dashvertex reduce` and `dashvertex manifest` end to end.
 
 use dashvertex_testkit::repo;
 
@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn dash(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dash"))
+    Command::new(env!("CARGO_BIN_EXE_dashvertex"))
         .current_dir(repo())
         .args(args)
         .output()

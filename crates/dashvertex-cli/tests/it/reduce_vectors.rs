@@ -19,7 +19,7 @@ fn reduce_vectors() {
         let input = dir.join(v["input"].as_str().unwrap());
         let expected = dir.join(v["expected"].as_str().unwrap());
         let out = tmp.join(format!("out{i}.json"));
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_dash"));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_dashvertex"));
         cmd.args(["reduce", "-q"]).arg(&input).arg("-o").arg(&out);
         if let Some(m) = v["manifest"].as_str() {
             let copy = tmp.join(format!("manifest{i}.json"));
@@ -58,7 +58,7 @@ fn per_bone_attributes_get_a_skin_that_binds_at_the_rest_pose() {
         "fixtures/blender/rig_per_bone_attributes_no_nodes.gltf",
     ] {
         let out = tmp.join("out.glb");
-        let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+        let o = Command::new(env!("CARGO_BIN_EXE_dashvertex"))
             .current_dir(repo())
             .args(["reduce", "-q", input, "--normalize", "unit", "-o"])
             .arg(&out)

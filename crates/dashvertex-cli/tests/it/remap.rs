@@ -1,4 +1,4 @@
-//! `dash remap` end to end: a Blender re-export remapped to the other export's manifest
+//! `dashvertex remap` end to end: a Blender re-export remapped to the other export's manifest
 //! passes `dash-validate --locked` (it failed before) and skins bit for bit as it did; a
 //! `.gltf` output keeps its buffer beside it, and an input already in order is copied.
 
@@ -19,7 +19,7 @@ fn run(exe: &str, args: &[&str]) -> Output {
 }
 
 fn dash(args: &[&str]) -> Output {
-    run(env!("CARGO_BIN_EXE_dash"), args)
+    run(env!("CARGO_BIN_EXE_dashvertex"), args)
 }
 
 fn validate(args: &[&str]) -> Output {

@@ -1,4 +1,4 @@
-//! `dash reduce` writes the same bytes and says the same at any thread count: GLB files
+//! `dashvertex reduce` writes the same bytes and says the same at any thread count: GLB files
 //! with several primitives and influence sets, spread over more vertices than one
 //! parallel chunk, reduced at 1, 2 and 7 threads to GLB, to `.gltf` with a `.bin`, and
 //! with quantized weights.
@@ -17,7 +17,7 @@ fn reduce(dir: &Path, threads: &str, args: &[&str]) -> (Vec<u8>, Vec<u8>, Option
         "glb"
     };
     let name = format!("{out}.{ext}");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dash"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dashvertex"));
     cmd.args(["--threads", threads, "reduce", "in.glb", "-o", &name])
         .args(args.iter().filter(|a| **a != "gltf"))
         .current_dir(dir);

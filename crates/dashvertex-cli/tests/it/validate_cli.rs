@@ -161,7 +161,7 @@ fn colour_only_when_asked_or_on_a_terminal() {
 
 #[test]
 fn a_bone_manifest_gives_the_bone_count() {
-    // examples/arm.manifest.json (written by `dash manifest`) numbers six bones: 0..=5.
+    // examples/arm.manifest.json (written by `dashvertex manifest`) numbers six bones: 0..=5.
     let dir = std::env::temp_dir().join(format!("dash-validate-manifest-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mesh = |bone: u32| {
@@ -444,8 +444,8 @@ fn text_is_read_as_what_it_holds_whatever_its_name() {
             "{report}"
         );
     }
-    // dash inspect agrees on the DashVertex one.
-    let o = Command::new(env!("CARGO_BIN_EXE_dash"))
+    // dashvertex inspect agrees on the DashVertex one.
+    let o = Command::new(env!("CARGO_BIN_EXE_dashvertex"))
         .args(["inspect", dir.join("mesh.gltf").to_str().unwrap()])
         .output()
         .unwrap();

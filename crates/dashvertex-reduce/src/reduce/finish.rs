@@ -174,7 +174,7 @@ pub(super) fn unit(w: &mut [f32]) {
     dashvertex_core::weights::normalize_unit(w);
 }
 
-/// Refuses a kept weight above 1 (only possible without normalization): dash reduce
+/// Refuses a kept weight above 1 (only possible without normalization): dashvertex reduce
 /// never writes what its validator rejects (spec/security.md §5).
 pub(super) fn above_one(
     input: &Input,

@@ -184,7 +184,7 @@ fn blender_rig_remapped_to_the_other_exports_manifest_skins_identically() {
         load_file("fixtures/blender/rig24_all.glb"),
         load_file("fixtures/blender/rig25_all.glb"),
     );
-    // The numbering `dash manifest init` gives rig25 (a superset of rig24's bones).
+    // The numbering `dashvertex manifest init` gives rig25 (a superset of rig24's bones).
     let skeleton: Vec<_> =
         dashvertex_reduce::input::bone_refs(&dashvertex_gltf::import::skeleton(&r25, 0).unwrap());
     let m = Manifest::init(&skeleton).unwrap();

@@ -1,4 +1,4 @@
-//! Mesh primitives beyond their influences, which `dash split` and the reducer read:
+//! Mesh primitives beyond their influences, which `dashvertex split` and the reducer read:
 //!
 //! - `GLTF_INDICES`: `indices` is not SCALAR UNSIGNED_BYTE / SHORT / INT, its view has a
 //!   `byteStride`, or an index is the primitive-restart value (the type's largest) or not

@@ -1,5 +1,0 @@
-//! `dash`: validate, convert, inspect, reduce and manage bone manifests.
-
-fn main() -> std::process::ExitCode {
-    dashvertex_cli::dash::main()
-}

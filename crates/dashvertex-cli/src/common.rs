@@ -3,6 +3,7 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 use dashvertex_core::Limits;
 
@@ -215,5 +216,16 @@ pub fn warn_neutral_bone(added: &[(String, u32)]) {
         warning(format_args!(
             "the manifest now numbers bone {name:?} (index {index}): the joint Blender's glTF exporter adds to hold the vertices no bone weights, not a bone of the rig; weight those vertices to a real bone in Blender (Weight Paint) and export again, then retire it with `dashvertex manifest update M --from FILE`, or keep it if those vertices are meant to follow no bone"
         ));
+    }
+}
+
+/// Prints a clap error (or the help or version it carries) and gives the exit code: 0
+/// for help and version, 2 for a usage error. A closed standard output is not an error.
+pub fn clap_exit(e: &clap::Error) -> ExitCode {
+    let _ = e.print();
+    if e.use_stderr() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
     }
 }

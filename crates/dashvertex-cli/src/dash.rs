@@ -538,7 +538,9 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         },
         Command::Fix(f) => f.run(&ctx),
         Command::Remap(args) => crate::remap::run(args, &ctx),
-        Command::Man { dir } => crate::docs::write_man_pages(dir),
+        Command::Man { dir } => {
+            crate::docs::write_man_pages(dir, Cli::command(), crate::validate::command())
+        }
         Command::Validate(_) | Command::Completions { .. } => Ok(()),
         Command::Inspect {
             file,
@@ -576,7 +578,7 @@ pub fn main() -> ExitCode {
         .and_then(|m| Cli::from_arg_matches(&m))
     {
         Ok(c) => c,
-        Err(e) => return clap_exit(&e),
+        Err(e) => return common::clap_exit(&e),
     };
     cli.global.apply();
     crate::pool::run(|| dispatch(&cli))
@@ -601,16 +603,5 @@ fn dispatch(cli: &Cli) -> ExitCode {
             common::error(&e);
             ExitCode::from(e.exit_code())
         }
-    }
-}
-
-/// Prints a clap error (or the help or version it carries) and gives the exit code: 0
-/// for help and version, 2 for a usage error. A closed standard output is not an error.
-pub fn clap_exit(e: &clap::Error) -> ExitCode {
-    let _ = e.print();
-    if e.use_stderr() {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
     }
 }

@@ -3,8 +3,6 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use clap::CommandFactory;
-
 use crate::common;
 use crate::error::CliError;
 
@@ -46,14 +44,16 @@ fn render(cmd: clap::Command) -> Result<Vec<u8>, CliError> {
     Ok(out)
 }
 
-/// The man pages of both commands: `dash.1`, `dash-SUB.1` for each subcommand (and
-/// `dash-manifest-SUB.1` below `manifest`), and `dash-validate.1`.
-pub fn man_pages() -> Result<Vec<(String, Vec<u8>)>, CliError> {
+/// The man pages of both commands: `dashvertex.1`, `dashvertex-SUB.1` for each
+/// subcommand (and `dashvertex-manifest-SUB.1` below `manifest`), and `dash-validate.1`;
+/// `main` and `validate` are the two commands' clap definitions.
+pub fn man_pages(
+    mut main: clap::Command,
+    mut validate: clap::Command,
+) -> Result<Vec<(String, Vec<u8>)>, CliError> {
     let mut pages = Vec::new();
-    let mut dash = crate::dash::Cli::command();
-    dash.build();
-    collect(&dash, "dashvertex", &mut pages)?;
-    let mut validate = crate::validate::command();
+    main.build();
+    collect(&main, "dashvertex", &mut pages)?;
     validate.build();
     pages.push(("dash-validate.1".to_owned(), render(validate)?));
     Ok(pages)
@@ -82,9 +82,13 @@ fn collect(
 }
 
 /// `dashvertex man DIR`: writes every page into `dir` (each atomically), creating the folder.
-pub fn write_man_pages(dir: &Path) -> Result<(), CliError> {
+pub fn write_man_pages(
+    dir: &Path,
+    main: clap::Command,
+    validate: clap::Command,
+) -> Result<(), CliError> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::Io(format!("{}: {e}", dir.display())))?;
-    let pages = man_pages()?;
+    let pages = man_pages(main, validate)?;
     for (name, page) in &pages {
         dashvertex_fs::write_file(&dir.join(name), page)?;
     }

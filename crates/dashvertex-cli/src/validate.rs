@@ -109,11 +109,11 @@ pub fn main() -> ExitCode {
     common::init_color(&argv);
     let matches = match command().try_get_matches_from(&argv) {
         Ok(m) => m,
-        Err(e) => return crate::dash::clap_exit(&e),
+        Err(e) => return common::clap_exit(&e),
     };
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
-        Err(e) => return crate::dash::clap_exit(&e),
+        Err(e) => return common::clap_exit(&e),
     };
     if let Some(shell) = cli.completions {
         return crate::docs::print_completions(&mut command(), shell);

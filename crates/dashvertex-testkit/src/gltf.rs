@@ -136,22 +136,8 @@ impl SkinnedGlb {
             "bufferViews": views,
             "buffers": [{"byteLength": bin.len()}],
         });
-        let mut json = serde_json::to_vec(&doc).unwrap_or_default();
-        while !json.len().is_multiple_of(4) {
-            json.push(b' ');
-        }
-        let total = 12 + 8 + json.len() + 8 + bin.len();
-        let mut out = Vec::with_capacity(total);
-        out.extend_from_slice(b"glTF");
-        out.extend_from_slice(&2u32.to_le_bytes());
-        out.extend_from_slice(&(total as u32).to_le_bytes());
-        out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"JSON");
-        out.extend_from_slice(&json);
-        out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-        out.extend_from_slice(b"BIN\0");
-        out.extend_from_slice(&bin);
-        out
+        let json = serde_json::to_vec(&doc).unwrap_or_default();
+        dashvertex_gltf::glb::build(&json, Some(&bin)).unwrap_or_default()
     }
 }
 

@@ -80,7 +80,7 @@ impl Global {
     }
 
     /// Applies the flags that act on the whole process: verbosity and the thread pool
-    /// (started once, before any work; see [`crate::pool`]).
+    /// (started once, before any work; see `crate::pool`).
     pub fn apply(&self) {
         set_verbosity(self.verbosity());
         let cores = std::thread::available_parallelism().map_or(1, usize::from);

@@ -1,4 +1,4 @@
-//! The element budget (spec/security.md [L2]): how many accessor elements a document may
+//! The element budget (spec/security.md \[L2\]): how many accessor elements a document may
 //! make dash read, tied to the input's size, so that no declared `count` (of an accessor
 //! without a buffer view, whose elements are zeros; of a sparse block; of an accessor
 //! read through many primitives) drives time, memory or output beyond what the file

@@ -110,7 +110,7 @@ pub enum AccessorError {
         #[source]
         source: crate::ranges::ViewRangeError,
     },
-    /// The element budget refuses the accessor (spec/security.md [L2]).
+    /// The element budget refuses the accessor (spec/security.md \[L2\]).
     #[error(transparent)]
     Budget(#[from] crate::budget::BudgetError),
     /// More elements than the configured limit.

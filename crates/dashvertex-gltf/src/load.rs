@@ -505,7 +505,7 @@ impl Gltf {
     }
 
     /// Why buffer view `v` does not lie inside its buffer, when it does not (every
-    /// view was checked when the document loaded; spec/security.md [L3]).
+    /// view was checked when the document loaded; spec/security.md \[L3\]).
     pub fn view_range(&self, v: usize) -> Option<&ViewRangeError> {
         self.view_ranges.get(v).and_then(Option::as_ref)
     }
@@ -515,7 +515,7 @@ impl Gltf {
         self.view_ranges.iter().flatten()
     }
 
-    /// Why the element budget (spec/security.md [L2]) refuses accessor `index`, if it
+    /// Why the element budget (spec/security.md \[L2\]) refuses accessor `index`, if it
     /// does: decided once, when the document loaded.
     pub fn budget_check(&self, index: u64) -> Result<(), crate::budget::BudgetError> {
         self.budget.check(index)

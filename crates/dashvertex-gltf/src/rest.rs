@@ -179,7 +179,7 @@ const SAME_POSE: f64 = 1e-4;
 /// Replaces the bones' transforms by the bind pose of `inverse_binds` (one per bone,
 /// column-major) when it differs from their rest pose: bone `k`'s global matrix becomes
 /// `inverse(inverse_binds[k])`, and its local one its parent's global inverted times that.
-/// Left alone when the two poses agree (to [`SAME_POSE`], relative to the size of the
+/// Left alone when the two poses agree (to `SAME_POSE`, relative to the size of the
 /// translations) or when a bind matrix cannot be inverted.
 pub fn bind_pose(bones: &mut [Bone], inverse_binds: &[Mat4]) {
     if bones.len() != inverse_binds.len() {

@@ -239,7 +239,7 @@ pub fn write(
     write_with(gltf, manifest, reduced, quantize, container, files, false)
 }
 
-/// [`write`], keeping the per-bone weight attributes a primitive was reduced from when
+/// [`write()`], keeping the per-bone weight attributes a primitive was reduced from when
 /// `keep_source_attributes`; by default they are removed (their weights are in the new
 /// JOINTS_n / WEIGHTS_n, and they are most of a Blender export's size), with their
 /// accessors and data. `_` attributes that matched no bone stay.

@@ -109,7 +109,7 @@ pub fn loss_with(
 }
 
 /// Work units (one influence slot skinned; a node or joint matrix counts
-/// [`MATRIX_WORK`]) a loss may take per byte of its input.
+/// `MATRIX_WORK`) a loss may take per byte of its input.
 pub const WORK_PER_BYTE: u64 = 64;
 
 /// Work units any loss may take, however small its input: about a second.

@@ -1,4 +1,4 @@
-//! glTF files whose declared numbers lie (issue 22, spec/security.md [L2] [L3]): the
+//! glTF files whose declared numbers lie (issue 22, spec/security.md \[L2\] \[L3\]): the
 //! minimal valid vector with accessor counts, sparse counts, buffer view offsets, lengths
 //! and strides replaced by numbers the file cannot back (up to 2^64 − 1), buffer views
 //! dropped from accessors (legal glTF: zeros), primitives repeated so one accessor is read

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds dash's WebAssembly modules into js/dash-three/wasm/ and checks their size:
-#   dash_wasm_core  decode + validate (feature-less build): at most 300 KB gzipped (fails above)
+#   dash_wasm_core  decode + validate (feature-less build): at most 360 KB gzipped (fails above)
 #   dash_wasm       everything (also reduce and encode), loaded only for files with more
 #                   than four influences per vertex
 # Needs the wasm32-unknown-unknown target and wasm-bindgen-cli at the wasm-bindgen version of
@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-LIMIT=300000 # bytes of gzip -9 output: the decode + validate target of issue 15
+LIMIT=360000 # bytes of gzip -9 output: decode + validate; 300 KB until the validator gained
+# the Khronos suite's document checks (issue 24), which took the module to 342 KB
 out=js/dash-three/wasm
 target="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$out"

@@ -10,7 +10,10 @@ use dashvertex_json::Form;
 
 use crate::error::CliError;
 use crate::formats::{self, Format, SaveOptions};
-use crate::reduce::{self, Context, Opened, Source};
+use dashvertex_app::input::{container, read_source, source_of_bytes};
+use dashvertex_app::output::{buffer_files, refuse_aliases, unchanged_gltf, verify, write_output};
+use dashvertex_app::reduce::{self, Pick, ReduceJob};
+use dashvertex_app::{Context, Opened, Source, input_error};
 
 /// JSON output shape.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -52,7 +55,7 @@ pub struct ConvertArgs {
     #[arg(long)]
     embed: bool,
     #[command(flatten)]
-    pick: reduce::Pick,
+    pick: crate::reduce::PickArgs,
 }
 
 impl ConvertArgs {
@@ -76,7 +79,7 @@ pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
                 ))
             })?;
     // No output may overwrite the input (spec/security.md W3).
-    reduce::refuse_aliases(&[("the output", &a.output)], &[("the input", &a.input)])?;
+    refuse_aliases(&[("the output", &a.output)], &[("the input", &a.input)])?;
     if a.form.is_some() && to != Format::Json {
         return Err(CliError::Usage(format!(
             "--form sets the shape of JSON output; the output here is {}",
@@ -88,12 +91,12 @@ pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
             &a.input,
             ctx.limits.max_input_bytes,
         )?),
-        _ => reduce::read_source(&a.input, ctx)?,
+        _ => read_source(&a.input, ctx)?,
     };
     match read {
         Opened::Gltf(g) if to.is_gltf() => gltf_to_gltf(a, *g, to),
         Opened::Gltf(g) => to_dashvertex(a, Source::Gltf(g), to, ctx),
-        Opened::Bytes(bytes) => match reduce::source_of_bytes(&a.input, &bytes, a.from, ctx)? {
+        Opened::Bytes(bytes) => match source_of_bytes(&a.input, &bytes, a.from, ctx)? {
             Source::Dash(loaded) if to.is_gltf() => {
                 dashvertex_to_gltf(a, loaded.document(), to, ctx)
             }
@@ -127,16 +130,16 @@ fn display(p: &Path) -> String {
 /// glTF to GLB or back, the document unchanged: the input's bytes when they stay valid
 /// where they go, else rewritten into the other container.
 fn gltf_to_gltf(a: &ConvertArgs, g: dashvertex_gltf::Gltf, to: Format) -> Result<(), CliError> {
-    if a.pick.given() {
+    if Pick::from(a.pick).given() {
         return Err(CliError::Usage(
             "--mesh and --primitive pick the primitive a DashVertex output holds; glTF output keeps every primitive".into(),
         ));
     }
-    let container = reduce::container(Some(to)).unwrap_or(dashvertex_gltf::Container::Glb);
-    let files = reduce::buffer_files(&a.output, a.embed);
-    let unchanged = reduce::unchanged_gltf(g, &a.input, &a.output, container, &files)?;
+    let container = container(Some(to)).unwrap_or(dashvertex_gltf::Container::Glb);
+    let files = buffer_files(&a.output, a.embed);
+    let unchanged = unchanged_gltf(g, &a.input, &a.output, container, &files)?;
     let written = unchanged.written;
-    reduce::write_output(&a.output, &written.main, &written.files)
+    Ok(write_output(&a.output, &written.main, &written.files)?)
 }
 
 /// DashVertex to glTF/GLB: the bones as nodes with their rest pose, a skin whose inverse
@@ -148,16 +151,16 @@ fn dashvertex_to_gltf(
     to: Format,
     ctx: &Context,
 ) -> Result<(), CliError> {
-    if a.pick.given() {
+    if Pick::from(a.pick).given() {
         return Err(CliError::Usage(
             "--mesh and --primitive pick a glTF primitive; the input is DashVertex".into(),
         ));
     }
-    let container = reduce::container(Some(to)).unwrap_or(dashvertex_gltf::Container::Glb);
-    let files = reduce::buffer_files(&a.output, a.embed);
+    let container = container(Some(to)).unwrap_or(dashvertex_gltf::Container::Glb);
+    let files = buffer_files(&a.output, a.embed);
     let written = dashvertex_gltf::from_dash::write(doc, container, &files)
-        .map_err(|e| reduce::input_error(&a.input, e))?;
-    let main = reduce::verify(
+        .map_err(|e| input_error(&a.input, e))?;
+    let main = verify(
         &a.output,
         to,
         written.main,
@@ -166,7 +169,7 @@ fn dashvertex_to_gltf(
         None,
         None,
     )?;
-    reduce::write_output(&a.output, &main, &written.files)?;
+    write_output(&a.output, &main, &written.files)?;
     let bones = doc.skeleton.as_ref().map_or(0, |s| s.len());
     crate::common::info(format_args!(
         "converted {} vertices and {bones} bone(s) to glTF: one POINTS primitive (DashVertex holds no faces), the bones as nodes with their rest pose and matching inverse bind matrices",
@@ -184,7 +187,7 @@ fn to_dashvertex(
     ctx: &Context,
 ) -> Result<(), CliError> {
     let most = ctx.limits.max_sets.saturating_mul(4);
-    let args = reduce::ReduceArgs {
+    let args = ReduceJob {
         input: &a.input,
         output: &a.output,
         to: Some(to),
@@ -202,11 +205,12 @@ fn to_dashvertex(
         max_error: None,
         poses: None,
         target: None,
-        pick: a.pick,
+        pick: a.pick.into(),
         convert: true,
         save: save_options(a),
         drop_source_attributes: true,
         ctx,
     };
-    reduce::reduce_source(&args, source)
+    reduce::run_source(&args, source)?;
+    Ok(())
 }

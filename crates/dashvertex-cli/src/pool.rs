@@ -172,7 +172,7 @@ pub fn start(requested: usize, cores: usize) -> Started {
 /// belongs to a pool, which [`start`] (run once, on the main thread) rules out; should it
 /// happen all the same, the process stops with the same message as any failed start.
 fn unreachable_pool() -> ! {
-    crate::common::error("no thread pool could be set up, not even on the calling thread");
+    anstream::eprintln!("error: no thread pool could be set up, not even on the calling thread");
     std::process::exit(2)
 }
 

@@ -3,10 +3,10 @@
 //! Exit status: 0 when every file is valid, 1 when any is invalid, 2 on a usage or I/O
 //! error.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 use dashvertex_core::Limits;
@@ -15,6 +15,9 @@ use dashvertex_validate::render::{self, Style};
 use dashvertex_validate::{Code, FileReport, Level, Options, Profile, Report};
 
 use crate::common::{self, Global, Verbosity};
+use crate::error::CliError;
+use crate::progress::Progress;
+use crate::walk::{Item, expand};
 
 /// Validate skinning data: weights, bone indices, influence sets, skeletons, in
 /// DashVertex JSON, DMX, raw records and glTF/GLB.
@@ -122,7 +125,7 @@ pub fn main() -> ExitCode {
         return crate::docs::print_man(command());
     }
     cli.global.apply();
-    crate::pool::run(|| run(&cli.args, &cli.global))
+    crate::pool::run(|| run_to_exit(&cli.args, &cli.global))
 }
 
 /// `--profile`.
@@ -145,174 +148,28 @@ pub enum OutputFormat {
     Sarif,
 }
 
-const EXTENSIONS: &[&str] = &["json", "dmx", "raw", "gltf", "glb"];
-
-/// One file of a run, as the walk gave it.
-enum Item {
-    /// Named on the command line: read whatever it is (a FIFO or device the user named
-    /// is read up to the input limit).
-    Named(PathBuf),
-    /// Found in a folder: read only when it is a regular file.
-    Found(PathBuf),
-    /// Found in a folder and unreadable (a folder that cannot be listed): reported as
-    /// `IO_ERROR` with the reason, beside the results of every other file.
-    Unreadable(PathBuf, String),
-}
-
-impl Item {
-    fn path(&self) -> &Path {
-        match self {
-            Item::Named(p) | Item::Found(p) | Item::Unreadable(p, _) => p,
-        }
-    }
-}
-
-/// Expands directories into the files they hold (spec/security.md §4: each once, no
-/// symlink followed out of the folder, regular files only, hidden and `.gitignore`d paths
-/// skipped unless `all`, unreadable entries reported and passed). A file named on the
-/// command line is always checked (unless `skip_other`); a `.json` found in a directory is
-/// checked only when it holds vertex data (DashVertex or glTF): bone manifests, weights
-/// documents and other JSON are listed as skipped on standard error, not reported
-/// invalid. What is refused, and how many paths `.gitignore` rules excluded, is noted.
-fn expand(inputs: &[PathBuf], all: bool, skip_other: bool, max: u64) -> Vec<Item> {
-    let walk = dashvertex_fs::Walk::new()
-        .extensions(EXTENSIONS)
-        .hidden(all)
-        .gitignore(!all);
-    let mut out = Vec::new();
-    for input in inputs {
-        let folder = input.is_dir();
-        let found = skip_other || folder;
-        let (mut files, mut folders) = (0u64, 0u64);
-        for e in walk.run(std::slice::from_ref(input)) {
-            let p = match e {
-                dashvertex_fs::WalkEntry::File(p) => p,
-                dashvertex_fs::WalkEntry::Skipped { path, why } => {
-                    if !why.starts_with("not a vertex-data") {
-                        common::detail(format_args!("skipped {}: {why}", path.display()));
-                    }
-                    continue;
-                }
-                dashvertex_fs::WalkEntry::Refused { path, why } => {
-                    common::note(format_args!("skipped {}: {why}", path.display()));
-                    continue;
-                }
-                dashvertex_fs::WalkEntry::Unreadable { path, error } => {
-                    out.push(Item::Unreadable(path, error));
-                    continue;
-                }
-                dashvertex_fs::WalkEntry::Ignored { path, folder } => {
-                    if folder {
-                        folders += 1;
-                    } else if EXTENSIONS
-                        .iter()
-                        .any(|x| path.extension().is_some_and(|e| e.eq_ignore_ascii_case(x)))
-                    {
-                        files += 1;
-                    } else {
-                        continue;
-                    }
-                    common::detail(format_args!(
-                        "skipped {}: excluded by a .gitignore rule",
-                        path.display()
-                    ));
-                    continue;
-                }
-            };
-            if found
-                && p.extension().and_then(|x| x.to_str()) == Some("json")
-                && let Some(what) = not_vertex_data(&p, max, folder)
-            {
-                common::info(format_args!("skipped {}: {what}", p.display()));
-                continue;
-            }
-            out.push(if folder {
-                Item::Found(p)
-            } else {
-                Item::Named(p)
-            });
-        }
-        if files + folders > 0 {
-            let plural =
-                |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-            let what = match (files, folders) {
-                (f, 0) => plural(f, "file", "files"),
-                (0, d) => plural(d, "folder", "folders"),
-                (f, d) => format!(
-                    "{} and {}",
-                    plural(f, "file", "files"),
-                    plural(d, "folder", "folders")
-                ),
-            };
-            common::note(format_args!(
-                "{}: .gitignore rules excluded {what} (-v lists them; --all-files checks them too)",
-                input.display()
-            ));
-        }
-    }
-    out
-}
-
-/// What a JSON file is when it is not vertex data; `None` for DashVertex, glTF, and
-/// anything that cannot be told (broken JSON is checked, and reported).
-fn not_vertex_data(path: &Path, max: u64, found: bool) -> Option<&'static str> {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        #[serde(rename = "type")]
-        kind: Option<serde_json::Value>,
-        bones: Option<serde::de::IgnoredAny>,
-        version: Option<serde::de::IgnoredAny>,
-    }
-    let bytes = if found {
-        dashvertex_fs::read_regular(path, max).ok()?
-    } else {
-        dashvertex_fs::read_input(path, max).ok()?
-    };
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace())?;
-    // Vertex data is what the one detector says it is.
-    if *first != b'{' || Format::text_kind(&bytes).is_some() {
-        return None;
-    }
-    let p: Probe = serde_json::from_slice(&bytes).ok()?;
-    Some(match p.kind.as_ref().and_then(|k| k.as_str()) {
-        Some("DashBoneWeights") => {
-            "a per-bone weights document (dashvertex reduce reads it), not vertex data"
-        }
-        _ if p.bones.is_some() && p.version.is_some() => "a bone manifest, not vertex data",
-        _ => "JSON that is neither DashVertex nor glTF",
-    })
-}
-
-/// Validates `args.inputs` and prints the report; the exit code says how it went.
-pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
+/// Validates `args.inputs` and prints the report; the exit code says how it went (1: a
+/// file is invalid, 2: a file could not be read). A manifest or level flag that cannot be
+/// used is an error.
+pub fn run(args: &ValidateArgs, global: &Global) -> Result<ExitCode, CliError> {
     let verbosity = global.verbosity();
     let (bones, removed_bones, joint_order) = match &args.manifest {
         None => (args.bones, Vec::new(), None),
         Some(path) => {
             // An unreadable manifest is an I/O problem (2); a corrupt one is invalid data (1).
-            let bytes = match dashvertex_fs::read_input(path, Limits::default().max_input_bytes) {
-                Ok(b) => b,
-                Err(e @ dashvertex_fs::FsError::Empty { .. }) => {
-                    common::error(&e);
-                    return ExitCode::from(1);
-                }
-                Err(e) => {
-                    common::error(&e);
-                    return ExitCode::from(2);
-                }
-            };
-            match crate::reduce::parse_manifest(path, &bytes, &global.limits()) {
-                // Removed bones keep their index: they count toward the range.
-                Ok(m) => (
-                    Some(m.len() as u64),
-                    m.removed_indices(),
-                    Some(dashvertex_validate::JointOrder::new(m, args.locked)),
-                ),
-                Err(e) => {
-                    common::error(&e);
-                    return ExitCode::from(1);
-                }
-            }
+            let bytes = dashvertex_fs::read_input(path, Limits::default().max_input_bytes)
+                .map_err(|e| match e {
+                    dashvertex_fs::FsError::Empty { .. } => CliError::Output(e.to_string()),
+                    other => CliError::from(other),
+                })?;
+            let ctx = crate::words::context(global.limits(), &[], true);
+            let m = dashvertex_app::manifest_file::parse_manifest(path, &bytes, &ctx)?;
+            // Removed bones keep their index: they count toward the range.
+            (
+                Some(m.len() as u64),
+                m.removed_indices(),
+                Some(dashvertex_validate::JointOrder::new(m, args.locked)),
+            )
         }
     };
     let levels = match levels(args) {
@@ -322,10 +179,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
             l
         }
         Ok(l) => l,
-        Err(why) => {
-            common::error(&why);
-            return ExitCode::from(2);
-        }
+        Err(why) => return Err(CliError::Usage(why)),
     };
     let opts = Options {
         profile: args.profile.map(|p| match p {
@@ -465,8 +319,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
     });
     let mut stdout = anstream::stdout().lock();
     if let Some(e) = failed {
-        common::error(&e);
-        return ExitCode::from(2);
+        return Err(CliError::Io(e));
     }
     progress.clear();
     let io_failed = reports.iter().any(FileReport::io_failed);
@@ -490,66 +343,23 @@ pub fn run(args: &ValidateArgs, global: &Global) -> ExitCode {
         }
     }
     let _ = stdout.flush();
-    if io_failed {
+    Ok(if io_failed {
         ExitCode::from(2)
     } else if report.summary.invalid > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
+    })
 }
 
-/// A progress bar on standard error (bytes over all files), shown only on a terminal
-/// and only once a run has taken more than a second.
-struct Progress {
-    bar: std::sync::OnceLock<indicatif::ProgressBar>,
-    start: Instant,
-    total: u64,
-    done_before: std::sync::atomic::AtomicU64,
-}
-
-impl Progress {
-    fn new(files: &[Item]) -> Self {
-        Progress {
-            bar: std::sync::OnceLock::new(),
-            start: Instant::now(),
-            total: files
-                .iter()
-                .filter_map(|i| std::fs::metadata(i.path()).ok())
-                .map(|m| m.len())
-                .sum(),
-            done_before: std::sync::atomic::AtomicU64::new(0),
-        }
-    }
-
-    /// Bytes of the current file done.
-    fn update(&self, in_file: u64) {
-        if !std::io::stderr().is_terminal() || self.start.elapsed() < Duration::from_secs(1) {
-            return;
-        }
-        let bar = self.bar.get_or_init(|| {
-            let b = indicatif::ProgressBar::new(self.total);
-            if let Ok(style) =
-                indicatif::ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg}")
-            {
-                b.set_style(style);
-            }
-            b
-        });
-        let before = self.done_before.load(std::sync::atomic::Ordering::Relaxed);
-        bar.set_position(before + in_file);
-    }
-
-    fn file_done(&self, path: &Path) {
-        let len = std::fs::metadata(path).map_or(0, |m| m.len());
-        self.done_before
-            .fetch_add(len, std::sync::atomic::Ordering::Relaxed);
-        self.update(0);
-    }
-
-    fn clear(&self) {
-        if let Some(b) = self.bar.get() {
-            b.finish_and_clear();
+/// [`run`], its error printed and turned into the exit code.
+pub fn run_to_exit(args: &ValidateArgs, global: &Global) -> ExitCode {
+    match run(args, global) {
+        Ok(code) => code,
+        Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
+        Err(e) => {
+            common::error(&e);
+            ExitCode::from(e.exit_code())
         }
     }
 }

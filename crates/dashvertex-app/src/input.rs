@@ -9,9 +9,9 @@ use dashvertex_reduce::gltf::PrimitiveInput;
 use dashvertex_reduce::input::{Input, bone_refs};
 use dashvertex_reduce::manifest::BoneRef;
 
-use crate::common;
-use crate::error::CliError;
+use crate::error::{AppError, input_error};
 use crate::formats::{self, Format, Loaded};
+use crate::words::{Job, Level, Log, Opt, Wording};
 
 /// A reducer input file, loaded.
 pub enum Source {
@@ -70,13 +70,6 @@ impl<'s> Part<'s> {
     }
 }
 
-pub fn input_error(file: &Path, message: impl std::fmt::Display) -> CliError {
-    CliError::Input {
-        file: file.display().to_string(),
-        message: message.to_string(),
-    }
-}
-
 /// The glTF container a format is, if it is one.
 pub fn container(format: Option<Format>) -> Option<Container> {
     match format? {
@@ -86,7 +79,8 @@ pub fn container(format: Option<Format>) -> Option<Container> {
     }
 }
 
-/// What every command that reads inputs and manifests shares.
+/// What every job that reads inputs and manifests shares: limits, where resources may
+/// come from, and how it speaks to its user.
 pub struct Context<'a> {
     /// Decoder limits.
     pub limits: Limits,
@@ -94,12 +88,48 @@ pub struct Context<'a> {
     pub resource_dirs: &'a [PathBuf],
     /// Wait for a manifest lock another run holds (else fail at once).
     pub wait: bool,
+    /// How messages name options and jobs.
+    pub words: &'a dyn Wording,
+    /// Where the job's notes, warnings and progress go.
+    pub log: &'a dyn Log,
+}
+
+impl Context<'_> {
+    /// How the user sets `opt`.
+    pub fn opt(&self, opt: Opt) -> String {
+        self.words.option(opt)
+    }
+
+    /// How the user runs `job`.
+    pub fn job(&self, job: Job) -> String {
+        self.words.job(job)
+    }
+
+    /// A note: something the user may not expect.
+    pub fn note(&self, message: impl std::fmt::Display) {
+        self.log.log(Level::Note, &message);
+    }
+
+    /// What the job did.
+    pub fn info(&self, message: impl std::fmt::Display) {
+        self.log.log(Level::Info, &message);
+    }
+
+    /// More of what it did, for a verbose run.
+    pub fn detail(&self, message: impl std::fmt::Display) {
+        self.log.log(Level::Detail, &message);
+    }
+
+    /// Something the user should act on; the job went on.
+    pub fn warning(&self, message: impl std::fmt::Display) {
+        self.log.log(Level::Warning, &message);
+    }
 }
 
 /// Loads a reducer input. glTF is told by its name or, from standard input or under
 /// another name, by its bytes; glTF from standard input has no folder, so it reads no
 /// external file (spec/security.md §1).
-pub fn load(path: &Path, ctx: &Context) -> Result<Source, CliError> {
+pub fn load(path: &Path, ctx: &Context) -> Result<Source, AppError> {
     match read_source(path, ctx)? {
         Opened::Gltf(g) => Ok(Source::Gltf(g)),
         Opened::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
@@ -113,9 +143,9 @@ pub fn source_of_bytes(
     bytes: &[u8],
     from: Option<Format>,
     ctx: &Context,
-) -> Result<Source, CliError> {
+) -> Result<Source, AppError> {
     let limits = &ctx.limits;
-    let format = from.unwrap_or_else(|| formats::decide(path, bytes));
+    let format = from.unwrap_or_else(|| formats::decide(path, bytes, ctx.log));
     if format == Format::Json {
         let text = std::str::from_utf8(bytes).map_err(|e| input_error(path, e))?;
         match dashvertex_reduce::weights_doc::document_type(text).as_deref() {
@@ -131,9 +161,10 @@ pub fn source_of_bytes(
                 return Err(input_error(
                     path,
                     format!(
-                        "{line}:{column}: type is {}; dashvertex reduce reads a DashVertex document \
+                        "{line}:{column}: type is {}; {} reads a DashVertex document \
                          ({:?}) or a per-bone weights document ({:?}) (at /type)",
                         dashvertex_fs::short(t),
+                        ctx.job(Job::Reduce),
                         dashvertex_json::DOCUMENT_TYPE,
                         dashvertex_reduce::weights_doc::WEIGHTS_TYPE
                     ),
@@ -147,6 +178,7 @@ pub fn source_of_bytes(
         bytes,
         format,
         limits,
+        ctx,
     )?))
 }
 
@@ -161,13 +193,13 @@ pub enum Opened {
 
 /// Fails with an I/O error (exit 2) when `path` names no file or a folder: a missing
 /// input is a problem with the command line, not invalid data.
-pub fn must_exist(path: &Path) -> Result<(), CliError> {
+pub fn must_exist(path: &Path) -> Result<(), AppError> {
     if path == Path::new("-") {
         return Ok(());
     }
     match std::fs::metadata(path) {
-        Err(e) => Err(CliError::Io(format!("{}: {e}", path.display()))),
-        Ok(m) if m.is_dir() => Err(CliError::Io(format!(
+        Err(e) => Err(AppError::Io(format!("{}: {e}", path.display()))),
+        Ok(m) if m.is_dir() => Err(AppError::Io(format!(
             "{}: is a folder; name a file",
             path.display()
         ))),
@@ -176,7 +208,7 @@ pub fn must_exist(path: &Path) -> Result<(), CliError> {
 }
 
 /// Reads `path` as [`Opened`] says.
-pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, CliError> {
+pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, AppError> {
     let limits = &ctx.limits;
     must_exist(path)?;
     if Format::from_extension(path).is_some_and(Format::is_gltf) {
@@ -194,7 +226,7 @@ pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, CliError> {
 /// Loads glTF bytes read from `path` (told from their content), with its external
 /// buffers from the file's folder; from standard input there is no folder, so no external
 /// file is read (spec/security.md §1).
-pub fn load_gltf_bytes(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Gltf, CliError> {
+pub fn load_gltf_bytes(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Gltf, AppError> {
     let limits = &ctx.limits;
     let loaded = if path == Path::new("-") {
         dashvertex_gltf::load_owned(bytes, &dashvertex_gltf::NoFiles, limits)
@@ -209,7 +241,8 @@ pub fn load_gltf_bytes(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Glt
 impl Source {
     /// Every reducer input of the file: a DashVertex mesh's sets, a weights document (not
     /// copied), or each skinned glTF primitive, its influences read in place.
-    pub(crate) fn parts(&self, path: &Path, limits: &Limits) -> Result<Vec<Part<'_>>, CliError> {
+    pub(crate) fn parts(&self, path: &Path, ctx: &Context) -> Result<Vec<Part<'_>>, AppError> {
+        let limits = &ctx.limits;
         Ok(match self {
             Source::Dash(l) => {
                 let doc = l.document();
@@ -240,7 +273,7 @@ impl Source {
                 {
                     let lost = p.bone_nodes.iter().filter(|n| n.is_none()).count();
                     if lost > 0 {
-                        common::note(format_args!(
+                        ctx.note(format_args!(
                             "mesh {} primitive {}: {lost} of {} per-bone attribute(s) name no node, so their bones are named after the attributes (upper case, as the exporter wrote them) and have no rest pose; export the armature with the mesh (in Blender: with Skinning, or its bones as nodes) to keep their names, parents and rest pose (spec/reduction.md R5.1, R5.4)",
                             p.mesh,
                             p.primitive,
@@ -260,7 +293,8 @@ impl Source {
     }
 
     /// The skeleton the file describes (all bones, for `manifest init/update`).
-    pub fn skeleton(&self, path: &Path, limits: &Limits) -> Result<Vec<BoneRef>, CliError> {
+    pub fn skeleton(&self, path: &Path, ctx: &Context) -> Result<Vec<BoneRef>, AppError> {
+        let limits = &ctx.limits;
         let mut out: Vec<BoneRef> = Vec::new();
         let mut names = std::collections::HashSet::new();
         let mut add = |b: BoneRef, out: &mut Vec<BoneRef>| {
@@ -289,7 +323,7 @@ impl Source {
                 }
             }
             other => {
-                for part in other.parts(path, limits)? {
+                for part in other.parts(path, ctx)? {
                     for b in &part.input().bones {
                         add(b.clone(), &mut out);
                     }

@@ -1,19 +1,19 @@
-//! The output layer every writing command shares: where a glTF output's buffer files go,
+//! The output layer every writing job shares: where a glTF output's buffer files go,
 //! the unchanged-file copy, outputs that would name an input, the check of an output by
 //! the validator before anything is written, and the atomic write of the files together.
 
-use crate::input::*;
 use std::path::{Path, PathBuf};
 
 use dashvertex_core::Limits;
 use dashvertex_gltf::{Container, Gltf};
 
-use crate::error::CliError;
+use crate::error::{AppError, input_error};
 use crate::formats::Format;
+use crate::words::{Job, Opt, Wording};
 
 /// Where a glTF output keeps its buffers: embedded with `--embed` or on standard output
 /// (which has no folder to write buffer files into), else beside it as `STEM.bin`.
-pub(crate) fn buffer_files(output: &Path, embed: bool) -> dashvertex_gltf::export::BufferFiles {
+pub fn buffer_files(output: &Path, embed: bool) -> dashvertex_gltf::export::BufferFiles {
     if embed || output == Path::new("-") {
         dashvertex_gltf::export::BufferFiles::Embed
     } else {
@@ -28,7 +28,7 @@ pub(crate) fn buffer_files(output: &Path, embed: bool) -> dashvertex_gltf::expor
 
 /// The folder a `.gltf` output's buffer files go in: the folder of the file the output
 /// finally names (a symlink is followed), so the `.bin` lands beside the real `.gltf`.
-pub(crate) fn output_folder(output: &Path) -> PathBuf {
+pub fn output_folder(output: &Path) -> PathBuf {
     let real = dashvertex_fs::follow_links(output).unwrap_or_else(|_| output.to_path_buf());
     real.parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -36,7 +36,7 @@ pub(crate) fn output_folder(output: &Path) -> PathBuf {
 }
 
 /// The buffer files of an output, where they will be written.
-pub(crate) fn beside(output: &Path, files: &[(String, Vec<u8>)]) -> Vec<PathBuf> {
+pub fn beside(output: &Path, files: &[(String, Vec<u8>)]) -> Vec<PathBuf> {
     let folder = output_folder(output);
     files.iter().map(|(name, _)| folder.join(name)).collect()
 }
@@ -44,14 +44,16 @@ pub(crate) fn beside(output: &Path, files: &[(String, Vec<u8>)]) -> Vec<PathBuf>
 /// Refuses, once the buffer files of an output are named, any output (`outputs`, and the
 /// buffer files `files` puts beside `output`) that is the same file as something the run
 /// read (`inputs`, and the input's own buffer files `read_buffers`): spec/security.md W3.
-pub(crate) fn refuse_written_aliases(
+pub fn refuse_written_aliases(
     output: &Path,
     files: &[(String, Vec<u8>)],
     outputs: &[dashvertex_fs::Named<'_>],
     inputs: &[dashvertex_fs::Named<'_>],
     read_buffers: &[PathBuf],
-) -> Result<(), CliError> {
+    words: &dyn Wording,
+) -> Result<(), AppError> {
     let written_files = beside(output, files);
+    let label = format!("a buffer file of {}", words.option(Opt::Output));
     let mut read: Vec<dashvertex_fs::Named> = inputs.to_vec();
     read.extend(
         read_buffers
@@ -59,17 +61,13 @@ pub(crate) fn refuse_written_aliases(
             .map(|b| ("a buffer file of the input", b.as_path())),
     );
     let mut written: Vec<dashvertex_fs::Named> = outputs.to_vec();
-    written.extend(
-        written_files
-            .iter()
-            .map(|b| ("a buffer file of -o", b.as_path())),
-    );
+    written.extend(written_files.iter().map(|b| (label.as_str(), b.as_path())));
     refuse_aliases(&written, &read)
 }
 
 /// The first buffer file a `.gltf` output (`to`, or told by its name) writes, if it
 /// writes any (`STEM.bin`; the others, `STEM_N.bin`, are checked once they are named).
-pub(crate) fn first_buffer_file(output: &Path, to: Option<Format>, embed: bool) -> Option<PathBuf> {
+pub fn first_buffer_file(output: &Path, to: Option<Format>, embed: bool) -> Option<PathBuf> {
     let gltf = to.or_else(|| Format::from_extension(output)) == Some(Format::Gltf);
     match buffer_files(output, embed) {
         dashvertex_gltf::export::BufferFiles::Beside { stem } if gltf => {
@@ -81,7 +79,7 @@ pub(crate) fn first_buffer_file(output: &Path, to: Option<Format>, embed: bool) 
 
 /// The external buffer files a glTF read from `input` names (percent-decoded, in its
 /// folder), for the check that no output overwrites one.
-pub(crate) fn external_buffers(gltf: &Gltf, input: &Path) -> Vec<PathBuf> {
+pub fn external_buffers(gltf: &Gltf, input: &Path) -> Vec<PathBuf> {
     if input == Path::new("-") {
         return Vec::new();
     }
@@ -98,13 +96,13 @@ pub(crate) fn external_buffers(gltf: &Gltf, input: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Refuses (exit 2, naming both) an output that names an input or another output,
+/// Refuses (a usage error, naming both) an output that names an input or another output,
 /// however spelled (symlinks, `./`, hard links).
-pub(crate) fn refuse_aliases(
+pub fn refuse_aliases(
     outputs: &[dashvertex_fs::Named],
     inputs: &[dashvertex_fs::Named],
-) -> Result<(), CliError> {
-    dashvertex_fs::refuse_aliases(outputs, inputs).map_err(|e| CliError::Usage(e.to_string()))
+) -> Result<(), AppError> {
+    dashvertex_fs::refuse_aliases(outputs, inputs).map_err(|e| AppError::Usage(e.to_string()))
 }
 
 /// An unchanged glTF document on its way to `output`.
@@ -128,7 +126,7 @@ pub fn unchanged_gltf(
     output: &Path,
     container: Container,
     files: &dashvertex_gltf::export::BufferFiles,
-) -> Result<Unchanged, CliError> {
+) -> Result<Unchanged, AppError> {
     // A view outside its buffer is refused as the rewrite refuses it (spec/security.md
     // [L3]): a copy would pass the broken file on.
     if let Some(e) = gltf.view_range_errors().next() {
@@ -162,7 +160,7 @@ pub fn unchanged_gltf(
         .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
     if gltf.container == container && !gltf.byte_order_mark && (!external || same_folder) {
         let main = gltf.into_input().ok_or_else(|| {
-            CliError::Output("the input's bytes were not kept for the copy".into())
+            AppError::Output("the input's bytes were not kept for the copy".into())
         })?;
         return Ok(Unchanged {
             written: dashvertex_gltf::export::Written {
@@ -186,11 +184,11 @@ pub fn unchanged_gltf(
 /// Writes an output and the buffer files beside it together: all replaced, or none
 /// (`dashvertex_fs::Batch`; special files such as `/dev/null` are written, never
 /// replaced).
-pub(crate) fn write_output(
+pub fn write_output(
     output: &Path,
     main: &[u8],
     files: &[(String, Vec<u8>)],
-) -> Result<(), CliError> {
+) -> Result<(), AppError> {
     let mut batch = dashvertex_fs::Batch::new();
     stage_output(&mut batch, output, main, files)?;
     batch.commit().map_err(nothing_written)
@@ -198,21 +196,21 @@ pub(crate) fn write_output(
 
 /// A failure of a [`dashvertex_fs::Batch`]: no file of it was replaced, and the message
 /// says so.
-pub(crate) fn nothing_written(e: dashvertex_fs::FsError) -> CliError {
-    match CliError::from(e) {
-        CliError::Io(m) => CliError::Io(format!("{m}; nothing was written")),
+pub fn nothing_written(e: dashvertex_fs::FsError) -> AppError {
+    match AppError::from(e) {
+        AppError::Io(m) => AppError::Io(format!("{m}; nothing was written")),
         other => other,
     }
 }
 
 /// Adds an output and its buffer files (in the folder of the file the output finally
 /// names) to `batch`: the buffer files first, so the main file is renamed last.
-pub(crate) fn stage_output<'a>(
+pub fn stage_output<'a>(
     batch: &mut dashvertex_fs::Batch<'a>,
     output: &Path,
     main: &'a [u8],
     files: &'a [(String, Vec<u8>)],
-) -> Result<(), CliError> {
+) -> Result<(), AppError> {
     let folder = output_folder(output);
     for (name, data) in files {
         batch
@@ -222,7 +220,7 @@ pub(crate) fn stage_output<'a>(
     batch.add(output, main).map_err(nothing_written)
 }
 
-/// Runs the validator over an output before it is written: `dashvertex reduce` writes only
+/// Runs the validator over an output before it is written: a job writes only
 /// what `dash-validate` accepts (spec/reduction.md), and refuses otherwise, naming the
 /// first error and where it is in the output.
 ///
@@ -235,7 +233,7 @@ pub fn verify(
     limits: &Limits,
     profile: Option<dashvertex_validate::Profile>,
     target: Option<&'static dashvertex_core::Target>,
-) -> Result<Vec<u8>, CliError> {
+) -> Result<Vec<u8>, AppError> {
     verify_for(output, format, bytes, files, limits, profile, target, None)
 }
 
@@ -243,6 +241,8 @@ pub fn verify(
 /// knows them: bones by name, vertices in the input file (the reducer keeps the vertex
 /// order), and no place in a file that was never written.
 pub struct Subject<'a> {
+    /// How the job's front end names commands, for the help a refusal gives.
+    pub words: &'a dyn Wording,
     /// The user's input file.
     pub input: &'a Path,
     /// The output's bone names and their parents' names, by index (manifest order).
@@ -284,11 +284,12 @@ impl Subject<'_> {
         Some(format!(
             "the manifest numbers {} (index {i}) before its parent {}, and DashVertex lists \
              parents first: write .gltf/.glb instead, or number the bones with a new manifest \
-             (`dashvertex manifest init`), which puts parents first",
+             (`{}`), which puts parents first",
             dashvertex_core::text::short(name),
             parent
                 .as_deref()
-                .map_or("(unknown)".to_owned(), dashvertex_core::text::short)
+                .map_or("(unknown)".to_owned(), dashvertex_core::text::short),
+            self.words.job(Job::ManifestInit)
         ))
     }
 }
@@ -304,7 +305,7 @@ pub fn verify_for(
     profile: Option<dashvertex_validate::Profile>,
     target: Option<&'static dashvertex_core::Target>,
     subject: Option<&Subject<'_>>,
-) -> Result<Vec<u8>, CliError> {
+) -> Result<Vec<u8>, AppError> {
     let opts = dashvertex_validate::Options {
         format: Some(format),
         limits: *limits,
@@ -342,11 +343,11 @@ pub fn verify_for(
     if report.counts.errors == 0 {
         // Valid, but the checker could not give the bytes back (cannot happen for what
         // reduce writes: no byte order mark, and a load that failed is an error).
-        return Err(CliError::Output(
+        return Err(AppError::Output(
             "nothing written: the output could not be checked".into(),
         ));
     }
-    Err(CliError::Output(format!(
+    Err(AppError::Output(format!(
         "nothing written: the output would not be valid ({} error(s)); first: {first}",
         report.counts.errors
     )))

@@ -1,24 +1,26 @@
-//! The loss report of `dashvertex reduce --report` and `--max-error`: the input and the output
-//! skinned at the rest pose and every sampled moment, and the report's JSON and summary lines.
+//! The loss report of a reduction (`report` and `max_error`): the input and the output
+//! skinned at the rest pose and every sampled moment, and the report's JSON and summary
+//! lines.
 
-use crate::input::*;
 use std::path::Path;
 
 use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
 
-use crate::error::CliError;
+use crate::error::{AppError, input_error};
+use crate::input::{Context, must_exist};
+use crate::words::{Opt, Wording};
 
 /// How far the reduction moves each skinned primitive of `source`: the written output is
 /// read back from memory (its buffer files with it) and both are skinned at the moments
 /// of spec/reduction.md §4. Non-finite data is refused as a fault of `input`.
-pub(crate) fn loss_of(
+pub fn loss_of(
     input: &Path,
     source: &Gltf,
     written: &dashvertex_gltf::export::Written,
     anims: &[dashvertex_skin::Animation],
     limits: &Limits,
-) -> Result<Vec<dashvertex_skin::PrimitiveLoss>, CliError> {
+) -> Result<Vec<dashvertex_skin::PrimitiveLoss>, AppError> {
     let files = dashvertex_gltf::MemoryFiles {
         files: written
             .files
@@ -27,19 +29,19 @@ pub(crate) fn loss_of(
             .collect(),
     };
     let reduced = dashvertex_gltf::load(&written.main, &files, limits).map_err(|e| {
-        CliError::Output(format!("the loss report cannot read the output back: {e}"))
+        AppError::Output(format!("the loss report cannot read the output back: {e}"))
     })?;
     dashvertex_skin::loss_with(source, &reduced, anims, limits).map_err(|e| match e {
         e @ (dashvertex_skin::SkinError::NonFiniteInverseBind { .. }
         | dashvertex_skin::SkinError::NonFinitePosition { .. }
         | dashvertex_skin::SkinError::NonFiniteSkinning { .. }) => input_error(input, e),
-        e => CliError::Output(format!("the loss report cannot skin the model: {e}")),
+        e => AppError::Output(format!("the loss report cannot skin the model: {e}")),
     })
 }
 
 /// When the work budget cut the moments measured (spec/reduction.md §4), what was
 /// measured, in words.
-pub(crate) fn sampled(loss: &[dashvertex_skin::PrimitiveLoss]) -> Option<String> {
+pub fn sampled(loss: &[dashvertex_skin::PrimitiveLoss]) -> Option<String> {
     let p = loss.iter().find(|p| p.moments < p.moments_full)?;
     Some(format!(
         "measured at {} of the {} moments the sampling rule takes (the rest pose, every keyframe and {} between each): the work budget, {} units per byte of the input, cuts the rest (spec/reduction.md \u{a7}4)",
@@ -52,18 +54,18 @@ pub(crate) fn sampled(loss: &[dashvertex_skin::PrimitiveLoss]) -> Option<String>
 
 /// The largest displacement as a share of the bounding-box diagonal; `None` when the
 /// diagonal is 0 (every vertex at one place): the share is undefined.
-pub(crate) fn share_of_diagonal(p: &dashvertex_skin::PrimitiveLoss) -> Option<f64> {
+pub fn share_of_diagonal(p: &dashvertex_skin::PrimitiveLoss) -> Option<f64> {
     (p.diagonal > 0.0).then(|| p.max / p.diagonal)
 }
 
 /// The animations the loss is measured over: the model's own, or `--poses`' moved onto
-/// the model's nodes by name.
-pub(crate) fn poses_for(
+/// the model's nodes by name (`poses`).
+pub fn poses_for(
     input: &Path,
     model: &Gltf,
     poses: Option<&Path>,
     ctx: &Context,
-) -> Result<Vec<dashvertex_skin::Animation>, CliError> {
+) -> Result<Vec<dashvertex_skin::Animation>, AppError> {
     let limits = &ctx.limits;
     let skin_err = |file: &Path, e: dashvertex_skin::SkinError| input_error(file, e);
     match poses {
@@ -83,16 +85,17 @@ pub(crate) fn poses_for(
 }
 
 /// The largest displacement over every primitive.
-pub(crate) fn largest(loss: &[dashvertex_skin::PrimitiveLoss]) -> f64 {
+pub fn largest(loss: &[dashvertex_skin::PrimitiveLoss]) -> f64 {
     loss.iter().map(|p| p.max).fold(0.0, f64::max)
 }
 
-/// Why `--max-error` cannot be met: the vertices that move most with every influence
-/// `--max-influences` allows, and when.
-pub(crate) fn over_budget(
+/// Why `max_error` cannot be met: the vertices that move most with every influence
+/// `max_influences` allows, and when.
+pub fn over_budget(
     budget: f64,
     kmax: usize,
     loss: &[dashvertex_skin::PrimitiveLoss],
+    words: &dyn Wording,
 ) -> String {
     let mut worst: Vec<String> = Vec::new();
     for p in loss {
@@ -109,14 +112,16 @@ pub(crate) fn over_budget(
         }
     }
     format!(
-        "nothing written: with {kmax} influence(s) per vertex (--max-influences) vertices still move more than --max-error {budget}: {}; allow more influences or a larger error",
+        "nothing written: with {kmax} influence(s) per vertex ({}) vertices still move more than {} {budget}: {}; allow more influences or a larger error",
+        words.option(Opt::MaxInfluences),
+        words.option(Opt::MaxError),
         worst.join("; ")
     )
 }
 
-/// The `--report` document: the reducer's weight figures per part and, for glTF, the
+/// The reduce report document: the reducer's weight figures per part and, for glTF, the
 /// displacement per primitive.
-pub(crate) fn report_json(
+pub fn report_json(
     (input, output): (&Path, &Path),
     k: usize,
     reports: &[(dashvertex_reduce::Report, usize)],
@@ -178,7 +183,7 @@ pub(crate) fn report_json(
 }
 
 /// The terminal's summary of the loss report, one line per primitive.
-pub(crate) fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
+pub fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
     let Some(loss) = loss else {
         return vec!["loss: weights only (displacement needs glTF input and output)".to_owned()];
     };

@@ -1,0 +1,327 @@
+//! The fix job: read a file, repair its influence data with the chosen policies
+//! (`dashvertex-fix`), check the result with the validator, and write it — or, when
+//! nothing needed fixing, the input's own bytes.
+
+use std::path::Path;
+
+use dashvertex_fix::{Policy, Report, SumRule};
+
+use crate::error::{AppError, input_error};
+use crate::formats::{self, Format, SaveOptions};
+use crate::input::{Context, Opened, container, read_source};
+use crate::output::{
+    buffer_files, external_buffers, first_buffer_file, nothing_written, refuse_aliases,
+    refuse_written_aliases, stage_output, unchanged_gltf, verify,
+};
+use crate::words::{Job, Opt};
+
+/// A fix job's options.
+pub struct FixJob<'a> {
+    /// Input.
+    pub input: &'a Path,
+    /// Output.
+    pub output: &'a Path,
+    /// Output format when the name cannot tell.
+    pub to: Option<Format>,
+    /// Policies.
+    pub policy: Policy,
+    /// Whether `--zero-sum` was given (else its default follows the sum rule, which for
+    /// glTF told from its bytes is known only once the input is read).
+    pub zero_sum_given: bool,
+    /// The engine to write for: the output is checked against it too.
+    pub target: Option<&'static dashvertex_core::Target>,
+    /// Bone count for DashVertex input without a skeleton.
+    pub bones: Option<u64>,
+    /// Embed buffers of a `.gltf` output.
+    pub embed: bool,
+    /// Write the JSON report here (`-`: standard output), with the output.
+    pub report: Option<&'a Path>,
+    /// Check only: write no output (a report file is still written).
+    pub dry_run: bool,
+    /// Limits and folders.
+    pub ctx: &'a Context<'a>,
+}
+
+/// The output of a fix, before it is checked and written.
+struct Output {
+    main: Vec<u8>,
+    /// Buffer files to write beside the output.
+    files: Vec<(String, Vec<u8>)>,
+    /// Buffer files the output names that are already beside it (an unchanged `.gltf`
+    /// copied into its own folder): read by the check, not written again.
+    present: Vec<(String, Vec<u8>)>,
+    format: Format,
+    report: Report,
+    /// The external buffer files the input names (no output may overwrite one).
+    read_buffers: Vec<std::path::PathBuf>,
+}
+
+/// What a fix job did.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Fixed {
+    /// Every change, per part.
+    pub report: Report,
+    /// Whether the output was written (false for a dry run).
+    pub written: bool,
+}
+
+/// Runs a fix job: the output is written only when the validator accepts it, with the
+/// report file (if any) together.
+pub fn run(a: &FixJob) -> Result<Fixed, AppError> {
+    let ctx = a.ctx;
+    // No output may overwrite the input or another output (spec/security.md W3).
+    let first_bin = first_buffer_file(a.output, a.to, a.embed);
+    let (output_name, report_name) = (ctx.opt(Opt::Output), ctx.opt(Opt::Report));
+    let mut outputs: Vec<dashvertex_fs::Named> = Vec::new();
+    if !a.dry_run {
+        outputs.push((output_name.as_str(), a.output));
+    }
+    outputs.extend(a.report.map(|r| (report_name.as_str(), r)));
+    let inputs: Vec<dashvertex_fs::Named> = vec![("the input", a.input)];
+    let label = format!("the buffer file of {output_name}");
+    let mut before = outputs.clone();
+    before.extend(first_bin.as_deref().map(|b| (label.as_str(), b)));
+    refuse_aliases(&before, &inputs)?;
+    let out = build(a)?;
+    let Output {
+        main,
+        files,
+        present,
+        format,
+        report,
+        read_buffers,
+    } = out;
+    let profile = match report.policy.sum {
+        SumRule::Dash => dashvertex_validate::Profile::Dash,
+        SumRule::Gltf => dashvertex_validate::Profile::Gltf,
+    };
+    let seen: Vec<(String, Vec<u8>)> = files.iter().chain(&present).cloned().collect();
+    let main = verify(
+        a.output,
+        format,
+        main,
+        &seen,
+        &ctx.limits,
+        Some(profile),
+        a.target,
+    )
+    .map_err(|e| match e {
+        AppError::Output(m) => AppError::Output(format!(
+            "{m}\n({} repairs influence data only; the rest of the file needs another tool)",
+            ctx.job(Job::Fix)
+        )),
+        other => other,
+    })?;
+    if a.dry_run {
+        if let Some(path) = a.report {
+            write_json(path, &report)?;
+        }
+        return Ok(Fixed {
+            report,
+            written: false,
+        });
+    }
+    refuse_written_aliases(
+        a.output,
+        &files,
+        &outputs,
+        &inputs,
+        &read_buffers,
+        ctx.words,
+    )?;
+    // The output, its buffer files and the report file are replaced together or not at
+    // all.
+    let mut batch = dashvertex_fs::Batch::new();
+    stage_output(&mut batch, a.output, &main, &files)?;
+    if let Some(path) = a.report {
+        let out = match json_output(path, &report) {
+            Err(AppError::Io(m)) => return Err(AppError::Io(format!("{m}; nothing was written"))),
+            other => other?,
+        };
+        batch.add_output(out);
+    }
+    batch.commit().map_err(nothing_written)?;
+    Ok(Fixed {
+        report,
+        written: true,
+    })
+}
+
+/// The JSON report written to `path` (`-`: standard output) as it is serialized, so that
+/// a report of millions of changes is never held as one string; committed by the caller.
+fn json_output(path: &Path, report: &Report) -> Result<dashvertex_fs::Output, AppError> {
+    use std::io::Write as _;
+    let mut out = dashvertex_fs::Output::create(path)?;
+    serde_json::to_writer_pretty(&mut out, report)
+        .map_err(std::io::Error::from)
+        .and_then(|()| out.write_all(b"\n"))
+        .map_err(|e| dashvertex_fs::FsError::io(path, e))?;
+    Ok(out)
+}
+
+/// Writes the JSON report to `path` (`-`: standard output).
+pub fn write_json(path: &Path, report: &Report) -> Result<(), AppError> {
+    Ok(json_output(path, report)?.commit()?)
+}
+
+/// One line: how many vertices changed in how many parts.
+pub fn summary(report: &Report) -> String {
+    if report.unchanged {
+        return format!("{}: nothing to fix", report.file);
+    }
+    let parts = report
+        .parts
+        .iter()
+        .filter(|p| {
+            !p.report.changes.is_empty() || !p.notes.is_empty() || p.report.sets_dropped > 0
+        })
+        .count();
+    let notes: usize = report.parts.iter().map(|p| p.notes.len()).sum::<usize>()
+        + report.skins.iter().map(|s| s.notes.len()).sum::<usize>()
+        + report.notes.len();
+    format!(
+        "{}: {} {} changed in {parts} part(s); {notes} other change(s) (the report lists them)",
+        report.file,
+        report.vertices_changed,
+        if report.vertices_changed == 1 {
+            "vertex"
+        } else {
+            "vertices"
+        },
+    )
+}
+
+/// Whether DMX or raw records hold an `index` that is not their position (the validator's
+/// `VERTEX_INDEX` / `BONE_RECORD_INDEX`): writing the file again rewrites them.
+fn record_indices_wrong(
+    name: &str,
+    bytes: &[u8],
+    format: Format,
+    limits: &dashvertex_core::Limits,
+) -> bool {
+    let opts = dashvertex_validate::Options {
+        format: Some(format),
+        limits: *limits,
+        max_diagnostics: 1,
+        levels: dashvertex_validate::Code::ALL
+            .iter()
+            .filter(|c| {
+                !matches!(
+                    c,
+                    dashvertex_validate::Code::VERTEX_INDEX
+                        | dashvertex_validate::Code::BONE_RECORD_INDEX
+                )
+            })
+            .map(|&c| (c, dashvertex_validate::Level::Allow))
+            .collect(),
+        ..dashvertex_validate::Options::default()
+    };
+    dashvertex_validate::validate_bytes(name, bytes, &opts)
+        .counts
+        .errors
+        > 0
+}
+
+fn export(e: dashvertex_gltf::export::ExportError) -> AppError {
+    AppError::Output(format!("the fixed file cannot be written: {e}"))
+}
+
+/// Reads, repairs and encodes.
+fn build(a: &FixJob) -> Result<Output, AppError> {
+    let limits = &a.ctx.limits;
+    let named_out = a.to.or_else(|| Format::from_extension(a.output));
+    let ctx = a.ctx;
+    let (gltf, bytes) = match read_source(a.input, ctx)? {
+        Opened::Gltf(g) => (Some(g), Vec::new()),
+        Opened::Bytes(bytes) => (None, bytes),
+    };
+    let file = a.input.display().to_string();
+    if let Some(g) = gltf {
+        let in_format = match g.container {
+            dashvertex_gltf::Container::Glb => Format::Glb,
+            dashvertex_gltf::Container::Gltf => Format::Gltf,
+        };
+        let format = named_out.unwrap_or(in_format);
+        let Some(container) = container(Some(format)) else {
+            return Err(AppError::Usage(format!(
+                "{} is glTF: its output must be .gltf or .glb (or {} gltf|glb)",
+                a.input.display(),
+                ctx.opt(Opt::To)
+            )));
+        };
+        let policy = Policy {
+            sum: SumRule::Gltf,
+            zero_sum: if a.zero_sum_given {
+                a.policy.zero_sum
+            } else {
+                Policy::for_rule(SumRule::Gltf).zero_sum
+            },
+            ..a.policy
+        };
+        let fixed =
+            dashvertex_fix::fix_gltf(&g, &policy, limits).map_err(|e| input_error(a.input, e))?;
+        let notes = if g.byte_order_mark {
+            vec![dashvertex_fix::Note::ByteOrderMark]
+        } else {
+            Vec::new()
+        };
+        let report = Report::new(file, policy, fixed.parts, fixed.skins, notes);
+        let read_buffers = external_buffers(&g, a.input);
+        let files = buffer_files(a.output, a.embed);
+        let (written, present) = match fixed.editor {
+            Some(e) => (
+                e.finish_files(container, &files).map_err(export)?,
+                Vec::new(),
+            ),
+            None => {
+                let u = unchanged_gltf(*g, a.input, a.output, container, &files)?;
+                (u.written, u.present)
+            }
+        };
+        return Ok(Output {
+            main: written.main,
+            files: written.files,
+            present,
+            format,
+            report,
+            read_buffers,
+        });
+    }
+    // DashVertex.
+    let in_format = formats::decide(a.input, &bytes, ctx.log);
+    let format = named_out.unwrap_or(in_format);
+    if format.is_gltf() {
+        return Err(AppError::Usage(format!(
+            "{} is DashVertex {}: {} writes DashVertex (json, dmx, raw); fix it first, then {} makes glTF from it",
+            a.input.display(),
+            in_format.as_str(),
+            ctx.job(Job::Fix),
+            ctx.job(Job::Convert)
+        )));
+    }
+    let mut loaded = formats::load(&file, &bytes, in_format, limits, ctx)?;
+    let part = dashvertex_fix::fix_document(loaded.document_mut(), a.bones, &a.policy)
+        .map_err(|e| input_error(a.input, e))?;
+    let notes = if matches!(in_format, Format::Dmx | Format::Raw)
+        && record_indices_wrong(&file, &bytes, in_format, limits)
+    {
+        vec![dashvertex_fix::Note::RecordIndices]
+    } else {
+        Vec::new()
+    };
+    let report = Report::new(file, a.policy, vec![part], Vec::new(), notes);
+    let main = if report.unchanged && format == in_format {
+        bytes
+    } else {
+        formats::save(&loaded, format, &SaveOptions::default(), ctx)?
+    };
+    Ok(Output {
+        main,
+        files: Vec::new(),
+        present: Vec::new(),
+        format,
+        report,
+        read_buffers: Vec::new(),
+    })
+}

@@ -1,0 +1,155 @@
+//! The remap job: a glTF file's joint order rewritten to a bone manifest's
+//! (`dashvertex_reduce::remap`), written with the output writer the reduce job uses.
+
+use std::path::Path;
+
+use dashvertex_formats::Format;
+use dashvertex_reduce::remap::{self, RemapError};
+
+use crate::error::{AppError, input_error};
+use crate::input::{Context, Source, container, load, must_exist};
+use crate::manifest_file::read_manifest;
+use crate::output::{
+    buffer_files, external_buffers, first_buffer_file, refuse_aliases, refuse_written_aliases,
+    unchanged_gltf, write_output,
+};
+use crate::words::Opt;
+
+/// A remap job's options.
+pub struct RemapJob<'a> {
+    /// The glTF or GLB file.
+    pub input: &'a Path,
+    /// The bone manifest whose indices the joints take (read, never changed).
+    pub manifest: &'a Path,
+    /// The output, `.gltf` or `.glb`.
+    pub output: &'a Path,
+    /// Refuse when a skin has bones the manifest does not have, instead of appending them
+    /// after the manifest's bones.
+    pub locked: bool,
+    /// For `.gltf` output: embed every buffer as a base64 data URI.
+    pub embed: bool,
+    /// Limits, resource folders, how to speak.
+    pub ctx: &'a Context<'a>,
+}
+
+/// What a remap job did, per skin.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Remapped {
+    /// Per skin: whether it was remapped and what it gained.
+    pub skins: Vec<remap::SkinRemap>,
+    /// True when nothing changed and the input's own bytes were copied.
+    pub copied: bool,
+}
+
+/// Runs a remap job.
+pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
+    let ctx = a.ctx;
+    // No output may overwrite an input (spec/security.md W3).
+    let first_bin = first_buffer_file(a.output, None, a.embed);
+    let (output_name, manifest_name) = (ctx.opt(Opt::Output), ctx.opt(Opt::Manifest));
+    let outputs: Vec<dashvertex_fs::Named> = vec![(output_name.as_str(), a.output)];
+    let inputs: Vec<dashvertex_fs::Named> =
+        vec![("the input", a.input), (manifest_name.as_str(), a.manifest)];
+    let label = format!("the buffer file of {output_name}");
+    let mut before = outputs.clone();
+    before.extend(first_bin.as_deref().map(|b| (label.as_str(), b)));
+    refuse_aliases(&before, &inputs)?;
+    must_exist(a.manifest)?;
+    let manifest = read_manifest(a.manifest, ctx)?
+        .ok_or_else(|| AppError::Io(format!("{}: no such manifest", a.manifest.display())))?;
+    let container = container(Format::from_extension(a.output)).ok_or_else(|| {
+        AppError::Usage(format!(
+            "cannot tell the output format of {}; name it .gltf or .glb",
+            a.output.display()
+        ))
+    })?;
+    let Source::Gltf(gltf) = load(a.input, ctx)? else {
+        return Err(input_error(
+            a.input,
+            format!(
+                "{} reads glTF or GLB (the joint order is a skin's)",
+                ctx.job(crate::words::Job::Remap)
+            ),
+        ));
+    };
+    let read_buffers = external_buffers(&gltf, a.input);
+    let opts = remap::Options { locked: a.locked };
+    let plan = remap::remap(&gltf, &manifest, &opts).map_err(|e| match e {
+        e @ (RemapError::NotInManifest { .. }
+        | RemapError::RetiredWeighted { .. }
+        | RemapError::Joints(_)) => AppError::Output(e.to_string()),
+        e => input_error(a.input, e),
+    })?;
+    for s in &plan.skins {
+        for (name, at) in &s.retired_weighted {
+            ctx.warning(format_args!(
+                "skin {}: bone {name:?} is retired in the manifest but carries weight (first: mesh {} primitive {} vertex {} in JOINTS_{}); it keeps its index; {} refuses this",
+                s.skin, at.mesh, at.primitive, at.vertex, at.set, ctx.opt(Opt::Locked)
+            ));
+        }
+        let Some(why) = &s.mismatch else {
+            ctx.detail(format_args!("skin {}: already in manifest order", s.skin));
+            continue;
+        };
+        let mut line = format!("skin {}: remapped to the manifest's order ({why})", s.skin);
+        if !s.placeholders.is_empty() {
+            line.push_str(&format!(
+                "; {} placeholder joint(s) for manifest bones the file lacks",
+                s.placeholders.len()
+            ));
+        }
+        if !s.appended.is_empty() {
+            line.push_str(&format!(
+                "; {} bone(s) not in the manifest appended after its {}: {}",
+                s.appended.len(),
+                manifest.len(),
+                s.appended
+                    .iter()
+                    .map(|b| format!("{b:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        line.push_str(&format!(
+            "; joint values of {} primitive(s) renumbered",
+            s.primitives.len()
+        ));
+        ctx.info(line);
+    }
+    let skins = plan.skins.clone();
+    let files = buffer_files(a.output, a.embed);
+    let written = plan
+        .finish(container, &files)
+        .map_err(|e| input_error(a.input, e))?;
+    let mut copied = false;
+    let (main, files) = match written {
+        Some(w) => (w.main, w.files),
+        None => {
+            // Nothing changes: the same bytes, when they stay valid where they go; else
+            // the same document rewritten into the output's container.
+            let u = unchanged_gltf(*gltf, a.input, a.output, container, &files)?;
+            copied = u.copied;
+            ctx.info(format_args!(
+                "{}: already in manifest order{}",
+                a.input.display(),
+                if u.copied {
+                    "; copied unchanged"
+                } else {
+                    "; rewritten unchanged into the output's container"
+                }
+            ));
+            (u.written.main, u.written.files)
+        }
+    };
+    refuse_written_aliases(
+        a.output,
+        &files,
+        &outputs,
+        &inputs,
+        &read_buffers,
+        ctx.words,
+    )?;
+    write_output(a.output, &main, &files)?;
+    Ok(Remapped { skins, copied })
+}

@@ -1,0 +1,229 @@
+//! How a job speaks to its user: options named as the front end names them, and the
+//! messages a job gives on its way (notes, warnings, progress), handed to the front end.
+
+use std::fmt::Display;
+
+/// An option of a job. Messages that tell the user what to change name it through the
+/// job's [`Wording`], so the CLI says `--max-influences` and Python says `max_influences`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Opt {
+    /// The output file.
+    Output,
+    /// The output's format, when its name cannot tell.
+    To,
+    /// Embed a `.gltf` output's buffers.
+    Embed,
+    /// Influences kept per vertex.
+    MaxInfluences,
+    /// Influence sets a vertex may have.
+    MaxSets,
+    /// Bones a skeleton or manifest may have.
+    MaxBones,
+    /// The bone manifest file.
+    Manifest,
+    /// Refuse a manifest change.
+    Locked,
+    /// The reduce or fix report file.
+    Report,
+    /// The largest displacement allowed.
+    MaxError,
+    /// Another glTF whose animations supply the poses.
+    Poses,
+    /// The glTF mesh a DashVertex output holds.
+    Mesh,
+    /// The primitive of that mesh.
+    Primitive,
+    /// The JSON shape of a DashVertex output.
+    Form,
+    /// Drop bytes outside every section of a DMX file.
+    DropUnreferenced,
+    /// Replace an existing manifest.
+    Force,
+    /// The file a manifest is updated from.
+    From,
+    /// Normalize weights.
+    Normalize,
+    /// Store weights as integers.
+    Quantize,
+    /// Drop influences below this weight.
+    MinWeight,
+    /// What a vertex without influence becomes.
+    Empty,
+    /// The engine an output is written for.
+    Target,
+}
+
+impl Opt {
+    /// The option's neutral name: `snake_case`, as Python's keywords and the reports spell
+    /// it.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Opt::Output => "output",
+            Opt::To => "to",
+            Opt::Embed => "embed",
+            Opt::MaxInfluences => "max_influences",
+            Opt::MaxSets => "max_sets",
+            Opt::MaxBones => "max_bones",
+            Opt::Manifest => "manifest",
+            Opt::Locked => "locked",
+            Opt::Report => "report",
+            Opt::MaxError => "max_error",
+            Opt::Poses => "poses",
+            Opt::Mesh => "mesh",
+            Opt::Primitive => "primitive",
+            Opt::Form => "form",
+            Opt::DropUnreferenced => "drop_unreferenced",
+            Opt::Force => "force",
+            Opt::From => "from",
+            Opt::Normalize => "normalize",
+            Opt::Quantize => "quantize",
+            Opt::MinWeight => "min_weight",
+            Opt::Empty => "empty",
+            Opt::Target => "target",
+        }
+    }
+}
+
+/// A job that dash runs, named as the front end names it (`dashvertex reduce`,
+/// `dashvertex.reduce_file`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Job {
+    /// Reduce influences.
+    Reduce,
+    /// Repair influence data.
+    Fix,
+    /// Convert between formats.
+    Convert,
+    /// Rewrite a glTF's joint order to a manifest's.
+    Remap,
+    /// Validate a file.
+    Validate,
+    /// Make a manifest from a file's skeleton.
+    ManifestInit,
+    /// Update a manifest.
+    ManifestUpdate,
+}
+
+impl Job {
+    /// The job's neutral name.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Job::Reduce => "reduce",
+            Job::Fix => "fix",
+            Job::Convert => "convert",
+            Job::Remap => "remap",
+            Job::Validate => "validate",
+            Job::ManifestInit => "manifest init",
+            Job::ManifestUpdate => "manifest update",
+        }
+    }
+}
+
+/// How a front end names options and jobs in messages. The defaults are the neutral
+/// names ([`Opt::keyword`], [`Job::keyword`]).
+pub trait Wording: Sync {
+    /// How the user sets `opt`.
+    fn option(&self, opt: Opt) -> String {
+        opt.keyword().to_owned()
+    }
+
+    /// How the user runs `job`.
+    fn job(&self, job: Job) -> String {
+        job.keyword().to_owned()
+    }
+}
+
+/// The neutral [`Wording`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Neutral;
+
+impl Wording for Neutral {}
+
+/// How much a message matters to the user.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// Something the user should act on; the job went on.
+    Warning,
+    /// Something the user may not expect (a name that contradicts the content, a part
+    /// left behind).
+    Note,
+    /// What the job did.
+    Info,
+    /// More of what it did, for a verbose run.
+    Detail,
+}
+
+/// Where a job's messages go: the CLI prints them as they come, Python collects them.
+pub trait Log: Sync {
+    /// Takes one message.
+    fn log(&self, level: Level, message: &dyn Display);
+}
+
+/// A [`Log`] that keeps every message, in order.
+#[derive(Debug, Default)]
+pub struct Collect {
+    messages: std::sync::Mutex<Vec<(Level, String)>>,
+}
+
+impl Collect {
+    /// The messages so far, in the order they came.
+    pub fn take(&self) -> Vec<(Level, String)> {
+        match self.messages.lock() {
+            Ok(mut m) => std::mem::take(&mut *m),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        }
+    }
+}
+
+impl Log for Collect {
+    fn log(&self, level: Level, message: &dyn Display) {
+        let text = message.to_string();
+        match self.messages.lock() {
+            Ok(mut m) => m.push((level, text)),
+            Err(poisoned) => poisoned.into_inner().push((level, text)),
+        }
+    }
+}
+
+/// The warning a manifest earns when it just numbered Blender's automatic neutral bone
+/// ([`dashvertex_manifest::BLENDER_NEUTRAL_BONE`]), which would otherwise slip in
+/// unnoticed.
+pub fn warn_neutral_bone(added: &[(String, u32)], words: &dyn Wording, log: &dyn Log) {
+    for (name, index) in added
+        .iter()
+        .filter(|(n, _)| n == dashvertex_manifest::BLENDER_NEUTRAL_BONE)
+    {
+        log.log(
+            Level::Warning,
+            &format_args!(
+                "the manifest now numbers bone {name:?} (index {index}): the joint Blender's glTF exporter adds to hold the vertices no bone weights, not a bone of the rig; weight those vertices to a real bone in Blender (Weight Paint) and export again, then retire it with `{} M --from FILE`, or keep it if those vertices are meant to follow no bone",
+                words.job(Job::ManifestUpdate)
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn neutral_names_are_keywords() {
+        assert_eq!(Neutral.option(Opt::MaxInfluences), "max_influences");
+        assert_eq!(Neutral.job(Job::ManifestUpdate), "manifest update");
+    }
+
+    #[test]
+    fn collect_keeps_order() {
+        let c = Collect::default();
+        c.log(Level::Note, &"a");
+        c.log(Level::Info, &"b");
+        assert_eq!(
+            c.take(),
+            vec![(Level::Note, "a".to_owned()), (Level::Info, "b".to_owned())]
+        );
+        assert!(c.take().is_empty());
+    }
+}

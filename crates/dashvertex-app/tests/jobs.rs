@@ -1,0 +1,242 @@
+//! The jobs run as a library: what they write, what they give back, and how their
+//! messages are worded by the caller's [`Wording`].
+
+use std::path::{Path, PathBuf};
+
+use dashvertex_app::{
+    AppError, Collect, Context, Job, Level, Neutral, Opt, Wording, fix, manifest_file, reduce,
+    remap,
+};
+use dashvertex_testkit::{Scratch, repo};
+
+fn fixture(rel: &str) -> PathBuf {
+    repo().join(rel)
+}
+
+fn ctx<'a>(words: &'a dyn Wording, log: &'a Collect) -> Context<'a> {
+    Context {
+        limits: Default::default(),
+        resource_dirs: &[],
+        wait: true,
+        words,
+        log,
+    }
+}
+
+fn asked(k: usize) -> reduce::Asked {
+    reduce::Asked {
+        max_influences: Some(k),
+        normalize: None,
+        quantize: dashvertex_reduce::Quantize::F32,
+        min_weight: 0.0,
+        empty: dashvertex_reduce::Empty::Error,
+    }
+}
+
+/// A wording unlike any front end's, so a test sees which names came from it.
+struct Shouting;
+
+impl Wording for Shouting {
+    fn option(&self, opt: Opt) -> String {
+        format!("<{}>", opt.keyword().to_uppercase())
+    }
+    fn job(&self, job: Job) -> String {
+        format!("<job {}>", job.keyword())
+    }
+}
+
+#[test]
+fn the_seed_flow_reduces_per_bone_attributes_with_a_new_manifest() {
+    let dir = Scratch::new("app-seed");
+    let log = Collect::default();
+    let c = ctx(&Neutral, &log);
+    let input = fixture("fixtures/blender/rig_per_bone_attributes.gltf");
+    let (output, manifest) = (dir.path().join("rig.json"), dir.path().join("m.json"));
+    let job = reduce::ReduceJob {
+        config: reduce::settings(&asked(4), &output, None, None, &c).expect("settings"),
+        manifest: Some(&manifest),
+        ..reduce::ReduceJob::new(&input, &output, &c)
+    };
+    let done = reduce::run(&job).expect("reduced");
+    assert_eq!(done.max_influences, 4);
+    assert_eq!(done.reports.len(), 1);
+    assert!(
+        !done.changes.added.is_empty(),
+        "the new manifest numbers every bone"
+    );
+    let m = manifest_file::read_manifest(&manifest, &c)
+        .expect("readable")
+        .expect("written");
+    assert_eq!(m.len(), done.changes.added.len());
+    let written = std::fs::read(&output).expect("output");
+    let report = dashvertex_validate::validate_bytes(
+        "rig.json",
+        &written,
+        &dashvertex_validate::Options::default(),
+    );
+    assert!(report.valid, "{report:?}");
+    let messages = log.take();
+    assert!(
+        messages
+            .iter()
+            .any(|(l, m)| *l == Level::Info && m.starts_with("reduced ")),
+        "{messages:?}"
+    );
+    // Run again with the manifest locked: nothing to add, the same bytes.
+    let again = dir.path().join("again.json");
+    let locked = reduce::ReduceJob {
+        locked: true,
+        output: &again,
+        ..job
+    };
+    reduce::run(&locked).expect("locked run with the same bones");
+    assert_eq!(std::fs::read(&again).expect("again"), written);
+}
+
+#[test]
+fn refusals_name_options_as_the_front_end_does() {
+    let dir = Scratch::new("app-words");
+    let log = Collect::default();
+    let c = ctx(&Shouting, &log);
+    let input = fixture("fixtures/blender/rig_per_bone_attributes.gltf");
+    let output = dir.path().join("rig.json");
+    let poses = fixture("fixtures/blender/loss_rig.glb");
+    let job = reduce::ReduceJob {
+        poses: Some(&poses),
+        ..reduce::ReduceJob::new(&input, &output, &c)
+    };
+    match reduce::run(&job) {
+        Err(AppError::Usage(m)) => {
+            assert!(
+                m.contains("<POSES> supplies the poses of <REPORT> and <MAX_ERROR>"),
+                "{m}"
+            )
+        }
+        other => panic!("expected a usage error, got {other:?}"),
+    }
+    let bad = dashvertex_reduce::ConfigError::NoInfluences;
+    assert_eq!(
+        reduce::config_message(&bad, &Neutral),
+        "max_influences must be at least 1"
+    );
+    assert!(!output.exists(), "nothing written");
+}
+
+#[test]
+fn settings_follow_the_output_and_the_target() {
+    let log = Collect::default();
+    let c = ctx(&Neutral, &log);
+    let unit = dashvertex_reduce::Normalize::Unit;
+    let cfg = |out: &str, k: Option<usize>, t: Option<&str>| {
+        let a = reduce::Asked {
+            max_influences: k,
+            ..asked(4)
+        };
+        let target = t.and_then(dashvertex_core::Target::named);
+        reduce::settings(&a, Path::new(out), None, target, &c)
+    };
+    assert_eq!(cfg("x.glb", None, None).expect("ok").normalize, unit);
+    assert_eq!(
+        cfg("x.json", None, None).expect("ok").normalize,
+        dashvertex_reduce::Normalize::None
+    );
+    let threejs = cfg("x.glb", None, Some("threejs")).expect("ok");
+    assert_eq!(threejs.max_influences, 4);
+    match cfg("x.glb", Some(8), Some("threejs")) {
+        Err(AppError::Usage(m)) => assert!(m.starts_with("max_influences 8:"), "{m}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn manifest_jobs_init_update_and_diff() {
+    let dir = Scratch::new("app-manifest");
+    let log = Collect::default();
+    let c = ctx(&Neutral, &log);
+    let rig = fixture("fixtures/blender/rig24_all.glb");
+    let m = dir.path().join("m.json");
+    let made = manifest_file::init(&rig, &m, false, &c).expect("init");
+    assert!(!made.is_empty());
+    match manifest_file::init(&rig, &m, false, &c) {
+        Err(AppError::Usage(msg)) => assert!(msg.contains("use `manifest update`"), "{msg}"),
+        other => panic!("init over an existing manifest: {other:?}"),
+    }
+    let renames = [(made.bones[0].name.clone(), "Renamed".to_owned())];
+    let updated = manifest_file::update(
+        &manifest_file::UpdateJob {
+            manifest: &m,
+            from: None,
+            renames: &renames,
+            partial: false,
+            compact: false,
+            locked: false,
+        },
+        &c,
+    )
+    .expect("update");
+    assert!(updated.written);
+    let diff = manifest_file::diff(&rig, &m, &c).expect("diff");
+    assert_eq!(diff.len(), 1, "{diff:?}");
+    assert!(diff[0].to_string().contains("Renamed"), "{}", diff[0]);
+    let shown = manifest_file::show(&m, &c).expect("show");
+    assert!(shown.contains("formerly"), "{shown}");
+}
+
+#[test]
+fn fix_dry_run_reports_without_writing_and_remap_keeps_the_order() {
+    let dir = Scratch::new("app-fix");
+    let log = Collect::default();
+    let c = ctx(&Neutral, &log);
+    let input = fixture("crates/dashvertex-cli/tests/cases/data/fix-three-faults.json");
+    let out = dir.path().join("fixed.json");
+    let mut policy = dashvertex_fix::Policy::for_rule(dashvertex_fix::SumRule::Gltf);
+    let job = |policy, dry_run| fix::FixJob {
+        input: &input,
+        output: &out,
+        to: None,
+        policy,
+        zero_sum_given: false,
+        target: None,
+        bones: None,
+        embed: false,
+        report: None,
+        dry_run,
+        ctx: &c,
+    };
+    // Under the defaults an out-of-range joint is refused: which bone was meant cannot
+    // be known. Every refusal is named at once.
+    match fix::run(&job(policy, true)) {
+        Err(AppError::Input { message, .. }) => {
+            assert!(message.contains("vertex"), "{message}")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    policy.out_of_range = dashvertex_fix::OutOfRange::Drop;
+    policy.zero_sum = dashvertex_fix::ZeroSum::Nearest;
+    let done = fix::run(&job(policy, true)).expect("repaired");
+    assert!(!done.written && !out.exists(), "a dry run writes nothing");
+    assert!(!done.report.unchanged);
+    let done = fix::run(&job(policy, false)).expect("written");
+    assert!(done.written && out.exists());
+    assert!(
+        fix::summary(&done.report).contains("changed in 1 part(s)"),
+        "{}",
+        fix::summary(&done.report)
+    );
+    // Remap a glTF to the manifest its own skeleton gives: already in order.
+    let rig = fixture("fixtures/blender/rig24_all.glb");
+    let m = dir.path().join("m.json");
+    manifest_file::init(&rig, &m, false, &c).expect("init");
+    let remapped = dir.path().join("remapped.glb");
+    let done = remap::run(&remap::RemapJob {
+        input: &rig,
+        manifest: &m,
+        output: &remapped,
+        locked: true,
+        embed: false,
+        ctx: &c,
+    })
+    .expect("remap");
+    assert!(!done.skins.is_empty());
+    assert!(remapped.exists());
+}

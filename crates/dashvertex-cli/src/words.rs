@@ -1,0 +1,81 @@
+//! How the command line speaks for the library's jobs: options named by their flags,
+//! messages printed on standard error as they come, and job errors as exit codes.
+
+use dashvertex_app::{AppError, Job, Level, Log, Opt, Wording};
+
+use crate::common;
+use crate::error::CliError;
+
+/// Options named as `dashvertex` spells its flags.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Flags;
+
+impl Wording for Flags {
+    fn option(&self, opt: Opt) -> String {
+        match opt {
+            Opt::Output => "-o".to_owned(),
+            other => format!("--{}", other.keyword().replace('_', "-")),
+        }
+    }
+
+    fn job(&self, job: Job) -> String {
+        format!("dashvertex {}", job.keyword())
+    }
+}
+
+/// A job's messages on standard error, at the process's verbosity.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Printer;
+
+impl Log for Printer {
+    fn log(&self, level: Level, message: &dyn std::fmt::Display) {
+        match level {
+            Level::Warning => common::warning(message),
+            Level::Note => common::note(message),
+            Level::Info => common::info(message),
+            Level::Detail => common::detail(message),
+        }
+    }
+}
+
+impl From<AppError> for CliError {
+    /// A request that cannot be done and an unreadable file are exit 2; invalid input and
+    /// an output that cannot be made are exit 1.
+    fn from(e: AppError) -> Self {
+        match e {
+            AppError::Usage(m) => CliError::Usage(m),
+            AppError::Io(m) => CliError::Io(m),
+            AppError::Input { file, message } => CliError::Input { file, message },
+            AppError::BrokenPipe => CliError::BrokenPipe,
+            other => CliError::Output(other.to_string()),
+        }
+    }
+}
+
+/// The job context of a run: its limits and resource folders, flags for names, and
+/// [`Printer`] for messages.
+pub fn context<'a>(
+    limits: dashvertex_core::Limits,
+    resource_dirs: &'a [std::path::PathBuf],
+    wait: bool,
+) -> dashvertex_app::Context<'a> {
+    dashvertex_app::Context {
+        limits,
+        resource_dirs,
+        wait,
+        words: &Flags,
+        log: &Printer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_spell_options_as_the_cli_does() {
+        assert_eq!(Flags.option(Opt::MaxInfluences), "--max-influences");
+        assert_eq!(Flags.option(Opt::Output), "-o");
+        assert_eq!(Flags.job(Job::ManifestInit), "dashvertex manifest init");
+    }
+}

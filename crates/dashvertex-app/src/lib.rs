@@ -40,6 +40,7 @@ pub mod manifest_file;
 pub mod output;
 pub mod reduce;
 pub mod remap;
+pub mod report;
 mod words;
 
 pub use error::{AppError, input_error};

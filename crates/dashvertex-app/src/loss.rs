@@ -119,69 +119,6 @@ pub fn over_budget(
     )
 }
 
-/// The reduce report document: the reducer's weight figures per part and, for glTF, the
-/// displacement per primitive.
-pub fn report_json(
-    (input, output): (&Path, &Path),
-    k: usize,
-    reports: &[(dashvertex_reduce::Report, usize)],
-    loss: Option<&[dashvertex_skin::PrimitiveLoss]>,
-) -> serde_json::Value {
-    use serde_json::json;
-    let dropped = |d: &Option<dashvertex_reduce::Dropped>| {
-        d.as_ref()
-            .map(|d| json!({"vertex": d.vertex, "bone": d.bone, "weight": d.weight, "at": d.at}))
-    };
-    let weights: Vec<_> = reports
-        .iter()
-        .map(|(r, sets)| {
-            json!({
-                "vertices": r.vertices, "sets": sets, "changed": r.changed,
-                "droppedOverLimit": r.dropped, "belowThreshold": r.below_threshold,
-                "roundedAway": r.quantized_away, "merged": r.merged, "negative": r.negative,
-                "largestDropped": dropped(&r.largest_dropped),
-            })
-        })
-        .collect();
-    let displacement = loss.map(|l| {
-        let prims: Vec<_> = l
-            .iter()
-            .map(|p| {
-                json!({
-                    "mesh": p.mesh, "primitive": p.primitive, "vertices": p.vertices,
-                    "moments": p.moments, "momentsFull": p.moments_full,
-                    "keyframeMoments": p.keyframe_moments,
-                    "max": p.max, "maxAtKeyframes": p.max_at_keyframes,
-                    "p99": p.p99, "mean": p.mean,
-                    "diagonal": p.diagonal,
-                    "maxOfDiagonal": share_of_diagonal(p),
-                    "worst": p.worst.iter().map(|w| json!({
-                        "vertex": w.vertex, "displacement": w.displacement,
-                        "animation": w.at.animation, "name": w.at.name, "time": w.at.time,
-                    })).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        json!({"primitives": prims})
-    });
-    json!({
-        "input": input.display().to_string(),
-        "output": output.display().to_string(),
-        "maxInfluences": k,
-        "weights": weights,
-        "displacement": displacement,
-        "note": if loss.is_none() {
-            Some("displacement needs glTF input and output (a skin, its joints and animations); weights only".to_owned())
-        } else if loss.is_some_and(|l| l.is_empty()) {
-            Some("no reduced primitive has a skin: displacement cannot be measured; weights only".to_owned())
-        } else if loss.is_some_and(|l| l.iter().all(|p| p.moments_full <= 1)) {
-            Some("no animations: displacement at the rest pose only".to_owned())
-        } else {
-            loss.and_then(sampled)
-        },
-    })
-}
-
 /// The terminal's summary of the loss report, one line per primitive.
 pub fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String> {
     let Some(loss) = loss else {

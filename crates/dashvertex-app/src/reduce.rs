@@ -13,12 +13,13 @@ use dashvertex_reduce::manifest::{Manifest, ManifestError};
 use crate::error::{AppError, input_error};
 use crate::formats::{self, Format, Loaded, SaveOptions};
 use crate::input::{Context, Part, Source, container, load, must_exist};
-use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, report_json, sampled};
+use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled};
 use crate::manifest_file::{lock, read_manifest, read_manifest_to_update};
 use crate::output::{
     Subject, buffer_files, external_buffers, first_buffer_file, nothing_written, refuse_aliases,
     refuse_written_aliases, stage_output, verify_for,
 };
+use crate::report::ReduceReport;
 use crate::words::{Opt, warn_neutral_bone};
 
 /// A reduce job's options.
@@ -196,8 +197,8 @@ pub struct Reduced {
     /// How far the reduction moves each skinned primitive, when `report` or `max_error`
     /// asked for it.
     pub loss: Option<Vec<dashvertex_skin::PrimitiveLoss>>,
-    /// The report document written to `report`.
-    pub report: Option<serde_json::Value>,
+    /// The report written to `report`.
+    pub report: Option<ReduceReport>,
 }
 
 /// One line of what the reducer did to a part.
@@ -752,7 +753,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         .map(|p| (p, manifest.to_json()));
     let report = a
         .report
-        .map(|_| report_json((a.input, a.output), chosen_k, &reports, loss.as_deref()));
+        .map(|_| ReduceReport::new((a.input, a.output), chosen_k, &reports, loss.as_deref()));
     let report_text = a.report.zip(report.as_ref()).map(|(path, json)| {
         let mut text = serde_json::to_string_pretty(json).unwrap_or_default();
         text.push('\n');

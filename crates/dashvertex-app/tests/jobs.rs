@@ -240,3 +240,54 @@ fn fix_dry_run_reports_without_writing_and_remap_keeps_the_order() {
     assert!(!done.skins.is_empty());
     assert!(remapped.exists());
 }
+
+#[test]
+fn checked_in_reduce_report_schema_matches_the_types() {
+    // Regenerate with: BLESS=1 cargo test -p dashvertex-app --test jobs schema
+    let path = repo().join("schemas/reduce-report.schema.json");
+    let mut generated =
+        serde_json::to_string_pretty(&dashvertex_app::report::schema()).expect("serializes");
+    generated.push('\n');
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, &generated).expect("written");
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == generated,
+        "schemas/reduce-report.schema.json differs from the report types; regenerate it with\n    BLESS=1 cargo test -p dashvertex-app --test jobs schema\nand commit the result"
+    );
+}
+
+#[test]
+fn the_reduce_report_of_a_loss_run_matches_its_schema() {
+    let dir = Scratch::new("app-report");
+    let log = Collect::default();
+    let c = ctx(&Neutral, &log);
+    let input = fixture("fixtures/blender/loss_rig.glb");
+    let (output, report) = (dir.path().join("out.glb"), dir.path().join("report.json"));
+    let job = reduce::ReduceJob {
+        config: reduce::settings(&asked(2), &output, None, None, &c).expect("settings"),
+        report: Some(&report),
+        ..reduce::ReduceJob::new(&input, &output, &c)
+    };
+    let done = reduce::run(&job).expect("reduced");
+    let text = std::fs::read_to_string(&report).expect("report");
+    let mut given =
+        serde_json::to_string_pretty(done.report.as_ref().expect("report")).expect("text");
+    given.push('\n');
+    assert_eq!(text, given, "the file holds the report the job gives back");
+    let written: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let schema = serde_json::to_value(dashvertex_app::report::schema()).expect("schema");
+    let validator = jsonschema::validator_for(&schema).expect("a schema");
+    let errors: Vec<String> = validator
+        .iter_errors(&written)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let prims = &written["displacement"]["primitives"];
+    assert!(prims.as_array().is_some_and(|p| !p.is_empty()), "{written}");
+    assert!(
+        written["weights"][0]["droppedOverLimit"].is_u64(),
+        "{written}"
+    );
+}

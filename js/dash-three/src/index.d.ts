@@ -58,9 +58,9 @@ export interface ReductionReport {
   sets: number;
   vertices: number;
   changed: number;
-  dropped: number;
+  droppedOverLimit: number;
   belowThreshold: number;
-  quantizedAway: number;
+  roundedAway: number;
   merged: number;
   negative: number;
   firstNegative: DroppedInfluence | null;

@@ -88,7 +88,7 @@ impl Default for Config {
 }
 
 /// A dropped influence worth reporting.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct Dropped {
     /// Its weight.
     pub weight: f32,
@@ -109,9 +109,10 @@ impl Dropped {
     }
 }
 
-/// What the reduction did (serialized with camelCase names, as the WebAssembly API and
-/// reports give it).
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+/// What the reduction did, serialized once for every front end (the WebAssembly API, the
+/// reduce report of `schemas/reduce-report.schema.json`, Python): camelCase names, the
+/// counts of dropped influences named by why they went.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     /// Vertices processed.
@@ -119,11 +120,13 @@ pub struct Report {
     /// Vertices whose influences changed (anything dropped, merged, scaled or rounded).
     pub changed: u64,
     /// Influences dropped because a vertex had more than K.
+    #[serde(rename = "droppedOverLimit")]
     pub dropped: u64,
     /// Influences dropped by the minimum-weight threshold.
     pub below_threshold: u64,
     /// Influences rounded to 0 by quantization (or, with `unit` and `f32`, a share too
     /// small for binary32), and dropped.
+    #[serde(rename = "roundedAway")]
     pub quantized_away: u64,
     /// Duplicate bones merged into one influence.
     pub merged: u64,

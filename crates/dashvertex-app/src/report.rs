@@ -1,0 +1,179 @@
+//! The reduce report (`schemas/reduce-report.schema.json`): the reducer's figures per part
+//! and, for glTF, how far the reduction moves each skinned primitive. One set of types,
+//! serialized the same for the CLI's `--report` file and Python's `reduce_file`.
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::loss::{sampled, share_of_diagonal};
+
+/// A reduce job's report.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "DashReduceReport")]
+pub struct ReduceReport {
+    /// The input file, as named.
+    pub input: String,
+    /// The output file, as named.
+    pub output: String,
+    /// Influences kept per vertex: as asked, or the smallest count within `max_error`.
+    pub max_influences: usize,
+    /// The reducer's figures per part (a DashVertex mesh, or each skinned glTF primitive).
+    pub weights: Vec<PartWeights>,
+    /// How far vertices move; `null` when it cannot be measured (no glTF in and out).
+    pub displacement: Option<Displacement>,
+    /// What the figures leave out, in words (`null` when nothing).
+    pub note: Option<String>,
+}
+
+/// The reducer's figures for one part.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PartWeights {
+    /// Influence sets written per vertex.
+    pub sets: usize,
+    /// What the reducer did.
+    #[serde(flatten)]
+    pub reduced: dashvertex_reduce::Report,
+}
+
+/// The displacement of every skinned primitive.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct Displacement {
+    /// One entry per reduced skinned primitive.
+    pub primitives: Vec<PrimitiveDisplacement>,
+}
+
+/// How far one primitive's vertices move, in model units, at the moments measured.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PrimitiveDisplacement {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index in the mesh.
+    pub primitive: usize,
+    /// Vertices compared.
+    pub vertices: usize,
+    /// Moments measured (the rest pose, keyframes and moments between them).
+    pub moments: usize,
+    /// Moments the sampling rule takes; more than `moments` when the work budget cut it.
+    pub moments_full: usize,
+    /// Of `moments`, the rest pose and the keyframe times.
+    pub keyframe_moments: usize,
+    /// The largest displacement.
+    pub max: f64,
+    /// The largest at the rest pose and keyframe times only.
+    pub max_at_keyframes: f64,
+    /// The 99th percentile (nearest rank) of the vertices' largest displacements.
+    pub p99: f64,
+    /// Their mean.
+    pub mean: f64,
+    /// The bounding box diagonal of the primitive's positions.
+    pub diagonal: f64,
+    /// `max` as a share of `diagonal`; `null` when the diagonal is 0.
+    pub max_of_diagonal: Option<f64>,
+    /// The vertices that move most, largest first.
+    pub worst: Vec<WorstVertex>,
+}
+
+/// A vertex that moves most, and when.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct WorstVertex {
+    /// The vertex.
+    pub vertex: usize,
+    /// How far it moves.
+    pub displacement: f64,
+    /// The animation (`null`: the rest pose).
+    pub animation: Option<usize>,
+    /// The animation's name, if it has one.
+    pub name: Option<String>,
+    /// Seconds into the animation.
+    pub time: f64,
+}
+
+impl ReduceReport {
+    /// The report of a run from `input` to `output` that kept `k` influences: the
+    /// reducer's `reports` per part and, when measured, the `loss` per primitive.
+    pub fn new(
+        (input, output): (&Path, &Path),
+        k: usize,
+        reports: &[(dashvertex_reduce::Report, usize)],
+        loss: Option<&[dashvertex_skin::PrimitiveLoss]>,
+    ) -> Self {
+        let weights = reports
+            .iter()
+            .map(|(r, sets)| PartWeights {
+                sets: *sets,
+                reduced: r.clone(),
+            })
+            .collect();
+        let displacement = loss.map(|l| Displacement {
+            primitives: l.iter().map(primitive).collect(),
+        });
+        let note = match loss {
+            None => Some(
+                "displacement needs glTF input and output (a skin, its joints and animations); weights only"
+                    .to_owned(),
+            ),
+            Some([]) => Some(
+                "no reduced primitive has a skin: displacement cannot be measured; weights only"
+                    .to_owned(),
+            ),
+            Some(l) if l.iter().all(|p| p.moments_full <= 1) => {
+                Some("no animations: displacement at the rest pose only".to_owned())
+            }
+            Some(l) => sampled(l),
+        };
+        ReduceReport {
+            input: input.display().to_string(),
+            output: output.display().to_string(),
+            max_influences: k,
+            weights,
+            displacement,
+            note,
+        }
+    }
+}
+
+fn primitive(p: &dashvertex_skin::PrimitiveLoss) -> PrimitiveDisplacement {
+    PrimitiveDisplacement {
+        mesh: p.mesh,
+        primitive: p.primitive,
+        vertices: p.vertices,
+        moments: p.moments,
+        moments_full: p.moments_full,
+        keyframe_moments: p.keyframe_moments,
+        max: p.max,
+        max_at_keyframes: p.max_at_keyframes,
+        p99: p.p99,
+        mean: p.mean,
+        diagonal: p.diagonal,
+        max_of_diagonal: share_of_diagonal(p),
+        worst: p
+            .worst
+            .iter()
+            .map(|w| WorstVertex {
+                vertex: w.vertex,
+                displacement: w.displacement,
+                animation: w.at.animation,
+                name: w.at.name.clone(),
+                time: w.at.time,
+            })
+            .collect(),
+    }
+}
+
+/// The JSON Schema of [`ReduceReport`] (`schemas/reduce-report.schema.json`).
+pub fn schema() -> schemars::Schema {
+    let mut s = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<ReduceReport>();
+    s.insert(
+        "$id".into(),
+        serde_json::Value::String("https://dash.invalid/schemas/reduce-report.schema.json".into()),
+    );
+    s
+}

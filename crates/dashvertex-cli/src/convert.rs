@@ -202,6 +202,7 @@ fn to_dashvertex(
         locked: false,
         embed: false,
         report: None,
+        measure: false,
         max_error: None,
         poses: None,
         target: None,

@@ -107,14 +107,29 @@ impl AccessorData<'_> {
             return [0.0; 4];
         };
         let mut out = [0.0; 4];
+        // VEC4 (every JOINTS_n and WEIGHTS_n): the four lanes read from one fixed-size
+        // array, no loop; shorter elements lane by lane.
         macro_rules! lanes {
             ($t:ty) => {{
                 const N: usize = std::mem::size_of::<$t>();
-                if let Some(e) = bytes.get(at..at + n * N) {
+                let lane = |c: &[u8]| {
+                    f64::from(<$t>::from_le_bytes(
+                        <[u8; N]>::try_from(c).unwrap_or([0; N]),
+                    ))
+                };
+                if n == 4 {
+                    if let Some(e) = bytes
+                        .get(at..at + 4 * N)
+                        .and_then(|e| <&[u8; 4 * N]>::try_from(e).ok())
+                    {
+                        let (a, rest) = e.split_at(N);
+                        let (b, rest) = rest.split_at(N);
+                        let (c, d) = rest.split_at(N);
+                        out = [lane(a), lane(b), lane(c), lane(d)];
+                    }
+                } else if let Some(e) = bytes.get(at..at + n * N) {
                     for (o, c) in out.iter_mut().zip(e.chunks_exact(N)) {
-                        *o = f64::from(<$t>::from_le_bytes(
-                            <[u8; N]>::try_from(c).unwrap_or([0; N]),
-                        ));
+                        *o = lane(c);
                     }
                 }
             }};

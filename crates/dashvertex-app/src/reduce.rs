@@ -16,7 +16,7 @@ use crate::input::{Context, Part, Source, container, load, must_exist};
 use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled};
 use crate::manifest_file::{lock, read_manifest, read_manifest_to_update};
 use crate::output::{
-    Subject, buffer_files, external_buffers, first_buffer_file, nothing_written, refuse_aliases,
+    Subject, buffer_files, external_buffers, nothing_written, refuse_aliases_before,
     refuse_written_aliases, stage_output, verify_for,
 };
 use crate::report::ReduceReport;
@@ -433,13 +433,9 @@ fn check_args(a: &ReduceJob) -> Result<(), AppError> {
         )));
     }
     // No output may overwrite an input, or another output (spec/security.md W3).
-    let first_bin = first_buffer_file(a.output, a.to, a.embed);
     let names = path_names(ctx);
     let (outputs, inputs) = named_paths(a, &names);
-    let label = format!("the buffer file of {}", ctx.opt(Opt::Output));
-    let mut before = outputs.clone();
-    before.extend(first_bin.as_deref().map(|b| (label.as_str(), b)));
-    refuse_aliases(&before, &inputs)?;
+    refuse_aliases_before(a.output, a.to, a.embed, &outputs, &inputs, ctx.words)?;
     if let Some(p) = a.poses {
         must_exist(p)?;
     }

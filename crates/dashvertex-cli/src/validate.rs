@@ -15,7 +15,7 @@ use dashvertex_validate::render::{self, Style};
 use dashvertex_validate::{Code, FileReport, Level, Options, Profile, Report};
 
 use crate::common::{self, Global, Verbosity};
-use crate::error::CliError;
+use crate::error::{CliError, ExitStatus};
 use crate::progress::Progress;
 use crate::walk::{Item, expand};
 

@@ -13,12 +13,6 @@
 //! - [`import`] turns influence sets, skin joints and per-bone `_NAME` attributes into
 //!   the dash model; [`export`] writes influence sets back into a copy of the file.
 
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
-
 pub mod accessor;
 pub mod budget;
 mod error;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::accessor::to_f32;
 use crate::load::{Container, Gltf};
 use crate::skinning;
-use crate::spec::component;
+use crate::document::component;
 
 /// Weight storage to write.
 #[derive(Clone, Debug, PartialEq)]
@@ -1099,7 +1099,7 @@ fn trims(
         let Some(bv) = gltf.root.buffer_views.get(as_index(v)) else {
             continue;
         };
-        let elem = crate::spec::element_layout(a.component_type, &a.kind).map(|l| l.0);
+        let elem = crate::document::element_layout(a.component_type, &a.kind).map(|l| l.0);
         let Some(elem) = elem else {
             if let Some(w) = whole.get_mut(as_index(v)) {
                 *w = true;

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::export::{BufferFiles, Editor, ExportError, Written};
 use crate::load::{Container, NoFiles, load_owned};
-use crate::spec::component;
+use crate::document::component;
 
 /// The parent of bone `i` as the writer uses it ([`dashvertex_core::globals_of`]' rule).
 fn parent_of(skeleton: &Skeleton, i: usize) -> Option<usize> {

@@ -6,7 +6,7 @@ use dashvertex_core::{Bone, Document, InfluenceSet, Limits, Mesh, Skeleton, Vert
 use crate::accessor::{self, AccessorData, to_f32};
 use crate::load::Gltf;
 use crate::skinning;
-use crate::spec::component;
+use crate::document::component;
 
 /// How a primitive stored its weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

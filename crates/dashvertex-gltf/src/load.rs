@@ -10,7 +10,7 @@ use crate::budget::Budget;
 use crate::error::{BufferError, LoadError};
 use crate::glb;
 use crate::ranges::ViewRangeError;
-use crate::spec::Root;
+use crate::document::Root;
 
 /// Reads the external resources a `.gltf` file names.
 pub trait Resolver {

@@ -33,7 +33,7 @@ use dashvertex_gltf::export::{
     BufferFiles, Editor, ExportError, InfluenceSource, JointSlot, WeightFormat, Written,
 };
 use dashvertex_gltf::skinning;
-use dashvertex_gltf::spec::component;
+use dashvertex_gltf::document::component;
 
 use crate::manifest::{Manifest, OrderMismatch};
 

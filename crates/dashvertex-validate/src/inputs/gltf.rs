@@ -4,7 +4,7 @@
 use dashvertex_core::InfluenceSet;
 use dashvertex_gltf::accessor::{self, AccessorData};
 use dashvertex_gltf::skinning::{self, PrimitiveSets};
-use dashvertex_gltf::spec::{self, component};
+use dashvertex_gltf::document::{self, component};
 use dashvertex_gltf::{Gltf, LoadError, Resolver};
 use dashvertex_json::pointer::Locator;
 
@@ -319,7 +319,7 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) -> Vec<bool> {
                 n_buffers,
             );
         }
-        if let Some(stride) = v.byte_stride.filter(|&s| !spec::byte_stride_valid(s)) {
+        if let Some(stride) = v.byte_stride.filter(|&s| !document::byte_stride_valid(s)) {
             let khronos = if (4..=252).contains(&stride) {
                 "VALUE_MULTIPLE_OF"
             } else {
@@ -353,11 +353,11 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) -> Vec<bool> {
             .ok()
             .and_then(|v| root.buffer_views.get(v))
             .and_then(|v| v.byte_stride)
-            .filter(|&s| spec::byte_stride_valid(s))
+            .filter(|&s| document::byte_stride_valid(s))
         else {
             continue;
         };
-        let (Some(size), Some(n)) = (component::size(a.component_type), spec::components(&a.kind))
+        let (Some(size), Some(n)) = (component::size(a.component_type), document::components(&a.kind))
         else {
             continue;
         };
@@ -684,7 +684,7 @@ fn bad_stride(gltf: &Gltf, accessor: u64) -> bool {
         .and_then(|a| a.buffer_view)
         .and_then(|v| gltf.root.buffer_views.get(usize::try_from(v).ok()?))
         .and_then(|v| v.byte_stride)
-        .is_some_and(|s| !spec::byte_stride_valid(s))
+        .is_some_and(|s| !document::byte_stride_valid(s))
 }
 
 /// Skin rules: joints, common root, skeleton, inverse bind matrices. The root and

@@ -5,9 +5,9 @@
 
 use dashvertex_core::Limits;
 
+use crate::document::{component, components};
 use crate::error::AccessorError;
 use crate::load::Gltf;
-use crate::document::{component, components};
 
 /// An accessor read where it lies: its elements are decoded from the buffer on access
 /// (every range was checked once, when the view was made), never copied or widened into
@@ -281,11 +281,8 @@ pub fn read<'g>(
         });
     }
     let count = fits(index, "count", a.count)?;
-    let (elem, column, rows) = crate::document::element_layout(a.component_type, &a.kind).unwrap_or((
-        size * comps,
-        size * comps,
-        comps,
-    ));
+    let (elem, column, rows) = crate::document::element_layout(a.component_type, &a.kind)
+        .unwrap_or((size * comps, size * comps, comps));
     let mut data = AccessorData {
         index,
         component_type: a.component_type,

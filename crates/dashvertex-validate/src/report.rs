@@ -199,7 +199,9 @@ pub fn schema() -> schemars::Schema {
         .into_root_schema_for::<Report>();
     s.insert(
         "$id".into(),
-        serde_json::Value::String("https://dash.invalid/schemas/validation-report.schema.json".into()),
+        serde_json::Value::String(
+            "https://dash.invalid/schemas/validation-report.schema.json".into(),
+        ),
     );
     s
 }

@@ -3,8 +3,8 @@
 
 use dashvertex_core::InfluenceSet;
 use dashvertex_gltf::accessor::{self, AccessorData};
-use dashvertex_gltf::skinning::{self, PrimitiveSets};
 use dashvertex_gltf::document::{self, component};
+use dashvertex_gltf::skinning::{self, PrimitiveSets};
 use dashvertex_gltf::{Gltf, LoadError, Resolver};
 use dashvertex_json::pointer::Locator;
 
@@ -357,8 +357,10 @@ fn structure(gltf: &Gltf, doc: &Doc, sink: &mut Sink) -> Vec<bool> {
         else {
             continue;
         };
-        let (Some(size), Some(n)) = (component::size(a.component_type), document::components(&a.kind))
-        else {
+        let (Some(size), Some(n)) = (
+            component::size(a.component_type),
+            document::components(&a.kind),
+        ) else {
             continue;
         };
         if stride < size * n || stride % size != 0 {

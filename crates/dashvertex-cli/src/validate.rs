@@ -64,7 +64,7 @@ pub struct ValidateArgs {
     /// that allows bones the manifest lacks after its indices).
     #[arg(long, requires = "manifest")]
     pub locked: bool,
-    /// Report format: human (compiler-style), json (schemas/report.schema.json), sarif
+    /// Report format: human (compiler-style), json (schemas/validation-report.schema.json), sarif
     /// (SARIF 2.1.0, for code-scanning views).
     #[arg(long, value_enum, default_value = "human")]
     pub format: OutputFormat,

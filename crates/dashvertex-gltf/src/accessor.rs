@@ -5,9 +5,9 @@
 
 use dashvertex_core::Limits;
 
+use crate::document::{component, components};
 use crate::error::AccessorError;
 use crate::load::Gltf;
-use crate::spec::{component, components};
 
 /// An accessor read where it lies: its elements are decoded from the buffer on access
 /// (every range was checked once, when the view was made), never copied or widened into
@@ -296,11 +296,8 @@ pub fn read<'g>(
         });
     }
     let count = fits(index, "count", a.count)?;
-    let (elem, column, rows) = crate::spec::element_layout(a.component_type, &a.kind).unwrap_or((
-        size * comps,
-        size * comps,
-        comps,
-    ));
+    let (elem, column, rows) = crate::document::element_layout(a.component_type, &a.kind)
+        .unwrap_or((size * comps, size * comps, comps));
     let mut data = AccessorData {
         index,
         component_type: a.component_type,
@@ -599,7 +596,7 @@ mod oracle {
     fn document(c: &Case) -> Vec<u8> {
         let size = component::size(c.component).unwrap();
         let (kind, _) = TYPES[c.kind];
-        let (elem, _, _) = crate::spec::element_layout(c.component, kind).unwrap();
+        let (elem, _, _) = crate::document::element_layout(c.component, kind).unwrap();
         let offset = c.offset * size;
         let stride = c.extra_stride.map(|e| (elem + e * 4).div_ceil(4) * 4);
         let step = stride.unwrap_or(elem);

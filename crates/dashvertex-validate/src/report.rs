@@ -1,5 +1,5 @@
 //! Reports: per file and for a whole run, serializable as the stable JSON report whose
-//! schema is `schemas/report.schema.json`.
+//! schema is `schemas/validation-report.schema.json`.
 
 use std::collections::BTreeMap;
 
@@ -199,7 +199,9 @@ pub fn schema() -> schemars::Schema {
         .into_root_schema_for::<Report>();
     s.insert(
         "$id".into(),
-        serde_json::Value::String("https://dash.invalid/schemas/report.schema.json".into()),
+        serde_json::Value::String(
+            "https://dash.invalid/schemas/validation-report.schema.json".into(),
+        ),
     );
     s
 }

@@ -119,7 +119,8 @@ struct ReduceReport {
     largest_dropped: Option<Py<PyAny>>,
     /// The first negative weight, as {"weight", "vertex", "bone", "at"}, or None.
     first_negative: Option<Py<PyAny>>,
-    /// Influence sets per output vertex (output columns / 4).
+    /// Influence sets the reducer filled (what `dashvertex reduce` writes); the output
+    /// arrays have ceil(max_influences / 4) sets, the rest zeros.
     sets: usize,
 }
 
@@ -228,7 +229,7 @@ fn reduce(
         max_influences_in: r.max_influences_in,
         largest_dropped: dropped_dict(py, &r.largest_dropped)?,
         first_negative: dropped_dict(py, &r.first_negative)?,
-        sets: out.sets,
+        sets: out.filled,
     };
     Ok((joints_out, weights_out, report))
 }

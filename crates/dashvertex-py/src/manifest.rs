@@ -72,23 +72,24 @@ pub struct Difference {
     old_name: Option<String>,
     /// The older index of a move, else None.
     old_index: Option<u32>,
-    text: String,
+    /// The line `dashvertex manifest diff` prints for it.
+    description: String,
 }
 
 #[pymethods]
 impl Difference {
     fn __str__(&self) -> String {
-        self.text.clone()
+        self.description.clone()
     }
 
     fn __repr__(&self) -> String {
-        format!("Difference({:?})", self.text)
+        format!("Difference({:?})", self.description)
     }
 }
 
 impl Difference {
     fn of(d: &Diff) -> Difference {
-        let text = d.to_string();
+        let description = d.to_string();
         let (kind, name, index, old_name, old_index) = match d {
             Diff::Added { name, index } => ("added", name.clone(), *index, None, None),
             Diff::Renamed { from, to, index } => {
@@ -106,7 +107,7 @@ impl Difference {
             index,
             old_name,
             old_index,
-            text,
+            description,
         }
     }
 }

@@ -34,6 +34,7 @@ pub struct DecodedPrimitive {
     skin: Option<usize>,
     rows: usize,
     sets: usize,
+    set_numbers: Vec<u32>,
     positions: Vec<f32>,
     joints: Joints,
     weights: Vec<f32>,
@@ -111,7 +112,7 @@ fn storage_name(s: WeightStorage) -> &'static str {
     }
 }
 
-fn from_view(view: &PrimitiveView<'_>) -> DecodedPrimitive {
+fn from_view(view: &PrimitiveView<'_>, set_numbers: Vec<u32>) -> DecodedPrimitive {
     let rows = view.len();
     let sets = view.sets.len();
     let positions = fill(rows, 3, |v, r: &mut [f32]| {
@@ -130,6 +131,7 @@ fn from_view(view: &PrimitiveView<'_>) -> DecodedPrimitive {
         skin: view.skin,
         rows,
         sets,
+        set_numbers,
         positions,
         joints,
         weights,
@@ -138,32 +140,36 @@ fn from_view(view: &PrimitiveView<'_>) -> DecodedPrimitive {
     }
 }
 
-/// Refuses a glTF whose buffers cannot all be read: from bytes, an external buffer has
-/// no folder to come from.
-fn check_buffers(gltf: &dashvertex_gltf::Gltf, from_bytes: bool) -> Result<()> {
-    for (i, b) in gltf.buffers().enumerate() {
-        let Err(e) = b else { continue };
-        let pointer = format!("/buffers/{i}");
-        let external = matches!(e, dashvertex_gltf::BufferError::Resource(fs)
-            if matches!(**fs, dashvertex_fs::FsError::NoFolder { .. }));
-        return Err(if from_bytes && external {
+/// Why importing a glTF failed (`failed`), when a buffer it needed could not be read: from bytes, an external
+/// buffer has no folder to come from (`EXTERNAL_BUFFER`); from a path, a buffer file that
+/// cannot be read is an I/O failure.
+fn buffer_failure(
+    gltf: &dashvertex_gltf::Gltf,
+    failed: &import::ImportError,
+    from_bytes: bool,
+) -> Option<Failure> {
+    let why = failed.to_string();
+    gltf.buffers().enumerate().find_map(|(i, b)| {
+        let Err(dashvertex_gltf::BufferError::Resource(fs)) = b else {
+            return None;
+        };
+        // Only the buffer the import needed.
+        if !why.contains(&format!("buffer {i} ")) {
+            return None;
+        }
+        let f = if from_bytes && matches!(**fs, dashvertex_fs::FsError::NoFolder { .. }) {
             Failure::new(
                 Kind::Format,
                 "EXTERNAL_BUFFER",
                 format!(
-                    "buffer {i} is an external file ({e}); bytes have no folder to read it from: pass the .gltf's path, or a GLB"
+                    "buffer {i} is an external file ({fs}); bytes have no folder to read it from: pass the .gltf's path, or a GLB"
                 ),
             )
         } else {
-            Failure::new(
-                Kind::Io,
-                "IO_ERROR",
-                format!("buffer {i} cannot be read: {e}"),
-            )
-        }
-        .at_pointer(pointer));
-    }
-    Ok(())
+            Failure::new(Kind::Io, "IO_ERROR", format!("buffer {i}: {fs}"))
+        };
+        Some(f.at_pointer(format!("/buffers/{i}")))
+    })
 }
 
 fn decode_gltf(input: Input, limits: &Limits) -> Result<Decoded> {
@@ -179,9 +185,27 @@ fn decode_gltf(input: Input, limits: &Limits) -> Result<Decoded> {
     };
     let gltf = dashvertex_gltf::load_owned(input.bytes, resolver.as_ref(), limits)
         .map_err(|e| in_file(e.into()))?;
-    check_buffers(&gltf, from_bytes).map_err(in_file)?;
-    let views = import::primitives(&gltf, limits).map_err(|e| in_file(e.into()))?;
-    let primitives = views.iter().map(from_view).collect::<Vec<_>>();
+    let views = match import::primitives(&gltf, limits) {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(in_file(match buffer_failure(&gltf, &e, from_bytes) {
+                Some(f) => f.caused_by(e),
+                None => e.into(),
+            }));
+        }
+    };
+    let sets_of = dashvertex_gltf::skinning::primitive_sets(&gltf.root);
+    let primitives = views
+        .iter()
+        .map(|v| {
+            let numbers = sets_of
+                .iter()
+                .find(|x| x.mesh == v.mesh && x.primitive == v.primitive)
+                .map(|x| x.sets.iter().map(|s| s.n).collect())
+                .unwrap_or_default();
+            from_view(v, numbers)
+        })
+        .collect::<Vec<_>>();
     let skins: Vec<Skeleton> = (0..gltf.root.skins.len())
         .map(|s| import::skeleton(&gltf, s).unwrap_or_default())
         .collect();
@@ -231,6 +255,7 @@ fn decode_dash(input: Input, limits: &Limits) -> Result<Decoded> {
             skin: None,
             rows,
             sets,
+            set_numbers: (0..sets).filter_map(|s| u32::try_from(s).ok()).collect(),
             positions,
             joints,
             weights,
@@ -307,6 +332,9 @@ pub struct Primitive {
     skin: Option<usize>,
     /// Influence sets per vertex.
     sets: usize,
+    /// The number `n` of each set's `JOINTS_n` / `WEIGHTS_n`, in column order (0, 1, …
+    /// unless the file skips one).
+    set_numbers: Vec<u32>,
     /// How the file stored the weights: "float", "unorm8" or "unorm16".
     weight_storage: &'static str,
     /// The primitive's skeleton (the skin's joints), None without one.
@@ -391,6 +419,7 @@ pub fn to_python(py: Python<'_>, d: Decoded) -> PyResult<Model> {
                 primitive: p.primitive,
                 skin: p.skin,
                 sets: p.sets,
+                set_numbers: p.set_numbers,
                 weight_storage: p.storage,
                 bones: bones(&p.bones)?,
             },

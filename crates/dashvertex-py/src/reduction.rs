@@ -168,8 +168,10 @@ fn input_from_matrix(weights: ArrayView2<'_, f32>) -> Result<(Input<'static>, Ve
 pub struct Output {
     /// Rows.
     pub rows: usize,
-    /// Sets per vertex.
+    /// Sets per output row.
     pub sets: usize,
+    /// Sets the reducer filled (the rest of each row is zeros).
+    pub filled: usize,
     /// Joint indices, or `None` when every index fits 16 bits.
     pub joints_u32: Option<Vec<u32>>,
     /// Joint indices narrowed to 16 bits (empty when `joints_u32` is set).
@@ -180,41 +182,48 @@ pub struct Output {
     pub report: dashvertex_reduce::Report,
 }
 
-fn flatten(reduced: Reduced, rows: usize) -> Output {
-    let sets = reduced.sets;
+/// The reduced sets laid out row-major, `width_sets` sets per row (the sets the reducer
+/// did not fill are zeros), so the shape depends on `max_influences` alone.
+fn flatten(reduced: Reduced, rows: usize, width_sets: usize) -> Output {
+    let filled = reduced.sets;
+    let sets = width_sets.max(filled);
+    let pad = sets - filled;
+    let row = |v: usize| {
+        reduced
+            .influences
+            .get(v * filled..(v + 1) * filled)
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(InfluenceSet::ZERO, pad))
+    };
     let wide = reduced
         .influences
         .par_iter()
         .any(|x| x.joints.iter().any(|&j| j > u32::from(u16::MAX)));
-    let weights: Vec<f32> = reduced
-        .influences
-        .par_iter()
-        .flat_map_iter(|x| x.weights)
+    let weights: Vec<f32> = (0..rows)
+        .into_par_iter()
+        .flat_map_iter(|v| row(v).flat_map(|x| x.weights))
         .collect();
     let (joints_u32, joints_u16) = if wide {
-        (
-            Some(
-                reduced
-                    .influences
-                    .par_iter()
-                    .flat_map_iter(|x| x.joints)
-                    .collect(),
-            ),
-            Vec::new(),
-        )
+        let j = (0..rows)
+            .into_par_iter()
+            .flat_map_iter(|v| row(v).flat_map(|x| x.joints))
+            .collect();
+        (Some(j), Vec::new())
     } else {
-        (
-            None,
-            reduced
-                .influences
-                .par_iter()
-                .flat_map_iter(|x| x.joints.map(|j| u16::try_from(j).unwrap_or(u16::MAX)))
-                .collect(),
-        )
+        let j = (0..rows)
+            .into_par_iter()
+            .flat_map_iter(|v| {
+                row(v).flat_map(|x| x.joints.map(|j| u16::try_from(j).unwrap_or(u16::MAX)))
+            })
+            .collect();
+        (None, j)
     };
     Output {
         rows,
         sets,
+        filled,
         joints_u32,
         joints_u16,
         weights,
@@ -234,5 +243,5 @@ pub fn run(
         None => input_from_matrix(weights)?,
     };
     let reduced = dashvertex_reduce::reduce(&input, &map, None, cfg)?;
-    Ok(flatten(reduced, rows))
+    Ok(flatten(reduced, rows, cfg.max_influences.div_ceil(4)))
 }

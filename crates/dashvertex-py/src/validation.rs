@@ -98,13 +98,17 @@ pub struct Diagnostic {
     line: Option<u64>,
     /// 1-based column of `pointer`.
     column: Option<u64>,
-    text: String,
+    /// Where, in words ("vertex 3, set 0 slot 1, /meshes/0/primitives/0 (12:5)").
+    location: String,
 }
 
 #[pymethods]
 impl Diagnostic {
     fn __str__(&self) -> String {
-        self.text.clone()
+        format!(
+            "{}[{}]: {} ({})",
+            self.severity, self.code, self.message, self.location
+        )
     }
 
     fn __repr__(&self) -> String {
@@ -143,12 +147,7 @@ impl Report {
                         pointer: l.pointer.clone(),
                         line: l.line,
                         column: l.column,
-                        text: format!(
-                            "{}[{}]: {} ({l})",
-                            d.severity.as_str(),
-                            d.code.as_str(),
-                            d.message
-                        ),
+                        location: l.to_string(),
                     },
                 )
             })

@@ -2,14 +2,38 @@
 mypy's stubtest against the built module, so they cannot drift from it)."""
 
 import os
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union, final
+
+from typing_extensions import TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
+__all__ = [
+    "Bones",
+    "DashError",
+    "DashIOError",
+    "Diagnostic",
+    "Difference",
+    "FormatError",
+    "Manifest",
+    "ManifestError",
+    "Model",
+    "OptionError",
+    "Primitive",
+    "ReduceError",
+    "ReduceReport",
+    "Report",
+    "__version__",
+    "read",
+    "reduce",
+    "targets",
+    "validate",
+]
+
 __version__: str
 
-Source = Union[str, os.PathLike[str], bytes, bytearray, memoryview]
+_Source: TypeAlias = Union[str, os.PathLike[str], bytes, bytearray, memoryview]
 
 class DashError(Exception):
     code: str
@@ -25,6 +49,7 @@ class OptionError(DashError): ...
 class ReduceError(DashError): ...
 class ManifestError(DashError): ...
 
+@final
 class Bones:
     @property
     def names(self) -> list[str]: ...
@@ -33,6 +58,7 @@ class Bones:
     def index(self, name: str) -> int: ...
     def __len__(self) -> int: ...
 
+@final
 class Primitive:
     @property
     def positions(self) -> npt.NDArray[np.float32]: ...
@@ -49,11 +75,14 @@ class Primitive:
     @property
     def sets(self) -> int: ...
     @property
+    def set_numbers(self) -> list[int]: ...
+    @property
     def weight_storage(self) -> str: ...
     @property
     def bones(self) -> Optional[Bones]: ...
     def __len__(self) -> int: ...
 
+@final
 class Model:
     @property
     def format(self) -> str: ...
@@ -64,6 +93,7 @@ class Model:
     @property
     def skins(self) -> list[Bones]: ...
 
+@final
 class Diagnostic:
     @property
     def code(self) -> str: ...
@@ -91,7 +121,10 @@ class Diagnostic:
     def line(self) -> Optional[int]: ...
     @property
     def column(self) -> Optional[int]: ...
+    @property
+    def location(self) -> str: ...
 
+@final
 class Report:
     @property
     def valid(self) -> bool: ...
@@ -116,6 +149,7 @@ class Report:
     def to_json(self) -> str: ...
     def __bool__(self) -> bool: ...
 
+@final
 class ReduceReport:
     @property
     def vertices(self) -> int: ...
@@ -144,6 +178,7 @@ class ReduceReport:
     @property
     def sets(self) -> int: ...
 
+@final
 class Difference:
     @property
     def kind(self) -> str: ...
@@ -155,7 +190,10 @@ class Difference:
     def old_name(self) -> Optional[str]: ...
     @property
     def old_index(self) -> Optional[int]: ...
+    @property
+    def description(self) -> str: ...
 
+@final
 class Manifest:
     def __init__(self) -> None: ...
     @staticmethod
@@ -176,13 +214,13 @@ class Manifest:
     @property
     def removed(self) -> list[int]: ...
     def __len__(self) -> int: ...
-    def __contains__(self, name: str) -> bool: ...
+    def __contains__(self, name: str, /) -> bool: ...
 
 def read(
-    source: Source, *, name: Optional[str] = None, threads: Optional[int] = None
+    source: _Source, *, name: Optional[str] = None, threads: Optional[int] = None
 ) -> Model: ...
 def validate(
-    source: Source,
+    source: _Source,
     *,
     profile: Optional[str] = None,
     target: Optional[str] = None,

@@ -1,8 +1,8 @@
 //! The `dashvertex` Python package's native module, `dashvertex._core`: thin bindings
 //! over the dash libraries. Each function turns its arguments into library calls
-//! ([`source`], [`options`]), runs them without the GIL on the worker pool ([`pool`]), and
-//! turns the result into Python objects ([`model`], [`validation`], [`reduction`],
-//! [`manifest`]) or a `DashError` ([`errors`]).
+//! (`source`, `options`), runs them without the GIL on the worker pool (`pool`), and
+//! turns the result into Python objects (`model`, `validation`, `reduction`,
+//! `manifest`) or a `DashError` (`errors`).
 //!
 //! Built by maturin as one abi3 wheel (CPython 3.9 and later); `cargo test` never links
 //! it against libpython (the crate has no Rust tests: pytest tests the wheel).
@@ -76,7 +76,7 @@ fn validate(
     let source = Source::extract(source, "source")?;
     let limits = Limits::default();
     let manifest = manifest
-        .map(|m| validation::manifest_arg(m, &limits))
+        .map(|m| manifest::manifest_arg(m, &limits))
         .transpose()?;
     let opts = validation::options(profile, target, manifest, locked, max_diagnostics)?;
     let report = py.detach(|| pool::run(threads, || validation::run(source, name, &opts)))?;

@@ -9,6 +9,7 @@ use dashvertex_manifest::{BoneRef, Difference as Diff, Manifest as Inner, Manife
 use pyo3::prelude::*;
 
 use crate::errors::{Failure, Result};
+use crate::source::Source;
 
 /// Decodes and checks a manifest's bytes: not UTF-8, not a manifest, or more bones than
 /// `limits.max_bones` is a `ManifestError` located at its line, column and JSON Pointer.
@@ -48,6 +49,21 @@ pub fn load(path: &Path, limits: &Limits) -> Result<Inner> {
     let name = crate::errors::display(path);
     let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
     parse(&name, &bytes, limits)
+}
+
+/// A `manifest=` argument: a path to read, the file's bytes, or a `Manifest` (for
+/// `validate` and the file functions).
+pub fn manifest_arg(
+    manifest: &Bound<'_, PyAny>,
+    limits: &Limits,
+) -> Result<dashvertex_manifest::Manifest> {
+    if let Ok(m) = manifest.cast::<Manifest>() {
+        return Ok(m.borrow().inner.clone());
+    }
+    match Source::extract(manifest, "manifest")? {
+        Source::Path(p) => load(&p, limits),
+        Source::Bytes(b) => parse("<manifest>", &b, limits),
+    }
 }
 
 /// A bone manifest: bone name → stable index. Indices are never reused: new bones get

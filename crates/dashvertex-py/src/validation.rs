@@ -3,26 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use dashvertex_core::Limits;
 use dashvertex_validate::{Code, FileReport, JointOrder, Level, Options};
 use pyo3::prelude::*;
 
 use crate::errors::{Failure, Result};
 use crate::source::Source;
-
-/// A manifest argument: a path to read, or a `Manifest`.
-pub fn manifest_arg(
-    manifest: &Bound<'_, PyAny>,
-    limits: &Limits,
-) -> Result<dashvertex_manifest::Manifest> {
-    if let Ok(m) = manifest.cast::<crate::manifest::Manifest>() {
-        return Ok(m.borrow().inner.clone());
-    }
-    match Source::extract(manifest, "manifest")? {
-        Source::Path(p) => crate::manifest::load(&p, limits),
-        Source::Bytes(b) => crate::manifest::parse("<manifest>", &b, limits),
-    }
-}
 
 /// The validator's options for these keywords, as `dash-validate` builds them from its
 /// flags: a manifest range-checks bone indices (retired bones count) and checks joint

@@ -108,9 +108,17 @@ fn sets_of(
     Ok(out)
 }
 
-/// The reducer's input from joint and weight arrays: bones are the indices that carry
-/// weight, named `#N`, as a DashVertex file without a skeleton gives them to the CLI
-/// (`Input::from_mesh`), so indices and tie-breaks are the file's.
+/// Above this many bone indices, the bones of the input are the indices that carry
+/// weight only (sparse); below, every index up to the largest is a bone.
+const DENSE_BONES: u32 = 1 << 20;
+
+/// The reducer's input from joint and weight arrays: bones are named `#N` by their index,
+/// as a DashVertex file without a skeleton gives them to the CLI (`Input::from_mesh`).
+/// Up to [`DENSE_BONES`] indices every index is a bone (nothing to renumber, as fast as
+/// the CLI's glTF path); beyond, only the weighted ones (`Input::from_mesh`, memory
+/// bounded by the influences). Either way the reducer sees the same candidates in the
+/// same order with a monotone bone numbering, so indices, merges and tie-breaks, and the
+/// output bits, are the CLI's.
 fn input_from_sets(
     joints: &JointsView<'_>,
     weights: ArrayView2<'_, f32>,
@@ -121,20 +129,46 @@ fn input_from_sets(
         // No column: every vertex is empty (one all-zero set).
         sets.push(vec![InfluenceSet::ZERO; n]);
     }
-    let mut iter = sets.into_iter();
-    let first = iter.next().unwrap_or_default();
-    let vertices: Vec<Vertex> = first
-        .into_iter()
-        .map(|skin| Vertex {
-            position: [0.0; 3],
-            skin,
-        })
-        .collect();
-    let mesh = Mesh::from_parts(true, vertices, iter.collect())
-        .map_err(|e| Failure::option(e.to_string()))?;
-    let input = Input::from_mesh(&mesh, Vec::new()).map_err(|e| Failure::option(e.to_string()))?;
-    let map = input.unnamed_indices().unwrap_or_default();
-    Ok((input, map))
+    let largest = sets
+        .par_iter()
+        .flat_map_iter(|set| set.iter())
+        .flat_map_iter(|x| x.pairs().filter(|(_, w)| *w != 0.0).map(|(j, _)| j))
+        .max();
+    match largest {
+        Some(m) if m >= DENSE_BONES => {
+            let mut iter = sets.into_iter();
+            let first = iter.next().unwrap_or_default();
+            let vertices: Vec<Vertex> = first
+                .into_iter()
+                .map(|skin| Vertex {
+                    position: [0.0; 3],
+                    skin,
+                })
+                .collect();
+            let mesh = Mesh::from_parts(true, vertices, iter.collect())
+                .map_err(|e| Failure::option(e.to_string()))?;
+            let input = Input::from_mesh(&mesh, Vec::new())
+                .map_err(|e| Failure::option(e.to_string()))?;
+            let map = input.unnamed_indices().unwrap_or_default();
+            Ok((input, map))
+        }
+        _ => {
+            let count = largest.map_or(0, |m| m + 1);
+            let bones = (0..count)
+                .map(|j| BoneRef {
+                    name: format!("#{j}"),
+                    parent: None,
+                })
+                .collect();
+            let input = Input {
+                bones,
+                positions: vec![[0.0; 3]; n],
+                data: Data::Sets(sets),
+                origin: Origin::Sets,
+            };
+            Ok((input, (0..count).collect()))
+        }
+    }
 }
 
 /// The reducer's input from a dense `(n, bones)` matrix: column `b` is bone `b`'s weight

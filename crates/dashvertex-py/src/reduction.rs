@@ -147,8 +147,8 @@ fn input_from_sets(
                 .collect();
             let mesh = Mesh::from_parts(true, vertices, iter.collect())
                 .map_err(|e| Failure::option(e.to_string()))?;
-            let input = Input::from_mesh(&mesh, Vec::new())
-                .map_err(|e| Failure::option(e.to_string()))?;
+            let input =
+                Input::from_mesh(&mesh, Vec::new()).map_err(|e| Failure::option(e.to_string()))?;
             let map = input.unnamed_indices().unwrap_or_default();
             Ok((input, map))
         }

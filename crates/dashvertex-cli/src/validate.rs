@@ -326,8 +326,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> Result<ExitCode, CliError> {
     let report = Report::new(reports);
     match args.format {
         OutputFormat::Json => {
-            let _ = serde_json::to_writer_pretty(&mut stdout, &report);
-            let _ = stdout.write_all(b"\n");
+            let _ = stdout.write_all(report.to_json().as_bytes());
         }
         OutputFormat::Sarif => {
             let _ = serde_json::to_writer_pretty(

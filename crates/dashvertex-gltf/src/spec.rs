@@ -260,7 +260,7 @@ pub fn components(kind: &str) -> Option<u64> {
 /// Matrix columns start on 4-byte boundaries (glTF 2.0 §3.6.2.4: MAT2 and MAT3 of 1- and
 /// 2-byte components carry padding after each column); other types are packed, a single
 /// "column" of all their components.
-pub(crate) fn element_layout(component_type: u32, kind: &str) -> Option<(u64, u64, u64)> {
+pub fn element_layout(component_type: u32, kind: &str) -> Option<(u64, u64, u64)> {
     let size = component::size(component_type)?;
     let n = components(kind)?;
     let rows = match kind {

@@ -227,6 +227,8 @@ codes! {
     /// An accessor dash reads (influences, inverse bind matrices, POSITION, animation
     /// samplers) cannot be read (missing buffer view, out of range).
     GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, BUFFER_VIEW_TOO_LONG, UNRESOLVED_REFERENCE", "";
+    /// An accessor's elements run past the end of its buffer view.
+    GLTF_ACCESSOR_TOO_LONG = Error, "validation.md §6", "ACCESSOR_TOO_LONG", "give the accessor a count and byteOffset that fit its buffer view";
     /// A WEIGHTS or inverse bind matrix accessor has neither bufferView nor sparse data:
     /// every value is zero (vertices bound to no bone, matrices that collapse them).
     GLTF_ACCESSOR_NO_DATA = Warning, "validation.md §6", "", "give the accessor its data";

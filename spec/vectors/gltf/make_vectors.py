@@ -441,3 +441,14 @@ write("attribute-invalid-name.gltf", skinned(OKJ, OKW, tweak=unknown_attribute))
 def zero_length_view(doc, a):
     doc["bufferViews"].append({"buffer": 0, "byteLength": 0})
 write("buffer-view-zero-length.gltf", skinned(OKJ, OKW, tweak=zero_length_view))
+
+# Accessor extent and GLB framing: an accessor whose elements run past its buffer view
+# (ACCESSOR_TOO_LONG, on an accessor no primitive reads); a GLB whose JSON chunk is empty
+# (GLB_EMPTY_CHUNK); bytes that are neither text nor a GLB header (GLB_INVALID_MAGIC).
+def accessor_too_long(doc, a):
+    doc["accessors"].append({"componentType": 5126, "count": 3, "type": "VEC4", "bufferView": 0, "byteOffset": 4})
+write("accessor-too-long.gltf", skinned(OKJ, OKW, tweak=accessor_too_long))
+with open("glb-empty-chunk.glb", "wb") as f:
+    f.write(b"glTF" + struct.pack("<II", 2, 20) + struct.pack("<I", 0) + b"JSON")
+with open("glb-invalid-magic.glb", "wb") as f:
+    f.write(b"\0" * 4 + glb(skinned(OKJ, OKW))[4:])

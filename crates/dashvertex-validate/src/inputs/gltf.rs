@@ -212,10 +212,16 @@ pub fn validate_keeping(
 /// refuse report nothing more.
 fn ranges_and_budget(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
     for e in gltf.view_range_errors() {
+        // At the member that leaves the buffer: the offset, when the view starts past it.
+        let member = if e.byte_offset >= e.buffer_length {
+            "byteOffset"
+        } else {
+            "byteLength"
+        };
         doc.push(
             sink,
             Code::GLTF_BUFFER_VIEW_RANGE,
-            &format!("/bufferViews/{}", e.view),
+            &format!("/bufferViews/{}/{member}", e.view),
             || {
                 format!(
                     "buffer view {}: byteOffset {} + byteLength {} = {} is past the end of buffer {} (byteLength {})",
@@ -614,7 +620,7 @@ fn skin_scenes(gltf: &Gltf, doc: &Doc, tainted: &[bool], sink: &mut Sink) {
                 .find(|&k| !listed.contains(&(k, *joints)))
         });
         if let Some(k) = lacking {
-            doc.push(sink, Code::GLTF_SKIN_SCENE, &format!("/nodes/{i}/skin"), || {
+            doc.push(sink, Code::GLTF_SKIN_SCENE, &format!("/nodes/{i}"), || {
                 format!(
                     "node {i} uses skin {s}, but scene {k}, which holds the node, does not hold node {joints}, the root of the skin's joints"
                 )
@@ -716,13 +722,20 @@ fn skins(gltf: &Gltf, doc: &Doc, tainted: &[bool], opts: &Options, sink: &mut Si
                 });
             }
         }
+        // A joint that names no node shares no root with the others (official
+        // SKIN_NO_COMMON_ROOT); a repeated one changes no ancestry.
+        let unresolved = skin.joints.iter().any(|&j| j >= n_nodes);
         let below_error = skin.joints.iter().any(|&j| {
             usize::try_from(j)
                 .ok()
                 .and_then(|j| tainted.get(j))
                 .is_some_and(|t| *t)
         });
-        if !bad && !below_error {
+        if unresolved && !below_error {
+            doc.push(sink, Code::GLTF_SKIN_ROOT, &ptr, || {
+                format!("skin {s}: a joint names no node, so the joints have no common root")
+            });
+        } else if !bad && !below_error {
             let common = skinning::common_ancestors(&parents, &skin.joints);
             if common.is_empty() {
                 doc.push(sink, Code::GLTF_SKIN_ROOT, &ptr, || {
@@ -920,7 +933,7 @@ fn nodes(gltf: &Gltf, doc: &Doc, prims: &[PrimitiveSets], sink: &mut Sink) {
             (Some(_), Some(m)) if !has_joints => doc.push(
                 sink,
                 Code::GLTF_SKIN_WITHOUT_JOINTS,
-                &format!("/nodes/{i}/skin"),
+                &format!("/nodes/{i}"),
                 || format!("node {i} has a skin but mesh {m} has no JOINTS_n attributes"),
             ),
             (None, Some(m)) if has_joints => doc.push(
@@ -1009,7 +1022,7 @@ fn primitive(
             doc.push(
                 sink,
                 Code::GLTF_SET_MISMATCH,
-                &p.attribute_pointer(&format!("{have}_{}", s.n)),
+                &format!("{base}/attributes"),
                 || format!("{have}_{} has no {miss}_{}", s.n, s.n),
             );
         }

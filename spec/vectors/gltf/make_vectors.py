@@ -452,3 +452,25 @@ with open("glb-empty-chunk.glb", "wb") as f:
     f.write(b"glTF" + struct.pack("<II", 2, 20) + struct.pack("<I", 0) + b"JSON")
 with open("glb-invalid-magic.glb", "wb") as f:
     f.write(b"\0" * 4 + glb(skinned(OKJ, OKW))[4:])
+# Vertex data in buffer views and node matrices: a COLOR_0 accessor 2 bytes into its own
+# view (MESH_PRIMITIVE_ACCESSOR_UNALIGNED); a COLOR_0 read from POSITION's view, which has
+# no byteStride (MESH_PRIMITIVE_ACCESSOR_WITHOUT_BYTESTRIDE); indices read from the
+# joints' view, declared ARRAY_BUFFER (BUFFER_VIEW_TARGET_OVERRIDE); a node matrix with a
+# shear (NODE_MATRIX_NON_TRS).
+def color_on(view, offset):
+    def tweak(doc, a):
+        doc["accessors"].append({"componentType": 5121, "normalized": True, "count": 3, "type": "VEC4", "bufferView": view, "byteOffset": offset})
+        doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"] = len(doc["accessors"]) - 1
+    return tweak
+def unaligned_color(doc, a):
+    doc["bufferViews"].append({"buffer": 0, "byteOffset": 0, "byteLength": 36, "target": 34962})
+    color_on(len(doc["bufferViews"]) - 1, 2)(doc, a)
+write("attribute-unaligned.gltf", skinned(OKJ, OKW, tweak=unaligned_color))
+write("attribute-view-without-stride.gltf", skinned(OKJ, OKW, tweak=color_on(0, 0)))
+def indices_on_vertex_view(doc, a):
+    doc["accessors"].append({"componentType": 5121, "count": 3, "type": "SCALAR", "bufferView": 1})
+    doc["meshes"][0]["primitives"][0]["indices"] = len(doc["accessors"]) - 1
+write("buffer-view-target-override.gltf", skinned(OKJ, OKW, tweak=indices_on_vertex_view))
+def sheared_node(doc, a):
+    doc["nodes"].append({"matrix": [1, 0, 0, 0, 0.5, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]})
+write("node-matrix-shear.gltf", skinned(OKJ, OKW, tweak=sheared_node))

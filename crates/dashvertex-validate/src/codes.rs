@@ -233,9 +233,11 @@ codes! {
     /// A WEIGHTS or inverse bind matrix accessor has neither bufferView nor sparse data:
     /// every value is zero (vertices bound to no bone, matrices that collapse them).
     GLTF_ACCESSOR_NO_DATA = Warning, "validation.md §6", "", "give the accessor its data";
-    /// A vertex attribute accessor (an influence one: or its byteStride) is not 4-byte
-    /// aligned.
+    /// An influence accessor is not 4-byte aligned.
     GLTF_ACCESSOR_ALIGNMENT = Error, "validation.md §6", "MESH_PRIMITIVE_ACCESSOR_UNALIGNED", "";
+    /// A vertex attribute accessor other than JOINTS/WEIGHTS starts off a 4-byte boundary
+    /// of its buffer view (`dashvertex fix` rewrites influence accessors only).
+    GLTF_ATTRIBUTE_ALIGNMENT = Error, "validation.md §6", "MESH_PRIMITIVE_ACCESSOR_UNALIGNED", "move the accessor's data to a byteOffset that is a multiple of 4";
     /// JOINTS_n is not VEC4 of unsigned byte or unsigned short.
     GLTF_JOINTS_FORMAT = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT", "JOINTS_n must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT";
     /// WEIGHTS_n is not VEC4 float, normalized unsigned byte or normalized unsigned short.

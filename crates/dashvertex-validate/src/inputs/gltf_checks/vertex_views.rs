@@ -1,6 +1,7 @@
 //! How vertex and index data sit in their buffer views, from the JSON alone:
-//! - `GLTF_ACCESSOR_ALIGNMENT`: a vertex attribute's accessor starts on a 4-byte boundary
-//!   of its view (JOINTS and WEIGHTS are checked with the influences);
+//! - `GLTF_ATTRIBUTE_ALIGNMENT`: a vertex attribute's accessor starts on a 4-byte boundary
+//!   of its view (JOINTS and WEIGHTS are checked with the influences,
+//!   `GLTF_ACCESSOR_ALIGNMENT`);
 //! - `GLTF_BYTE_STRIDE` (official `MESH_PRIMITIVE_ACCESSOR_WITHOUT_BYTESTRIDE`): a view
 //!   that two or more vertex attribute accessors read has a `byteStride`;
 //! - `GLTF_BUFFER_VIEW_TARGET`: a view holds vertex data (attributes, morph targets) or
@@ -133,7 +134,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     }
 }
 
-/// `GLTF_ACCESSOR_ALIGNMENT` for a vertex attribute other than JOINTS/WEIGHTS whose
+/// `GLTF_ATTRIBUTE_ALIGNMENT` for a vertex attribute other than JOINTS/WEIGHTS whose
 /// accessor's `byteOffset` in its view is not a multiple of 4.
 fn unaligned(root: &Value, ptr: &str, name: &str, a: u64, doc: &Doc, sink: &mut Sink) {
     if name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_") {
@@ -144,7 +145,7 @@ fn unaligned(root: &Value, ptr: &str, name: &str, a: u64, doc: &Doc, sink: &mut 
     };
     let offset = acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
     if offset % 4 != 0 {
-        doc.push(sink, Code::GLTF_ACCESSOR_ALIGNMENT, ptr, || {
+        doc.push(sink, Code::GLTF_ATTRIBUTE_ALIGNMENT, ptr, || {
             format!(
                 "{name}: accessor {a} starts at byteOffset {offset} of its buffer view, not on a 4-byte boundary"
             )

@@ -254,6 +254,9 @@ codes! {
     /// A node's matrix is not a translation, rotation and scale: its fourth row is not
     /// (0, 0, 0, 1), or its columns are not orthogonal (a shear).
     GLTF_NODE_MATRIX = Error, "validation.md §6", "NODE_MATRIX_NON_TRS", "write the transform as a matrix without shear or projection, or as translation/rotation/scale";
+    /// A primitive's material samples a texture through a TEXCOORD_n set the primitive
+    /// does not have.
+    GLTF_TEXCOORD_MISSING = Error, "validation.md §6", "MESH_PRIMITIVE_TOO_FEW_TEXCOORDS", "give the primitive that TEXCOORD_n, or bind the texture to a set it has";
     /// A node's rotation is not a unit quaternion.
     GLTF_NODE_ROTATION = Error, "validation.md §6", "ROTATION_NON_UNIT", "normalize the quaternion";
     /// A node has a matrix and also translation, rotation or scale.

@@ -474,3 +474,10 @@ write("buffer-view-target-override.gltf", skinned(OKJ, OKW, tweak=indices_on_ver
 def sheared_node(doc, a):
     doc["nodes"].append({"matrix": [1, 0, 0, 0, 0.5, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]})
 write("node-matrix-shear.gltf", skinned(OKJ, OKW, tweak=sheared_node))
+# A material whose normal texture reads TEXCOORD_0 (texCoord absent), on a primitive
+# without texture coordinates (MESH_PRIMITIVE_TOO_FEW_TEXCOORDS).
+def texture_without_texcoord(doc, a):
+    doc["textures"] = [{}]
+    doc["materials"] = [{"normalTexture": {"index": 0}}]
+    doc["meshes"][0]["primitives"][0]["material"] = 0
+write("material-texcoord-missing.gltf", skinned(OKJ, OKW, tweak=texture_without_texcoord))

@@ -14,6 +14,7 @@ pub(crate) mod nodes;
 pub(crate) mod primitives;
 pub(crate) mod references;
 pub(crate) mod required;
+pub(crate) mod texcoords;
 pub(crate) mod vertex_views;
 
 use serde_json::Value;

@@ -257,6 +257,8 @@ codes! {
     /// A primitive's material samples a texture through a TEXCOORD_n set the primitive
     /// does not have.
     GLTF_TEXCOORD_MISSING = Error, "validation.md §6", "MESH_PRIMITIVE_TOO_FEW_TEXCOORDS", "give the primitive that TEXCOORD_n, or bind the texture to a set it has";
+    /// A FLOAT COLOR_n accessor holds a component below 0 or above 1.
+    GLTF_COLOR_RANGE = Error, "validation.md §6", "ACCESSOR_NON_CLAMPED", "clamp the colors to 0…1";
     /// A node's rotation is not a unit quaternion.
     GLTF_NODE_ROTATION = Error, "validation.md §6", "ROTATION_NON_UNIT", "normalize the quaternion";
     /// A node has a matrix and also translation, rotation or scale.

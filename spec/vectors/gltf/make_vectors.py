@@ -481,3 +481,11 @@ def texture_without_texcoord(doc, a):
     doc["materials"] = [{"normalTexture": {"index": 0}}]
     doc["meshes"][0]["primitives"][0]["material"] = 0
 write("material-texcoord-missing.gltf", skinned(OKJ, OKW, tweak=texture_without_texcoord))
+# A FLOAT COLOR_0 with a component of 1.5, in a buffer of its own (ACCESSOR_NON_CLAMPED).
+def color_above_one(doc, a):
+    data = f32(1.5, 0, 0, 0, 0, 0, 0, 0, 0)
+    doc["buffers"].append({"byteLength": len(data), "uri": "data:application/octet-stream;base64," + base64.b64encode(data).decode()})
+    doc["bufferViews"].append({"buffer": len(doc["buffers"]) - 1, "byteLength": len(data), "target": 34962})
+    doc["accessors"].append({"componentType": 5126, "count": 3, "type": "VEC3", "bufferView": len(doc["bufferViews"]) - 1})
+    doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"] = len(doc["accessors"]) - 1
+write("color-out-of-range.gltf", skinned(OKJ, OKW, tweak=color_above_one))

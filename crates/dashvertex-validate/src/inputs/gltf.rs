@@ -175,6 +175,7 @@ pub fn validate_keeping(
     checks::extensions::check_all(&gltf.value, &doc, sink);
     checks::vertex_views::check_all(&gltf.value, &doc, sink);
     checks::texcoords::check_all(&gltf.value, &doc, sink);
+    checks::colors::check_all(&gltf, &doc, opts, sink);
     let tainted = below_broken(&skinning::parents(&gltf.root), &broken);
     skins(&gltf, &doc, &tainted, opts, sink);
     skin_scenes(&gltf, &doc, &tainted, sink);

@@ -190,7 +190,7 @@ codes! {
     /// Bytes follow the length a GLB header declares (padding some writers leave).
     GLTF_GLB_EXTRA_DATA = Warning, "validation.md §6", "GLB_EXTRA_DATA", "drop the bytes after the declared length, or declare them";
     /// The glTF JSON is not JSON, or a member has the wrong type.
-    GLTF_JSON = Error, "validation.md §6", "INVALID_JSON, TYPE_MISMATCH", "";
+    GLTF_JSON = Error, "validation.md §6", "INVALID_JSON, TYPE_MISMATCH, ARRAY_TYPE_MISMATCH", "";
     /// A buffer's data is unavailable or shorter than its byteLength.
     GLTF_BUFFER = Error, "validation.md §6", "IO_ERROR, BUFFER_EXTERNAL_BYTELENGTH_MISMATCH, BUFFER_BYTE_LENGTH_MISMATCH, BUFFER_MISSING_GLB_DATA", "";
     /// A buffer without `uri` that is not the GLB binary chunk: a placeholder whose data

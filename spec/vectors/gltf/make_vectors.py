@@ -489,3 +489,9 @@ def color_above_one(doc, a):
     doc["accessors"].append({"componentType": 5126, "count": 3, "type": "VEC3", "bufferView": len(doc["bufferViews"]) - 1})
     doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"] = len(doc["accessors"]) - 1
 write("color-out-of-range.gltf", skinned(OKJ, OKW, tweak=color_above_one))
+# Mesh members of the wrong JSON type, each read as absent and reported, the rest still
+# checked: a second primitive that is an array (ARRAY_TYPE_MISMATCH at `primitives`), and
+# morph targets that are an object (TYPE_MISMATCH).
+def mesh_wrong_types(doc, a):
+    doc["meshes"].append({"primitives": [{"attributes": {"POSITION": 0}, "targets": {}}, []]})
+write("mesh-member-types.gltf", skinned(OKJ, OKW, tweak=mesh_wrong_types))

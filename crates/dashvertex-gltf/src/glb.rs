@@ -93,7 +93,10 @@ pub(crate) fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
             return Err(err(pos as u64, "truncated chunk header"));
         };
         if len == 0 {
-            return Err(err(pos as u64, "a chunk of length 0; every GLB chunk holds data"));
+            return Err(err(
+                pos as u64,
+                "a chunk of length 0; every GLB chunk holds data",
+            ));
         }
         let data_start = pos + 8;
         let data_end = data_start

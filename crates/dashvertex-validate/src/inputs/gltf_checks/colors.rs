@@ -39,7 +39,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
                 let Ok(data) = accessor::read(gltf, index, &opts.limits) else {
                     continue;
                 };
-                let out = |x: f64| x < 0.0 || x > 1.0;
+                let out = |x: f64| !x.is_nan() && !(0.0..=1.0).contains(&x);
                 let mut first = None;
                 let mut count = 0usize;
                 for i in 0..data.count {

@@ -73,10 +73,13 @@ fn non_trs(e: &[f64; 16]) -> Option<String> {
             row[0], row[1], row[2], row[3]
         ));
     }
-    let col = |c: usize| [e[4 * c], e[4 * c + 1], e[4 * c + 2]];
+    let cols = [[e[0], e[1], e[2]], [e[4], e[5], e[6]], [e[8], e[9], e[10]]];
     let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-    for (i, j) in [(0, 1), (0, 2), (1, 2)] {
-        let (a, b) = (col(i), col(j));
+    for (i, j, a, b) in [
+        (0, 1, cols[0], cols[1]),
+        (0, 2, cols[0], cols[2]),
+        (1, 2, cols[1], cols[2]),
+    ] {
         let scale = (dot(a, a) * dot(b, b)).sqrt();
         if dot(a, b).abs() > TRS_TOLERANCE * scale {
             return Some(format!("columns {i} and {j} are not orthogonal (a shear)"));

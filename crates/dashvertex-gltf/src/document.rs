@@ -133,8 +133,10 @@ pub struct Buffer {
 /// A mesh.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct Mesh {
-    /// Primitives.
-    #[serde(default)]
+    /// Primitives: none when `primitives` is not an array, and a primitive without
+    /// attributes for an element that is not an object (the others keep their indices).
+    /// The validator reports the wrong types.
+    #[serde(default, deserialize_with = "primitives_or_none")]
     pub primitives: Vec<Primitive>,
     /// Name.
     pub name: Option<String>,
@@ -143,9 +145,30 @@ pub struct Mesh {
 /// A primitive: attribute name → accessor, in file order.
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct Primitive {
-    /// Attributes.
-    #[serde(default)]
+    /// Attributes: none when `attributes` is not an object (reported by the validator).
+    #[serde(default, deserialize_with = "object_or_empty")]
     pub attributes: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `primitives` read whatever its JSON type ([`Mesh::primitives`]).
+fn primitives_or_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Primitive>, D::Error> {
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Array(items) => items
+            .into_iter()
+            .map(|p| Primitive::deserialize(p).unwrap_or_default())
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// An object member read whatever its JSON type: empty unless it is an object.
+fn object_or_empty<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<serde_json::Map<String, serde_json::Value>, D::Error> {
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    })
 }
 
 impl Primitive {
@@ -261,7 +284,7 @@ pub fn components(kind: &str) -> Option<u64> {
 /// Matrix columns start on 4-byte boundaries (glTF 2.0 §3.6.2.4: MAT2 and MAT3 of 1- and
 /// 2-byte components carry padding after each column); other types are packed, a single
 /// "column" of all their components.
-pub(crate) fn element_layout(component_type: u32, kind: &str) -> Option<(u64, u64, u64)> {
+pub fn element_layout(component_type: u32, kind: &str) -> Option<(u64, u64, u64)> {
     let size = component::size(component_type)?;
     let n = components(kind)?;
     let rows = match kind {

@@ -92,6 +92,12 @@ pub(crate) fn split(bytes: &[u8]) -> Result<Chunks<'_>, LoadError> {
         let (Some(len), Some(kind)) = (u32_at(bytes, pos), u32_at(bytes, pos + 4)) else {
             return Err(err(pos as u64, "truncated chunk header"));
         };
+        if len == 0 {
+            return Err(err(
+                pos as u64,
+                "a chunk of length 0; every GLB chunk holds data",
+            ));
+        }
         let data_start = pos + 8;
         let data_end = data_start
             .checked_add(len as usize)

@@ -249,6 +249,14 @@ fn load_from(
         .unwrap_or(json)
         .iter()
         .find(|b| !b.is_ascii_whitespace());
+    // Bytes that open with neither text nor the magic are a GLB damaged from its first
+    // bytes (a short header, a wrong magic): the container's error says which.
+    let binary = json.first().is_some_and(|&b| {
+        b != 0xEF && (b >= 0x80 || (b.is_ascii_control() && !b.is_ascii_whitespace()))
+    });
+    if container == Container::Gltf && binary {
+        glb::split(&input)?;
+    }
     if container == Container::Gltf && !matches!(first, Some(b'{' | b'[')) {
         return Err(LoadError::Json {
             pointer: String::new(),

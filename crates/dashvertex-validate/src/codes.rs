@@ -190,7 +190,7 @@ codes! {
     /// Bytes follow the length a GLB header declares (padding some writers leave).
     GLTF_GLB_EXTRA_DATA = Warning, "validation.md §6", "GLB_EXTRA_DATA", "drop the bytes after the declared length, or declare them";
     /// The glTF JSON is not JSON, or a member has the wrong type.
-    GLTF_JSON = Error, "validation.md §6", "INVALID_JSON, TYPE_MISMATCH", "";
+    GLTF_JSON = Error, "validation.md §6", "INVALID_JSON, TYPE_MISMATCH, ARRAY_TYPE_MISMATCH", "";
     /// A buffer's data is unavailable or shorter than its byteLength.
     GLTF_BUFFER = Error, "validation.md §6", "IO_ERROR, BUFFER_EXTERNAL_BYTELENGTH_MISMATCH, BUFFER_BYTE_LENGTH_MISMATCH, BUFFER_MISSING_GLB_DATA", "";
     /// A buffer without `uri` that is not the GLB binary chunk: a placeholder whose data
@@ -211,8 +211,9 @@ codes! {
     GLTF_NODE_HIERARCHY = Error, "validation.md §6", "NODE_PARENT_OVERRIDE, NODE_LOOP, SCENE_NON_ROOT_NODE", "";
     /// A byteStride is not a multiple of 4 in 4…252, or is smaller than an element of an
     /// accessor that uses the view, or not a multiple of its component size, or longer
-    /// than its view, or on a view of indices or sparse data.
-    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, VALUE_MULTIPLE_OF, BUFFER_VIEW_INVALID_BYTE_STRIDE, BUFFER_VIEW_TOO_BIG_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE", "";
+    /// than its view, or on a view of indices or sparse data, or missing from a view two
+    /// vertex attribute accessors read.
+    GLTF_BYTE_STRIDE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE, VALUE_MULTIPLE_OF, BUFFER_VIEW_INVALID_BYTE_STRIDE, BUFFER_VIEW_TOO_BIG_BYTE_STRIDE, ACCESSOR_SMALL_BYTESTRIDE, MESH_PRIMITIVE_ACCESSOR_WITHOUT_BYTESTRIDE", "";
     /// A buffer view does not lie inside its buffer: byteOffset + byteLength is past the
     /// buffer's byteLength.
     GLTF_BUFFER_VIEW_RANGE = Error, "validation.md §6, security.md [L3]", "BUFFER_VIEW_TOO_LONG", "give the view a range inside its buffer; every command refuses the file until then";
@@ -227,11 +228,16 @@ codes! {
     /// An accessor dash reads (influences, inverse bind matrices, POSITION, animation
     /// samplers) cannot be read (missing buffer view, out of range).
     GLTF_ACCESSOR_DATA = Error, "validation.md §6", "ACCESSOR_TOO_LONG, BUFFER_VIEW_TOO_LONG, UNRESOLVED_REFERENCE", "";
+    /// An accessor's elements run past the end of its buffer view.
+    GLTF_ACCESSOR_TOO_LONG = Error, "validation.md §6", "ACCESSOR_TOO_LONG", "give the accessor a count and byteOffset that fit its buffer view";
     /// A WEIGHTS or inverse bind matrix accessor has neither bufferView nor sparse data:
     /// every value is zero (vertices bound to no bone, matrices that collapse them).
     GLTF_ACCESSOR_NO_DATA = Warning, "validation.md §6", "", "give the accessor its data";
     /// An influence accessor is not 4-byte aligned.
     GLTF_ACCESSOR_ALIGNMENT = Error, "validation.md §6", "MESH_PRIMITIVE_ACCESSOR_UNALIGNED", "";
+    /// A vertex attribute accessor other than JOINTS/WEIGHTS starts off a 4-byte boundary
+    /// of its buffer view (`dashvertex fix` rewrites influence accessors only).
+    GLTF_ATTRIBUTE_ALIGNMENT = Error, "validation.md §6", "MESH_PRIMITIVE_ACCESSOR_UNALIGNED", "move the accessor's data to a byteOffset that is a multiple of 4";
     /// JOINTS_n is not VEC4 of unsigned byte or unsigned short.
     GLTF_JOINTS_FORMAT = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT", "JOINTS_n must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT";
     /// WEIGHTS_n is not VEC4 float, normalized unsigned byte or normalized unsigned short.
@@ -242,6 +248,17 @@ codes! {
     GLTF_SET_CONTINUITY = Error, "validation.md §6", "MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_INVALID_ATTRIBUTE", "";
     /// The attribute accessors of a primitive have different counts.
     GLTF_COUNT_MISMATCH = Error, "validation.md §6", "MESH_PRIMITIVE_UNEQUAL_ACCESSOR_COUNT", "";
+    /// A buffer view holds vertex attributes and indices at once, or data of the other
+    /// kind than its `target` declares.
+    GLTF_BUFFER_VIEW_TARGET = Error, "validation.md §6", "BUFFER_VIEW_TARGET_OVERRIDE", "give vertex data and indices their own buffer views, each with its target";
+    /// A node's matrix is not a translation, rotation and scale: its fourth row is not
+    /// (0, 0, 0, 1), or its columns are not orthogonal (a shear).
+    GLTF_NODE_MATRIX = Error, "validation.md §6", "NODE_MATRIX_NON_TRS", "write the transform as a matrix without shear or projection, or as translation/rotation/scale";
+    /// A primitive's material samples a texture through a TEXCOORD_n set the primitive
+    /// does not have.
+    GLTF_TEXCOORD_MISSING = Error, "validation.md §6", "MESH_PRIMITIVE_TOO_FEW_TEXCOORDS", "give the primitive that TEXCOORD_n, or bind the texture to a set it has";
+    /// A FLOAT COLOR_n accessor holds a component below 0 or above 1.
+    GLTF_COLOR_RANGE = Error, "validation.md §6", "ACCESSOR_NON_CLAMPED", "clamp the colors to 0…1";
     /// A node's rotation is not a unit quaternion.
     GLTF_NODE_ROTATION = Error, "validation.md §6", "ROTATION_NON_UNIT", "normalize the quaternion";
     /// A node has a matrix and also translation, rotation or scale.

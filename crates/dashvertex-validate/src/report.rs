@@ -193,7 +193,7 @@ impl Report {
 
 impl Report {
     /// The JSON report as `dash-validate --format json` prints it: pretty JSON
-    /// (`schemas/report.schema.json`) and a trailing newline. Every front end renders it
+    /// (`schemas/validation-report.schema.json`) and a trailing newline. Every front end renders it
     /// here, so their reports are the same bytes.
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();

@@ -441,3 +441,57 @@ write("attribute-invalid-name.gltf", skinned(OKJ, OKW, tweak=unknown_attribute))
 def zero_length_view(doc, a):
     doc["bufferViews"].append({"buffer": 0, "byteLength": 0})
 write("buffer-view-zero-length.gltf", skinned(OKJ, OKW, tweak=zero_length_view))
+
+# Accessor extent and GLB framing: an accessor whose elements run past its buffer view
+# (ACCESSOR_TOO_LONG, on an accessor no primitive reads); a GLB whose JSON chunk is empty
+# (GLB_EMPTY_CHUNK); bytes that are neither text nor a GLB header (GLB_INVALID_MAGIC).
+def accessor_too_long(doc, a):
+    doc["accessors"].append({"componentType": 5126, "count": 3, "type": "VEC4", "bufferView": 0, "byteOffset": 4})
+write("accessor-too-long.gltf", skinned(OKJ, OKW, tweak=accessor_too_long))
+with open("glb-empty-chunk.glb", "wb") as f:
+    f.write(b"glTF" + struct.pack("<II", 2, 20) + struct.pack("<I", 0) + b"JSON")
+with open("glb-invalid-magic.glb", "wb") as f:
+    f.write(b"\0" * 4 + glb(skinned(OKJ, OKW))[4:])
+# Vertex data in buffer views and node matrices: a COLOR_0 accessor 2 bytes into its own
+# view (MESH_PRIMITIVE_ACCESSOR_UNALIGNED); a COLOR_0 read from POSITION's view, which has
+# no byteStride (MESH_PRIMITIVE_ACCESSOR_WITHOUT_BYTESTRIDE); indices read from the
+# joints' view, declared ARRAY_BUFFER (BUFFER_VIEW_TARGET_OVERRIDE); a node matrix with a
+# shear (NODE_MATRIX_NON_TRS).
+def color_on(view, offset):
+    def tweak(doc, a):
+        doc["accessors"].append({"componentType": 5121, "normalized": True, "count": 3, "type": "VEC4", "bufferView": view, "byteOffset": offset})
+        doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"] = len(doc["accessors"]) - 1
+    return tweak
+def unaligned_color(doc, a):
+    doc["bufferViews"].append({"buffer": 0, "byteOffset": 0, "byteLength": 36, "target": 34962})
+    color_on(len(doc["bufferViews"]) - 1, 2)(doc, a)
+write("attribute-unaligned.gltf", skinned(OKJ, OKW, tweak=unaligned_color))
+write("attribute-view-without-stride.gltf", skinned(OKJ, OKW, tweak=color_on(0, 0)))
+def indices_on_vertex_view(doc, a):
+    doc["accessors"].append({"componentType": 5121, "count": 3, "type": "SCALAR", "bufferView": 1})
+    doc["meshes"][0]["primitives"][0]["indices"] = len(doc["accessors"]) - 1
+write("buffer-view-target-override.gltf", skinned(OKJ, OKW, tweak=indices_on_vertex_view))
+def sheared_node(doc, a):
+    doc["nodes"].append({"matrix": [1, 0, 0, 0, 0.5, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]})
+write("node-matrix-shear.gltf", skinned(OKJ, OKW, tweak=sheared_node))
+# A material whose normal texture reads TEXCOORD_0 (texCoord absent), on a primitive
+# without texture coordinates (MESH_PRIMITIVE_TOO_FEW_TEXCOORDS).
+def texture_without_texcoord(doc, a):
+    doc["textures"] = [{}]
+    doc["materials"] = [{"normalTexture": {"index": 0}}]
+    doc["meshes"][0]["primitives"][0]["material"] = 0
+write("material-texcoord-missing.gltf", skinned(OKJ, OKW, tweak=texture_without_texcoord))
+# A FLOAT COLOR_0 with a component of 1.5, in a buffer of its own (ACCESSOR_NON_CLAMPED).
+def color_above_one(doc, a):
+    data = f32(1.5, 0, 0, 0, 0, 0, 0, 0, 0)
+    doc["buffers"].append({"byteLength": len(data), "uri": "data:application/octet-stream;base64," + base64.b64encode(data).decode()})
+    doc["bufferViews"].append({"buffer": len(doc["buffers"]) - 1, "byteLength": len(data), "target": 34962})
+    doc["accessors"].append({"componentType": 5126, "count": 3, "type": "VEC3", "bufferView": len(doc["bufferViews"]) - 1})
+    doc["meshes"][0]["primitives"][0]["attributes"]["COLOR_0"] = len(doc["accessors"]) - 1
+write("color-out-of-range.gltf", skinned(OKJ, OKW, tweak=color_above_one))
+# Mesh members of the wrong JSON type, each read as absent and reported, the rest still
+# checked: a second primitive that is an array (ARRAY_TYPE_MISMATCH at `primitives`), and
+# morph targets that are an object (TYPE_MISMATCH).
+def mesh_wrong_types(doc, a):
+    doc["meshes"].append({"primitives": [{"attributes": {"POSITION": 0}, "targets": {}}, []]})
+write("mesh-member-types.gltf", skinned(OKJ, OKW, tweak=mesh_wrong_types))

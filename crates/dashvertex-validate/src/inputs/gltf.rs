@@ -134,6 +134,9 @@ pub fn validate_keeping(
     checks::attributes::check_all(&gltf.value, &doc, sink);
     checks::morph::check_all(&gltf.value, &doc, sink);
     checks::extensions::check_all(&gltf.value, &doc, sink);
+    checks::vertex_views::check_all(&gltf.value, &doc, sink);
+    checks::texcoords::check_all(&gltf.value, &doc, sink);
+    checks::colors::check_all(&gltf, &doc, opts, sink);
     let tainted = hierarchy::below_broken(&skinning::parents(&gltf.root), &broken);
     skins::skins(&gltf, &doc, &tainted, opts, sink);
     skins::skin_scenes(&gltf, &doc, &tainted, sink);
@@ -173,10 +176,16 @@ pub fn validate_keeping(
 /// refuse report nothing more.
 fn ranges_and_budget(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
     for e in gltf.view_range_errors() {
+        // At the member that leaves the buffer: the offset, when the view starts past it.
+        let member = if e.byte_offset >= e.buffer_length {
+            "byteOffset"
+        } else {
+            "byteLength"
+        };
         doc.push(
             sink,
             Code::GLTF_BUFFER_VIEW_RANGE,
-            &format!("/bufferViews/{}", e.view),
+            &format!("/bufferViews/{}/{member}", e.view),
             || {
                 format!(
                     "buffer view {}: byteOffset {} + byteLength {} = {} is past the end of buffer {} (byteLength {})",

@@ -162,7 +162,7 @@ fn sets_well_formed(doc: &Doc, p: &PrimitiveSets, sink: &mut Sink) -> bool {
             doc.push(
                 sink,
                 Code::GLTF_SET_MISMATCH,
-                &p.attribute_pointer(&format!("{have}_{}", s.n)),
+                &format!("{}/attributes", p.pointer()),
                 || format!("{have}_{} has no {miss}_{}", s.n, s.n),
             );
         }

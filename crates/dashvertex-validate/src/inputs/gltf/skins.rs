@@ -78,7 +78,7 @@ pub(super) fn skin_scenes(gltf: &Gltf, doc: &Doc, tainted: &[bool], sink: &mut S
                 .find(|&k| !listed.contains(&(k, *joints)))
         });
         if let Some(k) = lacking {
-            doc.push(sink, Code::GLTF_SKIN_SCENE, &format!("/nodes/{i}/skin"), || {
+            doc.push(sink, Code::GLTF_SKIN_SCENE, &format!("/nodes/{i}"), || {
                 format!(
                     "node {i} uses skin {s}, but scene {k}, which holds the node, does not hold node {joints}, the root of the skin's joints"
                 )
@@ -116,13 +116,20 @@ pub(super) fn skins(gltf: &Gltf, doc: &Doc, tainted: &[bool], opts: &Options, si
                 });
             }
         }
+        // A joint that names no node shares no root with the others (official
+        // SKIN_NO_COMMON_ROOT); a repeated one changes no ancestry.
+        let unresolved = skin.joints.iter().any(|&j| j >= n_nodes);
         let below_error = skin.joints.iter().any(|&j| {
             usize::try_from(j)
                 .ok()
                 .and_then(|j| tainted.get(j))
                 .is_some_and(|t| *t)
         });
-        if !bad && !below_error {
+        if unresolved && !below_error {
+            doc.push(sink, Code::GLTF_SKIN_ROOT, &ptr, || {
+                format!("skin {s}: a joint names no node, so the joints have no common root")
+            });
+        } else if !bad && !below_error {
             let common = skinning::common_ancestors(&parents, &skin.joints);
             if common.is_empty() {
                 doc.push(sink, Code::GLTF_SKIN_ROOT, &ptr, || {
@@ -323,7 +330,7 @@ pub(super) fn nodes(gltf: &Gltf, doc: &Doc, prims: &[PrimitiveSets], sink: &mut 
             (Some(_), Some(m)) if !has_joints => doc.push(
                 sink,
                 Code::GLTF_SKIN_WITHOUT_JOINTS,
-                &format!("/nodes/{i}/skin"),
+                &format!("/nodes/{i}"),
                 || format!("node {i} has a skin but mesh {m} has no JOINTS_n attributes"),
             ),
             (None, Some(m)) if has_joints => doc.push(

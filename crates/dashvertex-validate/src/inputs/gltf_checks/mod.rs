@@ -8,12 +8,15 @@ pub(crate) mod attributes;
 pub(crate) mod bounds;
 pub(crate) mod buffer_views;
 pub(crate) mod buffers;
+pub(crate) mod colors;
 pub(crate) mod extensions;
 pub(crate) mod morph;
 pub(crate) mod nodes;
 pub(crate) mod primitives;
 pub(crate) mod references;
 pub(crate) mod required;
+pub(crate) mod texcoords;
+pub(crate) mod vertex_views;
 
 use serde_json::Value;
 

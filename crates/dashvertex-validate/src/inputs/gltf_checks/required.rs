@@ -71,6 +71,31 @@ fn type_mismatch(doc: &Doc, sink: &mut Sink, pointer: &str, want: &str) {
     });
 }
 
+/// Member `key` of `v` (at `pointer`), when present, must be an array of objects: a value
+/// of another type is `TYPE_MISMATCH`, and elements that are not objects one
+/// `ARRAY_TYPE_MISMATCH` at the array (the official pointer), naming the first.
+fn list_of_objects(doc: &Doc, sink: &mut Sink, v: &Value, pointer: &str, key: &str) {
+    let ptr = format!("{pointer}/{key}");
+    match v.get(key) {
+        None => {}
+        Some(Value::Array(items)) => {
+            if let Some(i) = items.iter().position(|x| !x.is_object()) {
+                let code = Code::GLTF_JSON;
+                sink.push(code, || {
+                    let mut d = crate::diagnostic::Diagnostic::new(
+                        code,
+                        format!("{ptr}/{i} is not an object"),
+                        doc.at(&ptr),
+                    );
+                    d.khronos = vec!["ARRAY_TYPE_MISMATCH"];
+                    d
+                });
+            }
+        }
+        Some(_) => type_mismatch(doc, sink, &ptr, "an array"),
+    }
+}
+
 /// Runs the checks of the module comment over the document `root`.
 pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     require(doc, sink, root, "", &["asset"]);
@@ -162,11 +187,18 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         let base = format!("/meshes/{m}");
         require(doc, sink, mesh, &base, &["primitives"]);
         non_empty(doc, sink, mesh, &base, "primitives");
+        list_of_objects(doc, sink, mesh, &base, "primitives");
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
             let pb = format!("{base}/primitives/{p}");
             require(doc, sink, prim, &pb, &["attributes"]);
             non_empty(doc, sink, prim, &pb, "attributes");
-            non_empty(doc, sink, prim, &pb, "targets");
+            if prim.get("targets").is_some_and(Value::is_array) {
+                non_empty(doc, sink, prim, &pb, "targets");
+            }
+            if prim.get("attributes").is_some_and(|a| !a.is_object()) {
+                type_mismatch(doc, sink, &format!("{pb}/attributes"), "an object");
+            }
+            list_of_objects(doc, sink, prim, &pb, "targets");
             for (t, target) in members(prim, "targets").iter().enumerate() {
                 if target.as_object().is_some_and(serde_json::Map::is_empty) {
                     let ptr = format!("{pb}/targets/{t}");

@@ -83,14 +83,14 @@ def gather(obj, dense=None):
     joint_of = {b.name: i for i, b in enumerate(order)}
     groups = [g.name for g in obj.vertex_groups]
     bones = np.zeros((dense.shape[0], len(order)), dtype=np.float32)
-    non_bone = []
-    for g, name in enumerate(groups):
-        j = joint_of.get(name)
-        if j is None:
-            non_bone.append(name)
-            continue
-        column = dense[:, g]
-        bones[:, j] = np.where(column.astype(np.float64) > EXPORTER_MIN_WEIGHT, column, 0.0)
+    columns = [(g, joint_of[name]) for g, name in enumerate(groups) if name in joint_of]
+    non_bone = [name for name in groups if name not in joint_of]
+    if columns:
+        src = [g for g, _ in columns]
+        dst = [j for _, j in columns]
+        picked = dense[:, src]
+        picked[picked.astype(np.float64) <= EXPORTER_MIN_WEIGHT] = 0.0
+        bones[:, dst] = picked
     any_unweighted = not bool((bones > 0).any(axis=1).all())
     skin = skeleton.gather(arm, neutral=any_unweighted)
     return View(obj.name, positions(obj), bones, skin, non_bone)
@@ -101,17 +101,21 @@ def sorted_influences(bones):
     ``(joints, weights)`` of shape (vertices, 4 × sets), padding joint 0 weight 0. Equal
     weights may come in any order: the values (and so the exporter's sums) are the same."""
     n, b = bones.shape
-    order = np.argsort(-bones, axis=1, kind="stable")
-    weights = np.take_along_axis(bones, order, axis=1)
-    width = max(int(np.count_nonzero(weights, axis=1).max(initial=0)), 1)
+    width = max(int(np.count_nonzero(bones, axis=1).max(initial=0)), 1)
     sets = (width + 3) // 4
+    # the `width` heaviest columns of each row hold all its influences; sort only those
+    if width < b:
+        top = np.argpartition(-bones, width - 1, axis=1)[:, :width]
+    else:
+        top = np.broadcast_to(np.arange(b), (n, b))
+    picked = np.take_along_axis(bones, top, axis=1)
+    order = np.argsort(-picked, axis=1, kind="stable")
     joints = np.zeros((n, 4 * sets), dtype=np.uint32)
-    out = np.zeros((n, 4 * sets), dtype=np.float32)
-    k = min(b, 4 * sets)
-    joints[:, :k] = order[:, :k]
-    out[:, :k] = weights[:, :k]
-    joints[out == 0] = 0
-    return joints, out
+    weights = np.zeros((n, 4 * sets), dtype=np.float32)
+    joints[:, :top.shape[1]] = np.take_along_axis(top, order, axis=1)
+    weights[:, :top.shape[1]] = np.take_along_axis(picked, order, axis=1)
+    joints[weights == 0] = 0
+    return joints, weights
 
 
 def with_neutral(view, joints, weights):

@@ -62,26 +62,38 @@ def reduced(view, max_influences=4, manifest_path=""):
 
 def write_bone_weights(obj, group_of_joint, old, new):
     """Write `new` (vertices, joints) into `obj`'s bone vertex groups where it differs
-    from `old` (the groups' current weights, same layout): influences that `new` drops
-    are removed from their group (in one call per group), the others set.
-    Returns ``(vertices changed, influences removed)``."""
-    changed = (old != new).any(axis=1)
+    from `old` (the groups' current weights, same layout). Influences `new` drops are
+    removed from their group, one call per group; then each changed vertex's remaining
+    weights are set in one ``foreach_set`` (every kept bone is already in its group:
+    the reducer only drops). Returns ``(vertices changed, influences removed)``."""
+    changed = np.nonzero((old != new).any(axis=1))[0]
     removed = 0
     groups = obj.vertex_groups
     for j, g in enumerate(group_of_joint):
-        if g is None:
+        if g is None or not len(changed):
             continue
-        drop = np.nonzero(changed & (old[:, j] != 0) & (new[:, j] == 0))[0]
+        drop = changed[(old[changed, j] != 0) & (new[changed, j] == 0)]
         if len(drop):
             groups[g].remove(drop.tolist())
             removed += len(drop)
-    rows, cols = np.nonzero((new != old) & (new > 0) & changed[:, None])
-    values = new[rows, cols].tolist()
-    for v, j, w in zip(rows.tolist(), cols.tolist(), values):
-        g = group_of_joint[j]
+    joint_of_group = [-1] * len(groups)
+    for j, g in enumerate(group_of_joint):
         if g is not None:
-            groups[g].add((v,), w, "REPLACE")
-    return int(changed.sum()), removed
+            joint_of_group[g] = j
+    vertices = obj.data.vertices
+    for v, row in zip(changed.tolist(), new[changed].tolist()):
+        elements = vertices[v].groups
+        k = len(elements)
+        ids = [0] * k
+        weights = [0.0] * k
+        elements.foreach_get("group", ids)
+        elements.foreach_get("weight", weights)
+        for i, g in enumerate(ids):
+            j = joint_of_group[g] if g < len(joint_of_group) else -1
+            if j >= 0:
+                weights[i] = row[j]
+        elements.foreach_set("weight", weights)
+    return len(changed), removed
 
 
 def limit(obj, max_influences=4, manifest_path=""):

@@ -72,4 +72,4 @@ def select_vertices(obj, mask):
         mesh.polygons.foreach_get("loop_start", start)
         fully = np.logical_and.reduceat(mask[loops], start) if len(loops) else np.zeros(0, bool)
         mesh.polygons.foreach_set("select", fully)
-    mesh.update()
+    mesh.update_tag()

@@ -89,3 +89,36 @@ def make_mesh(armature, vertices_side=20, influences=8, seed=1, name="Body",
     bpy.context.view_layer.objects.active = ob
     ob.select_set(True)
     return ob
+
+
+def make_big_mesh(armature, side=316, influences=8, seed=0, name="Big"):
+    """A side×side grid (316² ≈ 100 k vertices) skinned to every bone of `armature`:
+    each vertex gets exactly `influences` distinct bones with random weights (written
+    through a bmesh deform layer, the quick way to paint this many), plus the non-bone
+    group "outline_thickness" at 0.5."""
+    bone_names = [b.name for b in armature.data.bones]
+    me = bpy.data.meshes.new(name)
+    bm = bmesh.new()
+    bmesh.ops.create_grid(bm, x_segments=side - 1, y_segments=side - 1, size=2.0)
+    ob = bpy.data.objects.new(name, me)
+    bpy.context.scene.collection.objects.link(ob)
+    ob.parent = armature
+    ob.modifiers.new("Armature", "ARMATURE").object = armature
+    for n in bone_names:
+        ob.vertex_groups.new(name=n)
+    extra = ob.vertex_groups.new(name="outline_thickness").index
+    layer = bm.verts.layers.deform.verify()
+    rng = np.random.default_rng(seed)
+    n = len(bm.verts)
+    chosen = np.argsort(rng.random((n, len(bone_names))), axis=1)[:, :influences].tolist()
+    weights = rng.uniform(0.05, 0.9, (n, influences)).tolist()
+    for v, c, w in zip(bm.verts, chosen, weights):
+        d = v[layer]
+        for g, x in zip(c, w):
+            d[g] = x
+        d[extra] = 0.5
+    bm.to_mesh(me)
+    bm.free()
+    bpy.context.view_layer.objects.active = ob
+    ob.select_set(True)
+    return ob

@@ -28,11 +28,12 @@ class DASH_PT_weights(bpy.types.Panel):
             return
         col = layout.column(align=True)
         col.prop(scene, "dash_max_influences")
-        col.prop(scene, "dash_manifest_path", text="Manifest")
+        col.label(text="Manifest:")
+        col.prop(scene, "dash_manifest_path", text="")
         row = layout.row(align=True)
-        op = row.operator("dash.check_weights", icon="VIEWZOOM")
+        op = row.operator("dash.check_weights", text="Check", icon="VIEWZOOM")
         op.max_influences = scene.dash_max_influences
-        op = row.operator("dash.limit_weights", icon="MOD_VERTEX_WEIGHT")
+        op = row.operator("dash.limit_weights", text="Limit", icon="MOD_VERTEX_WEIGHT")
         op.max_influences = scene.dash_max_influences
         op.manifest_path = scene.dash_manifest_path
         op = layout.operator("export_mesh.dashvertex", text="Export DashVertex…", icon="EXPORT")

@@ -3,8 +3,9 @@
 
 Blender's Python API has no ``foreach_get`` for deform weights (each vertex's ``groups``
 is its own collection). Geometry nodes do see vertex groups as attributes, so the fast
-path evaluates a temporary object that shares the mesh and carries one geometry-nodes
-modifier copying each group to a float attribute, then reads those with ``foreach_get``.
+path evaluates, in a temporary scene, a temporary object that shares the mesh and
+carries one geometry-nodes modifier copying each group to a float attribute, then reads
+those with ``foreach_get``.
 A plain loop over ``vertex.groups`` is the fallback where that path is unavailable.
 """
 
@@ -70,12 +71,16 @@ def read_nodes(obj):
     if not names or n == 0:
         return out
     tree = _copy_tree(names)
+    # a scene of its own, so that evaluating the probe re-evaluates nothing else (the
+    # object's own Armature modifier, say)
+    scene = bpy.data.scenes.new("dashvertex weights probe")
     probe = bpy.data.objects.new("dashvertex weights probe", mesh)
     try:
-        bpy.context.scene.collection.objects.link(probe)
+        scene.collection.objects.link(probe)
         mod = probe.modifiers.new("dashvertex", "NODES")
         mod.node_group = tree
-        depsgraph = bpy.context.evaluated_depsgraph_get()
+        with bpy.context.temp_override(scene=scene, view_layer=scene.view_layers[0]):
+            depsgraph = bpy.context.evaluated_depsgraph_get()
         evaluated = probe.evaluated_get(depsgraph).data
         if len(evaluated.vertices) != n:
             raise RuntimeError("the evaluated mesh has another vertex count")
@@ -85,6 +90,7 @@ def read_nodes(obj):
             out[:, i] = column
     finally:
         bpy.data.objects.remove(probe, do_unlink=True)
+        bpy.data.scenes.remove(scene)
         bpy.data.node_groups.remove(tree)
     return out
 

@@ -48,6 +48,7 @@ def main():
         obj.data = pristine.copy()
         bpy.data.meshes.remove(old)
         bpy.context.view_layer.objects.active = obj
+        bpy.context.evaluated_depsgraph_get()  # evaluated, as in a session with a viewport
 
     def blender_limit():
         bpy.ops.object.vertex_group_limit_total(group_select_mode="ALL", limit=4)

@@ -15,13 +15,15 @@ def clear_scene():
             coll.remove(block)
 
 
-def make_armature(name="Rig", bones=12, location=(0.0, 0.0, 0.0)):
+def make_armature(name="Rig", bones=12, location=(0.0, 0.0, 0.0), rotation=(0.0, 0.0, 0.0)):
     """An armature object with `bones` bones in a small tree (a spine with side chains),
-    rolled and tilted so rest poses have non-trivial rotations."""
+    rolled and tilted so rest poses have non-trivial rotations; the object placed at
+    `location` with Euler `rotation`."""
     arm = bpy.data.armatures.new(name)
     ob = bpy.data.objects.new(name, arm)
     bpy.context.scene.collection.objects.link(ob)
     ob.location = location
+    ob.rotation_euler = rotation
     bpy.context.view_layer.objects.active = ob
     bpy.ops.object.mode_set(mode="EDIT")
     made = []

@@ -35,7 +35,8 @@ def bone_weights(obj):
 
 
 class RigCase(unittest.TestCase):
-    """A fresh scene with a 12-bone rig and a 12×12 grid, 8 influences at most."""
+    """A fresh scene with a 12-bone rig (moved and turned) and a 12×12 grid parented to
+    it, 8 influences at most."""
 
     unweighted = (5, 77)
     materials = 1
@@ -43,7 +44,7 @@ class RigCase(unittest.TestCase):
     def setUp(self):
         rig.clear_scene()
         self.tmp = tempfile.mkdtemp(prefix="dash-blender-test-")
-        self.arm = rig.make_armature(bones=12)
+        self.arm = rig.make_armature(bones=12, location=(0.5, -0.25, 0.2), rotation=(0.0, 0.3, 0.1))
         self.obj = rig.make_mesh(self.arm, vertices_side=12, influences=8,
                                  unweighted=self.unweighted, materials=self.materials)
 

@@ -60,39 +60,30 @@ def reduced(view, max_influences=4, manifest_path=""):
     return result, report
 
 
-def write_bone_weights(obj, group_of_joint, old, new):
-    """Write `new` (vertices, joints) into `obj`'s bone vertex groups where it differs
-    from `old` (the groups' current weights, same layout). Influences `new` drops are
-    removed from their group, one call per group; then each changed vertex's remaining
-    weights are set in one ``foreach_set`` (every kept bone is already in its group:
-    the reducer only drops). Returns ``(vertices changed, influences removed)``."""
+def write_group_weights(obj, old, new):
+    """Write `new` (vertices, vertex groups) into `obj`'s vertex groups where it differs
+    from `old` (their current weights, same layout): entries `new` zeroes are removed
+    from their group, one call per group; then each changed vertex's remaining entries
+    are set in one ``foreach_set`` (every entry `new` keeps is already there: the reducer
+    only drops). Returns ``(vertices changed, entries removed)``."""
     changed = np.nonzero((old != new).any(axis=1))[0]
+    if not len(changed):
+        return 0, 0
     removed = 0
     groups = obj.vertex_groups
-    for j, g in enumerate(group_of_joint):
-        if g is None or not len(changed):
-            continue
-        drop = changed[(old[changed, j] != 0) & (new[changed, j] == 0)]
+    before, after = old[changed], new[changed]
+    for g in np.nonzero((before != after).any(axis=0))[0].tolist():
+        drop = changed[(before[:, g] != 0) & (after[:, g] == 0)]
         if len(drop):
             groups[g].remove(drop.tolist())
             removed += len(drop)
-    joint_of_group = [-1] * len(groups)
-    for j, g in enumerate(group_of_joint):
-        if g is not None:
-            joint_of_group[g] = j
     vertices = obj.data.vertices
-    for v, row in zip(changed.tolist(), new[changed].tolist()):
+    width = new.shape[1]
+    for v, row in zip(changed.tolist(), after.tolist()):
         elements = vertices[v].groups
-        k = len(elements)
-        ids = [0] * k
-        weights = [0.0] * k
+        ids = [0] * len(elements)
         elements.foreach_get("group", ids)
-        elements.foreach_get("weight", weights)
-        for i, g in enumerate(ids):
-            j = joint_of_group[g] if g < len(joint_of_group) else -1
-            if j >= 0:
-                weights[i] = row[j]
-        elements.foreach_set("weight", weights)
+        elements.foreach_set("weight", [row[g] if g < width else 0.0 for g in ids])
     return len(changed), removed
 
 
@@ -105,14 +96,13 @@ def limit(obj, max_influences=4, manifest_path=""):
     dense = group_weights.read(obj)
     view = exporter_view.gather(obj, dense)
     new, report = reduced(view, max_influences, manifest_path)
+    written = dense.copy()
+    keep = ~view.unweighted  # vertices without bone weights are left as they are
     names = {g.name: g.index for g in obj.vertex_groups}
-    group_of_joint = [names.get(j.name) for j in view.skin.joints]
-    old = np.zeros_like(new)
-    for j, g in enumerate(group_of_joint):
+    for j, joint in enumerate(view.skin.joints):
+        g = names.get(joint.name)
         if g is not None:
-            old[:, j] = dense[:, g]
-    untouched = view.unweighted
-    new[untouched] = old[untouched]
-    changed, removed = write_bone_weights(obj, group_of_joint, old, new)
+            written[keep, g] = new[keep, j]
+    changed, removed = write_group_weights(obj, dense, written)
     obj.data.update()
     return Limited(changed, removed, report)

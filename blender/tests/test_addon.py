@@ -323,3 +323,64 @@ class MultiMaterialTest(RigCase):
         self.assertEqual(last["counts"][checking.OVER_LIMIT], 0)
         self.assertEqual(last["counts"].get("WEIGHT_SUM", 0), len(self.unweighted))
         self.assertEqual(last["selected"], len(self.unweighted))
+
+
+class TieTest(RigCase):
+    """A vertex with six equal bone weights: which four stay is the bone-index tie rule,
+    so the manifest's numbering decides it, in limit_weights as in the export."""
+
+    def setUp(self):
+        super().setUp()
+        names = sorted(b.name for b in self.arm.data.bones)
+        for g in self.obj.vertex_groups:
+            g.remove([0])
+        self.tied = names[1:7]
+        for name in self.tied:
+            self.obj.vertex_groups[name].add([0], 0.5, "REPLACE")
+        # a manifest numbering the bones parents first, siblings in reverse name order
+        order, level = [], [b for b in self.arm.data.bones if b.parent is None]
+        while level:
+            level.sort(key=lambda b: b.name, reverse=True)
+            order += level
+            level = [c for b in level for c in b.children]
+        bones = [dict({"index": i, "name": b.name}, **({"parent": b.parent.name} if b.parent else {}))
+                 for i, b in enumerate(order)]
+        self.manifest = self.path("reverse.manifest.json")
+        with open(self.manifest, "w") as f:
+            json.dump({"version": 1, "bones": bones}, f)
+
+    def kept_by_reference(self, manifest):
+        """Bones dash reduce keeps at vertex 0 of Blender's glTF export."""
+        refs = self.reference_json("ref", manifest=manifest)
+        self.assertIsInstance(refs, list, getattr(refs, "stderr", ""))
+        pos, inf, _ = reference.load(refs[0])
+        at = reference.match_vertices(pos, exporter_view.gather(self.obj).positions)
+        return set(inf[int(np.nonzero(at == 0)[0][0])])
+
+    def test_manifest_breaks_ties_as_in_the_export(self):
+        """With the manifest, limit keeps the tied bones the export keeps; without it,
+        the exporter's joint order decides, and the two choices differ."""
+        shutil.copy(self.manifest, self.path("ref.manifest.json"))
+        with_manifest = self.kept_by_reference(self.path("ref.manifest.json"))
+        without = self.kept_by_reference(None)
+        self.assertNotEqual(with_manifest, without)
+        self.assertEqual(len(with_manifest), K)
+        pristine = {n: 0.5 for n in self.tied}
+        bpy.ops.dash.limit_weights(max_influences=K, manifest_path=self.manifest)
+        self.assertEqual(set(bone_weights(self.obj)[0]), with_manifest)
+        self.assertTrue(all(abs(w - 0.25) < 1e-7 for w in bone_weights(self.obj)[0].values()))
+        for name, w in pristine.items():
+            self.obj.vertex_groups[name].add([0], w, "REPLACE")
+        bpy.ops.dash.limit_weights(max_influences=K)
+        self.assertEqual(set(bone_weights(self.obj)[0]), without)
+
+
+class WeightPaintTest(RigCase):
+    def test_check_in_weight_paint_mode(self):
+        """In Weight Paint mode the check selects, turns the vertex mask on and stays."""
+        bpy.ops.object.mode_set(mode="WEIGHT_PAINT")
+        self.assertEqual(bpy.ops.dash.check_weights(max_influences=K), {"FINISHED"})
+        self.assertEqual(self.obj.mode, "WEIGHT_PAINT")
+        self.assertTrue(self.obj.data.use_paint_mask_vertex)
+        expect = [i for i, row in enumerate(bone_weights(self.obj)) if len(row) > K or not row]
+        self.assertEqual([v.index for v in self.obj.data.vertices if v.select], expect)

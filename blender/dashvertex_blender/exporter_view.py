@@ -82,15 +82,17 @@ def gather(obj, dense=None):
     order = skeleton.bone_order(arm)
     joint_of = {b.name: i for i, b in enumerate(order)}
     groups = [g.name for g in obj.vertex_groups]
-    bones = np.zeros((dense.shape[0], len(order)), dtype=np.float32)
-    columns = [(g, joint_of[name]) for g, name in enumerate(groups) if name in joint_of]
+    group_of = {name: g for g, name in enumerate(groups)}
     non_bone = [name for name in groups if name not in joint_of]
-    if columns:
-        src = [g for g, _ in columns]
-        dst = [j for _, j in columns]
-        picked = dense[:, src]
-        picked[picked.astype(np.float64) <= EXPORTER_MIN_WEIGHT] = 0.0
-        bones[:, dst] = picked
+    present = [(j, group_of[b.name]) for j, b in enumerate(order) if b.name in group_of]
+    if len(present) == len(order):
+        bones = dense[:, [g for _, g in present]]
+    else:
+        bones = np.zeros((dense.shape[0], len(order)), dtype=np.float32)
+        if present:
+            bones[:, [j for j, _ in present]] = dense[:, [g for _, g in present]]
+    # w <= 1e-4 in double is w <= float32(1e-4) for a float32 w (float32(1e-4) < 1e-4)
+    bones *= bones > np.float32(EXPORTER_MIN_WEIGHT)
     any_unweighted = not bool((bones > 0).any(axis=1).all())
     skin = skeleton.gather(arm, neutral=any_unweighted)
     return View(obj.name, positions(obj), bones, skin, non_bone)

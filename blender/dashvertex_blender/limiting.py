@@ -19,10 +19,13 @@ from . import exporter_view, group_weights, runtime, skeleton
 @dataclass
 class Limited:
     """What `limit` did: vertices whose bone weights changed, bone influences removed,
-    and dash's `dashvertex.ReduceReport`."""
+    kept influences whose normalized weight is at or below the glTF exporter's 0.0001
+    (the exporter will ignore them: a bone dash keeps, with a weight too small for the
+    exporter), and dash's `dashvertex.ReduceReport`."""
 
     changed: int
     removed: int
+    below_exporter_threshold: int
     report: object
 
 
@@ -105,4 +108,6 @@ def limit(obj, max_influences=4, manifest_path=""):
             written[keep, g] = new[keep, j]
     changed, removed = write_group_weights(obj, dense, written)
     obj.data.update()
-    return Limited(changed, removed, report)
+    kept = new[keep]
+    tiny = int(np.count_nonzero((kept > 0) & (kept <= np.float32(exporter_view.EXPORTER_MIN_WEIGHT))))
+    return Limited(changed, removed, tiny, report)

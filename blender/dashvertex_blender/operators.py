@@ -99,8 +99,12 @@ class DASH_OT_limit_weights(bpy.types.Operator):
                 done = limiting.limit(obj, self.max_influences, bpy.path.abspath(self.manifest_path))
         except _failures() as e:
             return _dash_failure(self, e)
-        self.report({"INFO"}, f"{obj.name}: {done.changed} vertices changed, "
-                              f"{done.removed} influences removed")
+        message = f"{obj.name}: {done.changed} vertices changed, {done.removed} influences removed"
+        if done.below_exporter_threshold:
+            self.report({"WARNING"}, message + f"; {done.below_exporter_threshold} kept influences "
+                        "weigh 0.0001 or less, which the glTF exporter ignores")
+        else:
+            self.report({"INFO"}, message)
         return {"FINISHED"}
 
 

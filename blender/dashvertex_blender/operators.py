@@ -60,6 +60,7 @@ class DASH_OT_check_weights(bpy.types.Operator):
                 runtime.select_vertices(obj, summary.selected)
         except _failures() as e:
             return _dash_failure(self, e)
+        runtime.flush_edit_selection(obj)
         if obj.mode == "WEIGHT_PAINT":
             obj.data.use_paint_mask_vertex = True
         scene = context.scene

@@ -53,23 +53,24 @@ def object_mode(obj):
 
 
 def select_vertices(obj, mask):
-    """Select exactly the vertices of `obj` where `mask` is true (and their edges and
-    faces only where all their vertices are), so Edit and Weight Paint modes show them;
-    in Weight Paint mode the vertex selection mask is turned on."""
+    """Select exactly the vertices of `obj` (in Object mode) where `mask` is true, and no
+    edge or face; `flush_edit_selection` then selects, in Edit mode, the edges and faces
+    whose vertices all are."""
     import numpy as np
 
     mesh = obj.data
-    mask = np.asarray(mask, dtype=bool)
-    mesh.vertices.foreach_set("select", mask)
-    if len(mesh.edges):
-        ev = np.empty(len(mesh.edges) * 2, dtype=np.int32)
-        mesh.edges.foreach_get("vertices", ev)
-        mesh.edges.foreach_set("select", mask[ev].reshape(-1, 2).all(axis=1))
-    if len(mesh.polygons):
-        loops = np.empty(len(mesh.loops), dtype=np.int32)
-        mesh.loops.foreach_get("vertex_index", loops)
-        start = np.empty(len(mesh.polygons), dtype=np.int32)
-        mesh.polygons.foreach_get("loop_start", start)
-        fully = np.logical_and.reduceat(mask[loops], start) if len(loops) else np.zeros(0, bool)
-        mesh.polygons.foreach_set("select", fully)
+    mesh.vertices.foreach_set("select", np.asarray(mask, dtype=bool))
+    mesh.edges.foreach_set("select", np.zeros(len(mesh.edges), dtype=bool))
+    mesh.polygons.foreach_set("select", np.zeros(len(mesh.polygons), dtype=bool))
     mesh.update_tag()
+
+
+def flush_edit_selection(obj):
+    """In Edit mode, select the edges and faces all of whose vertices are selected."""
+    if obj.mode != "EDIT":
+        return
+    import bmesh
+
+    bm = bmesh.from_edit_mesh(obj.data)
+    bm.select_flush(True)
+    bmesh.update_edit_mesh(obj.data, loop_triangles=False, destructive=False)

@@ -152,6 +152,9 @@ class CheckTest(RigCase):
         expect = [i for i, row in enumerate(bone_weights(self.obj)) if len(row) > 8 or not row]
         self.assertEqual(selected, expect)
         self.assertGreater(len(expect), len(self.unweighted))  # 8 + one near the threshold
+        chosen = set(expect)
+        for e in self.obj.data.edges:
+            self.assertEqual(e.select, all(v in chosen for v in e.vertices))
 
     def test_no_faults_selects_nothing(self):
         """A limited mesh with every vertex weighted has nothing over K or empty."""

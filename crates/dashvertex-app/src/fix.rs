@@ -10,8 +10,8 @@ use crate::error::{AppError, input_error};
 use crate::formats::{self, Format, SaveOptions};
 use crate::input::{Context, Opened, container, read_source};
 use crate::output::{
-    buffer_files, external_buffers, first_buffer_file, nothing_written, refuse_aliases,
-    refuse_written_aliases, stage_output, unchanged_gltf, verify,
+    buffer_files, external_buffers, nothing_written, refuse_aliases_before, refuse_written_aliases,
+    stage_output, unchanged_gltf, verify,
 };
 use crate::words::{Job, Opt};
 
@@ -71,7 +71,6 @@ pub struct Fixed {
 pub fn run(a: &FixJob) -> Result<Fixed, AppError> {
     let ctx = a.ctx;
     // No output may overwrite the input or another output (spec/security.md W3).
-    let first_bin = first_buffer_file(a.output, a.to, a.embed);
     let (output_name, report_name) = (ctx.opt(Opt::Output), ctx.opt(Opt::Report));
     let mut outputs: Vec<dashvertex_fs::Named> = Vec::new();
     if !a.dry_run {
@@ -79,10 +78,7 @@ pub fn run(a: &FixJob) -> Result<Fixed, AppError> {
     }
     outputs.extend(a.report.map(|r| (report_name.as_str(), r)));
     let inputs: Vec<dashvertex_fs::Named> = vec![("the input", a.input)];
-    let label = format!("the buffer file of {output_name}");
-    let mut before = outputs.clone();
-    before.extend(first_bin.as_deref().map(|b| (label.as_str(), b)));
-    refuse_aliases(&before, &inputs)?;
+    refuse_aliases_before(a.output, a.to, a.embed, &outputs, &inputs, ctx.words)?;
     let out = build(a)?;
     let Output {
         main,

@@ -19,7 +19,7 @@ pub enum Source {
     Dash(Loaded),
     /// A per-bone weights document.
     Weights(Input<'static>),
-    /// glTF: its reducer inputs read its buffers in place ([`Source::parts`]).
+    /// glTF: its reducer inputs read its buffers in place (`Source::parts`, crate-private).
     Gltf(Box<Gltf>),
 }
 

@@ -65,6 +65,24 @@ pub fn refuse_written_aliases(
     refuse_aliases(&written, &read)
 }
 
+/// Refuses, before anything is read, an output (`outputs`, and the first buffer file a
+/// `.gltf` `output` writes beside it) that is the same file as an input (`inputs`) or as
+/// another output, however spelled: spec/security.md W3.
+pub fn refuse_aliases_before(
+    output: &Path,
+    to: Option<Format>,
+    embed: bool,
+    outputs: &[dashvertex_fs::Named<'_>],
+    inputs: &[dashvertex_fs::Named<'_>],
+    words: &dyn Wording,
+) -> Result<(), AppError> {
+    let first_bin = first_buffer_file(output, to, embed);
+    let label = format!("the buffer file of {}", words.option(Opt::Output));
+    let mut before = outputs.to_vec();
+    before.extend(first_bin.as_deref().map(|b| (label.as_str(), b)));
+    refuse_aliases(&before, inputs)
+}
+
 /// The first buffer file a `.gltf` output (`to`, or told by its name) writes, if it
 /// writes any (`STEM.bin`; the others, `STEM_N.bin`, are checked once they are named).
 pub fn first_buffer_file(output: &Path, to: Option<Format>, embed: bool) -> Option<PathBuf> {

@@ -16,7 +16,7 @@ use crate::input::{Context, Part, Source, container, load, must_exist};
 use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled};
 use crate::manifest_file::{lock, read_manifest, read_manifest_to_update};
 use crate::output::{
-    Subject, buffer_files, external_buffers, first_buffer_file, nothing_written, refuse_aliases,
+    Subject, buffer_files, external_buffers, nothing_written, refuse_aliases_before,
     refuse_written_aliases, stage_output, verify_for,
 };
 use crate::report::ReduceReport;
@@ -39,8 +39,11 @@ pub struct ReduceJob<'a> {
     /// Embed every buffer of a `.gltf` output as a data URI instead of writing `.bin`
     /// files beside it.
     pub embed: bool,
-    /// Where to write the loss report, if anywhere.
+    /// Where to write the reduce report (with the displacement for glTF), if anywhere.
     pub report: Option<&'a Path>,
+    /// Make the reduce report (and measure the displacement) even without a `report`
+    /// file: [`Reduced::report`] gives it to the caller.
+    pub measure: bool,
     /// The largest displacement allowed (`--max-error`): K becomes the smallest count
     /// up to `config.max_influences` that keeps every vertex within it.
     pub max_error: Option<f64>,
@@ -378,6 +381,11 @@ pub fn run(a: &ReduceJob) -> Result<Reduced, AppError> {
 }
 
 impl<'a> ReduceJob<'a> {
+    /// Whether the run makes the reduce report (a `report` file, or `measure`).
+    pub fn reports(&self) -> bool {
+        self.report.is_some() || self.measure
+    }
+
     /// A job reading `input` and writing `output` with the reducer's default settings
     /// ([`Config::default`]), no manifest file, no report.
     pub fn new(input: &'a Path, output: &'a Path, ctx: &'a Context<'a>) -> Self {
@@ -390,6 +398,7 @@ impl<'a> ReduceJob<'a> {
             locked: false,
             embed: false,
             report: None,
+            measure: false,
             max_error: None,
             poses: None,
             target: None,
@@ -415,7 +424,7 @@ fn check_args(a: &ReduceJob) -> Result<(), AppError> {
             limits.max_sets
         )));
     }
-    if a.poses.is_some() && a.report.is_none() && a.max_error.is_none() {
+    if a.poses.is_some() && !a.reports() && a.max_error.is_none() {
         return Err(AppError::Usage(format!(
             "{} supplies the poses of {} and {}; give one of them",
             ctx.opt(Opt::Poses),
@@ -424,13 +433,9 @@ fn check_args(a: &ReduceJob) -> Result<(), AppError> {
         )));
     }
     // No output may overwrite an input, or another output (spec/security.md W3).
-    let first_bin = first_buffer_file(a.output, a.to, a.embed);
     let names = path_names(ctx);
     let (outputs, inputs) = named_paths(a, &names);
-    let label = format!("the buffer file of {}", ctx.opt(Opt::Output));
-    let mut before = outputs.clone();
-    before.extend(first_bin.as_deref().map(|b| (label.as_str(), b)));
-    refuse_aliases(&before, &inputs)?;
+    refuse_aliases_before(a.output, a.to, a.embed, &outputs, &inputs, ctx.words)?;
     if let Some(p) = a.poses {
         must_exist(p)?;
     }
@@ -599,16 +604,17 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
                     )
                     .map_err(fail)
                 };
-                let anims = match (a.report, a.max_error) {
-                    (None, None) => Vec::new(),
+                let anims = match (a.reports(), a.max_error) {
+                    (false, None) => Vec::new(),
                     _ => poses_for(a.input, g, a.poses, ctx)?,
                 };
                 let (out, loss) = match a.max_error {
                     None => {
                         let out = run(&a.config, &mut manifest)?;
-                        let loss = match a.report {
-                            Some(_) => Some(loss_of(a.input, g, &out.written, &anims, limits)?),
-                            None => None,
+                        let loss = if a.reports() {
+                            Some(loss_of(a.input, g, &out.written, &anims, limits)?)
+                        } else {
+                            None
                         };
                         (out, loss)
                     }
@@ -752,8 +758,8 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         .filter(|_| existing.as_ref() != Some(&manifest))
         .map(|p| (p, manifest.to_json()));
     let report = a
-        .report
-        .map(|_| ReduceReport::new((a.input, a.output), chosen_k, &reports, loss.as_deref()));
+        .reports()
+        .then(|| ReduceReport::new((a.input, a.output), chosen_k, &reports, loss.as_deref()));
     let report_text = a.report.zip(report.as_ref()).map(|(path, json)| {
         let mut text = serde_json::to_string_pretty(json).unwrap_or_default();
         text.push('\n');
@@ -788,7 +794,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             ctx.info(describe(r, *sets));
         }
     }
-    if a.report.is_some() {
+    if a.reports() {
         for line in loss_lines(loss.as_deref()) {
             ctx.info(line);
         }

@@ -10,8 +10,8 @@ use crate::error::{AppError, input_error};
 use crate::input::{Context, Source, container, load, must_exist};
 use crate::manifest_file::read_manifest;
 use crate::output::{
-    buffer_files, external_buffers, first_buffer_file, refuse_aliases, refuse_written_aliases,
-    unchanged_gltf, write_output,
+    buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases, unchanged_gltf,
+    write_output,
 };
 use crate::words::Opt;
 
@@ -46,15 +46,11 @@ pub struct Remapped {
 pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
     let ctx = a.ctx;
     // No output may overwrite an input (spec/security.md W3).
-    let first_bin = first_buffer_file(a.output, None, a.embed);
     let (output_name, manifest_name) = (ctx.opt(Opt::Output), ctx.opt(Opt::Manifest));
     let outputs: Vec<dashvertex_fs::Named> = vec![(output_name.as_str(), a.output)];
     let inputs: Vec<dashvertex_fs::Named> =
         vec![("the input", a.input), (manifest_name.as_str(), a.manifest)];
-    let label = format!("the buffer file of {output_name}");
-    let mut before = outputs.clone();
-    before.extend(first_bin.as_deref().map(|b| (label.as_str(), b)));
-    refuse_aliases(&before, &inputs)?;
+    refuse_aliases_before(a.output, None, a.embed, &outputs, &inputs, ctx.words)?;
     must_exist(a.manifest)?;
     let manifest = read_manifest(a.manifest, ctx)?
         .ok_or_else(|| AppError::Io(format!("{}: no such manifest", a.manifest.display())))?;

@@ -291,3 +291,29 @@ fn the_reduce_report_of_a_loss_run_matches_its_schema() {
         "{written}"
     );
 }
+
+#[test]
+fn measure_gives_the_report_without_a_file() {
+    let dir = Scratch::new("app-measure");
+    let log = Collect::default();
+    let c = ctx(&Neutral, &log);
+    let input = fixture("fixtures/blender/loss_rig.glb");
+    let output = dir.path().join("out.glb");
+    let job = reduce::ReduceJob {
+        config: reduce::settings(&asked(1), &output, None, None, &c).expect("settings"),
+        measure: true,
+        ..reduce::ReduceJob::new(&input, &output, &c)
+    };
+    let done = reduce::run(&job).expect("reduced");
+    let report = done.report.expect("measured");
+    let d = report.displacement.expect("glTF in and out");
+    assert!(
+        d.primitives.iter().all(|p| p.max > 0.0),
+        "one influence moves vertices"
+    );
+    let files: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(files, vec![std::ffi::OsString::from("out.glb")]);
+}

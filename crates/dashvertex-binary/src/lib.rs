@@ -28,11 +28,6 @@
 //! assert!(back.document.bit_eq(&doc));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
 
 #[cfg(feature = "reference")]
 #[allow(

@@ -139,7 +139,7 @@ fn gltf_to_gltf(a: &ConvertArgs, g: dashvertex_gltf::Gltf, to: Format) -> Result
     let files = buffer_files(&a.output, a.embed);
     let unchanged = unchanged_gltf(g, &a.input, &a.output, container, &files)?;
     let written = unchanged.written;
-    Ok(write_output(&a.output, &written.main, &written.files)?)
+    write_output(&a.output, &written.main, &written.files)
 }
 
 /// DashVertex to glTF/GLB: the bones as nodes with their rest pose, a skin whose inverse
@@ -202,6 +202,7 @@ fn to_dashvertex(
         locked: false,
         embed: false,
         report: None,
+        measure: false,
         max_error: None,
         poses: None,
         target: None,

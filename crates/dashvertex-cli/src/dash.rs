@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::common::{self, Global};
-use crate::error::CliError;
+use crate::error::{CliError, ExitStatus};
 use crate::formats::{self, Format};
 use crate::inspect;
 

@@ -39,13 +39,11 @@ pub fn decide(path: &Path, bytes: &[u8]) -> Format {
 /// Decodes `bytes` (named `name` in errors) as `format`.
 pub fn load(name: &str, bytes: &[u8], format: Format, limits: &Limits) -> Result<Loaded, CliError> {
     let ctx = context(*limits, &[], true);
-    Ok(dashvertex_app::formats::load(
-        name, bytes, format, limits, &ctx,
-    )?)
+    dashvertex_app::formats::load(name, bytes, format, limits, &ctx)
 }
 
 /// Encodes `loaded` as `format` ([`dashvertex_app::formats::save`]).
 pub fn save(loaded: &Loaded, format: Format, opts: &SaveOptions) -> Result<Vec<u8>, CliError> {
     let ctx = context(Limits::default(), &[], true);
-    Ok(dashvertex_app::formats::save(loaded, format, opts, &ctx)?)
+    dashvertex_app::formats::save(loaded, format, opts, &ctx)
 }

@@ -160,6 +160,7 @@ impl ReduceCli {
             locked: self.locked,
             embed: self.embed,
             report: self.report.as_deref(),
+            measure: false,
             max_error: self.max_error,
             poses: self.poses.as_deref(),
             target: self.target,

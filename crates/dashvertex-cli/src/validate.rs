@@ -15,7 +15,7 @@ use dashvertex_validate::render::{self, Style};
 use dashvertex_validate::{Code, FileReport, Level, Options, Profile, Report};
 
 use crate::common::{self, Global, Verbosity};
-use crate::error::CliError;
+use crate::error::{CliError, ExitStatus};
 use crate::progress::Progress;
 use crate::walk::{Item, expand};
 
@@ -64,7 +64,7 @@ pub struct ValidateArgs {
     /// that allows bones the manifest lacks after its indices).
     #[arg(long, requires = "manifest")]
     pub locked: bool,
-    /// Report format: human (compiler-style), json (schemas/report.schema.json), sarif
+    /// Report format: human (compiler-style), json (schemas/validation-report.schema.json), sarif
     /// (SARIF 2.1.0, for code-scanning views).
     #[arg(long, value_enum, default_value = "human")]
     pub format: OutputFormat,
@@ -326,8 +326,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> Result<ExitCode, CliError> {
     let report = Report::new(reports);
     match args.format {
         OutputFormat::Json => {
-            let _ = serde_json::to_writer_pretty(&mut stdout, &report);
-            let _ = stdout.write_all(b"\n");
+            let _ = stdout.write_all(report.to_json().as_bytes());
         }
         OutputFormat::Sarif => {
             let _ = serde_json::to_writer_pretty(

@@ -1,10 +1,9 @@
 //! How the command line speaks for the library's jobs: options named by their flags,
 //! messages printed on standard error as they come, and job errors as exit codes.
 
-use dashvertex_app::{AppError, Job, Level, Log, Opt, Wording};
+use dashvertex_app::{Job, Level, Log, Opt, Wording};
 
 use crate::common;
-use crate::error::CliError;
 
 /// Options named as `dashvertex` spells its flags.
 #[derive(Clone, Copy, Debug, Default)]
@@ -34,20 +33,6 @@ impl Log for Printer {
             Level::Note => common::note(message),
             Level::Info => common::info(message),
             Level::Detail => common::detail(message),
-        }
-    }
-}
-
-impl From<AppError> for CliError {
-    /// A request that cannot be done and an unreadable file are exit 2; invalid input and
-    /// an output that cannot be made are exit 1.
-    fn from(e: AppError) -> Self {
-        match e {
-            AppError::Usage(m) => CliError::Usage(m),
-            AppError::Io(m) => CliError::Io(m),
-            AppError::Input { file, message } => CliError::Input { file, message },
-            AppError::BrokenPipe => CliError::BrokenPipe,
-            other => CliError::Output(other.to_string()),
         }
     }
 }

@@ -7,11 +7,6 @@
 //! `dashvertex-json` and `dashvertex-binary`.
 //!
 //! The normative definition of every type is `spec/dashvertex.md` in the repository.
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
 
 mod document;
 mod influence;

@@ -8,9 +8,9 @@
 use dashvertex_core::{Limits, SLOTS};
 use dashvertex_gltf::Gltf;
 use dashvertex_gltf::accessor::{self, AccessorData};
+use dashvertex_gltf::document::component;
 use dashvertex_gltf::export::{Editor, Influences as Written, Weights};
 use dashvertex_gltf::skinning::{self, PrimitiveSets};
-use dashvertex_gltf::spec::component;
 
 use crate::error::FixError;
 use crate::part::{self, Influences, PartContext};

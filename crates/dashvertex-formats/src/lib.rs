@@ -12,11 +12,6 @@
 //!
 //! Both commands and the validator use this one detector, so a file is the same format
 //! to every part of dash.
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
 
 mod convert;
 mod format;

@@ -18,11 +18,6 @@
 //! - [`FileLock`]: an advisory lock held across a read-modify-write of a shared file,
 //!   on the file its path finally names;
 //! - [`refuse_aliases`]: an output that names an input (however spelled) is refused.
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
 
 mod alias;
 mod error;

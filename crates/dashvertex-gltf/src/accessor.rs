@@ -5,9 +5,9 @@
 
 use dashvertex_core::Limits;
 
+use crate::document::{component, components};
 use crate::error::AccessorError;
 use crate::load::Gltf;
-use crate::spec::{component, components};
 
 /// An accessor read where it lies: its elements are decoded from the buffer on access
 /// (every range was checked once, when the view was made), never copied or widened into
@@ -107,14 +107,29 @@ impl AccessorData<'_> {
             return [0.0; 4];
         };
         let mut out = [0.0; 4];
+        // VEC4 (every JOINTS_n and WEIGHTS_n): the four lanes read from one fixed-size
+        // array, no loop; shorter elements lane by lane.
         macro_rules! lanes {
             ($t:ty) => {{
                 const N: usize = std::mem::size_of::<$t>();
-                if let Some(e) = bytes.get(at..at + n * N) {
+                let lane = |c: &[u8]| {
+                    f64::from(<$t>::from_le_bytes(
+                        <[u8; N]>::try_from(c).unwrap_or([0; N]),
+                    ))
+                };
+                if n == 4 {
+                    if let Some(e) = bytes
+                        .get(at..at + 4 * N)
+                        .and_then(|e| <&[u8; 4 * N]>::try_from(e).ok())
+                    {
+                        let (a, rest) = e.split_at(N);
+                        let (b, rest) = rest.split_at(N);
+                        let (c, d) = rest.split_at(N);
+                        out = [lane(a), lane(b), lane(c), lane(d)];
+                    }
+                } else if let Some(e) = bytes.get(at..at + n * N) {
                     for (o, c) in out.iter_mut().zip(e.chunks_exact(N)) {
-                        *o = f64::from(<$t>::from_le_bytes(
-                            <[u8; N]>::try_from(c).unwrap_or([0; N]),
-                        ));
+                        *o = lane(c);
                     }
                 }
             }};
@@ -281,11 +296,8 @@ pub fn read<'g>(
         });
     }
     let count = fits(index, "count", a.count)?;
-    let (elem, column, rows) = crate::spec::element_layout(a.component_type, &a.kind).unwrap_or((
-        size * comps,
-        size * comps,
-        comps,
-    ));
+    let (elem, column, rows) = crate::document::element_layout(a.component_type, &a.kind)
+        .unwrap_or((size * comps, size * comps, comps));
     let mut data = AccessorData {
         index,
         component_type: a.component_type,
@@ -584,7 +596,7 @@ mod oracle {
     fn document(c: &Case) -> Vec<u8> {
         let size = component::size(c.component).unwrap();
         let (kind, _) = TYPES[c.kind];
-        let (elem, _, _) = crate::spec::element_layout(c.component, kind).unwrap();
+        let (elem, _, _) = crate::document::element_layout(c.component, kind).unwrap();
         let offset = c.offset * size;
         let stride = c.extra_stride.map(|e| (elem + e * 4).div_ceil(4) * 4);
         let step = stride.unwrap_or(elem);

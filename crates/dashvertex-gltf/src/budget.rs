@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use crate::spec::Root;
+use crate::document::Root;
 
 /// Elements every document may declare, whatever its size.
 pub const FLOOR: u64 = 1 << 20;

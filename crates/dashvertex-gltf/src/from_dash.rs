@@ -8,9 +8,9 @@ use dashvertex_core::math;
 use dashvertex_core::{Document, Limits, Skeleton};
 use serde_json::{Value, json};
 
+use crate::document::component;
 use crate::export::{BufferFiles, Editor, ExportError, Written};
 use crate::load::{Container, NoFiles, load_owned};
-use crate::spec::component;
 
 /// The parent of bone `i` as the writer uses it ([`dashvertex_core::globals_of`]' rule).
 fn parent_of(skeleton: &Skeleton, i: usize) -> Option<usize> {

@@ -4,9 +4,9 @@
 use dashvertex_core::{Bone, Document, InfluenceSet, Limits, Mesh, Skeleton, Vertex};
 
 use crate::accessor::{self, AccessorData, to_f32};
+use crate::document::component;
 use crate::load::Gltf;
 use crate::skinning;
-use crate::spec::component;
 
 /// How a primitive stored its weights.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

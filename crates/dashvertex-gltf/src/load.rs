@@ -7,10 +7,10 @@ use dashvertex_core::Limits;
 use dashvertex_json::pointer::Locator;
 
 use crate::budget::Budget;
+use crate::document::Root;
 use crate::error::{BufferError, LoadError};
 use crate::glb;
 use crate::ranges::ViewRangeError;
-use crate::spec::Root;
 
 /// Reads the external resources a `.gltf` file names.
 pub trait Resolver {

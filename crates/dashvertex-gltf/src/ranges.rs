@@ -3,7 +3,7 @@
 //! 2^64 − 1, their sum is not). Every reader ([`crate::accessor::read`], the exporter)
 //! refuses a view that fails, and the validator reports it (`GLTF_BUFFER_VIEW_RANGE`).
 
-use crate::spec::Root;
+use crate::document::Root;
 
 /// A buffer view that does not lie inside its buffer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -1,7 +1,7 @@
 //! The skinning structure of a document: which primitives carry influence sets, which
 //! nodes and skins use which meshes, the node hierarchy.
 
-use crate::spec::Root;
+use crate::document::Root;
 
 /// One `JOINTS_n` / `WEIGHTS_n` pair of a primitive (either may be missing).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,9 +1,14 @@
 //! Import from real files (including Blender's per-bone attributes) and export back.
+// Tests may unwrap and index; their casts build fixtures from sizes they choose, so the
+// workspace's cast lints (for code that reads input) do not apply.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic
+    clippy::panic,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
 )]
 
 use std::path::Path;

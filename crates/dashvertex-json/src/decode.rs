@@ -4,6 +4,8 @@
 //! runs again with path tracking so the error can name its JSON Pointer; errors are rare,
 //! so valid input pays nothing for locations.
 
+mod failure;
+
 use std::fmt;
 
 use dashvertex_core::{Bone, Document, InfluenceSet, Limits, Mesh, Skeleton, Vertex};
@@ -15,6 +17,7 @@ use crate::locate::Locator;
 use crate::number::{BoneIndex, F32};
 use crate::pointer::push_token;
 use crate::wire::{DOCUMENT_TYPE, JsonBone, JsonSet, JsonVertex, SkinArray};
+use failure::{Detail, Fail, limit_error, locate_error, located, ruled};
 
 /// Which of the three accepted shapes a JSON text has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,106 +146,6 @@ pub fn decode(text: &str, limits: &Limits) -> Result<JsonFile, JsonError> {
     }
 }
 
-/// Re-runs the decoder with path tracking and turns its error into a [`JsonError`].
-fn locate_error(text: &str, limits: &Limits) -> JsonError {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let mut track = serde_path_to_error::Track::new();
-    let result = FileSeed { limits }
-        .deserialize(serde_path_to_error::Deserializer::new(&mut de, &mut track))
-        .and_then(|_| de.end());
-    let locator = Locator::new(text);
-    match result {
-        Ok(()) => JsonError {
-            kind: ErrorKind::Syntax,
-            pointer: String::new(),
-            line: 1,
-            column: 1,
-            message: "the decoder failed once and then succeeded".to_owned(),
-            rule: None,
-        },
-        Err(err) => {
-            let mut pointer = crate::pointer::pointer_of(&track.path());
-            let kind = match err.classify() {
-                serde_json::error::Category::Data => ErrorKind::Structure,
-                _ => ErrorKind::Syntax,
-            };
-            let full = err.to_string();
-            let suffix = format!(" at line {} column {}", err.line(), err.column());
-            let raw = full.strip_suffix(&suffix).unwrap_or(&full).to_owned();
-            let (mut kind, mut message) = (kind, raw);
-            let mut explicit = None;
-            let mut rule = None;
-            if let Some((r, m)) = message
-                .strip_prefix(RULE_MARK)
-                .and_then(|rest| rest.split_once(RULE_MARK))
-            {
-                rule = Some(r.to_owned());
-                message = m.to_owned();
-            }
-            if let Some(rest) = message.strip_prefix(LIMIT_MARK) {
-                kind = ErrorKind::Limit;
-                message = rest.to_owned();
-            }
-            if let Some((p, m)) = message
-                .strip_prefix(POINTER_MARK)
-                .and_then(|rest| rest.split_once(POINTER_MARK))
-            {
-                explicit = Some(p.to_owned());
-                message = m.to_owned();
-            }
-            let (line, column) = match &explicit {
-                Some(p) => {
-                    pointer = p.clone();
-                    locator.line_col(p).unwrap_or((
-                        err.line().max(1),
-                        locator.char_column(err.line(), err.column()).max(1),
-                    ))
-                }
-                None if err.line() == 0 => (1, 1),
-                None => (
-                    err.line(),
-                    locator.char_column(err.line(), err.column()).max(1),
-                ),
-            };
-            JsonError {
-                kind,
-                pointer: dashvertex_core::text::cut_pointer(&pointer),
-                line,
-                column,
-                message: dashvertex_core::text::cut_quoted(&message),
-                rule,
-            }
-        }
-    }
-}
-
-const LIMIT_MARK: char = '\u{1}';
-const POINTER_MARK: char = '\u{2}';
-const RULE_MARK: char = '\u{3}';
-
-/// An error message tagged with the spec rule it enforces.
-fn ruled(rule: &str, msg: impl fmt::Display) -> String {
-    format!("{RULE_MARK}{rule}{RULE_MARK}{msg}")
-}
-
-fn limit_error<E: de::Error>(e: dashvertex_core::LimitError) -> E {
-    E::custom(format_args!("{LIMIT_MARK}{e}"))
-}
-
-fn located<E: de::Error>(pointer: &str, msg: impl fmt::Display) -> E {
-    E::custom(format_args!("{POINTER_MARK}{pointer}{POINTER_MARK}{msg}"))
-}
-
-/// A seed that fails at the value it is asked to read, so the error's path names it.
-struct Fail(String);
-
-impl<'de> DeserializeSeed<'de> for Fail {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, _: D) -> Result<(), D::Error> {
-        Err(de::Error::custom(self.0))
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Keys
 
@@ -365,7 +268,7 @@ where
             if let Some(e) = self.expect.filter(|&e| e == len) {
                 // The partner array is shorter: anything more is a length mismatch.
                 if seq
-                    .next_element_seed(Fail(ruled(
+                    .next_element_seed(Fail(Detail::ruled(
                         "J4",
                         format_args!(
                             "`{}` is longer than `{}` (length {}); they must have the same length",
@@ -392,7 +295,7 @@ where
         if len == 4
             && self.expect.is_none_or(|e| e == 4)
             && seq
-                .next_element_seed(Fail(ruled(
+                .next_element_seed(Fail(Detail::ruled(
                     "J4",
                     format_args!(
                         "`{}` has more than 4 entries; a set holds 4 influences (put more in `skinSets`)",
@@ -404,13 +307,13 @@ where
             return Err(de::Error::custom("unreachable"));
         }
         if let Some(e) = self.expect.filter(|&e| e != len) {
-            return Err(de::Error::custom(ruled(
+            return Err(ruled(
                 "J4",
                 format_args!(
                     "`{}` has length {len} but `{}` has length {e}; they must have the same length",
                     self.name, self.partner
                 ),
-            )));
+            ));
         }
         out.len = len;
         Ok(out)
@@ -441,7 +344,7 @@ impl VertexFields {
         limits: &Limits,
     ) -> Result<bool, A::Error> {
         fn dup<'de, A: MapAccess<'de>>(map: &mut A, name: &str) -> Result<(), A::Error> {
-            map.next_value_seed(Fail(format!("duplicate field `{name}`")))
+            map.next_value_seed(Fail(Detail::plain(format!("duplicate field `{name}`"))))
         }
         match key {
             Key::X | Key::Y | Key::Z => {
@@ -488,22 +391,22 @@ impl VertexFields {
         let z = self.z.ok_or_else(|| E::missing_field("z"))?;
         match (&self.skin_index, &self.skin_weight) {
             (Some(_), None) => {
-                return Err(E::custom(ruled(
+                return Err(ruled(
                     "J3",
                     "`skinIndex` is present but `skinWeight` is missing; give both or neither",
-                )));
+                ));
             }
             (None, Some(_)) => {
-                return Err(E::custom(ruled(
+                return Err(ruled(
                     "J3",
                     "`skinWeight` is present but `skinIndex` is missing; give both or neither",
-                )));
+                ));
             }
             (None, None) if self.skin_sets.is_some() => {
-                return Err(E::custom(ruled(
+                return Err(ruled(
                     "J7",
                     "`skinSets` requires `skinIndex` and `skinWeight` (set 0)",
-                )));
+                ));
             }
             _ => {}
         }
@@ -569,9 +472,10 @@ impl<'de> de::Deserialize<'de> for JsonSet {
                         Key::SkinIndex | Key::SkinWeight => {
                             fields.accept(&key, &mut map, &limits)?;
                         }
-                        other => {
-                            map.next_value_seed(Fail(unknown_field(other.name(), SET_FIELDS)))?
-                        }
+                        other => map.next_value_seed(Fail(Detail::plain(unknown_field(
+                            other.name(),
+                            SET_FIELDS,
+                        ))))?,
                     }
                 }
                 match (fields.skin_index, fields.skin_weight) {
@@ -611,7 +515,10 @@ impl<'de> Visitor<'de> for VertexSeed<'_> {
         let mut fields = VertexFields::default();
         while let Some(key) = map.next_key::<Key>()? {
             if !fields.accept(&key, &mut map, self.limits)? {
-                map.next_value_seed(Fail(unknown_field(key.name(), VERTEX_FIELDS)))?;
+                map.next_value_seed(Fail(Detail::plain(unknown_field(
+                    key.name(),
+                    VERTEX_FIELDS,
+                ))))?;
             }
         }
         fields.finish()
@@ -823,7 +730,7 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
             match &key {
                 Key::Type => {
                     if has_type {
-                        map.next_value_seed(Fail("duplicate field `type`".into()))?;
+                        map.next_value_seed(Fail(Detail::plain("duplicate field `type`")))?;
                     }
                     let t: String = map.next_value()?;
                     if t != DOCUMENT_TYPE {
@@ -837,7 +744,7 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
                 }
                 Key::Vertex => {
                     if vertices.is_some() {
-                        map.next_value_seed(Fail("duplicate field `vertex`".into()))?;
+                        map.next_value_seed(Fail(Detail::plain("duplicate field `vertex`")))?;
                     }
                     vertices = Some(map.next_value_seed(VerticesSeed {
                         limits: self.limits,
@@ -846,7 +753,7 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
                 }
                 Key::Bone => {
                     if skeleton.is_some() {
-                        map.next_value_seed(Fail("duplicate field `bone`".into()))?;
+                        map.next_value_seed(Fail(Detail::plain("duplicate field `bone`")))?;
                     }
                     skeleton = Some(map.next_value_seed(BonesSeed {
                         limits: self.limits,
@@ -855,7 +762,9 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
                 }
                 Key::Other(name) => {
                     if foreign.iter().any(|(k, _)| k == name) {
-                        map.next_value_seed(Fail(format!("duplicate field `{name}`")))?;
+                        map.next_value_seed(Fail(Detail::plain(format!(
+                            "duplicate field `{name}`"
+                        ))))?;
                     }
                     let raw: Box<RawValue> = map.next_value()?;
                     order.push(DocKey::Foreign(foreign.len()));
@@ -871,9 +780,9 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
                         _ => "skinSets",
                     };
                     if has_type {
-                        map.next_value_seed(Fail(format!(
+                        map.next_value_seed(Fail(Detail::plain(format!(
                             "vertex field `{name}` at document level; vertices belong in `vertex`"
-                        )))?;
+                        ))))?;
                     }
                     fields.accept(vertex_key, &mut map, self.limits)?;
                     vertex_keys.push(name);
@@ -934,106 +843,4 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
             })
         }
     }
-}
-
-/// Returns the JSON Pointer of the first object member whose key repeats an earlier key
-/// of the same object, if any (and `None` for text that is not JSON). The values of a
-/// top-level object's members other than the ones dash models (`type`, `vertex`, `bone`
-/// and the vertex members) are not searched: a document keeps them verbatim, repeated keys
-/// included (spec §3.4), and a lone vertex rejects them anyway.
-pub fn find_duplicate_key(text: &str) -> Option<String> {
-    struct Walk<'p> {
-        path: &'p mut String,
-        found: &'p mut Option<String>,
-    }
-    impl<'de> DeserializeSeed<'de> for Walk<'_> {
-        type Value = ();
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-            d.deserialize_any(self)
-        }
-    }
-    impl<'de> Visitor<'de> for Walk<'_> {
-        type Value = ();
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("JSON")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_str<E>(self, _: &str) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_unit<E>(self) -> Result<(), E> {
-            Ok(())
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-            let mut i = 0usize;
-            loop {
-                let len = self.path.len();
-                push_token(self.path, &i.to_string());
-                let more = seq
-                    .next_element_seed(Walk {
-                        path: self.path,
-                        found: self.found,
-                    })?
-                    .is_some();
-                self.path.truncate(len);
-                if !more {
-                    return Ok(());
-                }
-                i += 1;
-            }
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            let mut seen = std::collections::HashSet::new();
-            while let Some(k) = map.next_key::<String>()? {
-                let len = self.path.len();
-                push_token(self.path, &k);
-                let verbatim = len == 0 && !MODELED.contains(&k.as_str());
-                if !seen.insert(k) && self.found.is_none() {
-                    *self.found = Some(self.path.clone());
-                }
-                if verbatim {
-                    map.next_value::<IgnoredAny>()?;
-                } else {
-                    map.next_value_seed(Walk {
-                        path: self.path,
-                        found: self.found,
-                    })?;
-                }
-                self.path.truncate(len);
-            }
-            Ok(())
-        }
-    }
-    const MODELED: [&str; 9] = [
-        "type",
-        "vertex",
-        "bone",
-        "x",
-        "y",
-        "z",
-        "skinIndex",
-        "skinWeight",
-        "skinSets",
-    ];
-    let mut path = String::new();
-    let mut found = None;
-    let mut de = serde_json::Deserializer::from_str(text);
-    Walk {
-        path: &mut path,
-        found: &mut found,
-    }
-    .deserialize(&mut de)
-    .ok()?;
-    found
 }

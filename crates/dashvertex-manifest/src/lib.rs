@@ -7,12 +7,6 @@
 //! the manifest is compacted; renames keep the index. Nothing depends on the order in
 //! which an input lists its bones.
 
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
-
 mod diff;
 mod lookup;
 mod read;

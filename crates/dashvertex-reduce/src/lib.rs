@@ -28,12 +28,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
-
 pub mod gltf;
 pub mod input;
 /// The bone manifest (the `dashvertex-manifest` crate).

@@ -29,11 +29,11 @@ use std::collections::HashMap;
 use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
 use dashvertex_gltf::accessor::{self, AccessorData};
+use dashvertex_gltf::document::component;
 use dashvertex_gltf::export::{
     BufferFiles, Editor, ExportError, InfluenceSource, JointSlot, WeightFormat, Written,
 };
 use dashvertex_gltf::skinning;
-use dashvertex_gltf::spec::component;
 
 use crate::manifest::{Manifest, OrderMismatch};
 

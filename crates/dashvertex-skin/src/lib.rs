@@ -24,11 +24,6 @@
 //! let sets = [InfluenceSet::from_pairs(&[(0, 0.5), (1, 0.5)]).unwrap()];
 //! assert_eq!(skin_point([1.0, 0.0, 0.0], &sets, &joints), [1.0, 0.5, 0.0]);
 //! ```
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
 
 mod animation;
 mod loss;

@@ -16,6 +16,14 @@
 //!   random bytes, and glTF files whose declared numbers lie ([`declared`]) — for
 //!   CLI-level property tests.
 #![allow(clippy::panic, clippy::expect_used, clippy::indexing_slicing)]
+// Test support builds fixtures from small constant sizes the tests choose, never from
+// numbers in a file it reads, so the workspace's cast lints (denied for every library that
+// parses input) are allowed here rather than spelled as `try_from` on constants.
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
+)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -15,11 +15,6 @@
 //! assert_eq!(d.location.vertex, Some(0));
 //! assert_eq!(d.location.pointer.as_deref(), Some("/0/skinWeight"));
 //! ```
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
 
 mod codes;
 mod diagnostic;

@@ -1,5 +1,5 @@
 //! Reports: per file and for a whole run, serializable as the stable JSON report whose
-//! schema is `schemas/report.schema.json`.
+//! schema is `schemas/validation-report.schema.json`.
 
 use std::collections::BTreeMap;
 
@@ -191,6 +191,17 @@ impl Report {
     }
 }
 
+impl Report {
+    /// The JSON report as `dash-validate --format json` prints it: pretty JSON
+    /// (`schemas/report.schema.json`) and a trailing newline. Every front end renders it
+    /// here, so their reports are the same bytes.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
 /// The JSON Schema of [`Report`].
 pub fn schema() -> schemars::Schema {
     let mut s = schemars::generate::SchemaSettings::draft2020_12()
@@ -199,7 +210,9 @@ pub fn schema() -> schemars::Schema {
         .into_root_schema_for::<Report>();
     s.insert(
         "$id".into(),
-        serde_json::Value::String("https://dash.invalid/schemas/report.schema.json".into()),
+        serde_json::Value::String(
+            "https://dash.invalid/schemas/validation-report.schema.json".into(),
+        ),
     );
     s
 }

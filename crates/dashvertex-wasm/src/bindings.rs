@@ -201,7 +201,7 @@ pub fn decode(
 }
 
 /// Validates `bytes` and returns the JSON report text `dash-validate --format json`
-/// prints (`schemas/report.schema.json`). `options`: `profile`, `bones`,
+/// prints (`schemas/validation-report.schema.json`). `options`: `profile`, `bones`,
 /// `denyWarnings`, `maxDiagnostics`, `format`, `allow`, `warn`, `deny`.
 #[wasm_bindgen]
 pub fn validate(bytes: &[u8], name: Option<String>, options: JsValue) -> Result<String, JsValue> {

@@ -14,11 +14,6 @@
 //!
 //! The work is done by plain Rust functions, tested natively: [`model`] (decoding and
 //! the arrays), [`validation`], [`reduction`], [`encode`]; [`bindings`] only converts.
-#![deny(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    clippy::cast_possible_wrap
-)]
 
 pub mod bindings;
 #[cfg(feature = "encode")]

@@ -1,5 +1,5 @@
 //! Validation in the page: the same JSON report `dash-validate --format json` prints
-//! (`schemas/report.schema.json`), from the validator library itself.
+//! (`schemas/validation-report.schema.json`), from the validator library itself.
 
 use std::collections::BTreeMap;
 

@@ -101,7 +101,7 @@ export interface Diagnostic {
   [member: string]: unknown;
 }
 
-/** The JSON report of `dash-validate --format json` (schemas/report.schema.json). */
+/** The JSON report of `dash-validate --format json` (schemas/validation-report.schema.json). */
 export interface ValidationReport {
   version: number;
   tool: string;

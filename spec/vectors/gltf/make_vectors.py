@@ -280,7 +280,7 @@ write("skins-shared-joint-two-parents.gltf", skinned(OKJ, OKW, tweak=shared_join
 # manifests/joint-order.json and --locked).
 write("skin-joint-order.gltf", skinned(OKJ, OKW))
 # Engine targets (spec/targets.md): one set, two sets, three sets, each with weight in every
-# set; a skin of 300 joints. Valid glTF all; what a target makes of them is in manifest.json.
+# set; a skin of 300 joints. Valid glTF all; what a target makes of them is in expected.json.
 write("target-one-set.gltf", skinned(OKJ, OKW))
 write("target-two-sets.gltf", skinned([T(J(0, 1, 2, 3)), T(J(4, 5, 6, 0))], [T(J(0.25, 0.25, 0.125, 0.125)), T(J(0.125, 0.0625, 0.0625, 0))], nj=8, sets=2))
 write("target-three-sets.gltf", skinned([T(J(0, 1, 2, 3)), T(J(4, 5, 6, 7)), T(J(8, 9, 0, 0))], [T(J(0.25, 0.125, 0.125, 0.125)), T(J(0.0625, 0.0625, 0.0625, 0.0625)), T(J(0.0625, 0.0625, 0, 0))], nj=10, sets=3))

@@ -1,4 +1,4 @@
-//! Runs the binary conformance vectors of `spec/vectors/manifest.json` through all three
+//! Runs the binary conformance vectors of `spec/vectors/expected.json` through all three
 //! decoders.
 
 use crate::common::{Outcome, decode_all, expect_for};
@@ -10,7 +10,7 @@ fn binary_vectors_decode_as_the_manifest_says_with_every_decoder() {
     // spec: B1 B2 B3 B4 B5 B6 B7 B8 B9 N1 T2 X1
     let root = crate::common::repo().join("spec/vectors");
     let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
             .unwrap();
     let mut seen = 0;
     for v in manifest["vectors"].as_array().unwrap() {

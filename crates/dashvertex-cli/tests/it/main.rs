@@ -1,11 +1,16 @@
 //! Integration tests of the `dashvertex` and `dash-validate` commands: the `.case` files in `tests/cases/`, and what a transcript cannot show (hostile files, thread counts, schemas, pseudo-terminals).
 //!
 //! One test binary per crate: each module here was a test target of its own.
+// Tests may unwrap and index; their casts build fixtures from sizes they choose, so the
+// workspace's cast lints (for code that reads input) do not apply.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic
+    clippy::panic,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap
 )]
 
 use std::path::Path;

@@ -80,7 +80,7 @@ fn json_report_is_valid_against_its_schema() {
     assert_eq!(report["files"][0]["truncated"], true);
     assert_eq!(report["files"][0]["codes"]["BONE_DUPLICATE"], 3);
     let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(repo().join("schemas/report.schema.json")).unwrap(),
+        &std::fs::read_to_string(repo().join("schemas/validation-report.schema.json")).unwrap(),
     )
     .unwrap();
     let validator = jsonschema::draft202012::new(&schema).unwrap();

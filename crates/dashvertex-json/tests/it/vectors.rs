@@ -1,4 +1,4 @@
-//! Runs the JSON conformance vectors of `spec/vectors/manifest.json`.
+//! Runs the JSON conformance vectors of `spec/vectors/expected.json`.
 
 use dashvertex_core::Limits;
 use serde_json::Value;
@@ -8,7 +8,7 @@ fn json_vectors_decode_as_the_manifest_says() {
     // spec: J1 J2 J3 J4 J5 J6 J7 J8 J9 N4 I3 I5 T1
     let root = crate::common::repo().join("spec/vectors");
     let manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).unwrap())
+        serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
             .unwrap();
     let schema = crate::common::schema_validator();
     let mut seen = 0;

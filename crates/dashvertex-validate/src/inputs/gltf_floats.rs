@@ -6,8 +6,8 @@
 //! element budget.
 
 use dashvertex_gltf::accessor::{self, AccessorData};
+use dashvertex_gltf::document::component;
 use dashvertex_gltf::skinning::PrimitiveSets;
-use dashvertex_gltf::spec::component;
 use dashvertex_gltf::{AccessorError, Gltf};
 use serde_json::Value;
 

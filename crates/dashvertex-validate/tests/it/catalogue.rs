@@ -44,7 +44,7 @@ fn rules_table_matches_the_catalogue() {
 #[test]
 fn checked_in_report_schema_matches_the_types() {
     // Regenerate with: BLESS=1 cargo test -p dashvertex-validate --test it catalogue
-    let path = repo().join("schemas/report.schema.json");
+    let path = repo().join("schemas/validation-report.schema.json");
     let mut generated = serde_json::to_string_pretty(&dashvertex_validate::schema()).unwrap();
     generated.push('\n');
     if std::env::var_os("BLESS").is_some() {
@@ -53,6 +53,6 @@ fn checked_in_report_schema_matches_the_types() {
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         on_disk == generated,
-        "schemas/report.schema.json differs from the report types; regenerate it with\n    BLESS=1 cargo test -p dashvertex-validate --test it catalogue\nand commit the result"
+        "schemas/validation-report.schema.json differs from the report types; regenerate it with\n    BLESS=1 cargo test -p dashvertex-validate --test it catalogue\nand commit the result"
     );
 }

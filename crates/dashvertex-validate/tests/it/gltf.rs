@@ -188,7 +188,7 @@ fn covered(m: &Value, ours: &[Diagnostic], doc: &Value) -> bool {
     let vertex_attribute = targets.iter().any(|t| t.contains("/attributes/"));
     let components = accessor
         .and_then(|k| doc["accessors"][k as usize]["type"].as_str())
-        .and_then(dashvertex_gltf::spec::components)
+        .and_then(dashvertex_gltf::document::components)
         .unwrap_or(4);
     let vertex = if data_check || (code == "ACCESSOR_INVALID_FLOAT" && vertex_attribute) {
         official_vertex(message, components)

@@ -52,7 +52,7 @@ fn options(v: &Value) -> Options {
 }
 
 fn manifest() -> Vec<Value> {
-    let text = std::fs::read_to_string(repo().join("spec/vectors/manifest.json")).unwrap();
+    let text = std::fs::read_to_string(repo().join("spec/vectors/expected.json")).unwrap();
     let m: Value = serde_json::from_str(&text).unwrap();
     m["vectors"].as_array().unwrap().clone()
 }

@@ -3,7 +3,7 @@
 //! the view and in the buffer (view offset added); matrices of 1- and 2-byte components
 //! starting on 4-byte boundaries; and no `byteOffset` without a `bufferView`.
 
-use dashvertex_gltf::spec::component;
+use dashvertex_gltf::document::component;
 use serde_json::Value;
 
 use super::{array, push_as};

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use dashvertex_gltf::Gltf;
 use dashvertex_gltf::accessor;
-use dashvertex_gltf::spec::component;
+use dashvertex_gltf::document::component;
 use serde_json::Value;
 
 use super::{accessor as accessor_json, array, members, push_as, strided};

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use dashvertex_gltf::spec::component;
+use dashvertex_gltf::document::component;
 use dashvertex_json::pointer::push_token;
 use serde_json::Value;
 

@@ -8,7 +8,7 @@
 
 use dashvertex_gltf::Gltf;
 use dashvertex_gltf::accessor;
-use dashvertex_gltf::spec::component;
+use dashvertex_gltf::document::component;
 use serde_json::Value;
 
 use super::array;

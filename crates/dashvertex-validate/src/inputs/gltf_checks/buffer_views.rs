@@ -21,7 +21,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         // A stride out of its range is reported once, with the structure.
         if v.get("byteStride")
             .and_then(Value::as_u64)
-            .filter(|&s| dashvertex_gltf::spec::byte_stride_valid(s))
+            .filter(|&s| dashvertex_gltf::document::byte_stride_valid(s))
             .is_none()
         {
             continue;

@@ -12,7 +12,7 @@
 
 use dashvertex_gltf::Gltf;
 use dashvertex_gltf::accessor;
-use dashvertex_gltf::spec::component;
+use dashvertex_gltf::document::component;
 use dashvertex_json::pointer::push_token;
 use serde_json::Value;
 

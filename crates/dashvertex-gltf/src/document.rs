@@ -1,4 +1,5 @@
-//! The parts of the glTF 2.0 JSON that skinning touches, as lenient serde types.
+//! The glTF 2.0 document: the parts of its JSON that skinning touches, as lenient serde
+//! types.
 //!
 //! Every field is optional or defaulted so that a file with problems still loads; the
 //! checks that matter are made by the reader and the validator, which can then say what

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
-"""Fills the "diagnostics" of every vector in manifest.json from dash-validate's output.
+"""Fills the "diagnostics" of every vector in expected.json from dash-validate's output.
 
-Used when vectors are added: run it, then READ THE DIFF (`git diff spec/vectors/manifest.json`)
+Used when vectors are added: run it, then READ THE DIFF (`git diff spec/vectors/expected.json`)
 and check every new expectation by hand before committing. The test
 `vectors_produce_exactly_the_listed_diagnostics` then holds the validator to them.
 
-Usage: python3 spec/vectors/update_manifest.py path/to/dash-validate
+Usage: python3 spec/vectors/update_expected.py path/to/dash-validate
 """
 import json, os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
 tool = sys.argv[1]
-manifest_path = os.path.join(here, "manifest.json")
+manifest_path = os.path.join(here, "expected.json")
 m = json.load(open(manifest_path))
 known = {v["file"] for v in m["vectors"]}
 # New validation vectors get an entry; their options are set by hand afterwards.

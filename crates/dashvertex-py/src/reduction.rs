@@ -1,0 +1,281 @@
+//! `dashvertex.reduce` on numpy arrays: the reducer of `dashvertex reduce`
+//! (`dashvertex_reduce::reduce`, spec/reduction.md), fed the arrays as influence sets
+//! (joints and weights, any number of columns) or as one weight column per bone (a dense
+//! per-bone matrix), with the arrays' own bone indices kept.
+
+use dashvertex_core::{InfluenceSet, Mesh, Vertex};
+use dashvertex_reduce::input::{Data, Input, Origin};
+use dashvertex_reduce::manifest::BoneRef;
+use dashvertex_reduce::{Config, Reduced};
+use numpy::ndarray::ArrayView2;
+use rayon::prelude::*;
+
+use crate::errors::{Failure, Result};
+
+/// Joint indices as the caller's array holds them, read in place.
+pub enum JointsView<'a> {
+    /// uint8.
+    U8(ArrayView2<'a, u8>),
+    /// uint16.
+    U16(ArrayView2<'a, u16>),
+    /// uint32.
+    U32(ArrayView2<'a, u32>),
+    /// Any other integer dtype, converted to int64 by numpy.
+    I64(ArrayView2<'a, i64>),
+}
+
+impl JointsView<'_> {
+    fn shape(&self) -> (usize, usize) {
+        match self {
+            JointsView::U8(a) => a.dim(),
+            JointsView::U16(a) => a.dim(),
+            JointsView::U32(a) => a.dim(),
+            JointsView::I64(a) => a.dim(),
+        }
+    }
+
+    /// Element `(v, c)` as a bone index, or the value that is not one.
+    fn get(&self, v: usize, c: usize) -> std::result::Result<u32, i64> {
+        match self {
+            JointsView::U8(a) => Ok(a.get((v, c)).copied().map_or(0, u32::from)),
+            JointsView::U16(a) => Ok(a.get((v, c)).copied().map_or(0, u32::from)),
+            JointsView::U32(a) => Ok(a.get((v, c)).copied().unwrap_or(0)),
+            JointsView::I64(a) => {
+                let x = a.get((v, c)).copied().unwrap_or(0);
+                u32::try_from(x).map_err(|_| x)
+            }
+        }
+    }
+}
+
+/// Vertices per parallel chunk.
+const CHUNK: usize = 1 << 15;
+
+/// Influence sets from joint and weight columns: set `s` is columns `4s .. 4s + 4`, the
+/// last set padded with zero weights.
+fn sets_of(
+    joints: &JointsView<'_>,
+    weights: ArrayView2<'_, f32>,
+) -> Result<Vec<Vec<InfluenceSet>>> {
+    let (n, cols) = weights.dim();
+    if joints.shape() != (n, cols) {
+        let (jn, jc) = joints.shape();
+        return Err(Failure::option(format!(
+            "joints has shape ({jn}, {jc}) but weights has shape ({n}, {cols}): they must match"
+        )));
+    }
+    let sets = cols.div_ceil(4);
+    let mut out = Vec::with_capacity(sets);
+    for s in 0..sets {
+        let chunks: Vec<std::result::Result<Vec<InfluenceSet>, Failure>> = (0..n.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let range = c * CHUNK..n.min((c + 1) * CHUNK);
+                let mut part = Vec::with_capacity(range.len());
+                for v in range {
+                    let mut x = InfluenceSet::ZERO;
+                    for k in 0..4 {
+                        let col = 4 * s + k;
+                        if col >= cols {
+                            break;
+                        }
+                        let j = joints.get(v, col).map_err(|bad| {
+                            Failure::option(format!(
+                                "joints[{v}, {col}] is {bad}, not a bone index (0 to 4294967295)"
+                            ))
+                            .at_vertex(v as u64)
+                        })?;
+                        if let (Some(jo), Some(wo), Some(w)) = (
+                            x.joints.get_mut(k),
+                            x.weights.get_mut(k),
+                            weights.get((v, col)),
+                        ) {
+                            *jo = j;
+                            *wo = *w;
+                        }
+                    }
+                    part.push(x);
+                }
+                Ok(part)
+            })
+            .collect();
+        let mut set = Vec::with_capacity(n);
+        for c in chunks {
+            set.extend(c?);
+        }
+        out.push(set);
+    }
+    Ok(out)
+}
+
+/// Above this many bone indices, the bones of the input are the indices that carry
+/// weight only (sparse); below, every index up to the largest is a bone.
+const DENSE_BONES: u32 = 1 << 20;
+
+/// The reducer's input from joint and weight arrays: bones are named `#N` by their index,
+/// as a DashVertex file without a skeleton gives them to the CLI (`Input::from_mesh`).
+/// Up to [`DENSE_BONES`] indices every index is a bone (nothing to renumber, as fast as
+/// the CLI's glTF path); beyond, only the weighted ones (`Input::from_mesh`, memory
+/// bounded by the influences). Either way the reducer sees the same candidates in the
+/// same order with a monotone bone numbering, so indices, merges and tie-breaks, and the
+/// output bits, are the CLI's.
+fn input_from_sets(
+    joints: &JointsView<'_>,
+    weights: ArrayView2<'_, f32>,
+) -> Result<(Input<'static>, Vec<u32>)> {
+    let mut sets = sets_of(joints, weights)?;
+    let n = weights.dim().0;
+    if sets.is_empty() {
+        // No column: every vertex is empty (one all-zero set).
+        sets.push(vec![InfluenceSet::ZERO; n]);
+    }
+    let largest = sets
+        .par_iter()
+        .flat_map_iter(|set| set.iter())
+        .flat_map_iter(|x| x.pairs().filter(|(_, w)| *w != 0.0).map(|(j, _)| j))
+        .max();
+    match largest {
+        Some(m) if m >= DENSE_BONES => {
+            let mut iter = sets.into_iter();
+            let first = iter.next().unwrap_or_default();
+            let vertices: Vec<Vertex> = first
+                .into_iter()
+                .map(|skin| Vertex {
+                    position: [0.0; 3],
+                    skin,
+                })
+                .collect();
+            let mesh = Mesh::from_parts(true, vertices, iter.collect())
+                .map_err(|e| Failure::option(e.to_string()))?;
+            let input =
+                Input::from_mesh(&mesh, Vec::new()).map_err(|e| Failure::option(e.to_string()))?;
+            let map = input.unnamed_indices().unwrap_or_default();
+            Ok((input, map))
+        }
+        _ => {
+            let count = largest.map_or(0, |m| m + 1);
+            let bones = (0..count)
+                .map(|j| BoneRef {
+                    name: format!("#{j}"),
+                    parent: None,
+                })
+                .collect();
+            let input = Input {
+                bones,
+                positions: vec![[0.0; 3]; n],
+                data: Data::Sets(sets),
+                origin: Origin::Sets,
+            };
+            Ok((input, (0..count).collect()))
+        }
+    }
+}
+
+/// The reducer's input from a dense `(n, bones)` matrix: column `b` is bone `b`'s weight
+/// on every vertex (Blender's per-bone attributes, a weights document).
+fn input_from_matrix(weights: ArrayView2<'_, f32>) -> Result<(Input<'static>, Vec<u32>)> {
+    let (n, bones) = weights.dim();
+    let index = |b: usize| {
+        u32::try_from(b).map_err(|_| Failure::option("weights has more than 2^32 columns"))
+    };
+    let columns: Vec<(u32, Vec<f32>)> = (0..bones)
+        .into_par_iter()
+        .map(|b| Ok((index(b)?, weights.column(b).to_vec())))
+        .collect::<Result<_>>()?;
+    let names = (0..bones)
+        .map(|b| BoneRef {
+            name: format!("#{b}"),
+            parent: None,
+        })
+        .collect();
+    let map = (0..bones).map(index).collect::<Result<_>>()?;
+    let input = Input {
+        bones: names,
+        positions: vec![[0.0; 3]; n],
+        data: Data::Columns(columns),
+        origin: Origin::BoneWeights,
+    };
+    Ok((input, map))
+}
+
+/// What [`run`] gives back: joints and weights row-major `(n, 4 * sets)`.
+pub struct Output {
+    /// Rows.
+    pub rows: usize,
+    /// Sets per output row.
+    pub sets: usize,
+    /// Sets the reducer filled (the rest of each row is zeros).
+    pub filled: usize,
+    /// Joint indices, or `None` when every index fits 16 bits.
+    pub joints_u32: Option<Vec<u32>>,
+    /// Joint indices narrowed to 16 bits (empty when `joints_u32` is set).
+    pub joints_u16: Vec<u16>,
+    /// Weights.
+    pub weights: Vec<f32>,
+    /// The reducer's report and settings.
+    pub report: dashvertex_reduce::Report,
+}
+
+/// The reduced sets laid out row-major, `width_sets` sets per row (the sets the reducer
+/// did not fill are zeros), so the shape depends on `max_influences` alone.
+fn flatten(reduced: Reduced, rows: usize, width_sets: usize) -> Output {
+    let filled = reduced.sets;
+    let sets = width_sets.max(filled);
+    let pad = sets - filled;
+    let row = |v: usize| {
+        reduced
+            .influences
+            .get(v * filled..(v + 1) * filled)
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .chain(std::iter::repeat_n(InfluenceSet::ZERO, pad))
+    };
+    let wide = reduced
+        .influences
+        .par_iter()
+        .any(|x| x.joints.iter().any(|&j| j > u32::from(u16::MAX)));
+    let weights: Vec<f32> = (0..rows)
+        .into_par_iter()
+        .flat_map_iter(|v| row(v).flat_map(|x| x.weights))
+        .collect();
+    let (joints_u32, joints_u16) = if wide {
+        let j = (0..rows)
+            .into_par_iter()
+            .flat_map_iter(|v| row(v).flat_map(|x| x.joints))
+            .collect();
+        (Some(j), Vec::new())
+    } else {
+        let j = (0..rows)
+            .into_par_iter()
+            .flat_map_iter(|v| {
+                row(v).flat_map(|x| x.joints.map(|j| u16::try_from(j).unwrap_or(u16::MAX)))
+            })
+            .collect();
+        (None, j)
+    };
+    Output {
+        rows,
+        sets,
+        filled,
+        joints_u32,
+        joints_u16,
+        weights,
+        report: reduced.report,
+    }
+}
+
+/// Reduces the arrays (runs without the GIL, on the worker pool).
+pub fn run(
+    joints: Option<&JointsView<'_>>,
+    weights: ArrayView2<'_, f32>,
+    cfg: &Config,
+) -> Result<Output> {
+    let rows = weights.dim().0;
+    let (input, map) = match joints {
+        Some(j) => input_from_sets(j, weights)?,
+        None => input_from_matrix(weights)?,
+    };
+    let reduced = dashvertex_reduce::reduce(&input, &map, None, cfg)?;
+    Ok(flatten(reduced, rows, cfg.max_influences.div_ceil(4)))
+}

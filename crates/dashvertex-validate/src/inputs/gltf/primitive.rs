@@ -1,0 +1,434 @@
+//! One skinned primitive: its JOINTS_n/WEIGHTS_n sets named without gaps and paired,
+//! their accessors' formats, the attributes' counts, then every vertex through the
+//! influence checker, in parallel chunks joined in vertex order.
+
+use dashvertex_core::InfluenceSet;
+use dashvertex_gltf::Gltf;
+use dashvertex_gltf::accessor::{self, AccessorData};
+use dashvertex_gltf::document::component;
+use dashvertex_gltf::skinning::{self, PrimitiveSets};
+
+use super::skins::Barred;
+use super::{Doc, bad_stride, reported_elsewhere};
+use crate::codes::Code;
+use crate::diagnostic::Location;
+use crate::influences::{Checker, Encoding, Field, Locate, MeshStats, Profile, Scratch};
+use crate::options::Options;
+use crate::sink::Sink;
+
+/// Vertices per parallel chunk: large enough that scheduling costs nothing, small
+/// enough that two cores share a 100k-vertex mesh.
+const VERTEX_CHUNK: usize = 1 << 15;
+
+/// Per-vertex locations inside one primitive's influence accessors.
+struct PrimLocate<'a> {
+    doc: &'a Doc<'a>,
+    joints: Vec<(String, &'a AccessorData<'a>)>,
+    weights: Vec<(String, &'a AccessorData<'a>)>,
+}
+
+impl Locate for PrimLocate<'_> {
+    fn slot(&self, v: u64, set: usize, slot: usize, field: Field) -> Location {
+        let list = match field {
+            Field::Bone => &self.joints,
+            Field::Weight => &self.weights,
+        };
+        let (pointer, data) = match list.get(set) {
+            Some((p, d)) => (p.as_str(), Some(*d)),
+            None => ("", None),
+        };
+        Location {
+            vertex: Some(v),
+            set: u32::try_from(set).ok(),
+            slot: u32::try_from(slot).ok(),
+            offset: data.and_then(|d| d.offset_of(usize::try_from(v).ok()?, slot)),
+            ..self.doc.at(pointer)
+        }
+    }
+
+    fn weights(&self, v: u64) -> Location {
+        let (pointer, data) = match self.weights.first() {
+            Some((p, d)) => (p.as_str(), Some(*d)),
+            None => ("", None),
+        };
+        Location {
+            vertex: Some(v),
+            offset: data.and_then(|d| d.offset_of(usize::try_from(v).ok()?, 0)),
+            ..self.doc.at(pointer)
+        }
+    }
+
+    fn position(&self, v: u64) -> Location {
+        self.weights(v)
+    }
+}
+
+fn joints_format_ok(a: &AccessorData) -> bool {
+    a.components == 4 && !a.normalized && matches!(a.component_type, component::U8 | component::U16)
+}
+
+/// The weight encoding, and whether the accessor's format is valid.
+fn weights_format(a: &AccessorData) -> (Option<Encoding>, bool) {
+    if a.components != 4 {
+        return (None, false);
+    }
+    match (a.component_type, a.normalized) {
+        (component::F32, false) => (Some(Encoding::Float), true),
+        (component::F32, true) => (Some(Encoding::Float), false),
+        // Read as normalized whatever the flag says, as the official validator does.
+        (component::U8, n) => (Some(Encoding::Unorm8), n),
+        (component::U16, n) => (Some(Encoding::Unorm16), n),
+        _ => (None, false),
+    }
+}
+
+/// Checks one skinned primitive, phase by phase; each phase runs only when the one
+/// before found nothing that would make its findings repeat a root cause.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn primitive(
+    gltf: &Gltf,
+    doc: &Doc,
+    p: &PrimitiveSets,
+    users: &[Vec<usize>],
+    barred: &[Barred],
+    profile: Profile,
+    opts: &Options,
+    sink: &mut Sink,
+) {
+    if !sets_well_formed(doc, p, sink) {
+        return;
+    }
+    let Some(sets) = read_sets(gltf, doc, p, opts, sink) else {
+        return;
+    };
+    if !counts_agree(gltf, doc, p, sink) {
+        return;
+    }
+    vertices(gltf, doc, p, &sets, users, barred, profile, opts, sink);
+}
+
+/// A primitive's sets, read: per set its JOINTS_n and WEIGHTS_n data with their
+/// pointers, and the weights' encodings.
+struct Sets<'a> {
+    joints: Vec<(String, AccessorData<'a>)>,
+    weights: Vec<(String, AccessorData<'a>)>,
+    encodings: Vec<Encoding>,
+}
+
+/// Names and continuity: every attribute a valid JOINTS_n / WEIGHTS_n name, sets
+/// numbered from 0 without gaps, each JOINTS_n with its WEIGHTS_n. False when the sets
+/// cannot be read as sets.
+fn sets_well_formed(doc: &Doc, p: &PrimitiveSets, sink: &mut Sink) -> bool {
+    for name in &p.malformed {
+        doc.push(
+            sink,
+            Code::GLTF_SET_CONTINUITY,
+            &p.attribute_pointer(name),
+            || format!("attribute {name} is not a valid JOINTS_n / WEIGHTS_n name"),
+        );
+    }
+    let mut blocked = !p.malformed.is_empty();
+    for (i, s) in p.sets.iter().enumerate() {
+        if s.n as usize != i {
+            blocked = true;
+            let name = if s.joints.is_some() {
+                "JOINTS"
+            } else {
+                "WEIGHTS"
+            };
+            doc.push(
+                sink,
+                Code::GLTF_SET_CONTINUITY,
+                &p.attribute_pointer(&format!("{name}_{}", s.n)),
+                || {
+                    format!(
+                        "{name}_{} follows set {}; sets must start at 0 without gaps",
+                        s.n,
+                        i.saturating_sub(1)
+                    )
+                },
+            );
+            break;
+        }
+    }
+    for s in &p.sets {
+        if s.joints.is_none() || s.weights.is_none() {
+            blocked = true;
+            let (have, miss) = if s.joints.is_some() {
+                ("JOINTS", "WEIGHTS")
+            } else {
+                ("WEIGHTS", "JOINTS")
+            };
+            doc.push(
+                sink,
+                Code::GLTF_SET_MISMATCH,
+                &p.attribute_pointer(&format!("{have}_{}", s.n)),
+                || format!("{have}_{} has no {miss}_{}", s.n, s.n),
+            );
+        }
+    }
+    !blocked
+}
+
+/// Reads every set's accessors and checks their formats (alignment, component types);
+/// `None` when some set cannot be checked vertex by vertex, every set's problems
+/// reported first.
+fn read_sets<'a>(
+    gltf: &'a Gltf,
+    doc: &Doc,
+    p: &PrimitiveSets,
+    opts: &Options,
+    sink: &mut Sink,
+) -> Option<Sets<'a>> {
+    let mut blocked = false;
+    let mut joints = Vec::new();
+    let mut weights = Vec::new();
+    let mut encodings = Vec::new();
+    for s in &p.sets {
+        for (name, acc, is_joints) in [("JOINTS", s.joints, true), ("WEIGHTS", s.weights, false)] {
+            let attr = format!("{name}_{}", s.n);
+            let ptr = p.attribute_pointer(&attr);
+            let Some(index) = acc else { continue };
+            let data = match accessor::read(gltf, index, &opts.limits) {
+                Ok(d) => d,
+                Err(e) => {
+                    blocked = true;
+                    // An unavailable buffer was reported once, as GLTF_BUFFER (or a
+                    // missing one as GLTF_REFERENCE), a bad stride as GLTF_BYTE_STRIDE.
+                    if !reported_elsewhere(&e) && !bad_stride(gltf, index) {
+                        doc.push(sink, Code::GLTF_ACCESSOR_DATA, &ptr, || {
+                            format!("{attr}: {e}")
+                        });
+                    }
+                    continue;
+                }
+            };
+            let acc_meta = usize::try_from(index)
+                .ok()
+                .and_then(|i| gltf.root.accessors.get(i));
+            if !is_joints && acc_meta.is_some_and(|a| a.buffer_view.is_none() && a.sparse.is_none())
+            {
+                // One root cause: every weight is zero, so every vertex would fail.
+                blocked = true;
+                doc.push(sink, Code::GLTF_ACCESSOR_NO_DATA, &ptr, || {
+                    format!(
+                        "{attr}: accessor {index} has neither bufferView nor sparse data, so all {} weights are zero",
+                        data.count
+                    )
+                });
+                continue;
+            }
+            let strided = acc_meta
+                .and_then(|a| a.buffer_view)
+                .and_then(|v| gltf.root.buffer_views.get(usize::try_from(v).ok()?))
+                .and_then(|v| v.byte_stride);
+            if acc_meta.is_some_and(|a| a.byte_offset % 4 != 0)
+                || strided.is_some_and(|s| s % 4 != 0)
+            {
+                doc.push(sink, Code::GLTF_ACCESSOR_ALIGNMENT, &ptr, || {
+                    format!(
+                        "{attr}: accessor {index}'s byteOffset or byteStride is not a multiple of 4"
+                    )
+                });
+            }
+            if is_joints {
+                if !joints_format_ok(&data) {
+                    blocked = true;
+                    let t = accessor_kind(gltf, index);
+                    doc.push(sink, Code::GLTF_JOINTS_FORMAT, &ptr, || {
+                        format!(
+                            "{attr} is {t} {}{}; joints must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT (data not checked)",
+                            component::name(data.component_type),
+                            if data.normalized { " normalized" } else { "" }
+                        )
+                    });
+                }
+                joints.push((ptr, data));
+            } else {
+                let (enc, ok) = weights_format(&data);
+                if !ok {
+                    let t = accessor_kind(gltf, index);
+                    let code = Code::GLTF_WEIGHTS_FORMAT;
+                    doc.push(sink, code, &ptr, || {
+                        format!(
+                            "{attr} is {t} {}{}; weights must be VEC4 FLOAT or normalized UNSIGNED_BYTE / UNSIGNED_SHORT",
+                            component::name(data.component_type),
+                            if data.normalized { " normalized" } else { "" }
+                        )
+                    });
+                }
+                match enc {
+                    Some(e) => encodings.push(e),
+                    None => blocked = true,
+                }
+                weights.push((ptr, data));
+            }
+        }
+    }
+    (!blocked).then_some(Sets {
+        joints,
+        weights,
+        encodings,
+    })
+}
+
+/// `GLTF_COUNT_MISMATCH`: every attribute of the primitive has the same count. False
+/// (reported once) when one differs.
+fn counts_agree(gltf: &Gltf, doc: &Doc, p: &PrimitiveSets, sink: &mut Sink) -> bool {
+    let mut counts: Vec<(String, u64)> = Vec::new();
+    for (name, acc) in &p.attributes {
+        if let Some(a) = acc.and_then(|i| gltf.root.accessors.get(usize::try_from(i).ok()?)) {
+            counts.push((name.clone(), a.count));
+        }
+    }
+    if let Some((first_name, first)) = counts.first().cloned()
+        && let Some((name, n)) = counts.iter().find(|(_, n)| *n != first)
+    {
+        doc.push(
+            sink,
+            Code::GLTF_COUNT_MISMATCH,
+            &p.attribute_pointer(name),
+            || {
+                format!(
+                    "{name} has {n} elements but {first_name} has {first}; influences not checked"
+                )
+            },
+        );
+        return false;
+    }
+    true
+}
+
+/// Every vertex through the influence checker, joint indices against the skin that
+/// limits the mesh (`BONE_RANGE_UNCHECKED` when none does), then the mesh-level rules.
+#[allow(clippy::too_many_arguments)]
+fn vertices(
+    gltf: &Gltf,
+    doc: &Doc,
+    p: &PrimitiveSets,
+    sets: &Sets,
+    users: &[Vec<usize>],
+    barred: &[Barred],
+    profile: Profile,
+    opts: &Options,
+    sink: &mut Sink,
+) {
+    let base = p.pointer();
+    let Sets {
+        joints,
+        weights,
+        encodings,
+    } = sets;
+    let encoding = encodings.first().copied().unwrap_or(Encoding::Float);
+    // Which skin limits the joint range.
+    let mesh_users = users.get(p.mesh).map(Vec::as_slice).unwrap_or_default();
+    let limit = skinning::limiting_skin(&gltf.root, mesh_users);
+    if limit.is_none() {
+        doc.push(sink, Code::BONE_RANGE_UNCHECKED, &base, || {
+            format!(
+                "mesh {} is used by no node with a skin: joint indices were not range-checked (the other checks ran)",
+                p.mesh
+            )
+        });
+    }
+    let count = joints.first().map_or(0, |(_, d)| d.count);
+    let nsets = p.sets.len();
+    let uniform = encodings.iter().all(|&e| e == encoding);
+    let Barred {
+        removed,
+        foreign,
+        names,
+    } = limit
+        .and_then(|(skin, _)| barred.get(skin))
+        .cloned()
+        .unwrap_or_default();
+    let checker = Checker {
+        profile,
+        bones: limit.map(|(_, n)| n as u64),
+        removed,
+        foreign,
+        names,
+        skinned: true,
+        encoding: if uniform { encoding } else { Encoding::Float },
+        target: opts.target,
+    };
+    let loc = PrimLocate {
+        doc,
+        joints: joints.iter().map(|(p, d)| (p.clone(), d)).collect(),
+        weights: weights.iter().map(|(p, d)| (p.clone(), d)).collect(),
+    };
+    // Vertices in chunks, checked in parallel, each into its own sink; the sinks are
+    // appended in vertex order, so the report is the same at any thread count.
+    let max = checker.encoding.max();
+    let chunk_report = |chunk: usize| {
+        let mut sink = sink.fork();
+        let mut stats = MeshStats::default();
+        let mut scratch = Scratch::default();
+        let mut sets = vec![InfluenceSet::ZERO; nsets];
+        let mut raw = vec![[0u32; 4]; nsets];
+        let end = count.min((chunk + 1) * VERTEX_CHUNK);
+        for v in chunk * VERTEX_CHUNK..end {
+            for (s, (set, r)) in sets.iter_mut().zip(raw.iter_mut()).enumerate() {
+                let (Some((_, jd)), Some((_, wd)), Some(enc)) =
+                    (joints.get(s), weights.get(s), encodings.get(s))
+                else {
+                    continue;
+                };
+                let w = wd.get4(v);
+                // Accessor values widened to f64: joints are u8/u16 integers (the format is
+                // checked first), weights a float or a normalized integer's value.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let (to_u32, to_f32) = (|x: f64| x as u32, |x: f64| x as f32);
+                set.joints = jd.get4(v).map(to_u32);
+                match enc.max() {
+                    Some(m) => {
+                        set.weights = w.map(|x| to_f32(x / f64::from(m)));
+                        *r = w.map(to_u32);
+                    }
+                    None => {
+                        set.weights = w.map(to_f32);
+                        *r = [0; 4];
+                    }
+                }
+            }
+            checker.vertex(
+                v as u64,
+                &sets,
+                max.map(|_| raw.as_slice()),
+                &loc,
+                &mut sink,
+                &mut stats,
+                &mut scratch,
+            );
+        }
+        (sink, stats)
+    };
+    let chunks: Vec<(Sink, MeshStats)> = {
+        use rayon::prelude::*;
+        (0..count.div_ceil(VERTEX_CHUNK))
+            .into_par_iter()
+            .map(chunk_report)
+            .collect()
+    };
+    let mut stats = MeshStats::default();
+    for (s, st) in chunks {
+        sink.append(s);
+        stats.append(st);
+    }
+    checker.mesh(
+        &stats,
+        nsets,
+        None,
+        &|s| doc.at(&p.attribute_pointer(&format!("WEIGHTS_{s}"))),
+        sink,
+    );
+}
+
+/// The `type` of accessor `index` (empty when there is none).
+fn accessor_kind(gltf: &Gltf, index: u64) -> String {
+    gltf.root
+        .accessors
+        .get(usize::try_from(index).unwrap_or(usize::MAX))
+        .map(|a| a.kind.clone())
+        .unwrap_or_default()
+}

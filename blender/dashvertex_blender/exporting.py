@@ -32,6 +32,10 @@ def export(obj, filepath, manifest_path="", max_influences=4, locked=False):
     them (``dashvertex.DashError``) and writes nothing. Returns what
     ``dashvertex.reduce_file`` returns."""
     dv = runtime.dashvertex()
+    if not hasattr(dv, "reduce_file"):
+        raise runtime.MissingPackage(
+            f"dashvertex {getattr(dv, '__version__', '?')} has no reduce_file: the export "
+            "needs a dashvertex package with reduce_file (the reduce job of the command)")
     data = exporter_glb(obj)
     options = {"max_influences": max_influences, "normalize": "unit", "locked": locked}
     if manifest_path:

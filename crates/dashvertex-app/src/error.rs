@@ -23,6 +23,10 @@ pub enum AppError {
     /// written.
     #[error("{0}")]
     Output(String),
+    /// A locked manifest would change (bones it lacks, renames, retirements): nothing was
+    /// written.
+    #[error("{0}")]
+    ManifestLocked(String),
     /// Standard output was closed by its reader (`| head`): the job ends quietly.
     #[error("standard output closed")]
     BrokenPipe,

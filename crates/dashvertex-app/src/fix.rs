@@ -56,6 +56,57 @@ struct Output {
     read_buffers: Vec<std::path::PathBuf>,
 }
 
+/// What a front end asked of the repair, before the rule that follows the input and the
+/// engine target is decided ([`policy`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Asked {
+    /// DashVertex input: meet the glTF sum rule (glTF input and a target always do).
+    pub gltf_sums: bool,
+    /// Negative and non-finite weights.
+    pub bad_weights: dashvertex_fix::BadWeights,
+    /// Weighted joints not below the joint count.
+    pub out_of_range: dashvertex_fix::OutOfRange,
+    /// Skinned vertices without weight (default: the sum rule's).
+    pub zero_sum: Option<dashvertex_fix::ZeroSum>,
+    /// A DashVertex mesh marked unskinned that holds influence data.
+    pub skinned_flag: dashvertex_fix::SkinnedFlag,
+    /// How far inverse bind matrices' fourth rows may be from (0, 0, 0, 1) to be snapped.
+    pub ibm_tolerance: f32,
+}
+
+/// The repair policies for what was asked, reading `input` for `target`: the glTF sum
+/// rule for glTF input (told by its name), a target or `gltf_sums`; the target's influence
+/// count. Refuses a tolerance outside `[0, 1)`.
+pub fn policy(
+    asked: &Asked,
+    input: &Path,
+    target: Option<&'static dashvertex_core::Target>,
+    ctx: &Context,
+) -> Result<Policy, AppError> {
+    let gltf_input = Format::from_extension(input).is_some_and(Format::is_gltf);
+    let sum = if target.is_some() || gltf_input || asked.gltf_sums {
+        SumRule::Gltf
+    } else {
+        SumRule::Dash
+    };
+    if !(asked.ibm_tolerance >= 0.0 && asked.ibm_tolerance < 1.0) {
+        return Err(AppError::Usage(format!(
+            "{} must be at least 0 and below 1",
+            ctx.opt(Opt::IbmTolerance)
+        )));
+    }
+    let mut policy = Policy::for_rule(sum);
+    policy.bad_weights = asked.bad_weights;
+    policy.out_of_range = asked.out_of_range;
+    if let Some(z) = asked.zero_sum {
+        policy.zero_sum = z;
+    }
+    policy.ibm_tolerance = asked.ibm_tolerance;
+    policy.skinned_flag = asked.skinned_flag;
+    policy.max_influences = target.and_then(|t| t.influences());
+    Ok(policy)
+}
+
 /// What a fix job did.
 #[derive(Debug)]
 #[non_exhaustive]

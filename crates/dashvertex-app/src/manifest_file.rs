@@ -198,7 +198,9 @@ pub fn update(job: &UpdateJob<'_>, ctx: &Context) -> Result<Updated, AppError> {
                 .iter()
                 .map(|(n, a, b)| format!("move bone {n:?} from {a} to {b}")),
         );
-        return Err(AppError::Output(ManifestError::Locked(why).to_string()));
+        return Err(AppError::ManifestLocked(
+            ManifestError::Locked(why).to_string(),
+        ));
     }
     if !job.locked {
         warn_neutral_bone(&changes.added, ctx.words, ctx.log);

@@ -582,7 +582,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
                 dashvertex_reduce::ReduceError::Config(why),
             ) => AppError::Usage(config_message(&why, ctx.words)),
             dashvertex_reduce::pipeline::PipelineError::Manifest(m @ ManifestError::Locked(_)) => {
-                AppError::Output(m.to_string())
+                AppError::ManifestLocked(m.to_string())
             }
             other => input_error(a.input, other),
         };

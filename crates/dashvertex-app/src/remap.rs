@@ -72,9 +72,10 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
     let read_buffers = external_buffers(&gltf, a.input);
     let opts = remap::Options { locked: a.locked };
     let plan = remap::remap(&gltf, &manifest, &opts).map_err(|e| match e {
-        e @ (RemapError::NotInManifest { .. }
-        | RemapError::RetiredWeighted { .. }
-        | RemapError::Joints(_)) => AppError::Output(e.to_string()),
+        e @ (RemapError::NotInManifest { .. } | RemapError::RetiredWeighted { .. }) => {
+            AppError::ManifestLocked(e.to_string())
+        }
+        e @ RemapError::Joints(_) => AppError::Output(e.to_string()),
         e => input_error(a.input, e),
     })?;
     for s in &plan.skins {

@@ -52,6 +52,8 @@ pub enum Opt {
     Empty,
     /// The engine an output is written for.
     Target,
+    /// How far an inverse bind matrix's fourth row may be off to be snapped.
+    IbmTolerance,
 }
 
 impl Opt {
@@ -81,6 +83,7 @@ impl Opt {
             Opt::MinWeight => "min_weight",
             Opt::Empty => "empty",
             Opt::Target => "target",
+            Opt::IbmTolerance => "ibm_tolerance",
         }
     }
 }

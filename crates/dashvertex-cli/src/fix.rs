@@ -115,42 +115,31 @@ enum ZeroSumArg {
 impl FixCli {
     /// Runs the job the flags describe, then prints its report.
     pub fn run(&self, ctx: &Context) -> Result<(), CliError> {
-        use dashvertex_fix::{BadWeights, OutOfRange, Policy, SumRule, ZeroSum};
-        let sum = match (self.profile, Format::from_extension(&self.input)) {
-            _ if self.target.is_some() => SumRule::Gltf,
-            (_, Some(f)) if f.is_gltf() => SumRule::Gltf,
-            (ProfileArg::Gltf, _) => SumRule::Gltf,
-            (ProfileArg::Dash, _) => SumRule::Dash,
-        };
-        let mut policy = Policy::for_rule(sum);
-        policy.bad_weights = match self.bad_weights {
-            BadWeightsArg::Error => BadWeights::Error,
-            BadWeightsArg::Zero => BadWeights::Zero,
-        };
-        policy.out_of_range = match self.out_of_range {
-            OutOfRangeArg::Error => OutOfRange::Error,
-            OutOfRangeArg::Drop => OutOfRange::Drop,
-        };
-        if let Some(z) = self.zero_sum {
-            policy.zero_sum = match z {
+        use dashvertex_fix::{BadWeights, OutOfRange, SkinnedFlag, ZeroSum};
+        let asked = fix::Asked {
+            gltf_sums: matches!(self.profile, ProfileArg::Gltf),
+            bad_weights: match self.bad_weights {
+                BadWeightsArg::Error => BadWeights::Error,
+                BadWeightsArg::Zero => BadWeights::Zero,
+            },
+            out_of_range: match self.out_of_range {
+                OutOfRangeArg::Error => OutOfRange::Error,
+                OutOfRangeArg::Drop => OutOfRange::Drop,
+            },
+            zero_sum: self.zero_sum.map(|z| match z {
                 ZeroSumArg::Keep => ZeroSum::Keep,
                 ZeroSumArg::Error => ZeroSum::Error,
                 ZeroSumArg::Root => ZeroSum::Root,
                 ZeroSumArg::Nearest => ZeroSum::Nearest,
-            };
-        }
-        if !(self.ibm_tolerance >= 0.0 && self.ibm_tolerance < 1.0) {
-            return Err(CliError::Usage(
-                "--ibm-tolerance must be at least 0 and below 1".into(),
-            ));
-        }
-        policy.ibm_tolerance = self.ibm_tolerance;
-        policy.skinned_flag = match self.skinned_flag {
-            SkinnedFlagArg::Error => dashvertex_fix::SkinnedFlag::Error,
-            SkinnedFlagArg::Set => dashvertex_fix::SkinnedFlag::Set,
-            SkinnedFlagArg::Clear => dashvertex_fix::SkinnedFlag::Clear,
+            }),
+            skinned_flag: match self.skinned_flag {
+                SkinnedFlagArg::Error => SkinnedFlag::Error,
+                SkinnedFlagArg::Set => SkinnedFlag::Set,
+                SkinnedFlagArg::Clear => SkinnedFlag::Clear,
+            },
+            ibm_tolerance: self.ibm_tolerance,
         };
-        policy.max_influences = self.target.and_then(|t| t.influences());
+        let policy = fix::policy(&asked, &self.input, self.target, ctx)?;
         let dry = PathBuf::from("-");
         let output = self.output.as_deref().unwrap_or(&dry);
         let done = fix::run(&FixJob {

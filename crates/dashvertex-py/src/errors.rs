@@ -56,6 +56,15 @@ pyo3::create_exception!(
     "A bone manifest is invalid, or a locked manifest would change (code MANIFEST)."
 );
 
+pyo3::create_exception!(
+    dashvertex,
+    OutputError,
+    DashError,
+    "The output cannot be made without breaking a rule or losing data, so nothing was \
+     written (code NOT_WRITTEN): it would not be valid, a displacement budget cannot be \
+     met, or its format cannot hold what the input has."
+);
+
 /// Which exception class a [`Failure`] raises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -69,6 +78,8 @@ pub enum Kind {
     Reduce,
     /// `ManifestError`.
     Manifest,
+    /// `OutputError`.
+    Output,
 }
 
 /// Where a failure is; every part that applies is set.
@@ -203,6 +214,7 @@ impl From<Failure> for PyErr {
                 Kind::Option => OptionError::new_err(f.message.clone()),
                 Kind::Reduce => ReduceError::new_err(f.message.clone()),
                 Kind::Manifest => ManifestError::new_err(f.message.clone()),
+                Kind::Output => OutputError::new_err(f.message.clone()),
             };
             let value = err.value(py);
             let location = f.at.to_string();

@@ -8,6 +8,7 @@
 //! it against libpython (the crate has no Rust tests: pytest tests the wheel).
 
 mod errors;
+mod files;
 mod manifest;
 mod model;
 mod options;
@@ -99,12 +100,13 @@ struct ReduceReport {
     vertices: u64,
     /// Vertices whose influences changed (dropped, merged, scaled or rounded).
     changed: u64,
-    /// Influences dropped because a vertex had more than max_influences.
-    dropped: u64,
+    /// Influences dropped because a vertex had more than max_influences (the reduce
+    /// report's `droppedOverLimit`).
+    dropped_over_limit: u64,
     /// Influences dropped by min_weight.
     below_threshold: u64,
-    /// Influences rounded to 0 by quantization, and dropped.
-    quantized_away: u64,
+    /// Influences rounded to 0 by quantization, and dropped (`roundedAway`).
+    rounded_away: u64,
     /// Repeated bones merged into one influence.
     merged: u64,
     /// Negative weights dropped.
@@ -128,8 +130,13 @@ struct ReduceReport {
 impl ReduceReport {
     fn __repr__(&self) -> String {
         format!(
-            "ReduceReport(vertices={}, changed={}, dropped={}, merged={}, negative={}, empty={})",
-            self.vertices, self.changed, self.dropped, self.merged, self.negative, self.empty
+            "ReduceReport(vertices={}, changed={}, dropped_over_limit={}, merged={}, negative={}, empty={})",
+            self.vertices,
+            self.changed,
+            self.dropped_over_limit,
+            self.merged,
+            self.negative,
+            self.empty
         )
     }
 }
@@ -219,9 +226,9 @@ fn reduce(
     let report = ReduceReport {
         vertices: r.vertices,
         changed: r.changed,
-        dropped: r.dropped,
+        dropped_over_limit: r.dropped,
         below_threshold: r.below_threshold,
-        quantized_away: r.quantized_away,
+        rounded_away: r.quantized_away,
         merged: r.merged,
         negative: r.negative,
         empty: r.empty,
@@ -249,6 +256,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(reduce, m)?)?;
     m.add_function(wrap_pyfunction!(targets, m)?)?;
+    m.add_function(wrap_pyfunction!(files::reduce_file, m)?)?;
+    m.add_function(wrap_pyfunction!(files::fix_file, m)?)?;
+    m.add_function(wrap_pyfunction!(files::remap_file, m)?)?;
+    m.add_class::<files::JobResult>()?;
     m.add_class::<model::Model>()?;
     m.add_class::<model::Primitive>()?;
     m.add_class::<model::Bones>()?;
@@ -263,5 +274,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("OptionError", py.get_type::<errors::OptionError>())?;
     m.add("ReduceError", py.get_type::<errors::ReduceError>())?;
     m.add("ManifestError", py.get_type::<errors::ManifestError>())?;
+    m.add("OutputError", py.get_type::<errors::OutputError>())?;
     Ok(())
 }

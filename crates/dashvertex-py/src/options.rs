@@ -7,7 +7,7 @@ use dashvertex_validate::Profile;
 use crate::errors::{Failure, Result};
 
 /// The value named `given` among `names`, or an `OptionError` listing them.
-fn choice<T: Copy>(keyword: &str, given: &str, names: &[(&str, T)]) -> Result<T> {
+pub fn choice<T: Copy>(keyword: &str, given: &str, names: &[(&str, T)]) -> Result<T> {
     match names.iter().find(|(n, _)| *n == given) {
         Some((_, v)) => Ok(*v),
         None => {

@@ -3,7 +3,9 @@
 - :func:`read` a glTF/GLB, DashVertex JSON, DMX or raw-records file into numpy arrays;
 - :func:`validate` it as ``dash-validate`` does (the same report, the same JSON);
 - :func:`reduce` influences to the strongest K per vertex, as ``dashvertex reduce``;
-- :class:`Manifest`: stable bone indices across exports of a rig.
+- :class:`Manifest`: stable bone indices across exports of a rig;
+- :func:`reduce_file`, :func:`fix_file`, :func:`remap_file`: the ``dashvertex reduce``,
+  ``fix`` and ``remap`` commands, from a path to written files, the same bytes.
 
 Every failure on bad input or options raises :class:`DashError` (or a subclass), with a
 stable ``.code`` and the location.
@@ -16,10 +18,12 @@ from dashvertex._core import (
     Diagnostic,
     Difference,
     FormatError,
+    JobResult,
     Manifest,
     ManifestError,
     Model,
     OptionError,
+    OutputError,
     Primitive,
     ReduceError,
     ReduceReport,
@@ -29,6 +33,9 @@ from dashvertex._core import (
     reduce,
     targets,
     validate,
+    reduce_file,
+    fix_file,
+    remap_file,
 )
 
 __all__ = [
@@ -38,10 +45,12 @@ __all__ = [
     "Diagnostic",
     "Difference",
     "FormatError",
+    "JobResult",
     "Manifest",
     "ManifestError",
     "Model",
     "OptionError",
+    "OutputError",
     "Primitive",
     "ReduceError",
     "ReduceReport",
@@ -51,4 +60,7 @@ __all__ = [
     "reduce",
     "targets",
     "validate",
+    "reduce_file",
+    "fix_file",
+    "remap_file",
 ]

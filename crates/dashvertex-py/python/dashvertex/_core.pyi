@@ -19,7 +19,9 @@ __all__ = [
     "Manifest",
     "ManifestError",
     "Model",
+    "JobResult",
     "OptionError",
+    "OutputError",
     "Primitive",
     "ReduceError",
     "ReduceReport",
@@ -29,6 +31,9 @@ __all__ = [
     "reduce",
     "targets",
     "validate",
+    "reduce_file",
+    "fix_file",
+    "remap_file",
 ]
 
 __version__: str
@@ -48,6 +53,7 @@ class FormatError(DashError): ...
 class OptionError(DashError): ...
 class ReduceError(DashError): ...
 class ManifestError(DashError): ...
+class OutputError(DashError): ...
 
 @final
 class Bones:
@@ -156,11 +162,11 @@ class ReduceReport:
     @property
     def changed(self) -> int: ...
     @property
-    def dropped(self) -> int: ...
+    def dropped_over_limit(self) -> int: ...
     @property
     def below_threshold(self) -> int: ...
     @property
-    def quantized_away(self) -> int: ...
+    def rounded_away(self) -> int: ...
     @property
     def merged(self) -> int: ...
     @property
@@ -244,3 +250,68 @@ def reduce(
     npt.NDArray[Union[np.uint16, np.uint32]], npt.NDArray[np.float32], ReduceReport
 ]: ...
 def targets() -> list[str]: ...
+
+_Path: TypeAlias = Union[str, os.PathLike[str]]
+
+@final
+class JobResult:
+    @property
+    def written(self) -> bool: ...
+    @property
+    def messages(self) -> list[tuple[str, str]]: ...
+    @property
+    def report(self) -> Optional[dict[str, Any]]: ...
+    @property
+    def max_influences(self) -> Optional[int]: ...
+    @property
+    def manifest_changes(self) -> list[str]: ...
+
+def reduce_file(
+    input: _Path,
+    output: _Path,
+    *,
+    max_influences: Optional[int] = None,
+    normalize: Optional[str] = None,
+    quantize: Optional[str] = None,
+    min_weight: Optional[float] = None,
+    empty: str = "error",
+    manifest: Optional[_Path] = None,
+    locked: bool = False,
+    target: Optional[str] = None,
+    to: Optional[str] = None,
+    embed: bool = False,
+    report: Union[bool, _Path, None] = None,
+    max_error: Optional[float] = None,
+    poses: Optional[_Path] = None,
+    mesh: Optional[int] = None,
+    primitive: Optional[int] = None,
+    drop_source_attributes: bool = True,
+    threads: Optional[int] = None,
+) -> JobResult: ...
+def fix_file(
+    input: _Path,
+    output: Optional[_Path] = None,
+    *,
+    profile: str = "dash",
+    bad_weights: str = "zero",
+    out_of_range: str = "error",
+    zero_sum: Optional[str] = None,
+    skinned_flag: str = "error",
+    ibm_tolerance: float = 1e-4,
+    bones: Optional[int] = None,
+    target: Optional[str] = None,
+    to: Optional[str] = None,
+    embed: bool = False,
+    report: Optional[_Path] = None,
+    dry_run: bool = False,
+    threads: Optional[int] = None,
+) -> JobResult: ...
+def remap_file(
+    input: _Path,
+    manifest: _Path,
+    output: _Path,
+    *,
+    locked: bool = False,
+    embed: bool = False,
+    threads: Optional[int] = None,
+) -> JobResult: ...

@@ -1,0 +1,419 @@
+//! The file functions, each the job the command line runs (`dashvertex_app`), from a path
+//! to written files: `reduce_file` is `dashvertex reduce`, `fix_file` is `dashvertex fix`,
+//! `remap_file` is `dashvertex remap`. Options are Python keywords and messages name
+//! them so; what a job says on its way comes back in `JobResult.messages`.
+
+use std::path::PathBuf;
+
+use dashvertex_app::{AppError, Collect, Context, Job, Level, Opt, Wording};
+use pyo3::prelude::*;
+
+use crate::errors::{Failure, Kind, Result};
+use crate::{options, pool};
+
+/// Options named as the Python keywords spell them, jobs as the functions that run them.
+struct Keywords;
+
+impl Wording for Keywords {
+    fn option(&self, opt: Opt) -> String {
+        opt.keyword().to_owned()
+    }
+
+    fn job(&self, job: Job) -> String {
+        match job {
+            Job::Reduce => "dashvertex.reduce_file".to_owned(),
+            Job::Fix => "dashvertex.fix_file".to_owned(),
+            Job::Remap => "dashvertex.remap_file".to_owned(),
+            Job::Validate => "dashvertex.validate".to_owned(),
+            // No Python function of their own: the commands.
+            other => format!("dashvertex {}", other.keyword()),
+        }
+    }
+}
+
+impl From<AppError> for Failure {
+    /// A job's failure as the package's exception for its kind.
+    fn from(e: AppError) -> Self {
+        let message = e.to_string();
+        match e {
+            AppError::Usage(_) => Failure::new(Kind::Option, "OPTION", message),
+            AppError::Io(_) | AppError::BrokenPipe => Failure::new(Kind::Io, "IO_ERROR", message),
+            AppError::Input { file, .. } => {
+                Failure::new(Kind::Format, "INVALID_INPUT", message).in_file(&file)
+            }
+            AppError::ManifestLocked(_) => Failure::new(Kind::Manifest, "MANIFEST", message),
+            _ => Failure::new(Kind::Output, "NOT_WRITTEN", message),
+        }
+    }
+}
+
+/// What a file function did.
+#[pyclass(frozen, module = "dashvertex")]
+pub struct JobResult {
+    /// True when the output (and any report or manifest) was written.
+    #[pyo3(get)]
+    written: bool,
+    /// What the job said on its way, as `(level, text)`: level is "warning", "note",
+    /// "info" or "detail" (the command prints the first three, `-v` the last).
+    #[pyo3(get)]
+    messages: Vec<(String, String)>,
+    /// The report as a dict: the reduce report (`schemas/reduce-report.schema.json`) when
+    /// `report` was asked for, the fix report (`schemas/fix-report.schema.json`) always
+    /// for `fix_file`; None otherwise.
+    report: Option<String>,
+    /// `reduce_file`: the influences kept per vertex (as asked, or what `max_error`
+    /// chose).
+    #[pyo3(get)]
+    max_influences: Option<usize>,
+    /// `reduce_file` with a manifest: what the manifest gained, one line each.
+    #[pyo3(get)]
+    manifest_changes: Vec<String>,
+}
+
+#[pymethods]
+impl JobResult {
+    /// The report as a dict (None when there is none).
+    #[getter]
+    fn report<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match &self.report {
+            None => Ok(None),
+            Some(text) => {
+                let json = py.import("json")?;
+                Ok(Some(json.call_method1("loads", (text.as_str(),))?))
+            }
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "JobResult(written={}, messages={})",
+            if self.written { "True" } else { "False" },
+            self.messages.len()
+        )
+    }
+}
+
+/// The messages a job gave, as `(level, text)`.
+fn messages(log: &Collect) -> Vec<(String, String)> {
+    log.take()
+        .into_iter()
+        .map(|(l, m)| {
+            let level = match l {
+                Level::Warning => "warning",
+                Level::Note => "note",
+                Level::Info => "info",
+                Level::Detail => "detail",
+            };
+            (level.to_owned(), m)
+        })
+        .collect()
+}
+
+/// A path keyword: str or os.PathLike.
+fn path_of(v: &Bound<'_, PyAny>, keyword: &str) -> Result<PathBuf> {
+    v.extract::<PathBuf>()
+        .map_err(|_| Failure::option(format!("{keyword} must be a path (str or os.PathLike)")))
+}
+
+/// A `str` keyword naming a file format: "json", "dmx", "raw", "gltf" or "glb".
+fn format_of(given: Option<&str>) -> Result<Option<dashvertex_formats::Format>> {
+    given
+        .map(|g| {
+            dashvertex_formats::Format::from_name(g).ok_or_else(|| {
+                Failure::option(format!(
+                    "to={g:?} is not one of \"json\", \"dmx\", \"raw\", \"gltf\", \"glb\""
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// A job context speaking Python, collecting into `log`.
+fn context(log: &Collect) -> Context<'_> {
+    Context {
+        limits: Default::default(),
+        resource_dirs: &[],
+        wait: true,
+        words: &Keywords,
+        log,
+    }
+}
+
+/// `report=`: None, True (give the figures back) or a path (also write them there).
+enum ReportArg {
+    None,
+    Give,
+    File(PathBuf),
+}
+
+fn report_arg(v: Option<&Bound<'_, PyAny>>) -> Result<ReportArg> {
+    let Some(v) = v.filter(|v| !v.is_none()) else {
+        return Ok(ReportArg::None);
+    };
+    if let Ok(b) = v.extract::<bool>() {
+        return Ok(if b { ReportArg::Give } else { ReportArg::None });
+    }
+    path_of(v, "report").map(ReportArg::File)
+}
+
+/// Reduces a file as `dashvertex reduce` does and writes the result.
+///
+/// `input` is DashVertex (JSON, DMX, raw records), a per-bone weights document, or glTF/GLB
+/// (a .gltf's buffers are read beside it); `output` is DashVertex, or glTF/GLB for glTF
+/// input, its format told by its name or `to`. Keeps the strongest `max_influences` per
+/// vertex (default: the target's, else 4), numbers bones from the bone `manifest` file
+/// (created when missing, extended with new bones; `locked=True` refuses any change),
+/// normalizes as the output requires unless `normalize` says ("unit" or "none"),
+/// `quantize` ("unorm16", "unorm8"), `min_weight`, `empty` ("error", "zero", "root").
+/// `report=True` measures the displacement over the model's animations (glTF) and returns
+/// the reduce report; a path also writes it there. `max_error` keeps the fewest
+/// influences that move no vertex further (glTF; `poses` supplies other animations).
+/// `mesh`/`primitive` pick the glTF primitive a DashVertex output holds. The output is
+/// checked by the validator first; the manifest, output and report are written together
+/// or not at all. Raises DashError (a subclass) when nothing could be written.
+#[pyfunction]
+#[pyo3(signature = (input, output, *, max_influences = None, normalize = None, quantize = None,
+                    min_weight = None, empty = "error", manifest = None, locked = false,
+                    target = None, to = None, embed = false, report = None, max_error = None,
+                    poses = None, mesh = None, primitive = None,
+                    drop_source_attributes = true, threads = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn reduce_file(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output: &Bound<'_, PyAny>,
+    max_influences: Option<usize>,
+    normalize: Option<&str>,
+    quantize: Option<&str>,
+    min_weight: Option<f32>,
+    empty: &str,
+    manifest: Option<&Bound<'_, PyAny>>,
+    locked: bool,
+    target: Option<&str>,
+    to: Option<&str>,
+    embed: bool,
+    report: Option<&Bound<'_, PyAny>>,
+    max_error: Option<f64>,
+    poses: Option<&Bound<'_, PyAny>>,
+    mesh: Option<usize>,
+    primitive: Option<usize>,
+    drop_source_attributes: bool,
+    threads: Option<usize>,
+) -> PyResult<JobResult> {
+    let input = path_of(input, "input")?;
+    let output = path_of(output, "output")?;
+    let manifest = manifest.map(|m| path_of(m, "manifest")).transpose()?;
+    let poses = poses.map(|p| path_of(p, "poses")).transpose()?;
+    let report = report_arg(report)?;
+    if max_error.is_some_and(|d| !(d.is_finite() && d >= 0.0)) {
+        return Err(Failure::option("max_error must be a finite distance of 0 or more").into());
+    }
+    let asked = dashvertex_app::reduce::Asked {
+        max_influences,
+        normalize: normalize.map(options::normalize).transpose()?,
+        quantize: options::quantize(quantize)?,
+        min_weight: min_weight.unwrap_or(0.0),
+        empty: options::empty(empty)?,
+    };
+    let target = options::target(target)?;
+    let to = format_of(to)?;
+    let log = Collect::default();
+    let done = py.detach(|| {
+        pool::run(threads, || -> Result<_> {
+            let ctx = context(&log);
+            let config = dashvertex_app::reduce::settings(&asked, &output, to, target, &ctx)?;
+            let file = match &report {
+                ReportArg::File(p) => Some(p.as_path()),
+                _ => None,
+            };
+            let job = dashvertex_app::reduce::ReduceJob {
+                to,
+                config,
+                manifest: manifest.as_deref(),
+                locked,
+                embed,
+                report: file,
+                measure: matches!(report, ReportArg::Give),
+                max_error,
+                poses: poses.as_deref(),
+                target,
+                pick: dashvertex_app::reduce::Pick { mesh, primitive },
+                drop_source_attributes,
+                ..dashvertex_app::reduce::ReduceJob::new(&input, &output, &ctx)
+            };
+            Ok(dashvertex_app::reduce::run(&job)?)
+        })?
+    })?;
+    let report = match &done.report {
+        Some(r) => Some(serde_json::to_string(r).map_err(|e| Failure::option(e.to_string()))?),
+        None => None,
+    };
+    Ok(JobResult {
+        written: true,
+        messages: messages(&log),
+        report,
+        max_influences: Some(done.max_influences),
+        manifest_changes: if manifest.is_some() {
+            done.changes.describe()
+        } else {
+            Vec::new()
+        },
+    })
+}
+
+/// Repairs a file's influence data as `dashvertex fix` does and writes it.
+///
+/// The smallest change that makes the influence data valid (spec/fix.md), with the
+/// policies the keywords name: `profile` ("dash" or "gltf": the sum rule for DashVertex;
+/// glTF always meets the glTF rule), `bad_weights` ("zero", "error"), `out_of_range`
+/// ("error", "drop"), `zero_sum` ("keep", "error", "root", "nearest"; default follows the
+/// rule), `skinned_flag` ("error", "set", "clear"), `ibm_tolerance`, `bones` (DashVertex
+/// without a skeleton), `target`. `output=None` with `dry_run=True` checks only. The
+/// result is written only when the validator accepts it, the input's own bytes when
+/// nothing needed fixing. `JobResult.report` is the fix report; `report=PATH` also writes
+/// it there, with the output.
+#[pyfunction]
+#[pyo3(signature = (input, output = None, *, profile = "dash", bad_weights = "zero",
+                    out_of_range = "error", zero_sum = None, skinned_flag = "error",
+                    ibm_tolerance = 1e-4, bones = None, target = None, to = None,
+                    embed = false, report = None, dry_run = false, threads = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn fix_file(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output: Option<&Bound<'_, PyAny>>,
+    profile: &str,
+    bad_weights: &str,
+    out_of_range: &str,
+    zero_sum: Option<&str>,
+    skinned_flag: &str,
+    ibm_tolerance: f32,
+    bones: Option<u64>,
+    target: Option<&str>,
+    to: Option<&str>,
+    embed: bool,
+    report: Option<&Bound<'_, PyAny>>,
+    dry_run: bool,
+    threads: Option<usize>,
+) -> PyResult<JobResult> {
+    use dashvertex_fix::{BadWeights, OutOfRange, SkinnedFlag, ZeroSum};
+    let input = path_of(input, "input")?;
+    let output = match output {
+        Some(o) if !o.is_none() => path_of(o, "output")?,
+        _ if dry_run => PathBuf::from("-"),
+        _ => return Err(Failure::option("output is needed unless dry_run=True").into()),
+    };
+    let report_path = report.map(|r| path_of(r, "report")).transpose()?;
+    use options::choice;
+    let gltf_sums = options::profile(Some(profile))? == Some(dashvertex_validate::Profile::Gltf);
+    let asked = dashvertex_app::fix::Asked {
+        gltf_sums,
+        bad_weights: choice(
+            "bad_weights",
+            bad_weights,
+            &[("zero", BadWeights::Zero), ("error", BadWeights::Error)],
+        )?,
+        out_of_range: choice(
+            "out_of_range",
+            out_of_range,
+            &[("error", OutOfRange::Error), ("drop", OutOfRange::Drop)],
+        )?,
+        zero_sum: zero_sum
+            .map(|z| {
+                choice(
+                    "zero_sum",
+                    z,
+                    &[
+                        ("keep", ZeroSum::Keep),
+                        ("error", ZeroSum::Error),
+                        ("root", ZeroSum::Root),
+                        ("nearest", ZeroSum::Nearest),
+                    ],
+                )
+            })
+            .transpose()?,
+        skinned_flag: choice(
+            "skinned_flag",
+            skinned_flag,
+            &[
+                ("error", SkinnedFlag::Error),
+                ("set", SkinnedFlag::Set),
+                ("clear", SkinnedFlag::Clear),
+            ],
+        )?,
+        ibm_tolerance,
+    };
+    let target = options::target(target)?;
+    let to = format_of(to)?;
+    let log = Collect::default();
+    let done = py.detach(|| {
+        pool::run(threads, || -> Result<_> {
+            let ctx = context(&log);
+            let policy = dashvertex_app::fix::policy(&asked, &input, target, &ctx)?;
+            Ok(dashvertex_app::fix::run(&dashvertex_app::fix::FixJob {
+                input: &input,
+                output: &output,
+                to,
+                policy,
+                zero_sum_given: asked.zero_sum.is_some(),
+                target,
+                bones,
+                embed,
+                report: report_path.as_deref(),
+                dry_run,
+                ctx: &ctx,
+            })?)
+        })?
+    })?;
+    let report = serde_json::to_string(&done.report).map_err(|e| Failure::option(e.to_string()))?;
+    Ok(JobResult {
+        written: done.written,
+        messages: messages(&log),
+        report: Some(report),
+        max_influences: None,
+        manifest_changes: Vec::new(),
+    })
+}
+
+/// Rewrites a glTF's joint order to a bone manifest's as `dashvertex remap` does,
+/// changing no influence: each skin's joints take the manifest's indices (bones the
+/// manifest lacks are appended after its bones; `locked=True` refuses them), and the
+/// output (.gltf or .glb) is written atomically.
+#[pyfunction]
+#[pyo3(signature = (input, manifest, output, *, locked = false, embed = false, threads = None))]
+pub fn remap_file(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    manifest: &Bound<'_, PyAny>,
+    output: &Bound<'_, PyAny>,
+    locked: bool,
+    embed: bool,
+    threads: Option<usize>,
+) -> PyResult<JobResult> {
+    let input = path_of(input, "input")?;
+    let manifest = path_of(manifest, "manifest")?;
+    let output = path_of(output, "output")?;
+    let log = Collect::default();
+    py.detach(|| {
+        pool::run(threads, || -> Result<_> {
+            let ctx = context(&log);
+            Ok(dashvertex_app::remap::run(
+                &dashvertex_app::remap::RemapJob {
+                    input: &input,
+                    manifest: &manifest,
+                    output: &output,
+                    locked,
+                    embed,
+                    ctx: &ctx,
+                },
+            )?)
+        })?
+    })?;
+    Ok(JobResult {
+        written: true,
+        messages: messages(&log),
+        report: None,
+        max_influences: None,
+        manifest_changes: Vec::new(),
+    })
+}

@@ -1,0 +1,146 @@
+"""The file functions are the commands: the same files through `reduce_file`, `fix_file`
+and `remap_file` and through `dashvertex reduce/fix/remap` give the same bytes, the same
+manifest, the same reports; refusals raise the exception of their kind, worded with the
+Python keywords."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import dashvertex
+from conftest import REPO, run
+
+SEED = REPO / "fixtures/blender/rig_per_bone_attributes.gltf"
+LOSS_RIG = REPO / "fixtures/blender/loss_rig.glb"
+THREE_FAULTS = REPO / "crates/dashvertex-cli/tests/cases/data/fix-three-faults.json"
+RIG24 = REPO / "fixtures/blender/rig24_all.glb"
+
+
+def _cli(cli: Path, *args) -> None:
+    out = run([cli, *args])
+    assert out.returncode == 0, out.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    "name,options,flags",
+    [
+        ("rig.json", dict(max_influences=4), ["--max-influences", "4"]),
+        ("rig.glb", dict(max_influences=2), ["--max-influences", "2"]),
+        ("rig.dmx", dict(max_influences=3, normalize="unit"), ["--max-influences", "3", "--normalize", "unit"]),
+        ("rig.gltf", dict(max_influences=4, quantize="unorm8"), ["--max-influences", "4", "--quantize", "unorm8"]),
+    ],
+)
+def test_reduce_file_writes_the_bytes_the_command_writes(tmp_path, dashvertex_cli, name, options, flags):
+    py, cli = tmp_path / "py", tmp_path / "cli"
+    py.mkdir()
+    cli.mkdir()
+    done = dashvertex.reduce_file(SEED, py / name, manifest=py / "m.json", **options)
+    _cli(dashvertex_cli, "reduce", SEED, "-o", cli / name, "--manifest", cli / "m.json", *flags)
+    assert done.written
+    assert (py / name).read_bytes() == (cli / name).read_bytes()
+    assert (py / "m.json").read_bytes() == (cli / "m.json").read_bytes()
+    if name.endswith(".gltf"):
+        assert (py / "rig.bin").read_bytes() == (cli / "rig.bin").read_bytes()
+    assert done.manifest_changes, "a new manifest numbers every bone"
+    assert any(level == "info" and text.startswith("reduced ") for level, text in done.messages)
+
+
+def test_reduce_file_report_is_the_commands_report(tmp_path, dashvertex_cli):
+    done = dashvertex.reduce_file(LOSS_RIG, tmp_path / "py.glb", max_influences=2, report=True)
+    _cli(dashvertex_cli, "reduce", LOSS_RIG, "-o", tmp_path / "cli.glb", "--max-influences", "2",
+         "--report", tmp_path / "cli.json")
+    assert (tmp_path / "py.glb").read_bytes() == (tmp_path / "cli.glb").read_bytes()
+    cli = json.loads((tmp_path / "cli.json").read_text())
+    mine = done.report
+    assert mine is not None
+    # Only the output's name differs.
+    assert mine["output"].endswith("py.glb") and cli["output"].endswith("cli.glb")
+    mine["output"] = cli["output"] = ""
+    assert mine == cli
+    assert mine["displacement"]["primitives"][0]["max"] > 0
+    assert not (tmp_path / "py.json").exists()
+
+
+def test_reduce_file_max_error_chooses_the_commands_k(tmp_path, dashvertex_cli):
+    done = dashvertex.reduce_file(LOSS_RIG, tmp_path / "py.glb", max_influences=8, max_error=0.05)
+    _cli(dashvertex_cli, "reduce", LOSS_RIG, "-o", tmp_path / "cli.glb", "--max-influences", "8",
+         "--max-error", "0.05")
+    assert (tmp_path / "py.glb").read_bytes() == (tmp_path / "cli.glb").read_bytes()
+    assert done.max_influences is not None and 1 <= done.max_influences <= 8
+
+
+def test_a_locked_manifest_refuses_a_new_bone_and_writes_nothing(tmp_path):
+    m = tmp_path / "m.json"
+    dashvertex.Manifest().save(m)
+    with pytest.raises(dashvertex.ManifestError) as e:
+        dashvertex.reduce_file(SEED, tmp_path / "out.json", manifest=m, locked=True)
+    assert e.value.code == "MANIFEST"
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_refusals_name_python_keywords(tmp_path):
+    with pytest.raises(dashvertex.OptionError) as e:
+        dashvertex.reduce_file(SEED, tmp_path / "o.json", poses=LOSS_RIG)
+    text = str(e.value)
+    assert "poses supplies the poses of report and max_error" in text, text
+    assert "--" not in text
+    with pytest.raises(dashvertex.OptionError) as e:
+        dashvertex.reduce_file(SEED, tmp_path / "o.json", max_influences=0)
+    assert str(e.value).startswith("max_influences must be at least 1"), str(e.value)
+    with pytest.raises(dashvertex.OptionError):
+        dashvertex.reduce_file(SEED, tmp_path / "o.json", normalize="sideways")
+    with pytest.raises(dashvertex.DashIOError) as e:
+        dashvertex.reduce_file(tmp_path / "missing.gltf", tmp_path / "o.json")
+    assert e.value.code == "IO_ERROR"
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"{\"type\": \"DashVertex\", \"vertices\": [1, 2")
+    with pytest.raises(dashvertex.FormatError) as e:
+        dashvertex.reduce_file(bad, tmp_path / "o.json")
+    assert e.value.code == "INVALID_INPUT" and e.value.file == str(bad)
+
+
+def test_fix_file_is_the_command(tmp_path, dashvertex_cli):
+    with pytest.raises(dashvertex.FormatError):
+        dashvertex.fix_file(THREE_FAULTS, tmp_path / "py.json", profile="gltf")
+    done = dashvertex.fix_file(THREE_FAULTS, tmp_path / "py.json", profile="gltf",
+                               out_of_range="drop", zero_sum="nearest")
+    _cli(dashvertex_cli, "fix", THREE_FAULTS, "-o", tmp_path / "cli.json", "--profile", "gltf",
+         "--out-of-range", "drop", "--zero-sum", "nearest", "--report", tmp_path / "cli-report.json")
+    assert done.written
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    assert done.report == json.loads((tmp_path / "cli-report.json").read_text())
+    dry = dashvertex.fix_file(THREE_FAULTS, profile="gltf", out_of_range="drop", zero_sum="nearest",
+                              dry_run=True)
+    assert not dry.written and dry.report == done.report
+    with pytest.raises(dashvertex.OptionError) as e:
+        dashvertex.fix_file(THREE_FAULTS, tmp_path / "x.json", zero_sum="everywhere")
+    assert "zero_sum=" in str(e.value)
+    with pytest.raises(dashvertex.OptionError):
+        dashvertex.fix_file(THREE_FAULTS)
+
+
+def test_remap_file_is_the_command(tmp_path, dashvertex_cli):
+    m = tmp_path / "m.json"
+    _cli(dashvertex_cli, "manifest", "init", RIG24, "-o", m)
+    manifest = dashvertex.Manifest.load(m)
+    names = list(reversed(manifest.names))
+    reordered = dashvertex.Manifest()
+    reordered.assign(names)
+    reordered.save(tmp_path / "r.json")
+    done = dashvertex.remap_file(RIG24, tmp_path / "r.json", tmp_path / "py.glb")
+    _cli(dashvertex_cli, "remap", RIG24, "--manifest", tmp_path / "r.json", "-o", tmp_path / "cli.glb")
+    assert done.written
+    assert (tmp_path / "py.glb").read_bytes() == (tmp_path / "cli.glb").read_bytes()
+    report = dashvertex.validate(tmp_path / "py.glb", manifest=tmp_path / "r.json", locked=True)
+    assert report.valid, report.to_json()
+
+
+def test_results_are_the_same_at_any_thread_count(tmp_path):
+    a = dashvertex.reduce_file(SEED, tmp_path / "a.glb", max_influences=3, threads=1)
+    b = dashvertex.reduce_file(SEED, tmp_path / "b.glb", max_influences=3, threads=4)
+    assert (tmp_path / "a.glb").read_bytes() == (tmp_path / "b.glb").read_bytes()
+    assert a.messages == [(l, t.replace("b.glb", "a.glb")) for l, t in b.messages]

@@ -29,8 +29,9 @@ def export(obj, filepath, manifest_path="", max_influences=4, locked=False):
     per vertex the bones and weights of ``dashvertex reduce --max-influences K
     --normalize unit [--manifest M [--locked]]`` on the glTF export of `obj`. The
     manifest is created when missing and gains new bones unless `locked`, which refuses
-    them (``dashvertex.DashError``) and writes nothing. Returns what
-    ``dashvertex.reduce_file`` returns."""
+    them (``dashvertex.DashError``) and writes nothing. Returns the
+    ``dashvertex.JobResult`` of ``dashvertex.reduce_file`` (its messages: what the
+    command would print, the neutral-bone warning included)."""
     dv = runtime.dashvertex()
     if not hasattr(dv, "reduce_file"):
         raise runtime.MissingPackage(

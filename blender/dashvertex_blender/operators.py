@@ -149,10 +149,13 @@ class DASH_OT_export_dashvertex(bpy.types.Operator, ExportHelper):
         obj = context.active_object
         try:
             with runtime.object_mode(obj):
-                exporting.export(obj, self.filepath, bpy.path.abspath(self.manifest_path),
-                                 self.max_influences, self.locked)
+                result = exporting.export(obj, self.filepath, bpy.path.abspath(self.manifest_path),
+                                          self.max_influences, self.locked)
         except _failures() as e:
             return _dash_failure(self, e)
+        for level, text in result.messages:
+            if level in ("warning", "note", "info"):
+                self.report({"WARNING"} if level == "warning" else {"INFO"}, text)
         self.report({"INFO"}, f"wrote {os.path.basename(self.filepath)}")
         return {"FINISHED"}
 

@@ -406,3 +406,15 @@ class WeightPaintTest(RigCase):
         self.assertTrue(self.obj.data.use_paint_mask_vertex)
         expect = [i for i, row in enumerate(bone_weights(self.obj)) if len(row) > K or not row]
         self.assertEqual([v.index for v in self.obj.data.vertices if v.select], expect)
+
+
+class MessagesTest(RigCase):
+    def test_neutral_bone_warning_and_written(self):
+        """The unweighted vertices make the exporter's neutral bone; the manifest numbering
+        it comes back as dash's warning, and the result says the file was written."""
+        out = self.path("m.json")
+        result = dashvertex_blender.export(self.obj, out, self.path("m.manifest.json"), K)
+        self.assertTrue(result.written)
+        warnings = [t for level, t in result.messages if level == "warning"]
+        self.assertTrue(any("neutral_bone" in t for t in warnings), result.messages)
+        self.assertIn("neutral_bone", dashvertex.Manifest.load(self.path("m.manifest.json")).names)

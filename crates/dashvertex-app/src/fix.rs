@@ -119,6 +119,37 @@ pub struct Fixed {
 
 /// Runs a fix job: the output is written only when the validator accepts it, with the
 /// report file (if any) together.
+///
+/// ```no_run
+/// # fn main() -> Result<(), dashvertex_app::AppError> {
+/// use dashvertex_app::{Collect, Context, Neutral, fix};
+/// let log = Collect::default();
+/// let ctx = Context { limits: Default::default(), resource_dirs: &[], wait: true, words: &Neutral, log: &log };
+/// let asked = fix::Asked {
+///     gltf_sums: true,
+///     bad_weights: dashvertex_fix::BadWeights::Zero,
+///     out_of_range: dashvertex_fix::OutOfRange::Drop,
+///     zero_sum: Some(dashvertex_fix::ZeroSum::Nearest),
+///     skinned_flag: dashvertex_fix::SkinnedFlag::Error,
+///     ibm_tolerance: 1e-4,
+/// };
+/// let input = "rig.json".as_ref();
+/// let done = fix::run(&fix::FixJob {
+///     input,
+///     output: "rig.fixed.json".as_ref(),
+///     to: None,
+///     policy: fix::policy(&asked, input, None, &ctx)?,
+///     zero_sum_given: true,
+///     target: None,
+///     bones: None,
+///     embed: false,
+///     report: None,
+///     dry_run: false,
+///     ctx: &ctx,
+/// })?;
+/// println!("{}", fix::summary(&done.report));
+/// # Ok(()) }
+/// ```
 pub fn run(a: &FixJob) -> Result<Fixed, AppError> {
     let ctx = a.ctx;
     // No output may overwrite the input or another output (spec/security.md W3).

@@ -4,6 +4,38 @@
 /// and of the DashVertex `skinIndex` / `skinWeight` arrays).
 pub const SLOTS: usize = 4;
 
+/// A weight the canonical influence order compares: binary32 (the model, the reducer) or
+/// binary64 (the repair's working precision).
+pub trait Weight: Copy {
+    /// IEEE 754 total order.
+    fn total(&self, other: &Self) -> std::cmp::Ordering;
+}
+
+impl Weight for f32 {
+    fn total(&self, other: &Self) -> std::cmp::Ordering {
+        self.total_cmp(other)
+    }
+}
+
+impl Weight for f64 {
+    fn total(&self, other: &Self) -> std::cmp::Ordering {
+        self.total_cmp(other)
+    }
+}
+
+/// The canonical order of a vertex's influences, in which the reducer keeps the first K
+/// and the repair lays sets out (spec/reduction.md, spec/fix.md): heavier first, ties by
+/// the lower bone index. A total order, so the result never depends on input order.
+///
+/// ```
+/// let mut v = [(3, 0.25f32), (1, 0.5), (2, 0.25)];
+/// v.sort_by(dashvertex_core::canonical_order);
+/// assert_eq!(v, [(1, 0.5), (2, 0.25), (3, 0.25)]);
+/// ```
+pub fn canonical_order<W: Weight>(a: &(u32, W), b: &(u32, W)) -> std::cmp::Ordering {
+    b.1.total(&a.1).then(a.0.cmp(&b.0))
+}
+
 /// Four (bone index, weight) pairs. Slot `k` of `joints` pairs with slot `k` of `weights`.
 ///
 /// Unused slots hold bone 0 with weight 0 (the padding rule of `spec/dashvertex.md` §5).

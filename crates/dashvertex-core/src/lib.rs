@@ -19,7 +19,7 @@ pub mod text;
 pub mod weights;
 
 pub use document::Document;
-pub use influence::{InfluenceSet, SLOTS};
+pub use influence::{InfluenceSet, SLOTS, Weight, canonical_order};
 pub use limits::{LimitError, Limits};
 pub use mesh::{Mesh, ModelError, Vertex};
 pub use skeleton::{Bone, Skeleton, globals_of};

@@ -390,7 +390,7 @@ fn lay_out(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, keep:
     );
     scratch
         .used
-        .sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        .sort_unstable_by(dashvertex_core::canonical_order);
     scratch.used.truncate(keep);
     for (i, (j, w)) in joints.iter_mut().zip(weights.iter_mut()).enumerate() {
         (*j, *w) = scratch.used.get(i).copied().unwrap_or((0, 0.0));

@@ -65,6 +65,9 @@ fn sets_of(
         )));
     }
     let sets = cols.div_ceil(4);
+    if let Some(fast) = contiguous_sets(joints, weights, sets) {
+        return Ok(fast);
+    }
     let mut out = Vec::with_capacity(sets);
     for s in 0..sets {
         let chunks: Vec<std::result::Result<Vec<InfluenceSet>, Failure>> = (0..n.div_ceil(CHUNK))
@@ -106,6 +109,54 @@ fn sets_of(
         out.push(set);
     }
     Ok(out)
+}
+
+/// [`sets_of`] for row-major arrays of unsigned joints (what numpy makes by default): the
+/// rows read as slices, no per-element dispatch. `None` for any other layout or dtype.
+fn contiguous_sets(
+    joints: &JointsView<'_>,
+    weights: ArrayView2<'_, f32>,
+    sets: usize,
+) -> Option<Vec<Vec<InfluenceSet>>> {
+    fn build<J: Copy + Into<u32> + Sync>(
+        j: &[J],
+        w: &[f32],
+        cols: usize,
+        sets: usize,
+    ) -> Vec<Vec<InfluenceSet>> {
+        (0..sets)
+            .map(|s| {
+                let (lo, hi) = (4 * s, (4 * s + 4).min(cols));
+                j.par_chunks(cols.max(1))
+                    .zip(w.par_chunks(cols.max(1)))
+                    .map(|(jr, wr)| {
+                        let mut x = InfluenceSet::ZERO;
+                        let (js, ws) = (
+                            jr.get(lo..hi).unwrap_or_default(),
+                            wr.get(lo..hi).unwrap_or_default(),
+                        );
+                        for (k, (&b, &wt)) in js.iter().zip(ws).enumerate() {
+                            if let (Some(jo), Some(wo)) =
+                                (x.joints.get_mut(k), x.weights.get_mut(k))
+                            {
+                                *jo = b.into();
+                                *wo = wt;
+                            }
+                        }
+                        x
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+    let cols = weights.dim().1;
+    let w = weights.as_slice()?;
+    match joints {
+        JointsView::U8(a) => a.as_slice().map(|j| build(j, w, cols, sets)),
+        JointsView::U16(a) => a.as_slice().map(|j| build(j, w, cols, sets)),
+        JointsView::U32(a) => a.as_slice().map(|j| build(j, w, cols, sets)),
+        JointsView::I64(_) => None,
+    }
 }
 
 /// Above this many bone indices, the bones of the input are the indices that carry
@@ -221,37 +272,50 @@ pub struct Output {
 fn flatten(reduced: Reduced, rows: usize, width_sets: usize) -> Output {
     let filled = reduced.sets;
     let sets = width_sets.max(filled);
-    let pad = sets - filled;
-    let row = |v: usize| {
-        reduced
-            .influences
-            .get(v * filled..(v + 1) * filled)
-            .unwrap_or_default()
-            .iter()
-            .copied()
-            .chain(std::iter::repeat_n(InfluenceSet::ZERO, pad))
-    };
+    let width = 4 * sets;
     let wide = reduced
         .influences
         .par_iter()
         .any(|x| x.joints.iter().any(|&j| j > u32::from(u16::MAX)));
-    let weights: Vec<f32> = (0..rows)
-        .into_par_iter()
-        .flat_map_iter(|v| row(v).flat_map(|x| x.weights))
-        .collect();
+    // Row v of the output is the reducer's sets of vertex v, then zeros: each row filled
+    // in place, rows in parallel.
+    fn fill<T: Copy + Default + Send>(
+        reduced: &Reduced,
+        rows: usize,
+        width: usize,
+        lane: impl Fn(&InfluenceSet, usize) -> T + Sync,
+    ) -> Vec<T> {
+        let filled = reduced.sets;
+        let mut out = vec![T::default(); rows * width];
+        out.par_chunks_mut(width.max(1))
+            .enumerate()
+            .for_each(|(v, row)| {
+                let sets = reduced
+                    .influences
+                    .get(v * filled..(v + 1) * filled)
+                    .unwrap_or_default();
+                for (slots, x) in row.chunks_mut(4).zip(sets) {
+                    for (k, o) in slots.iter_mut().enumerate() {
+                        *o = lane(x, k);
+                    }
+                }
+            });
+        out
+    }
+    let weights = fill(&reduced, rows, width, |x, k| {
+        x.weights.get(k).copied().unwrap_or(0.0)
+    });
     let (joints_u32, joints_u16) = if wide {
-        let j = (0..rows)
-            .into_par_iter()
-            .flat_map_iter(|v| row(v).flat_map(|x| x.joints))
-            .collect();
+        let j = fill(&reduced, rows, width, |x, k| {
+            x.joints.get(k).copied().unwrap_or(0)
+        });
         (Some(j), Vec::new())
     } else {
-        let j = (0..rows)
-            .into_par_iter()
-            .flat_map_iter(|v| {
-                row(v).flat_map(|x| x.joints.map(|j| u16::try_from(j).unwrap_or(u16::MAX)))
-            })
-            .collect();
+        let j = fill(&reduced, rows, width, |x, k| {
+            x.joints
+                .get(k)
+                .map_or(0, |&j| u16::try_from(j).unwrap_or(u16::MAX))
+        });
         (None, j)
     };
     Output {

@@ -8,9 +8,10 @@ use super::finish::Finish;
 use super::{Config, Dropped, Normalize, ReduceError, Report, bone_label, note_drop, to_f32};
 use crate::input::Input;
 
-/// Total order of influences: weight descending, then bone index ascending.
+/// Total order of influences: weight descending, then bone index ascending
+/// ([`dashvertex_core::canonical_order`]).
 pub(super) fn order(a: &(u32, f32), b: &(u32, f32)) -> Ordering {
-    b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+    dashvertex_core::canonical_order(a, b)
 }
 
 /// What the threshold multiplies a weight by: `1 / Σw` with `unit` (Σ in float64, summed

@@ -181,8 +181,13 @@ fn covered(m: &Value, ours: &[Diagnostic], doc: &Value) -> bool {
     let accessor = pointer
         .strip_prefix("/accessors/")
         .and_then(|k| k.parse::<u64>().ok());
+    // An accessor's finding is covered where the accessor is used, or at the accessor.
     let targets: Vec<String> = match accessor {
-        Some(k) => users_of_accessor(doc, k),
+        Some(k) => {
+            let mut t = users_of_accessor(doc, k);
+            t.push(pointer.to_owned());
+            t
+        }
         None => vec![pointer.to_owned()],
     };
     let vertex_attribute = targets.iter().any(|t| t.contains("/attributes/"));

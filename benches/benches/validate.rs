@@ -42,8 +42,14 @@ fn validate(c: &mut Criterion) {
     g.finish();
     let _ = std::fs::remove_file(&path);
 
-    // glTF: a 1 M-vertex GLB (POSITION, JOINTS_0 u8, WEIGHTS_0 f32, one 64-joint skin).
-    let glb = dash_benches::skinned_glb(1_000_000, 64);
+    // glTF: a 1 M-vertex GLB (POSITION, JOINTS_0 u16, WEIGHTS_0 f32, one 64-joint skin).
+    let glb = dashvertex_testkit::animated::AnimatedGlb {
+        vertices: 1_000_000,
+        joints: 64,
+        keyframes: 0,
+        ..Default::default()
+    }
+    .build();
     let mut g = c.benchmark_group("validate_gltf_1m_vertices");
     g.throughput(Throughput::Bytes(glb.len() as u64));
     g.sample_size(10);

@@ -1,5 +1,5 @@
 //! Writes a large, deterministic, real-shaped skinned GLB for the whole-process peer
-//! benchmark (`benches/peers.sh`): one triangle-list primitive with POSITION, NORMAL,
+//! benchmark (`benches/peers.py`), built by `dashvertex_testkit::shaped::ShapedGlb`: one triangle-list primitive with POSITION, NORMAL,
 //! TEXCOORD_0, 16 influences per vertex in four JOINTS_n (u16) / WEIGHTS_n (f32) sets,
 //! and a skin of a joint tree with inverse bind matrices, the shape a Blender export with
 //! "all influences" has. Every vertex's weights sum to 1 within the glTF tolerance, with
@@ -13,24 +13,7 @@
 //! Usage: `make_skinned_glb OUT.glb [VERTICES] [JOINTS] [KEYFRAMES] [--blender]`
 //! (default 3,300,000 vertices; 64 joints, 48 with `--blender`).
 
-use std::io::Write;
-
-/// xorshift64*: deterministic and fast; the file is the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
-
-const SETS: usize = 4;
+use dashvertex_testkit::shaped::ShapedGlb;
 
 fn main() -> std::io::Result<()> {
     let all: Vec<String> = std::env::args().collect();
@@ -41,233 +24,22 @@ fn main() -> std::io::Result<()> {
         std::process::exit(2);
     };
     let parse = |i: usize, d: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d);
-    let n = parse(2, 3_300_000) / 3 * 3;
-    let (default_joints, most) = if blender { (48, 256) } else { (64, 65_535) };
-    let joints = parse(3, default_joints).clamp(SETS * 4, most);
-    // With KEYFRAMES > 0, one animation turns every joint a little at each keyframe.
-    let keyframes = parse(4, 0);
-
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut pos = Vec::with_capacity(n * 12);
-    let mut nrm = Vec::with_capacity(n * 12);
-    let mut uv = Vec::with_capacity(n * 8);
-    let mut jnt: Vec<Vec<u8>> = (0..SETS).map(|_| Vec::with_capacity(n * 8)).collect();
-    let mut wgt: Vec<Vec<u8>> = (0..SETS).map(|_| Vec::with_capacity(n * 16)).collect();
-    let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
-    let mut picked = [0usize; SETS * 4];
-    for v in 0..n {
-        // A cylinder of rings: height follows the vertex number, the joints along it.
-        let t = v as f32 / n as f32;
-        let a = rng.unit() * std::f32::consts::TAU;
-        let p = [a.cos() * 0.2, t * 2.0, a.sin() * 0.2];
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k]);
-            hi[k] = hi[k].max(p[k]);
-        }
-        for x in p {
-            pos.extend_from_slice(&x.to_le_bytes());
-        }
-        for x in [a.cos(), 0.0, a.sin()] {
-            nrm.extend_from_slice(&x.to_le_bytes());
-        }
-        for x in [a / std::f32::consts::TAU, t] {
-            uv.extend_from_slice(&x.to_le_bytes());
-        }
-        // 16 distinct joints near the vertex's height, weights falling off, summing to 1.
-        let centre = (t * (joints - 1) as f32) as usize;
-        let mut count = 0;
-        while count < picked.len() {
-            let off = (rng.next() % (2 * 12 + 1)) as isize - 12;
-            let j = (centre as isize + off).rem_euclid(joints as isize) as usize;
-            if !picked[..count].contains(&j) {
-                picked[count] = j;
-                count += 1;
-            }
-        }
-        let mut w: Vec<f32> = (0..picked.len())
-            .map(|k| (1.0 + rng.unit()) / (1 + k * k) as f32)
-            .collect();
-        w.sort_by(|a, b| b.total_cmp(a));
-        let sum: f32 = w.iter().sum();
-        for x in &mut w {
-            *x /= sum;
-        }
-        // Put the rounding residue on the heaviest weight so the f32 sum is within 2e-7·n.
-        let residue = 1.0 - w.iter().sum::<f32>();
-        w[0] += residue;
-        for s in 0..SETS {
-            for k in 0..4 {
-                let j = picked[s * 4 + k];
-                if blender {
-                    jnt[s].push(j as u8);
-                } else {
-                    jnt[s].extend_from_slice(&(j as u16).to_le_bytes());
-                }
-                wgt[s].extend_from_slice(&w[s * 4 + k].to_le_bytes());
-            }
-        }
-    }
-    // Joint tree: joint 0 the root, each later joint a child of (j - 1) / 2... kept as a
-    // chain of two branches so that depth grows like a spine with arms.
-    let parent = |j: usize| j.saturating_sub(2);
-    let mut ibm = Vec::with_capacity(joints * 64);
-    for j in 0..joints {
-        let y = j as f32 * 2.0 / joints as f32;
-        let m = [
-            1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -y, 0.0, 1.0,
-        ];
-        for x in m {
-            ibm.extend_from_slice(&x.to_le_bytes());
-        }
-    }
-
-    // Buffer views, each 4-aligned in one buffer.
-    let mut bin = Vec::new();
-    let mut views = Vec::new();
-    let mut add = |bytes: &[u8], target: Option<u32>| {
-        while bin.len() % 4 != 0 {
-            bin.push(0);
-        }
-        let mut v =
-            serde_json::json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()});
-        if let Some(t) = target {
-            v["target"] = t.into();
-        }
-        bin.extend_from_slice(bytes);
-        views.push(v);
-        views.len() - 1
+    let shape = ShapedGlb {
+        vertices: parse(2, 3_300_000),
+        joints: parse(3, ShapedGlb::default_joints(blender)),
+        keyframes: parse(4, 0),
+        blender,
     };
-    let vp = add(&pos, Some(34962));
-    let vn = add(&nrm, Some(34962));
-    let vu = add(&uv, Some(34962));
-    let vj: Vec<usize> = jnt.iter().map(|b| add(b, Some(34962))).collect();
-    let vw: Vec<usize> = wgt.iter().map(|b| add(b, Some(34962))).collect();
-    // Blender's index buffer: three triangles for every four vertices of the run (a
-    // vertex shared by up to three), 2.25 indices per vertex; u32, as it writes them for
-    // more than 65,535 vertices.
-    let indices: Vec<u8> = if blender {
-        (0..n.saturating_sub(2))
-            .filter(|v| v % 4 != 3)
-            .flat_map(|v| [v, v + 1, v + 2])
-            .flat_map(|i| (i as u32).to_le_bytes())
-            .collect()
-    } else {
-        Vec::new()
+    let Some((glb, indices)) = shape.build() else {
+        eprintln!("make_skinned_glb: a GLB of that size would be 4 GiB or more");
+        std::process::exit(2);
     };
-    let index_view = (!indices.is_empty()).then(|| add(&indices, Some(34963)));
-    let vi = add(&ibm, None);
-    let acc = |view: usize, ct: u32, ty: &str| serde_json::json!({"bufferView": view, "componentType": ct, "count": n, "type": ty});
-    let mut accessors = vec![
-        acc(vp, 5126, "VEC3"),
-        acc(vn, 5126, "VEC3"),
-        acc(vu, 5126, "VEC2"),
-    ];
-    accessors[0]["min"] = serde_json::json!(lo);
-    accessors[0]["max"] = serde_json::json!(hi);
-    let mut attributes = serde_json::json!({"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2});
-    for s in 0..SETS {
-        attributes[format!("JOINTS_{s}")] = accessors.len().into();
-        accessors.push(acc(vj[s], if blender { 5121 } else { 5123 }, "VEC4"));
-        attributes[format!("WEIGHTS_{s}")] = accessors.len().into();
-        accessors.push(acc(vw[s], 5126, "VEC4"));
-    }
-    let mut primitive = serde_json::json!({"attributes": attributes, "mode": 4});
-    if let Some(view) = index_view {
-        primitive["indices"] = accessors.len().into();
-        accessors.push(
-            serde_json::json!({"bufferView": view, "componentType": 5125,
-            "count": indices.len() / 4, "type": "SCALAR"}),
-        );
-    }
-    let ibm_accessor = accessors.len();
-    accessors.push(serde_json::json!({"bufferView": vi, "componentType": 5126, "count": joints, "type": "MAT4"}));
-    let mut animations = Vec::new();
-    if keyframes > 0 {
-        let times: Vec<u8> = (0..keyframes)
-            .flat_map(|k| (k as f32 / 24.0).to_le_bytes())
-            .collect();
-        let vt = add(&times, None);
-        let input = accessors.len();
-        accessors.push(
-            serde_json::json!({"bufferView": vt, "componentType": 5126, "count": keyframes,
-            "type": "SCALAR", "min": [0.0], "max": [(keyframes - 1) as f32 / 24.0]}),
-        );
-        let (mut samplers, mut channels) = (Vec::new(), Vec::new());
-        for j in 0..joints {
-            let rot: Vec<u8> = (0..keyframes)
-                .flat_map(|_| {
-                    let a = (rng.unit() - 0.5) * 0.4;
-                    let (s, c) = (a.sin(), a.cos());
-                    [s, 0.0, 0.0, c].into_iter().flat_map(f32::to_le_bytes)
-                })
-                .collect();
-            let vr = add(&rot, None);
-            accessors.push(serde_json::json!({"bufferView": vr, "componentType": 5126, "count": keyframes, "type": "VEC4"}));
-            samplers.push(serde_json::json!({"input": input, "output": accessors.len() - 1}));
-            channels.push(
-                serde_json::json!({"sampler": j, "target": {"node": j + 1, "path": "rotation"}}),
-            );
-        }
-        animations.push(
-            serde_json::json!({"name": "wobble", "samplers": samplers, "channels": channels}),
-        );
-    }
-    // Node 0: the skinned mesh; nodes 1..=joints: the joints.
-    let mut nodes = vec![serde_json::json!({"name": "body", "mesh": 0, "skin": 0})];
-    for j in 0..joints {
-        let y = if j == 0 {
-            0.0
-        } else {
-            2.0 / joints as f32 * if j < 2 { 1.0 } else { 2.0 }
-        };
-        let mut node =
-            serde_json::json!({"name": format!("joint_{j:03}"), "translation": [0.0, y, 0.0]});
-        let children: Vec<usize> = (1..joints)
-            .filter(|&c| c != j && parent(c) == j)
-            .map(|c| c + 1)
-            .collect();
-        if !children.is_empty() {
-            node["children"] = serde_json::json!(children);
-        }
-        nodes.push(node);
-    }
-    let doc = serde_json::json!({
-        "asset": {"version": "2.0", "generator": "dash benches/make_skinned_glb"},
-        "scene": 0,
-        "scenes": [{"nodes": [0, 1]}],
-        "nodes": nodes,
-        "meshes": [{"primitives": [primitive]}],
-        "skins": [{"joints": (1..=joints).collect::<Vec<_>>(), "inverseBindMatrices": ibm_accessor, "skeleton": 1}],
-        "accessors": accessors,
-        "bufferViews": views,
-        "buffers": [{"byteLength": bin.len()}],
-    });
-    let mut doc = doc;
-    if !animations.is_empty() {
-        doc["animations"] = serde_json::json!(animations);
-    }
-    let mut json = serde_json::to_vec(&doc)?;
-    while json.len() % 4 != 0 {
-        json.push(b' ');
-    }
-    while bin.len() % 4 != 0 {
-        bin.push(0);
-    }
-    let total = 12 + 8 + json.len() + 8 + bin.len();
-    let mut f = std::io::BufWriter::new(std::fs::File::create(out)?);
-    f.write_all(b"glTF")?;
-    f.write_all(&2u32.to_le_bytes())?;
-    f.write_all(&(total as u32).to_le_bytes())?;
-    f.write_all(&(json.len() as u32).to_le_bytes())?;
-    f.write_all(b"JSON")?;
-    f.write_all(&json)?;
-    f.write_all(&(bin.len() as u32).to_le_bytes())?;
-    f.write_all(b"BIN\0")?;
-    f.write_all(&bin)?;
-    f.flush()?;
+    std::fs::write(out, &glb)?;
     eprintln!(
-        "{out}: {n} vertices, {joints} joints, {} indices, {total} bytes",
-        indices.len() / 4
+        "{out}: {} vertices, {} joints, {indices} indices, {} bytes",
+        shape.vertices / 3 * 3,
+        shape.joint_count(),
+        glb.len()
     );
     Ok(())
 }

@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use dashvertex_core::Document;
 use dashvertex_gltf::Gltf;
 use dashvertex_reduce::Config;
 use dashvertex_reduce::gltf::PrimitiveInput;
@@ -446,6 +445,25 @@ fn check_args(a: &ReduceJob) -> Result<(), AppError> {
 /// reduction keeps every vertex within `budget` over `anims` (each K reduced from
 /// `start`, the manifest before the run). Gives the K, its manifest, its output and its
 /// loss; refuses when even the largest K moves a vertex further.
+///
+/// A job with `max_error` runs it through [`run`]:
+///
+/// ```no_run
+/// # fn main() -> Result<(), dashvertex_app::AppError> {
+/// use dashvertex_app::{Collect, Context, Neutral, reduce};
+/// let log = Collect::default();
+/// let ctx = Context { limits: Default::default(), resource_dirs: &[], wait: true, words: &Neutral, log: &log };
+/// let (input, output) = ("rig.glb".as_ref(), "rig.k.glb".as_ref());
+/// // the fewest influences, up to 8, that keep every vertex within 1 mm at every keyframe
+/// let job = reduce::ReduceJob {
+///     config: dashvertex_reduce::Config { max_influences: 8, ..Default::default() },
+///     max_error: Some(0.001),
+///     ..reduce::ReduceJob::new(input, output, &ctx)
+/// };
+/// let done = reduce::run(&job)?;
+/// println!("K = {}", done.max_influences);
+/// # Ok(()) }
+/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_within<'g>(
     job: &ReduceJob,
@@ -650,17 +668,6 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
                     ))
                 })?;
                 let part = a.pick.one(&parts, ctx)?;
-                let run = dashvertex_reduce::pipeline::reduce_all(
-                    &[part.input()],
-                    &mut manifest,
-                    &a.config,
-                    &opts,
-                )
-                .map_err(fail)?;
-                let reduced = run
-                    .reduced
-                    .first()
-                    .ok_or_else(|| AppError::Output("the reducer gave no result".into()))?;
                 let input = part.input();
                 carried = match (&source, part.primitive()) {
                     (Source::Gltf(g), Some(p)) => Some(not_carried(g, p, parts.len())),
@@ -670,12 +677,15 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
                     Some(p) => p.positions(),
                     None => input.positions.clone(),
                 };
-                let document = Document {
-                    mesh: reduced.to_mesh(&positions),
-                    skeleton: run.named.then(|| {
-                        dashvertex_reduce::manifest_skeleton(part.skeleton(), input, &manifest)
-                    }),
-                };
+                let (document, run) = dashvertex_reduce::document::reduce_to_document(
+                    input,
+                    part.skeleton(),
+                    &positions,
+                    &mut manifest,
+                    &a.config,
+                    &opts,
+                )
+                .map_err(fail)?;
                 let loaded = match &source {
                     Source::Dash(Loaded::Json(j)) => {
                         let mut j = j.clone();

@@ -188,8 +188,6 @@ fn to_dashvertex(
 ) -> Result<(), CliError> {
     let most = ctx.limits.max_sets.saturating_mul(4);
     let args = ReduceJob {
-        input: &a.input,
-        output: &a.output,
         to: Some(to),
         config: dashvertex_reduce::Config {
             max_influences: usize::try_from(most).unwrap_or(usize::MAX),
@@ -198,19 +196,10 @@ fn to_dashvertex(
             min_weight: 0.0,
             empty: dashvertex_reduce::Empty::Zero,
         },
-        manifest: None,
-        locked: false,
-        embed: false,
-        report: None,
-        measure: false,
-        max_error: None,
-        poses: None,
-        target: None,
         pick: a.pick.into(),
         convert: true,
         save: save_options(a),
-        drop_source_attributes: true,
-        ctx,
+        ..ReduceJob::new(&a.input, &a.output, ctx)
     };
     reduce::run_source(&args, source)?;
     Ok(())

@@ -83,6 +83,19 @@ impl Manifest {
     /// of `self` that answers to its name, else to its latest alias that `self` knows
     /// (names and aliases on both sides); an entry of `self` is matched at most once.
     /// `O(n log n)` in the bones of both.
+    ///
+    /// ```
+    /// use dashvertex_manifest::{BoneRef, Difference, Manifest};
+    /// let bone = |name: &str, parent: Option<&str>| BoneRef { name: name.into(), parent: parent.map(Into::into) };
+    /// let old = Manifest::init(&[bone("root", None), bone("arm", Some("root"))])?;
+    /// let mut new = old.clone();
+    /// new.rename(&[("arm".into(), "arm_L".into())])?;
+    /// new.update(&[bone("root", None), bone("arm_L", Some("root")), bone("hand", Some("arm_L"))], false)?;
+    /// let changes: Vec<String> = old.diff(&new).iter().map(ToString::to_string).collect();
+    /// assert_eq!(changes.len(), 2, "{changes:?}");
+    /// assert!(matches!(&old.diff(&new)[0], Difference::Renamed { to, .. } if to == "arm_L"));
+    /// # Ok::<(), dashvertex_manifest::ManifestError>(())
+    /// ```
     pub fn diff(&self, newer: &Manifest) -> Vec<Difference> {
         let older = Lookup::new(self);
         let mut matched = vec![false; self.bones.len()];

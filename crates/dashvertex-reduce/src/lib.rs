@@ -7,6 +7,7 @@
 //!   then bone index, keep K, normalize, quantize with exact integer sums, pad.
 //! - [`pipeline`]: a whole run as one call — manifest update, every input reduced, a
 //!   glTF file written back ([`pipeline::reduce_gltf`]).
+//! - [`document`]: a DashVertex document reduced whole, the weight it dropped measured.
 //! - [`remap`]: a glTF file's joint order rewritten to a manifest's, no influence
 //!   changed (`dashvertex remap`).
 //!
@@ -28,6 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod document;
 pub mod gltf;
 pub mod input;
 /// The bone manifest (the `dashvertex-manifest` crate).

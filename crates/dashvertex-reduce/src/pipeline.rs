@@ -81,6 +81,9 @@ pub enum PipelineError {
     /// The manifest would change and the run is locked.
     #[error(transparent)]
     Manifest(#[from] ManifestError),
+    /// The input's influences name a bone it does not have.
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
     /// A reduction failed.
     #[error(transparent)]
     Reduce(#[from] ReduceError),

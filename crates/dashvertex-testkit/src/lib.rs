@@ -10,6 +10,8 @@
 //!   chosen faults, built in memory;
 //! - [`animated::AnimatedGlb`]: animated skinned GLB files of hostile sizes (keyframes,
 //!   unused nodes, coincident vertices, swings between keys, non-finite values);
+//! - [`shaped::ShapedGlb`]: large GLB files shaped like Blender's exports (NORMAL,
+//!   TEXCOORD_0, indices, 16 influences) for the whole-process benchmarks;
 //! - [`oracle::oracle`]: the official Khronos validator as a test oracle;
 //! - [`cases`]: command-line cases as `.case` scripts with `.out` transcripts;
 //! - [`hostile`]: a proptest strategy of input files — mutated seeds from the repository,
@@ -36,6 +38,7 @@ pub mod declared;
 pub mod gltf;
 pub mod hostile;
 pub mod oracle;
+pub mod shaped;
 
 /// The repository root (two levels above a crate's manifest folder).
 pub fn repo() -> PathBuf {

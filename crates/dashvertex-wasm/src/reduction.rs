@@ -1,10 +1,11 @@
 //! Reduction in the page: the dash reducer (`spec/reduction.md`) with its options, on a
-//! decoded file, keeping the file's own bone indices (no manifest), and its report with
+//! decoded file, as `dashvertex reduce` does without a manifest, and its report with
 //! the weight it dropped.
 
-use dashvertex_core::{Document, InfluenceSet, Mesh};
-use dashvertex_reduce::input::{Input, InputError, bone_refs};
-use dashvertex_reduce::{Config, Empty, Normalize, Quantize, ReduceError, Reduced};
+use dashvertex_reduce::document::{DroppedWeight, reduce_document};
+use dashvertex_reduce::input::InputError;
+use dashvertex_reduce::pipeline::PipelineError;
+use dashvertex_reduce::{Config, Empty, Normalize, Quantize, ReduceError};
 use dashvertex_validate::Location;
 use serde::{Deserialize, Serialize};
 
@@ -98,30 +99,6 @@ fn choice<T: Copy>(
     }
 }
 
-/// The weight a vertex lost.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct VertexLoss {
-    /// The vertex.
-    pub vertex: u64,
-    /// The weight of its influences that are not in the output, as the input had them.
-    pub weight: f64,
-    /// That weight as a share of the vertex's total input weight (0 to 1).
-    pub share: f64,
-}
-
-/// The weight the reduction dropped: input influences (positive weights) whose bone the
-/// vertex no longer has in its output.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DroppedWeight {
-    /// Vertices that lost weight.
-    pub vertices: u64,
-    /// Their lost weight added up.
-    pub total: f64,
-    /// The vertex that lost the largest share of its weight (the first such vertex).
-    pub worst: Option<VertexLoss>,
-}
-
 /// What a reduction did: the reducer's report, and the weight it dropped.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -146,81 +123,40 @@ pub struct Reduction {
     pub report: ReductionReport,
 }
 
-/// Reduces `decoded` with `opts`. Bone indices stay the file's: bone `b` of the output
-/// is bone `b` of the skeleton (or index `b` of a file without one).
+/// Reduces `decoded` with `opts` as `dashvertex reduce` does without a manifest
+/// ([`dashvertex_reduce::document::reduce_document`]): bone `b` of the output is bone `b`
+/// of the skeleton when it lists parents first (or index `b` of a file without one).
 pub fn reduce(decoded: &Decoded, opts: &ReduceOptions) -> Result<Reduction, Failure> {
     let cfg = opts.to_config()?;
-    let doc = decoded.document();
-    let bones = doc.skeleton.as_ref().map(bone_refs).unwrap_or_default();
-    let named = !bones.is_empty();
-    let input = Input::from_mesh(&doc.mesh, bones).map_err(input_failure)?;
-    let map: Vec<u32> = if named {
-        (0..input.bones.len())
-            .map(|b| u32::try_from(b).unwrap_or(u32::MAX))
-            .collect()
-    } else {
-        input.unnamed_indices().unwrap_or_default()
-    };
-    let root = doc
-        .skeleton
-        .as_ref()
-        .and_then(dashvertex_core::Skeleton::root);
-    let reduced = dashvertex_reduce::reduce(&input, &map, root, &cfg).map_err(reduce_failure)?;
-    let positions: Vec<[f32; 3]> = doc.mesh.vertices().iter().map(|v| v.position).collect();
-    let mesh = reduced.to_mesh(&positions);
-    let dropped_weight = dropped_weight(&doc.mesh, &reduced);
+    let out = reduce_document(decoded.document(), &cfg).map_err(pipeline_failure)?;
+    let (reduced, sets) = out
+        .run
+        .reduced
+        .first()
+        .map(|r| (r.report.clone(), r.sets))
+        .unwrap_or_default();
     let report = ReductionReport {
         max_influences: cfg.max_influences,
-        sets: reduced.sets,
-        reduced: reduced.report.clone(),
-        dropped_weight,
-    };
-    let document = Document {
-        mesh,
-        skeleton: doc.skeleton.clone(),
+        sets,
+        reduced,
+        dropped_weight: out.dropped_weight,
     };
     Ok(Reduction {
-        decoded: decoded.with_document(document),
+        decoded: decoded.with_document(out.document),
         report,
     })
 }
 
-/// The weight of each vertex's positive input influences whose bone has no positive
-/// weight in its output.
-fn dropped_weight(input: &Mesh, reduced: &Reduced) -> DroppedWeight {
-    let sets = reduced.sets.max(1);
-    let mut out = DroppedWeight::default();
-    let mut worst_share = 0.0f64;
-    for (v, kept) in reduced.influences.chunks(sets).enumerate() {
-        let keeps = |bone: u32| {
-            kept.iter()
-                .flat_map(InfluenceSet::pairs)
-                .any(|(j, w)| j == bone && w > 0.0)
-        };
-        let (mut total, mut lost) = (0.0f64, 0.0f64);
-        for (j, w) in input.sets_of(v).flat_map(InfluenceSet::pairs) {
-            if w > 0.0 && w.is_finite() {
-                total += f64::from(w);
-                if !keeps(j) {
-                    lost += f64::from(w);
-                }
-            }
-        }
-        if lost > 0.0 {
-            out.vertices += 1;
-            out.total += lost;
-            let share = lost / total;
-            if share > worst_share {
-                worst_share = share;
-                out.worst = Some(VertexLoss {
-                    vertex: v as u64,
-                    weight: lost,
-                    share,
-                });
-            }
-        }
+fn pipeline_failure(e: PipelineError) -> Failure {
+    match e {
+        PipelineError::Input(e) => input_failure(e),
+        PipelineError::Reduce(e) => reduce_failure(e),
+        other => Failure {
+            code: Failure::REDUCE.to_owned(),
+            message: other.to_string(),
+            location: Box::new(Location::default()),
+        },
     }
-    out
 }
 
 fn input_failure(e: InputError) -> Failure {

@@ -211,16 +211,89 @@ pub fn must_exist(path: &Path) -> Result<(), AppError> {
 pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, AppError> {
     let limits = &ctx.limits;
     must_exist(path)?;
-    if Format::from_extension(path).is_some_and(Format::is_gltf) {
-        let gltf = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
-            .map_err(|e| input_error(path, e))?;
-        return Ok(Opened::Gltf(Box::new(gltf)));
-    }
     let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
-    if Format::is_gltf_bytes(&bytes) {
+    // Content before name: a file named .gltf/.glb is glTF unless its text says it is
+    // DashVertex JSON; any file whose bytes say glTF is.
+    let named = Format::from_extension(path).is_some_and(Format::is_gltf)
+        && Format::text_kind(&bytes) != Some(Format::Json);
+    if named || Format::is_gltf_bytes(&bytes) {
         return Ok(Opened::Gltf(Box::new(load_gltf_bytes(path, bytes, ctx)?)));
     }
     Ok(Opened::Bytes(bytes))
+}
+
+/// What the jobs that read a glTF file rewrite or repair, and so read through: the joints
+/// and weights accessors' formats and alignment (reduce and remap write new ones; fix
+/// repairs them) and an inverse bind matrix's fourth row (fix snaps it).
+/// A JSON text with a byte order mark (`GLTF_JSON` once loaded) is read through too:
+/// every writer leaves the mark out.
+const READ_THROUGH: &[dashvertex_validate::Code] = {
+    use dashvertex_validate::Code as C;
+    &[
+        C::GLTF_JSON,
+        C::GLTF_JOINTS_FORMAT,
+        C::GLTF_WEIGHTS_FORMAT,
+        C::GLTF_ACCESSOR_ALIGNMENT,
+        C::GLTF_IBM_ROW,
+    ]
+};
+
+/// Refuses a glTF input whose document the validator finds broken (its buffers, buffer
+/// views, accessors, hierarchy, skins, animations: `dashvertex_validate::check_document`),
+/// so that no job reads garbage from it: the first error with its code, the official
+/// validator's code, where it is and what to do; the influences of each vertex are the
+/// jobs' own business (reduce and fix repair them).
+pub fn check_gltf(path: &Path, gltf: &Gltf, ctx: &Context) -> Result<(), AppError> {
+    use dashvertex_validate::{Code, Level, Severity};
+    let refused = |code: &Code| code.severity() == Severity::Error && !READ_THROUGH.contains(code);
+    // Only the refused errors are reported, and only the first is located (locating is
+    // the costly part of a finding); the others are counted.
+    let opts = dashvertex_validate::Options {
+        limits: ctx.limits,
+        profile: Some(dashvertex_validate::Profile::Gltf),
+        max_diagnostics: 1,
+        levels: Code::ALL
+            .iter()
+            .filter(|c| !refused(c))
+            .map(|&c| (c, Level::Allow))
+            .collect(),
+        ..dashvertex_validate::Options::default()
+    };
+    let (counts, found) = dashvertex_validate::check_document(gltf, &opts);
+    let errors: u64 = counts
+        .iter()
+        .filter(|(c, _)| refused(c))
+        .map(|(_, n)| n)
+        .sum();
+    let Some(first) = found
+        .iter()
+        .find(|d| d.severity == Severity::Error && refused(&d.code))
+    else {
+        return Ok(());
+    };
+    let khronos: Vec<&str> = first.code.khronos().collect();
+    let khronos = if khronos.is_empty() {
+        String::new()
+    } else {
+        format!(" [Khronos {}]", khronos.join(", "))
+    };
+    let help = first
+        .help
+        .as_deref()
+        .map_or(String::new(), |h| format!("; {h}"));
+    Err(AppError::Input {
+        file: path.display().to_string(),
+        message: format!(
+            "{}{khronos} at {}: {}{help}. Nothing written: the file has {errors} such error(s) \
+             that make its data unreliable to read; `{} {}` lists them all, and the tool that \
+             wrote the file must write it again",
+            first.code.as_str(),
+            first.location,
+            first.message,
+            ctx.job(Job::Validate),
+            path.display()
+        ),
+    })
 }
 
 /// Loads glTF bytes read from `path` (told from their content), with its external
@@ -235,7 +308,9 @@ pub fn load_gltf_bytes(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Glt
             dashvertex_gltf::FsResolver::for_file(path, ctx.resource_dirs, limits.max_input_bytes)?;
         dashvertex_gltf::load_owned(bytes, &resolver, limits)
     };
-    loaded.map_err(|e| input_error(path, e))
+    let gltf = loaded.map_err(|e| input_error(path, e))?;
+    check_gltf(path, &gltf, ctx)?;
+    Ok(gltf)
 }
 
 impl Source {

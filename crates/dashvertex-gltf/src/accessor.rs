@@ -146,6 +146,60 @@ impl AccessorData<'_> {
         out
     }
 
+    /// Calls `f` with each element from `from` on and its first four components (as
+    /// [`AccessorData::get4`] gives them), in order, until `f` returns `false`. The
+    /// component type and layout are decided once, not per element: for checks that walk
+    /// a whole accessor (bounds, non-finite values, index ranges).
+    pub fn for_each4(&self, from: usize, mut f: impl FnMut(usize, [f64; 4]) -> bool) {
+        let plain = self.sparse.is_empty() && self.rows == self.components;
+        let (Some(bytes), true, Ok(stride)) = (self.bytes, plain, usize::try_from(self.stride))
+        else {
+            for i in from..self.count {
+                if !f(i, self.get4(i)) {
+                    return;
+                }
+            }
+            return;
+        };
+        let n = self.components.min(4);
+        macro_rules! walk {
+            ($t:ty) => {{
+                const N: usize = std::mem::size_of::<$t>();
+                for i in from..self.count {
+                    let mut out = [0.0; 4];
+                    if let Some(e) = i
+                        .checked_mul(stride)
+                        .and_then(|at| bytes.get(at..at.checked_add(n * N)?))
+                    {
+                        for (o, c) in out.iter_mut().zip(e.chunks_exact(N)) {
+                            *o = f64::from(<$t>::from_le_bytes(
+                                <[u8; N]>::try_from(c).unwrap_or([0; N]),
+                            ));
+                        }
+                    }
+                    if !f(i, out) {
+                        return;
+                    }
+                }
+            }};
+        }
+        match self.component_type {
+            component::I8 => walk!(i8),
+            component::U8 => walk!(u8),
+            component::I16 => walk!(i16),
+            component::U16 => walk!(u16),
+            component::U32 => walk!(u32),
+            component::F32 => walk!(f32),
+            _ => {
+                for i in from..self.count {
+                    if !f(i, self.get4(i)) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
     /// Byte offset in its buffer of component `c` of element `i`.
     pub fn offset_of(&self, i: usize, c: usize) -> Option<u64> {
         let size = size_of(self.component_type)?;
@@ -526,6 +580,33 @@ mod oracle {
                 if x.to_bits() != want.to_bits() && !(x.is_nan() && want.is_nan()) {
                     return Err(format!("accessor {index} get4[{i}][{c}]: {x} vs {want}"));
                 }
+            }
+        }
+        // for_each4 gives every element get4 gives, in order, from any start.
+        for from in [0, view.count / 2] {
+            let mut next = from;
+            let mut wrong = None;
+            view.for_each4(from, |i, four| {
+                let same = i == next
+                    && four
+                        .iter()
+                        .zip(view.get4(i))
+                        .all(|(a, b)| a.to_bits() == b.to_bits());
+                if !same {
+                    wrong = Some(i);
+                }
+                next += 1;
+                same
+            });
+            if let Some(i) = wrong {
+                return Err(format!(
+                    "accessor {index} for_each4 from {from}: element {i}"
+                ));
+            }
+            if next != view.count.max(from) {
+                return Err(format!(
+                    "accessor {index} for_each4 from {from}: stopped at {next}"
+                ));
             }
         }
         Ok(())

@@ -31,6 +31,7 @@ pub use codes::{Code, Severity};
 pub use dashvertex_formats::Format;
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
+pub use inputs::gltf::check_document;
 pub use options::{JointOrder, Level, Options, ProgressFn};
 pub use report::{Counts, FileReport, GLTF_NOT_CHECKED, Report, Summary, schema};
 

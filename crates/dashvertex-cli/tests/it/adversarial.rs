@@ -325,7 +325,9 @@ fn per_bone_tree(depth: usize, bones: usize) -> String {
         "accessors": accessors,
         "bufferViews": [
             {"buffer": 0, "byteOffset": 0, "byteLength": 12},
-            {"buffer": 0, "byteOffset": 12, "byteLength": 4}
+            // Every bone's attribute reads this one weight: a stride makes the sharing
+            // valid (MESH_PRIMITIVE_ACCESSOR_WITHOUT_BYTESTRIDE).
+            {"buffer": 0, "byteOffset": 12, "byteLength": 4, "byteStride": 4}
         ],
         "buffers": [{"byteLength": 16, "uri": format!("data:application/octet-stream;base64,{}",
             base64::engine::general_purpose::STANDARD.encode(&bin))}],

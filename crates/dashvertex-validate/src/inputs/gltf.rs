@@ -104,43 +104,7 @@ pub fn validate_keeping(
     let doc = Doc {
         locator: Locator::new(&gltf.text),
     };
-    if gltf.byte_order_mark {
-        let code = Code::GLTF_JSON;
-        sink.push(code, || {
-            Diagnostic::new(
-                code,
-                "the JSON starts with a UTF-8 byte order mark (bytes EF BB BF); glTF JSON has none"
-                    .to_owned(),
-                Location {
-                    offset: Some(gltf.json_offset),
-                    line: Some(1),
-                    column: Some(1),
-                    ..Location::default()
-                },
-            )
-        });
-    }
-    checks::buffers::check_all(&gltf, &doc, sink);
-    ranges_and_budget(&gltf, &doc, sink);
-    let broken = hierarchy::structure(&gltf, &doc, sink);
-    checks::required::check_all(&gltf.value, &doc, sink);
-    checks::references::check_all(&gltf.value, &doc, sink);
-    checks::nodes::check_all(&gltf.value, &doc, sink);
-    checks::animations::check_all(&gltf, &doc, opts, sink);
-    checks::bounds::check_all(&gltf, &doc, opts, sink);
-    checks::buffer_views::check_all(&gltf.value, &doc, sink);
-    checks::primitives::check_all(&gltf, &doc, opts, sink);
-    checks::accessors::check_all(&gltf.value, &doc, sink);
-    checks::attributes::check_all(&gltf.value, &doc, sink);
-    checks::morph::check_all(&gltf.value, &doc, sink);
-    checks::extensions::check_all(&gltf.value, &doc, sink);
-    checks::vertex_views::check_all(&gltf.value, &doc, sink);
-    checks::texcoords::check_all(&gltf.value, &doc, sink);
-    checks::colors::check_all(&gltf, &doc, opts, sink);
-    let tainted = hierarchy::below_broken(&skinning::parents(&gltf.root), &broken);
-    skins::skins(&gltf, &doc, &tainted, opts, sink);
-    skins::skin_scenes(&gltf, &doc, &tainted, sink);
-    accessor_usage(&gltf, &doc, sink);
+    structure(&gltf, &doc, opts, sink);
     for (s, skin) in gltf.root.skins.iter().enumerate() {
         let ptr = format!("/skins/{s}/joints");
         crate::influences::target_joints(
@@ -164,10 +128,83 @@ pub fn validate_keeping(
     for p in &prims {
         primitive::primitive(&gltf, &doc, p, &users, &barred, profile, opts, sink);
     }
-    crate::inputs::gltf_floats::positions(&gltf, &doc, &prims, opts, sink);
-    crate::inputs::gltf_floats::animations(&gltf, &doc, opts, sink);
+    floats(&gltf, &doc, &prims, opts, sink);
     drop(doc);
     (profile, gltf.into_input())
+}
+
+/// The document's own checks, in report order: its framing and JSON, buffers, structure
+/// and node forest, the schema-level rules, animations, bounds, and the skins.
+fn structure(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
+    if gltf.byte_order_mark {
+        let code = Code::GLTF_JSON;
+        sink.push(code, || {
+            Diagnostic::new(
+                code,
+                "the JSON starts with a UTF-8 byte order mark (bytes EF BB BF); glTF JSON has none"
+                    .to_owned(),
+                Location {
+                    offset: Some(gltf.json_offset),
+                    line: Some(1),
+                    column: Some(1),
+                    ..Location::default()
+                },
+            )
+        });
+    }
+    checks::buffers::check_all(gltf, doc, sink);
+    ranges_and_budget(gltf, doc, sink);
+    let broken = hierarchy::structure(gltf, doc, sink);
+    checks::required::check_all(&gltf.value, doc, sink);
+    checks::references::check_all(&gltf.value, doc, sink);
+    checks::nodes::check_all(&gltf.value, doc, sink);
+    checks::animations::check_all(gltf, doc, opts, sink);
+    checks::bounds::check_all(gltf, doc, opts, sink);
+    checks::buffer_views::check_all(&gltf.value, doc, sink);
+    checks::primitives::check_all(gltf, doc, opts, sink);
+    checks::accessors::check_all(&gltf.value, doc, sink);
+    checks::attributes::check_all(&gltf.value, doc, sink);
+    checks::morph::check_all(&gltf.value, doc, sink);
+    checks::extensions::check_all(&gltf.value, doc, sink);
+    checks::vertex_views::check_all(&gltf.value, doc, sink);
+    checks::texcoords::check_all(&gltf.value, doc, sink);
+    checks::colors::check_all(gltf, doc, opts, sink);
+    let tainted = hierarchy::below_broken(&skinning::parents(&gltf.root), &broken);
+    skins::skins(gltf, doc, &tainted, opts, sink);
+    skins::skin_scenes(gltf, doc, &tainted, sink);
+    accessor_usage(gltf, doc, sink);
+}
+
+/// Non-finite positions and animation values.
+fn floats(
+    gltf: &Gltf,
+    doc: &Doc,
+    prims: &[skinning::PrimitiveSets],
+    opts: &Options,
+    sink: &mut Sink,
+) {
+    crate::inputs::gltf_floats::positions(gltf, doc, prims, opts, sink);
+    crate::inputs::gltf_floats::animations(gltf, doc, opts, sink);
+}
+
+/// Every check of a document already loaded except those of the influences of each
+/// vertex and of an engine target: what a reader of the file's structure, buffers,
+/// hierarchy, skins and animations relies on. `dashvertex reduce`, `fix` and `remap` run
+/// it on their input before they read it (`spec/validation.md` §6). The findings in
+/// report order, at most `opts.max_diagnostics` of them kept, with the count of each code.
+pub fn check_document(
+    gltf: &Gltf,
+    opts: &Options,
+) -> (std::collections::BTreeMap<Code, u64>, Vec<Diagnostic>) {
+    let mut sink = Sink::for_options(opts);
+    let doc = Doc {
+        locator: Locator::new(&gltf.text),
+    };
+    structure(gltf, &doc, opts, &mut sink);
+    let prims = skinning::primitive_sets(&gltf.root);
+    skins::nodes(gltf, &doc, &prims, &mut sink);
+    floats(gltf, &doc, &prims, opts, &mut sink);
+    sink.into_parts()
 }
 
 /// `GLTF_BUFFER_VIEW_RANGE` for each buffer view outside its buffer, and

@@ -20,12 +20,25 @@ use crate::sink::Sink;
 /// The first non-finite component of `data` at or after element `from`: `(element,
 /// component, value)`.
 fn first_non_finite(data: &AccessorData<'_>, from: usize) -> Option<(usize, usize, f64)> {
-    (from..data.count).find_map(|i| {
-        (0..data.components).find_map(|c| {
-            let x = data.get(i, c);
-            (!x.is_finite()).then_some((i, c, x))
-        })
-    })
+    if data.components > 4 {
+        return (from..data.count).find_map(|i| {
+            (0..data.components).find_map(|c| {
+                let x = data.get(i, c);
+                (!x.is_finite()).then_some((i, c, x))
+            })
+        });
+    }
+    let n = data.components;
+    let mut found = None;
+    data.for_each4(from, |i, e| {
+        found = e
+            .iter()
+            .take(n)
+            .enumerate()
+            .find_map(|(c, &x)| (!x.is_finite()).then_some((i, c, x)));
+        found.is_none()
+    });
+    found
 }
 
 /// An accessor that cannot be read, as `GLTF_ACCESSOR_DATA` at the place that reads it

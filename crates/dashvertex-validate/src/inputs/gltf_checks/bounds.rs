@@ -74,27 +74,64 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
             below: vec![0; n],
             above: vec![0; n],
         };
-        for e in 0..data.count {
-            for c in 0..n {
-                let v = data.get(e, c);
-                if v.is_nan() {
-                    continue; // non-finite values are their own finding
-                }
-                if let Some(l) = found.least.get_mut(c) {
-                    *l = l.min(v);
-                }
-                if let Some(g) = found.greatest.get_mut(c) {
-                    *g = g.max(v);
-                }
-                if lo.get(c).is_some_and(|&l| v < l)
-                    && let Some(b) = found.below.get_mut(c)
+        let mut take = |c: usize, v: f64| {
+            if v.is_nan() {
+                return; // non-finite values are their own finding
+            }
+            if let Some(l) = found.least.get_mut(c) {
+                *l = l.min(v);
+            }
+            if let Some(g) = found.greatest.get_mut(c) {
+                *g = g.max(v);
+            }
+            if lo.get(c).is_some_and(|&l| v < l)
+                && let Some(b) = found.below.get_mut(c)
+            {
+                *b += 1;
+            }
+            if hi.get(c).is_some_and(|&h| v > h)
+                && let Some(b) = found.above.get_mut(c)
+            {
+                *b += 1;
+            }
+        };
+        if n <= 4 {
+            // Fixed lanes, the bounds absent as ±infinity (nothing lies outside them).
+            let lane = |v: &[f64], d: f64| -> [f64; 4] {
+                std::array::from_fn(|c| v.get(c).copied().unwrap_or(d))
+            };
+            let (l4, h4) = (lane(&lo, f64::NEG_INFINITY), lane(&hi, f64::INFINITY));
+            let (mut least, mut greatest) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
+            let (mut below, mut above) = ([0u64; 4], [0u64; 4]);
+            data.for_each4(0, |_, e| {
+                let lanes = least.iter_mut().zip(greatest.iter_mut());
+                let counts = below.iter_mut().zip(above.iter_mut());
+                let bounds = l4.iter().zip(h4.iter());
+                for (((&v, (l, g)), (b, a)), (&lo, &hi)) in
+                    e.iter().zip(lanes).zip(counts).zip(bounds)
                 {
-                    *b += 1;
+                    // NaN compares false everywhere: non-finite values are their own finding
+                    if v < *l {
+                        *l = v;
+                    }
+                    if v > *g {
+                        *g = v;
+                    }
+                    *b += u64::from(v < lo);
+                    *a += u64::from(v > hi);
                 }
-                if hi.get(c).is_some_and(|&h| v > h)
-                    && let Some(b) = found.above.get_mut(c)
-                {
-                    *b += 1;
+                true
+            });
+            let first = |x: &[f64; 4]| x.iter().take(n).copied().collect::<Vec<f64>>();
+            let first_u = |x: &[u64; 4]| x.iter().take(n).copied().collect::<Vec<u64>>();
+            found.least = first(&least);
+            found.greatest = first(&greatest);
+            found.below = first_u(&below);
+            found.above = first_u(&above);
+        } else {
+            for e in 0..data.count {
+                for c in 0..n {
+                    take(c, data.get(e, c));
                 }
             }
         }

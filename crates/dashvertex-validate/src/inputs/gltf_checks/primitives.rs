@@ -208,9 +208,9 @@ fn indices(
     let Ok(data) = accessor::read(gltf, index, &opts.limits) else {
         return;
     };
-    for k in 0..data.count {
+    data.for_each4(0, |k, e| {
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let v = data.get(k, 0) as u64;
+        let v = e[0] as u64;
         if v == restart {
             push_as(
                 doc,
@@ -234,5 +234,6 @@ fn indices(
                 || format!("index {k} is {v}; the primitive has {n} vertices"),
             );
         }
-    }
+        true
+    });
 }

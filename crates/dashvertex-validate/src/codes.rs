@@ -259,6 +259,10 @@ codes! {
     GLTF_TEXCOORD_MISSING = Error, "validation.md §6", "MESH_PRIMITIVE_TOO_FEW_TEXCOORDS", "give the primitive that TEXCOORD_n, or bind the texture to a set it has";
     /// A FLOAT COLOR_n accessor holds a component below 0 or above 1.
     GLTF_COLOR_RANGE = Error, "validation.md §6", "ACCESSOR_NON_CLAMPED", "clamp the colors to 0…1";
+    /// A FLOAT NORMAL, or the xyz of a FLOAT TANGENT, is not of unit length.
+    GLTF_ATTRIBUTE_NON_UNIT = Error, "validation.md §6", "ACCESSOR_VECTOR3_NON_UNIT", "normalize the vectors (Blender: recalculate normals before export)";
+    /// A FLOAT TANGENT's w (the bitangent's handedness) is not 1 or -1.
+    GLTF_TANGENT_SIGN = Error, "validation.md §6", "ACCESSOR_INVALID_SIGN", "write w as 1 or -1";
     /// A node's rotation is not a unit quaternion.
     GLTF_NODE_ROTATION = Error, "validation.md §6", "ROTATION_NON_UNIT", "normalize the quaternion";
     /// A node has a matrix and also translation, rotation or scale.
@@ -323,6 +327,9 @@ codes! {
     GLTF_IBM_NON_FINITE = Error, "validation.md §6", "ACCESSOR_INVALID_FLOAT", "";
     /// An animation sampler's input or output accessor (FLOAT) holds NaN or an infinity.
     GLTF_ANIMATION_NON_FINITE = Error, "validation.md §6", "ACCESSOR_INVALID_FLOAT", "write finite keyframe times and values; dash measures no loss on such an animation";
+    /// A FLOAT accessor no other rule reads (NORMAL, TEXCOORD_n, an unskinned POSITION,
+    /// one nothing uses) holds NaN or an infinity.
+    GLTF_ACCESSOR_NON_FINITE = Error, "validation.md §6", "ACCESSOR_INVALID_FLOAT", "write finite values";
     /// An inverse bind matrix is singular (cannot be inverted).
     GLTF_IBM_SINGULAR = Warning, "validation.md §6", "", "a singular matrix collapses the joint's vertices";
 }

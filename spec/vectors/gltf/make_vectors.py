@@ -495,3 +495,26 @@ write("color-out-of-range.gltf", skinned(OKJ, OKW, tweak=color_above_one))
 def mesh_wrong_types(doc, a):
     doc["meshes"].append({"primitives": [{"attributes": {"POSITION": 0}, "targets": {}}, []]})
 write("mesh-member-types.gltf", skinned(OKJ, OKW, tweak=mesh_wrong_types))
+# Vertex data in a buffer of its own, as COLOR_0 above: a NORMAL with one vector (1, 1, 1)
+# (ACCESSOR_VECTOR3_NON_UNIT), a TANGENT with w = 0 (ACCESSOR_INVALID_SIGN), and a FLOAT
+# accessor nothing uses that holds -inf, NaN and inf (ACCESSOR_INVALID_FLOAT).
+def own_buffer(doc, data, count, kind):
+    doc["buffers"].append({"byteLength": len(data), "uri": "data:application/octet-stream;base64," + base64.b64encode(data).decode()})
+    doc["bufferViews"].append({"buffer": len(doc["buffers"]) - 1, "byteLength": len(data)})
+    doc["accessors"].append({"componentType": 5126, "count": count, "type": kind, "bufferView": len(doc["bufferViews"]) - 1})
+    return len(doc["accessors"]) - 1
+def normal_not_unit(doc, a):
+    attrs = doc["meshes"][0]["primitives"][0]["attributes"]
+    attrs["NORMAL"] = own_buffer(doc, f32(0, 0, 1, 0, 1, 0, 1, 1, 1), 3, "VEC3")
+    doc["bufferViews"][-1]["target"] = 34962
+write("normal-non-unit.gltf", skinned(OKJ, OKW, tweak=normal_not_unit))
+def tangent_without_sign(doc, a):
+    attrs = doc["meshes"][0]["primitives"][0]["attributes"]
+    attrs["NORMAL"] = own_buffer(doc, f32(0, 0, 1, 0, 0, 1, 0, 0, 1), 3, "VEC3")
+    doc["bufferViews"][-1]["target"] = 34962
+    attrs["TANGENT"] = own_buffer(doc, f32(1, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, -1), 3, "VEC4")
+    doc["bufferViews"][-1]["target"] = 34962
+write("tangent-sign.gltf", skinned(OKJ, OKW, tweak=tangent_without_sign))
+def unused_non_finite(doc, a):
+    own_buffer(doc, f32(-math.inf, math.nan, math.inf, 1), 4, "SCALAR")
+write("accessor-non-finite.gltf", skinned(OKJ, OKW, tweak=unused_non_finite))

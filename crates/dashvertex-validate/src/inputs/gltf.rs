@@ -175,7 +175,7 @@ fn structure(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
     accessor_usage(gltf, doc, sink);
 }
 
-/// Non-finite positions and animation values.
+/// Non-finite values in every FLOAT accessor; NORMAL and TANGENT lengths and signs.
 fn floats(
     gltf: &Gltf,
     doc: &Doc,
@@ -183,8 +183,12 @@ fn floats(
     opts: &Options,
     sink: &mut Sink,
 ) {
-    crate::inputs::gltf_floats::positions(gltf, doc, prims, opts, sink);
-    crate::inputs::gltf_floats::animations(gltf, doc, opts, sink);
+    let mut checked = crate::inputs::gltf_floats::positions(gltf, doc, prims, opts, sink);
+    checked.extend(crate::inputs::gltf_floats::animations(
+        gltf, doc, opts, sink,
+    ));
+    crate::inputs::gltf_floats::others(gltf, doc, &checked, opts, sink);
+    checks::unit_vectors::check_all(gltf, doc, opts, sink);
 }
 
 /// Every check of a document already loaded except those of the influences of each

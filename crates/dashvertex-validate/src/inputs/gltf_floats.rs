@@ -10,6 +10,7 @@ use dashvertex_gltf::document::component;
 use dashvertex_gltf::skinning::PrimitiveSets;
 use dashvertex_gltf::{AccessorError, Gltf};
 use serde_json::Value;
+use std::collections::HashSet;
 
 use crate::codes::Code;
 use crate::diagnostic::Location;
@@ -60,8 +61,8 @@ pub(crate) fn positions(
     prims: &[PrimitiveSets],
     opts: &Options,
     sink: &mut Sink,
-) {
-    let mut seen = std::collections::HashSet::new();
+) -> HashSet<u64> {
+    let mut seen = HashSet::new();
     for p in prims {
         let Some(index) = p
             .attributes
@@ -99,16 +100,17 @@ pub(crate) fn positions(
             from = v + 1;
         }
     }
+    seen
 }
 
 /// `GLTF_ANIMATION_NON_FINITE` once for each FLOAT accessor an animation sampler reads
 /// (its input times, its output values) that holds a NaN or an infinity, at the first
 /// sampler that reads it, naming the first such value and how many there are.
-pub(crate) fn animations(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
+pub(crate) fn animations(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) -> HashSet<u64> {
+    let mut seen = HashSet::new();
     let Some(list) = gltf.value.get("animations").and_then(Value::as_array) else {
-        return;
+        return seen;
     };
-    let mut seen = std::collections::HashSet::new();
     for (a, anim) in list.iter().enumerate() {
         let samplers = anim.get("samplers").and_then(Value::as_array);
         for (s, sampler) in samplers.into_iter().flatten().enumerate() {
@@ -156,5 +158,82 @@ pub(crate) fn animations(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink
                 );
             }
         }
+    }
+    seen
+}
+
+/// `GLTF_ACCESSOR_NON_FINITE` once for every other FLOAT accessor holding a NaN or an
+/// infinity, at `/accessors/i`, naming the first such value and how many there are:
+/// NORMAL, TEXCOORD_n, the POSITION of unskinned meshes, morph targets and accessors
+/// nothing uses. `checked` are the accessors read by the checks above, the weights and the
+/// inverse bind matrices, which report their own findings.
+pub(crate) fn others(
+    gltf: &Gltf,
+    doc: &Doc,
+    checked: &HashSet<u64>,
+    opts: &Options,
+    sink: &mut Sink,
+) {
+    let mut own: HashSet<u64> = gltf
+        .root
+        .skins
+        .iter()
+        .filter_map(|s| s.inverse_bind_matrices)
+        .collect();
+    for mesh in &gltf.root.meshes {
+        for prim in &mesh.primitives {
+            own.extend(
+                prim.attributes
+                    .iter()
+                    .filter(|(name, _)| name.starts_with("WEIGHTS_"))
+                    .filter_map(|(_, a)| a.as_u64()),
+            );
+        }
+    }
+    for (i, a) in gltf.root.accessors.iter().enumerate() {
+        let index = i as u64;
+        if a.component_type != component::F32
+            || (a.buffer_view.is_none() && a.sparse.is_none())
+            || checked.contains(&index)
+            || own.contains(&index)
+        {
+            continue;
+        }
+        // Unreadable accessors are reported where they are used.
+        let Ok(data) = accessor::read(gltf, index, &opts.limits) else {
+            continue;
+        };
+        let Some((e, c, x)) = first_non_finite(&data, 0) else {
+            continue;
+        };
+        let mut more = 0usize;
+        let n = data.components;
+        if n <= 4 {
+            data.for_each4(e, |_, v| {
+                more += v.iter().take(n).filter(|x| !x.is_finite()).count();
+                true
+            });
+        } else {
+            more = (e..data.count)
+                .flat_map(|k| (0..n).map(move |c| (k, c)))
+                .filter(|&(k, c)| !data.get(k, c).is_finite())
+                .count();
+        }
+        let ptr = format!("/accessors/{i}");
+        sink.report(
+            Code::GLTF_ACCESSOR_NON_FINITE,
+            || Location {
+                offset: data.offset_of(e, c),
+                ..doc.at(&ptr)
+            },
+            || {
+                let rest = if more > 1 {
+                    format!(" ({more} non-finite values in all)")
+                } else {
+                    String::new()
+                };
+                format!("accessor {i}: element {e} component {c} is {x}{rest}")
+            },
+        );
     }
 }

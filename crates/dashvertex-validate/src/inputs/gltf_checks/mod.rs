@@ -16,6 +16,7 @@ pub(crate) mod primitives;
 pub(crate) mod references;
 pub(crate) mod required;
 pub(crate) mod texcoords;
+pub(crate) mod unit_vectors;
 pub(crate) mod vertex_views;
 
 use serde_json::Value;

@@ -121,8 +121,10 @@ function placeholderBones(skinIndex) {
  * no skinning; weights that need not sum to 1). A vertex without positive weight is bound
  * to the root bone with weight 1 (it stays where the file puts it and moves with the
  * root); other weights are divided by their sum for display. Returns what was changed.
+ * Exported for other front ends on the same rule (the skin inspector in `web/` draws glTF
+ * primitives with it).
  */
-function displayWeights(skinIndex, skinWeight, root) {
+export function displayWeights(skinIndex, skinWeight, root) {
   const unweighted = { vertices: 0, first: -1 };
   const normalized = { vertices: 0, first: -1 };
   const count = (c, v) => {

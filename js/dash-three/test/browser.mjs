@@ -31,6 +31,9 @@ const reduced = opt('--reduced').map((s) => s.split('='));
 const reports = opt('--report').map((s) => s.split('='));
 const shots = resolve(opt('--shots')[0] ?? join(repo, 'target/web-test'));
 const bench = opt('--bench')[0];
+// --inspector DASH-VALIDATE: also the skin inspector's test (web/test/inspector.mjs), in the
+// same browser, with expected reports from that dash-validate binary.
+const inspectorBin = opt('--inspector')[0];
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 let passed = 0;
@@ -41,9 +44,9 @@ function check(ok, what, detail = '') {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? `: ${detail}` : ''}`);
 }
 
-/** Starts examples/web/serve.mjs on a free port; resolves to its base URL. */
-function serve() {
-  const child = spawn(process.execPath, [join(repo, 'examples/web/serve.mjs'), '0'], {
+/** Starts a static server (`examples/web/serve.mjs` by default) on a free port; resolves to its base URL. */
+function serve(script = 'examples/web/serve.mjs') {
+  const child = spawn(process.execPath, [join(repo, script), '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((res, rej) => {
@@ -308,6 +311,7 @@ async function runBench(browser, base, file) {
 }
 
 const { child, url } = await serve();
+const servers = [child];
 let browser;
 try {
   browser = await puppeteer.launch({
@@ -329,12 +333,20 @@ try {
     for (const [file, json] of reports) await testReport(browser, url, file, json);
     await testDisplay(browser, url);
     if (expected.length === 0) check(false, 'no --expected file given');
+    if (inspectorBin) {
+      const { makeCases, testInspector } = await import('../../../web/test/inspector.mjs');
+      const web = await serve('web/serve.mjs');
+      servers.push(web.child);
+      const t0 = Date.now();
+      await testInspector(browser, web.url, { cases: makeCases(repo, resolve(inspectorBin), shots), shots }, check);
+      console.log(`     inspector test: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
   }
 } catch (e) {
   check(false, 'browser run', e.stack ?? String(e));
 } finally {
   await browser?.close();
-  child.kill();
+  for (const c of servers) c.kill();
 }
 if (!bench) console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -1,0 +1,283 @@
+// The skin inspector's browser test, run by js/dash-three/test/browser.mjs in the same
+// Chromium (see tools/web-test.sh). For every case the files go through the page's file
+// input; then
+//   - the page's report text is byte-equal to `dash-validate --format json` of the same files;
+//   - values(mode) equal the numbers an independent reader (gltf-read.mjs) computes;
+//   - each colour mode and selecting a diagnostic change the picture;
+//   - no page errors.
+// Screenshots of each colour mode of the showcase case are saved; a generated
+// 100,000-vertex GLB is timed from the file input to "ready" and coloured.
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { expected, firstSkinned, load } from './gltf-read.mjs';
+
+const MODES = ['influences', 'bone', 'sum', 'dropped', 'diagnostics'];
+
+async function openPage(browser, base) {
+  const page = await browser.newPage();
+  const errors = [];
+  const warnings = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+    if (m.type() === 'warn' || m.type() === 'warning') warnings.push(m.text());
+  });
+  await page.setViewport({ width: 1100, height: 700 });
+  await page.goto(base, { waitUntil: 'load' });
+  await page.waitForFunction('window.dashInspector', { timeout: 30000 });
+  return { page, errors, warnings };
+}
+
+/** Uploads `files` through the file input; resolves to the page state ("ready"/"error") and ms taken. */
+async function upload(page, files) {
+  await page.evaluate(() => {
+    document.body.dataset.state = 'loading';
+    document.getElementById('files').value = ''; // the same file again still fires "change"
+  });
+  const input = await page.$('#files');
+  const t0 = Date.now();
+  await input.uploadFile(...files);
+  await page.waitForFunction("['ready', 'error'].includes(document.body.dataset.state)", { timeout: 60000 });
+  return { state: await page.evaluate(() => document.body.dataset.state), ms: Date.now() - t0 };
+}
+
+// NaN comes back from the page as null (JSON).
+const same = (x, y, tol) => ((x === null || Number.isNaN(x)) && Number.isNaN(y)) || Math.abs(x - y) <= tol;
+const close = (a, b, tol) => a.length === b.length && a.every((x, i) => same(x, b[i], tol));
+
+function firstDiff(a, b, tol) {
+  const i = a.findIndex((x, k) => !same(x, b[k], tol));
+  return i < 0 ? (a.length === b.length ? '' : `lengths ${a.length} vs ${b.length}`) : `vertex ${i}: ${a[i]} vs ${b[i]}`;
+}
+
+/** One case: `{ label, files, reportText, expectState, showcase }`. */
+async function testCase(browser, base, c, shots, check) {
+  const { page, errors } = await openPage(browser, base);
+  const { state } = await upload(page, c.files);
+  const status = await page.evaluate(() => document.getElementById('status').textContent);
+  check(state === c.expectState, `inspector ${c.label}: state ${c.expectState}`, `${state}: ${status}`);
+  const text = await page.evaluate(() => window.dashInspector.reportText);
+  check(text === c.reportText, `inspector ${c.label}: report byte-equal to dash-validate --format json`, text === c.reportText ? '' : `${(text ?? '').length} vs ${c.reportText.length} bytes\n${text}\n---\n${c.reportText}`);
+  if (state === 'ready') {
+    const doc = load(c.files);
+    const prim = firstSkinned(doc);
+    if (prim) {
+      const report = JSON.parse(c.reportText);
+      const bone = prim.jointNames.find((n) => expected.bone(prim, n).some((w) => w > 0 && w < 1)) ?? prim.jointNames[0];
+      const wants = {
+        influences: [expected.influences(prim), 0],
+        bone: [expected.bone(prim, bone), 1e-6, bone],
+        sum: [expected.sum(prim), 1e-6],
+        dropped: [expected.dropped(prim, 2), 1e-6, 2],
+        diagnostics: [expected.diagnostics(prim, report), 0],
+      };
+      for (const [mode, [want, tol, arg]] of Object.entries(wants)) {
+        const got = await page.evaluate((m, a) => window.dashInspector.values(m, a), mode, arg);
+        check(close(got, want, tol), `inspector ${c.label}: values("${mode}"${arg !== undefined ? `, ${JSON.stringify(arg)}` : ''}) equal an independent decoding`, firstDiff(got, want, tol));
+      }
+      // The picture: every mode draws, and the modes that hold different numbers differ.
+      const hashes = {};
+      for (const mode of MODES) {
+        const px = await page.evaluate((m, a) => {
+          window.dashInspector.colorBy(m, a);
+          return window.dashInspector.pixels();
+        }, mode, wants[mode][2]);
+        hashes[mode] = px.hash;
+        if (c.showcase) await page.screenshot({ path: join(shots, `inspector-${mode}.png`) });
+        // (A broken vector may skin to a degenerate triangle, drawn as the file means.)
+        if (!c.vector) check(px.drawn > 0.002 && px.colours > 4, `inspector ${c.label}: colour mode ${mode} draws`, `${(100 * px.drawn).toFixed(2)} % drawn, ${px.colours} colours`);
+      }
+      if (c.showcase) {
+        check(new Set(Object.values(hashes)).size === MODES.length, `inspector ${c.label}: each colour mode changes the picture`, JSON.stringify(hashes));
+      }
+      const diags = report.files[0].diagnostics;
+      const located = diags.findIndex((d) => d.location?.vertex !== undefined);
+      if (diags.length > 0) {
+        // A diagnostic naming a vertex is framed and marked: the picture changes. Any
+        // other is at least marked in the list.
+        const i = Math.max(0, located);
+        const before = await page.evaluate(() => window.dashInspector.pixels().hash);
+        const sel = await page.evaluate((i) => window.dashInspector.select(i), i);
+        const after = await page.evaluate(() => window.dashInspector.pixels().hash);
+        const marked = await page.evaluate((i) => document.querySelector(`#report li[data-index="${i}"]`)?.classList.contains('selected'), i);
+        check(marked && (located < 0 || (after !== before && sel.vertex === diags[i].location.vertex)), `inspector ${c.label}: selecting diagnostic ${i} (${sel.code}) marks it${located >= 0 ? ' and changes the picture' : ''}`, JSON.stringify(sel));
+        if (c.showcase) await page.screenshot({ path: join(shots, 'inspector-selected.png') });
+      }
+      if (c.showcase) {
+        const played = await page.evaluate(() => window.dashInspector.play(true));
+        check(played, `inspector ${c.label}: an animation plays`);
+      }
+    }
+  }
+  check(errors.length === 0, `inspector ${c.label}: no page errors`, errors.join(' | '));
+  await page.close();
+}
+
+/**
+ * A copy of a GLB whose first primitive's FLOAT WEIGHTS_0 are scaled by 0.6 on every 40th
+ * vertex (sums of 0.6: WEIGHT_SUM diagnostics to show and select).
+ */
+function breakWeights(glb) {
+  const out = Buffer.from(glb);
+  const jsonLength = out.readUInt32LE(12);
+  const json = JSON.parse(out.subarray(20, 20 + jsonLength).toString('utf8'));
+  const binStart = 20 + jsonLength + 8;
+  const prim = json.meshes[0].primitives[0];
+  const a = json.accessors[prim.attributes.WEIGHTS_0];
+  const view = json.bufferViews[a.bufferView];
+  const stride = view.byteStride ?? 16;
+  const start = binStart + (view.byteOffset ?? 0) + (a.byteOffset ?? 0);
+  if (a.componentType !== 5126) throw new Error('breakWeights: FLOAT weights expected');
+  for (let v = 0; v < a.count; v += 40) {
+    for (let k = 0; k < 4; k++) {
+      const o = start + v * stride + 4 * k;
+      out.writeFloatLE(out.readFloatLE(o) * 0.6, o);
+    }
+  }
+  return out;
+}
+
+/** A GLB of `n` vertices on a grid bent by two joints; a few vertices' weights sum to 0.9. */
+export function bigGlb(n) {
+  const cols = 400;
+  const rows = Math.ceil(n / cols);
+  const count = cols * rows;
+  const pos = new Float32Array(count * 3);
+  const joints = new Uint16Array(count * 4);
+  const weights = new Float32Array(count * 4);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const v = r * cols + c;
+      pos.set([c / cols - 0.5, r / rows, 0], 3 * v);
+      const t = r / rows;
+      joints.set([0, 1, 0, 0], 4 * v);
+      weights.set([1 - t, t, 0, 0], 4 * v);
+      if (v % 997 === 0) weights.set([0.45, 0.45, 0, 0], 4 * v);
+    }
+  }
+  const tris = [];
+  for (let r = 0; r + 1 < rows; r++) {
+    for (let c = 0; c + 1 < cols; c++) {
+      const a = r * cols + c;
+      tris.push(a, a + 1, a + cols, a + 1, a + cols + 1, a + cols);
+    }
+  }
+  const index = Uint32Array.from(tris);
+  const ibm = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.5, 0, 1]);
+  const parts = [pos, joints, weights, index, ibm].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  let offset = 0;
+  const views = parts.map((p, i) => {
+    const v = { buffer: 0, byteOffset: offset, byteLength: p.length, ...(i < 3 ? { target: 34962 } : i === 3 ? { target: 34963 } : {}) };
+    offset += p.length;
+    return v;
+  });
+  const json = {
+    asset: { version: '2.0', generator: 'dash web test' },
+    scene: 0,
+    scenes: [{ nodes: [0, 1] }],
+    nodes: [{ name: 'mesh', mesh: 0, skin: 0 }, { name: 'root', children: [2] }, { name: 'top', translation: [0, 0.5, 0] }],
+    skins: [{ joints: [1, 2], inverseBindMatrices: 4 }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 0, JOINTS_0: 1, WEIGHTS_0: 2 }, indices: 3 }] }],
+    buffers: [{ byteLength: offset }],
+    bufferViews: views,
+    accessors: [
+      { bufferView: 0, componentType: 5126, count, type: 'VEC3', min: [-0.5, 0, 0], max: [(cols - 1) / cols - 0.5, (rows - 1) / rows, 0] },
+      { bufferView: 1, componentType: 5123, count, type: 'VEC4' },
+      { bufferView: 2, componentType: 5126, count, type: 'VEC4' },
+      { bufferView: 3, componentType: 5125, count: index.length, type: 'SCALAR' },
+      { bufferView: 4, componentType: 5126, count: 2, type: 'MAT4' },
+    ],
+  };
+  const pad = (b, fill) => Buffer.concat([b, Buffer.alloc((4 - (b.length % 4)) % 4, fill)]);
+  const text = pad(Buffer.from(JSON.stringify(json)), 0x20);
+  const bin = pad(Buffer.concat(parts), 0);
+  const header = Buffer.alloc(12);
+  header.writeUInt32LE(0x46546c67, 0);
+  header.writeUInt32LE(2, 4);
+  header.writeUInt32LE(12 + 8 + text.length + 8 + bin.length, 8);
+  const chunk = (len, type) => {
+    const b = Buffer.alloc(8);
+    b.writeUInt32LE(len, 0);
+    b.writeUInt32LE(type, 4);
+    return b;
+  };
+  return { bytes: Buffer.concat([header, chunk(text.length, 0x4e4f534a), text, chunk(bin.length, 0x004e4942), bin]), count };
+}
+
+/** The 100k-vertex GLB through the file input: time to "ready" (validated, decoded, drawn, coloured), then recoloured. */
+async function timeBig(browser, base, path, count, check) {
+  const { page, errors } = await openPage(browser, base);
+  const runs = [];
+  for (let i = 0; i < 3; i++) {
+    const { state, ms } = await upload(page, [path]);
+    const t = await page.evaluate(() => window.dashInspector.timings);
+    runs.push({ state, ms, ...t });
+  }
+  const colour = await page.evaluate(() => {
+    const out = {};
+    for (const [m, a] of [['influences'], ['sum'], ['dropped', 4], ['diagnostics']]) {
+      const t0 = performance.now();
+      window.dashInspector.colorBy(m, a);
+      out[m] = performance.now() - t0;
+    }
+    return out;
+  });
+  const median = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[1];
+  console.log(
+    `     100k GLB (${count} vertices): file input to ready ${median("ms")} ms (in page: read ${median("read").toFixed(0)} ms, validate+decode ${median('validateDecode').toFixed(0)} ms, ` +
+      `build ${median('build').toFixed(0)} ms, colour+tree ${median('colourTree').toFixed(0)} ms, total ${median('total').toFixed(0)} ms); ` +
+      `recolour ${Object.entries(colour).map(([m, t]) => `${m} ${t.toFixed(0)} ms`).join(', ')} (median of 3)`,
+  );
+  console.log(`INSPECTOR_100K_READY_MS=${median('ms')} INSPECTOR_100K_PAGE_MS=${median('total').toFixed(0)}`);
+  check(runs.every((r) => r.state === 'ready'), 'inspector 100k GLB: shown', JSON.stringify(runs.map((r) => r.state)));
+  check(errors.length === 0, 'inspector 100k GLB: no page errors', errors.join(' | '));
+  await page.close();
+}
+
+/** Runs every case, then the timing. */
+export async function testInspector(browser, base, { cases, shots }, check) {
+  for (const c of cases) await testCase(browser, base, c, shots, check);
+  const big = bigGlb(100_000);
+  const path = join(shots, 'inspector-100k.glb');
+  writeFileSync(path, big.bytes);
+  await timeBig(browser, base, path, big.count, check);
+}
+
+/**
+ * The cases: corpus models and broken vectors (paths from the repository), each with the
+ * report `dash-validate --format json NAME` prints when run in the file's folder.
+ */
+export function makeCases(repo, validateBin, out) {
+  const c = 'fixtures/corpus/gltf';
+  const v = 'spec/vectors/gltf';
+  const broken = join(out, 'CesiumMan-broken.glb');
+  writeFileSync(broken, breakWeights(readFileSync(join(repo, c, 'khronos_samples/CesiumMan.glb'))));
+  const list = [
+    ['CesiumMan-broken.glb (every 40th vertex weighted 0.6)', [broken], 'ready', true],
+    ['CesiumMan.glb', [`${c}/khronos_samples/CesiumMan.glb`], 'ready'],
+    ['Fox.glb', [`${c}/khronos_samples/Fox.glb`], 'ready'],
+    ['RiggedFigure.glb', [`${c}/khronos_samples/RiggedFigure.glb`], 'ready'],
+    ['RiggedSimple.glb', [`${c}/khronos_samples/RiggedSimple.glb`], 'ready'],
+    ['SimpleSkin.gltf', [`${c}/bevy/SimpleSkin.gltf`], 'ready'],
+    ['03_skinned_cylinder (.gltf + .bin)', [`${c}/blenderio/03_skinned_cylinder/03_skinned_cylinder.gltf`, `${c}/blenderio/03_skinned_cylinder/03_skinned_cylinder.bin`], 'ready'],
+    ['Animation_Skin_01 (.gltf + .bin)', [`${c}/assetgen/Animation_Skin/Animation_Skin_01.gltf`, `${c}/assetgen/Animation_Skin/Animation_Skin_01.bin`], 'ready'],
+    ...['weights-non-normalized', 'weights-negative', 'weights-nan', 'weights-all-zero', 'joints-out-of-range', 'joints-duplicate', 'weights-unorm8-sum', 'multiset-duplicate-across-sets', 'node-cycle', 'set-mismatch'].map((n) => [
+      `${n}.gltf`,
+      [`${v}/${n}.gltf`],
+      'ready',
+      false,
+      true,
+    ]),
+    ['multiset-valid.glb', [`${v}/multiset-valid.glb`], 'ready', false, true],
+    ['json-syntax.gltf', [`${v}/json-syntax.gltf`], 'error', false, true],
+    ['glb-truncated.glb', [`${v}/glb-truncated.glb`], 'error', false, true],
+  ];
+  return list.map(([label, files, expectState, showcase, vector]) => {
+    const abs = files.map((f) => (isAbsolute(f) ? f : join(repo, f)));
+    const run = spawnSync(validateBin, ['--format', 'json', basename(abs[0])], { cwd: dirname(abs[0]), encoding: 'utf8' });
+    if (run.error) throw run.error;
+    return { label, files: abs, reportText: run.stdout, expectState, showcase: Boolean(showcase), vector: Boolean(vector) };
+  });
+}

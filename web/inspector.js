@@ -404,6 +404,12 @@ const api = {
   },
   colorBy,
   select,
+  /** Where vertex `i` of the first skinned primitive is drawn now (world space). */
+  vertexPosition(i) {
+    const p = primary();
+    if (!p) throw new Error('no skinned primitive');
+    return vertexWorld(p, i).toArray();
+  },
   render,
   pixels,
   play,

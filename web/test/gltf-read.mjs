@@ -86,7 +86,7 @@ export function firstSkinned(doc) {
       const skins = user.map((nd) => json.skins[nd.skin]).sort((a, b) => a.joints.length - b.joints.length);
       const joints = skins[0]?.joints ?? [];
       const jointNames = joints.map((n) => json.nodes[n]?.name ?? `node${n}`);
-      return { mesh: m, primitive: p, count: position.data.length, sets, jointNames, attributes: attrs };
+      return { mesh: m, primitive: p, count: position.data.length, positions: position.data, sets, jointNames, attributes: attrs };
     }
   }
   return null;

@@ -14,6 +14,8 @@ import { basename, dirname, isAbsolute, join } from 'node:path';
 import { expected, firstSkinned, load } from './gltf-read.mjs';
 
 const MODES = ['influences', 'bone', 'sum', 'dropped', 'diagnostics'];
+/** How the page's warning names each display change. */
+const WORDS = { unweighted: 'have no influence', normalized: 'do not sum to 1', reduced: 'more than four influences', outOfRange: 'joints their skin does not have' };
 
 async function openPage(browser, base) {
   const page = await browser.newPage();
@@ -54,7 +56,7 @@ function firstDiff(a, b, tol) {
 
 /** One case: `{ label, files, reportText, expectState, showcase }`. */
 async function testCase(browser, base, c, shots, check) {
-  const { page, errors } = await openPage(browser, base);
+  const { page, errors, warnings } = await openPage(browser, base);
   const { state } = await upload(page, c.files);
   const status = await page.evaluate(() => document.getElementById('status').textContent);
   check(state === c.expectState, `inspector ${c.label}: state ${c.expectState}`, `${state}: ${status}`);
@@ -76,6 +78,25 @@ async function testCase(browser, base, c, shots, check) {
       for (const [mode, [want, tol, arg]] of Object.entries(wants)) {
         const got = await page.evaluate((m, a) => window.dashInspector.values(m, a), mode, arg);
         check(close(got, want, tol), `inspector ${c.label}: values("${mode}"${arg !== undefined ? `, ${JSON.stringify(arg)}` : ''}) equal an independent decoding`, firstDiff(got, want, tol));
+      }
+      // Drawn as the file means (item 4 of issue 30, for glTF): each display change is
+      // counted and named in one console warning, and an unweighted vertex stays put.
+      const display = await page.evaluate(() => window.dashInspector.display);
+      const changed = ['unweighted', 'normalized', 'reduced', 'outOfRange'].filter((k) => display[k].vertices > 0);
+      const warned = warnings.filter((w) => w.includes('drawn as the file means'));
+      if (c.display) {
+        check(c.display.every((k) => changed.includes(k)), `inspector ${c.label}: display counts ${c.display.join(', ')}`, JSON.stringify(display));
+      }
+      check(
+        changed.length === 0 ? warned.length === 0 : warned.length === 1 && changed.every((k) => warned[0].includes(WORDS[k])),
+        `inspector ${c.label}: ${changed.length ? `one console warning names ${changed.join(', ')}` : 'no display warning'}`,
+        warned.join(' | '),
+      );
+      if (display.unweighted.vertices > 0) {
+        const v = display.unweighted.first;
+        const at = await page.evaluate((v) => window.dashInspector.vertexPosition(v), v);
+        const want = prim.positions[v];
+        check(Math.hypot(...at.map((x, i) => x - want[i])) < 1e-5, `inspector ${c.label}: unweighted vertex ${v} drawn at its position`, `${at} vs ${want}`);
       }
       // The picture: every mode draws, and the modes that hold different numbers differ.
       const hashes = {};
@@ -274,10 +295,11 @@ export function makeCases(repo, validateBin, out) {
     ['json-syntax.gltf', [`${v}/json-syntax.gltf`], 'error', false, true],
     ['glb-truncated.glb', [`${v}/glb-truncated.glb`], 'error', false, true],
   ];
+  const display = { 'weights-all-zero.gltf': ['unweighted'], 'weights-non-normalized.gltf': ['normalized'], 'joints-out-of-range.gltf': ['outOfRange'] };
   return list.map(([label, files, expectState, showcase, vector]) => {
     const abs = files.map((f) => (isAbsolute(f) ? f : join(repo, f)));
     const run = spawnSync(validateBin, ['--format', 'json', basename(abs[0])], { cwd: dirname(abs[0]), encoding: 'utf8' });
     if (run.error) throw run.error;
-    return { label, files: abs, reportText: run.stdout, expectState, showcase: Boolean(showcase), vector: Boolean(vector) };
+    return { label, files: abs, reportText: run.stdout, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label] };
   });
 }

@@ -19,13 +19,15 @@ import { displayWeights } from 'dash-three';
 export function parents(nodes, problems) {
   const n = nodes.length;
   const parent = new Int32Array(n).fill(-1);
+  let twoParents = 0;
   nodes.forEach((node, i) => {
     for (const c of node.children) {
       if (!(Number.isInteger(c) && c >= 0 && c < n) || c === i) continue;
       if (parent[c] === -1) parent[c] = i;
-      else if (parent[c] !== i) problems.push(`node ${c} has two parents (${parent[c]}, ${i}): kept under ${parent[c]}`);
+      else if (parent[c] !== i && twoParents++ === 0) problems.push(`node ${c} has two parents (${parent[c]}, ${i}): kept under ${parent[c]}`);
     }
   });
+  if (twoParents > 1) problems.push(`${twoParents - 1} more nodes with a second parent, kept under the first`);
   // 0: unseen, 1: on the chain being walked, 2: done (its chain reaches a root).
   const state = new Uint8Array(n);
   for (let start = 0; start < n; start++) {
@@ -43,6 +45,24 @@ export function parents(nodes, problems) {
     for (const c of chain) state[c] = 2;
   }
   return parent;
+}
+
+/** Each node's topmost ancestor (itself for a root), every chain walked once. */
+export function topmost(parent) {
+  const tops = new Int32Array(parent.length).fill(-1);
+  const path = [];
+  for (let i = 0; i < parent.length; i++) {
+    let v = i;
+    while (tops[v] < 0 && parent[v] >= 0) {
+      path.push(v);
+      v = parent[v];
+    }
+    const t = tops[v] >= 0 ? tops[v] : v;
+    tops[v] = t;
+    for (const p of path) tops[p] = t;
+    path.length = 0;
+  }
+  return tops;
 }
 
 function transform(obj, node) {
@@ -123,11 +143,8 @@ export function buildScene(wasm, scene) {
     if (p >= 0) objects[p].add(objects[i]);
   });
   const group = new THREE.Group();
-  const top = (i) => {
-    let v = i;
-    while (parent[v] >= 0) v = parent[v];
-    return v;
-  };
+  const tops = topmost(parent);
+  const top = (i) => tops[i];
   const roots = new Set(scene.roots.filter((r) => r >= 0 && r < objects.length).map(top));
   if (roots.size === 0) parent.forEach((p, i) => p < 0 && roots.add(i));
   // Joints outside the scene still move their meshes: their tops join the group too.

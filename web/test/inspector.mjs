@@ -55,8 +55,12 @@ function firstDiff(a, b, tol) {
 }
 
 /** One case: `{ label, files, reportText, expectState, showcase }`. */
-async function testCase(browser, base, c, shots, check) {
-  const { page, errors, warnings } = await openPage(browser, base);
+async function testCase(session, c, shots, check) {
+  const { page, errors, warnings } = session;
+  // One page for every case (files opened one after another, as a user would): the
+  // errors and warnings of this case only.
+  errors.length = 0;
+  warnings.length = 0;
   const { state } = await upload(page, c.files);
   const status = await page.evaluate(() => document.getElementById('status').textContent);
   check(state === c.expectState, `inspector ${c.label}: state ${c.expectState}`, `${state}: ${status}`);
@@ -133,7 +137,6 @@ async function testCase(browser, base, c, shots, check) {
     }
   }
   check(errors.length === 0, `inspector ${c.label}: no page errors`, errors.join(' | '));
-  await page.close();
 }
 
 /**
@@ -259,7 +262,9 @@ async function timeBig(browser, base, path, count, check) {
 
 /** Runs every case, then the timing. */
 export async function testInspector(browser, base, { cases, shots }, check) {
-  for (const c of cases) await testCase(browser, base, c, shots, check);
+  const session = await openPage(browser, base);
+  for (const c of cases) await testCase(session, c, shots, check);
+  await session.page.close();
   const big = bigGlb(100_000);
   const path = join(shots, 'inspector-100k.glb');
   writeFileSync(path, big.bytes);

@@ -4,7 +4,7 @@
 //
 // Script interface (`window.dashInspector`, see web/README.md): `report`, `values(mode,
 // arg)`, `colorBy(mode, arg)`, `select(i)`, `open(files)`, plus `display`, `timings`,
-// `render()` and `pixels()` for tests; `document.body.dataset.state` is "loading",
+// `reducedDigest(k)`, `render()` and `pixels()` for tests; `document.body.dataset.state` is "loading",
 // "ready" or "error".
 
 import * as THREE from 'three';
@@ -370,6 +370,31 @@ async function open(files) {
   }
 }
 
+/**
+ * The shown file reduced to `k` influences: the GLB bytes `dashvertex reduce IN -o
+ * OUT.glb --max-influences K` writes (validated before they are handed over).
+ */
+function reduced(k) {
+  if (!shown) throw new Error('no file shown');
+  return shown.wasm.reduceToGlb(k);
+}
+
+function download() {
+  const k = Number($('k').value);
+  try {
+    const bytes = reduced(k);
+    const stem = (shown.wasm.mainFile ?? 'model').replace(/\.(gltf|glb)$/i, '');
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([bytes], { type: 'model/gltf-binary' }));
+    a.download = `${stem}.k${k}.glb`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    $('status').textContent = `${a.download}: ${bytes.length} bytes, reduced to ${k} influences per vertex (as dashvertex reduce writes it)`;
+  } catch (e) {
+    $('status').textContent = `not reduced: ${e.message ?? e}`;
+  }
+}
+
 /** How many distinct colours the last frame has, a hash of it, and the share drawn. */
 function pixels() {
   render();
@@ -404,6 +429,12 @@ const api = {
   },
   colorBy,
   select,
+  /** SHA-256 (hex) and length of `reduced(k)`, for tests. */
+  async reducedDigest(k) {
+    const bytes = reduced(k);
+    const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+    return { length: bytes.length, sha256: Array.from(hash, (b) => b.toString(16).padStart(2, '0')).join('') };
+  },
   /** Where vertex `i` of the first skinned primitive is drawn now (world space). */
   vertexPosition(i) {
     const p = primary();
@@ -452,5 +483,6 @@ $('pose-reset').addEventListener('click', () => {
   for (const id of ['rx', 'ry', 'rz']) $(id).value = '0';
   pose();
 });
+$('download').addEventListener('click', () => shown && download());
 $('play').addEventListener('click', () => play(!action || action.paused));
 $('animations').addEventListener('change', () => play(false));

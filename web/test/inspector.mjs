@@ -9,6 +9,7 @@
 // 100,000-vertex GLB is timed from the file input to "ready" and coloured.
 
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { expected, firstSkinned, load } from './gltf-read.mjs';
@@ -129,6 +130,12 @@ async function testCase(session, c, shots, check) {
         const marked = await page.evaluate((i) => document.querySelector(`#report li[data-index="${i}"]`)?.classList.contains('selected'), i);
         check(marked && (located < 0 || (after !== before && sel.vertex === diags[i].location.vertex)), `inspector ${c.label}: selecting diagnostic ${i} (${sel.code}) marks it${located >= 0 ? ' and changes the picture' : ''}`, JSON.stringify(sel));
         if (c.showcase) await page.screenshot({ path: join(shots, 'inspector-selected.png') });
+      }
+      if (c.reduce) {
+        // The download: the bytes `dashvertex reduce IN -o OUT.glb --max-influences K` wrote.
+        const got = await page.evaluate((k) => window.dashInspector.reducedDigest(k).catch((e) => ({ refused: String(e.message ?? e) })), c.reduce.k);
+        if (c.reduce.refused) check(Boolean(got.refused), `inspector ${c.label}: reduce to ${c.reduce.k} refused, as the command refuses`, JSON.stringify(got));
+        else check(got.sha256 === c.reduce.sha256 && got.length === c.reduce.length, `inspector ${c.label}: reduced to ${c.reduce.k} in the page, the same bytes as dashvertex reduce`, `${JSON.stringify(got)} vs ${c.reduce.length} bytes ${c.reduce.sha256}`);
       }
       if (c.showcase) {
         const played = await page.evaluate(() => window.dashInspector.play(true));
@@ -300,11 +307,26 @@ export function makeCases(repo, validateBin, out) {
     ['json-syntax.gltf', [`${v}/json-syntax.gltf`], 'error', false, true],
     ['glb-truncated.glb', [`${v}/glb-truncated.glb`], 'error', false, true],
   ];
+  const reduceK = { 'CesiumMan-broken.glb (every 40th vertex weighted 0.6)': 2, 'CesiumMan.glb': 2, 'Fox.glb': 1, '03_skinned_cylinder (.gltf + .bin)': 1, 'multiset-valid.glb': 4, 'weights-all-zero.gltf': 2 };
+  const dashvertex = join(dirname(validateBin), 'dashvertex');
   const display = { 'weights-all-zero.gltf': ['unweighted'], 'weights-non-normalized.gltf': ['normalized'], 'joints-out-of-range.gltf': ['outOfRange'] };
   return list.map(([label, files, expectState, showcase, vector]) => {
     const abs = files.map((f) => (isAbsolute(f) ? f : join(repo, f)));
     const run = spawnSync(validateBin, ['--format', 'json', basename(abs[0])], { cwd: dirname(abs[0]), encoding: 'utf8' });
     if (run.error) throw run.error;
-    return { label, files: abs, reportText: run.stdout, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label] };
+    let reduce;
+    const k = reduceK[label];
+    if (k) {
+      const o = join(out, `reduced-${basename(abs[0])}.k${k}.glb`);
+      const r = spawnSync(dashvertex, ['reduce', abs[0], '-o', o, '--max-influences', String(k), '-q'], { encoding: 'utf8' });
+      if (r.error) throw r.error;
+      if (r.status === 0) {
+        const bytes = readFileSync(o);
+        reduce = { k, length: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      } else {
+        reduce = { k, refused: r.stderr };
+      }
+    }
+    return { label, files: abs, reportText: run.stdout, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label], reduce };
   });
 }

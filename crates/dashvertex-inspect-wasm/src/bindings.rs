@@ -20,6 +20,7 @@ pub struct Inspector {
     dropped: Dropped,
     report: Option<String>,
     scene: Option<Scene>,
+    gltf: Option<dashvertex_gltf::Gltf>,
     load_error: Option<String>,
 }
 
@@ -36,6 +37,7 @@ impl Inspector {
         self.dropped.files.push((name, bytes));
         self.report = None;
         self.scene = None;
+        self.gltf = None;
         self.load_error = None;
     }
 
@@ -47,6 +49,7 @@ impl Inspector {
         match self.dropped.load() {
             Some(Ok(gltf)) => {
                 self.scene = Some(scene::decode(&gltf));
+                self.gltf = Some(gltf);
                 true
             }
             Some(Err(e)) => {
@@ -162,6 +165,18 @@ impl Inspector {
     pub fn dropped(&self, p: usize, k: usize) -> Result<Float32Array, JsValue> {
         let d = crate::dropped::dropped(self.primitive(p)?, k).map_err(|e| error(e.to_string()))?;
         Ok(Float32Array::from(d.as_slice()))
+    }
+}
+
+#[wasm_bindgen]
+impl Inspector {
+    /// The opened document reduced to `k` influences per vertex: the GLB bytes
+    /// `dashvertex reduce IN -o OUT.glb --max-influences K` writes (or a `DashError`
+    /// saying why nothing can be written).
+    #[wasm_bindgen(js_name = reduceToGlb)]
+    pub fn reduce_to_glb(&self, k: usize) -> Result<Vec<u8>, JsValue> {
+        let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
+        crate::reduced::reduce_to_glb(gltf, k).map_err(|e| error(e.to_string()))
     }
 }
 

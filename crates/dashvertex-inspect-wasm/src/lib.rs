@@ -6,7 +6,9 @@
 //! - decoded for drawing: positions, indices, joints and weights of every set, skins,
 //!   the node hierarchy and animations, as typed arrays ([`scene`]);
 //! - previewed for reduction: the weight the dash reducer would drop per vertex at K
-//!   influences ([`dropped`]).
+//!   influences ([`dropped`]);
+//! - reduced: the GLB `dashvertex reduce -o OUT.glb --max-influences K` writes, checked
+//!   by the validator first ([`reduced`]).
 //!
 //! A module of its own beside `dashvertex-wasm`, so that the loader's decode + validate
 //! module keeps its size budget; this one has its own (`tools/web-build.sh`).
@@ -15,4 +17,5 @@
 pub mod bindings;
 pub mod dropped;
 pub mod files;
+pub mod reduced;
 pub mod scene;

@@ -100,3 +100,18 @@ fn a_missing_buffer_is_a_problem_not_a_failure() {
         assert!(s.data.is_empty() && !s.problems.is_empty());
     }
 }
+
+#[test]
+fn reduced_glb_is_valid_deterministic_and_refuses_what_the_command_refuses() {
+    let d = dropped(&["fixtures/corpus/gltf/khronos_samples/CesiumMan.glb"]);
+    let gltf = d.load().unwrap().unwrap();
+    let a = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2).unwrap();
+    let b = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2).unwrap();
+    assert_eq!(a, b);
+    let report = dashvertex_validate::validate_bytes("out.glb", &a, &Options::default());
+    assert_eq!(report.counts.errors, 0);
+    let zero = dropped(&["spec/vectors/gltf/weights-all-zero.gltf"]);
+    let gltf = zero.load().unwrap().unwrap();
+    let refused = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2).unwrap_err();
+    assert!(refused.0.contains("no influence"), "{refused}");
+}

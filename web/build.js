@@ -81,11 +81,30 @@ function transform(obj, node) {
  * counted in `outOfRange`.
  */
 function heaviestFour(sets, count, joints) {
+  const outOfRange = { vertices: 0, first: -1 };
+  if (sets.length === 1) {
+    // One set: at most four already, nothing to choose; only missing joints go.
+    const index = Uint32Array.from(sets[0].joints);
+    const weight = Float32Array.from(sets[0].weights);
+    let last = -1;
+    for (let i = 0; i < index.length; i++) {
+      if (weight[i] !== 0 && index[i] >= joints) {
+        const v = i >> 2;
+        if (v !== last) {
+          outOfRange.vertices++;
+          if (outOfRange.first < 0) outOfRange.first = v;
+          last = v;
+        }
+        index[i] = 0;
+        weight[i] = 0;
+      }
+    }
+    return { index, weight, reduced: { vertices: 0, first: -1 }, outOfRange };
+  }
   const index = new Uint32Array(count * 4);
   const weight = new Float32Array(count * 4);
   let reduced = 0;
   let first = -1;
-  const outOfRange = { vertices: 0, first: -1 };
   const pairs = [];
   for (let v = 0; v < count; v++) {
     pairs.length = 0;

@@ -138,8 +138,26 @@ async function testCase(session, c, shots, check) {
         else check(got.sha256 === c.reduce.sha256 && got.length === c.reduce.length, `inspector ${c.label}: reduced to ${c.reduce.k} in the page, the same bytes as dashvertex reduce`, `${JSON.stringify(got)} vs ${c.reduce.length} bytes ${c.reduce.sha256}`);
       }
       if (c.showcase) {
+        // Posing: pick the second joint in the tree, turn it about z by the slider.
+        const posed = await page.evaluate(async () => {
+          const ins = window.dashInspector;
+          const before = ins.pixels().hash;
+          const spans = document.querySelectorAll('#tree span.joint');
+          spans[Math.min(1, spans.length - 1)].click();
+          const rz = document.getElementById('rz');
+          rz.value = '60';
+          rz.dispatchEvent(new Event('input'));
+          const after = ins.pixels().hash;
+          return { before, after, bone: document.getElementById('pose-bone').textContent };
+        });
+        check(posed.before !== posed.after, `inspector ${c.label}: posing bone ${posed.bone} changes the picture`);
+        // Animation: the mixer moves the model.
+        const before = await page.evaluate(() => window.dashInspector.pixels().hash);
         const played = await page.evaluate(() => window.dashInspector.play(true));
-        check(played, `inspector ${c.label}: an animation plays`);
+        await new Promise((r) => setTimeout(r, 400));
+        const after = await page.evaluate(() => window.dashInspector.pixels().hash);
+        await page.evaluate(() => window.dashInspector.play(false));
+        check(played && after !== before, `inspector ${c.label}: an animation plays and moves the model`);
       }
     }
   }
@@ -267,10 +285,30 @@ async function timeBig(browser, base, path, count, check) {
   await page.close();
 }
 
+/** Drag and drop: a .gltf and its .bin dropped together, as File objects in a drop event. */
+async function testDrop(session, repo, check) {
+  const { page, errors } = session;
+  errors.length = 0;
+  const dir = join(repo, 'fixtures/corpus/gltf/blenderio/03_skinned_cylinder');
+  const files = ['03_skinned_cylinder.bin', '03_skinned_cylinder.gltf'].map((n) => [n, readFileSync(join(dir, n)).toString('base64')]);
+  const state = await page.evaluate(async (files) => {
+    document.body.dataset.state = 'loading';
+    const dt = new DataTransfer();
+    for (const [name, b64] of files) dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name));
+    document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    const t0 = performance.now();
+    while (!['ready', 'error'].includes(document.body.dataset.state) && performance.now() - t0 < 30000) await new Promise((r) => setTimeout(r, 20));
+    return { state: document.body.dataset.state, file: window.dashInspector.report?.files?.[0]?.file };
+  }, files);
+  check(state.state === 'ready' && state.file === '03_skinned_cylinder.gltf', 'inspector: a .bin and its .gltf dropped together are shown', JSON.stringify(state));
+  check(errors.length === 0, 'inspector drop: no page errors', errors.join(' | '));
+}
+
 /** Runs every case, then the timing. */
-export async function testInspector(browser, base, { cases, shots }, check) {
+export async function testInspector(browser, base, { cases, shots, repo }, check) {
   const session = await openPage(browser, base);
   for (const c of cases) await testCase(session, c, shots, check);
+  await testDrop(session, repo, check);
   await session.page.close();
   const big = bigGlb(100_000);
   const path = join(shots, 'inspector-100k.glb');

@@ -338,7 +338,7 @@ try {
       const web = await serve('web/serve.mjs');
       servers.push(web.child);
       const t0 = Date.now();
-      await testInspector(browser, web.url, { cases: makeCases(repo, resolve(inspectorBin), shots), shots }, check);
+      await testInspector(browser, web.url, { cases: makeCases(repo, resolve(inspectorBin), shots), shots, repo }, check);
       console.log(`     inspector test: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
   }

@@ -262,7 +262,7 @@ async function timeBig(browser, base, path, count, check) {
   for (let i = 0; i < 3; i++) {
     const { state, ms } = await upload(page, [path]);
     const t = await page.evaluate(() => window.dashInspector.timings);
-    runs.push({ state, ms, ...t });
+    runs.push({ state, ms, ...t, changeToReady: t.read + t.total });
   }
   const colour = await page.evaluate(() => {
     const out = {};
@@ -276,10 +276,10 @@ async function timeBig(browser, base, path, count, check) {
   const median = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[1];
   console.log(
     `     100k GLB (${count} vertices): file input to ready ${median("ms")} ms (in page: read ${median("read").toFixed(0)} ms, validate+decode ${median('validateDecode').toFixed(0)} ms, ` +
-      `build ${median('build').toFixed(0)} ms, colour+tree ${median('colourTree').toFixed(0)} ms, total ${median('total').toFixed(0)} ms); ` +
+      `build ${median('build').toFixed(0)} ms, colour+tree+frame ${median('colourTree').toFixed(0)} ms; change event to ready ${median('changeToReady').toFixed(0)} ms); ` +
       `recolour ${Object.entries(colour).map(([m, t]) => `${m} ${t.toFixed(0)} ms`).join(', ')} (median of 3)`,
   );
-  console.log(`INSPECTOR_100K_READY_MS=${median('ms')} INSPECTOR_100K_PAGE_MS=${median('total').toFixed(0)}`);
+  console.log(`INSPECTOR_100K_READY_MS=${median('ms')} INSPECTOR_100K_PAGE_MS=${median('changeToReady').toFixed(0)}`);
   check(runs.every((r) => r.state === 'ready'), 'inspector 100k GLB: shown', JSON.stringify(runs.map((r) => r.state)));
   check(errors.length === 0, 'inspector 100k GLB: no page errors', errors.join(' | '));
   await page.close();

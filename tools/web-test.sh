@@ -58,7 +58,7 @@ cargo build -q --bin dashvertex --bin dash-validate
 bin="${CARGO_TARGET_DIR:-target}/debug"
 "$bin/dashvertex" convert examples/rig.dmx "$out/rig.dmx.json"
 "$bin/dashvertex" convert examples/rig.json "$out/rig.json.json"
-"$bin/dashvertex" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit -q
+"$bin/dashvertex" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit --empty zero -q
 "$bin/dash-validate" --format json examples/rig.dmx >"$out/rig.report.json"
 
 note "the example page in $("$CHROMIUM" --version 2>/dev/null || echo chromium)"

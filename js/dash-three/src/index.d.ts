@@ -203,7 +203,7 @@ export function displayWeights(
   root: number,
 ): { unweighted: DisplayCount; normalized: DisplayCount };
 
-/** Four influences, weights summing to 1. */
+/** Four influences, weights summing to 1, vertices without influence kept empty. */
 export const THREE_REDUCTION: Readonly<ReduceOptions>;
 
 /** Validates a file: the `dash-validate --format json` report as an object. */

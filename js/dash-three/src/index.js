@@ -57,8 +57,12 @@ function bytesOf(data) {
   return new Uint8Array(data);
 }
 
-/** The reducer's settings for three.js: four influences, weights summing to 1. */
-export const THREE_REDUCTION = Object.freeze({ maxInfluences: 4, normalize: 'unit' });
+/**
+ * The reducer's settings for three.js: four influences, weights summing to 1. A vertex
+ * without influence stays empty (`empty: 'zero'`) rather than failing the whole file: it
+ * is then drawn as the file means (bound to the root, see `displayWeights`).
+ */
+export const THREE_REDUCTION = Object.freeze({ maxInfluences: 4, normalize: 'unit', empty: 'zero' });
 
 /**
  * Validates a file: the report `dash-validate --format json` prints for it, as an object.

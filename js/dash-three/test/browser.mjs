@@ -278,6 +278,43 @@ async function testDisplay(browser, base) {
     JSON.stringify(got.bent),
   );
   check(warnings.some((w) => w.includes('drawn as the file means')), 'display: a console warning names both', warnings.join(' | '));
+
+  // With more than four influences somewhere, the reducer runs first: a vertex without
+  // influence must still load and stay where the file puts it.
+  const wide = await page.evaluate(async () => {
+    const THREE = await import('three');
+    const { DashLoader } = await import('dash-three');
+    const loader = new DashLoader();
+    const text = JSON.stringify({
+      type: 'DashModelExchange',
+      vertex: [
+        { x: 0, y: 3, z: 0 },
+        { x: 1, y: 1, z: 0, skinIndex: [0, 1, 2, 3], skinWeight: [0.2, 0.2, 0.2, 0.2], skinSets: [{ skinIndex: [4, 0, 0, 0], skinWeight: [0.2, 0, 0, 0] }] },
+      ],
+      bone: [
+        { name: 'root', position: { x: 0, y: 0.5, z: 0 } },
+        { name: 'arm', parentIndex: 0, position: { x: 0, y: 1, z: 0 } },
+        { name: 'b2', parentIndex: 1, position: { x: 0, y: 1, z: 0 } },
+        { name: 'b3', parentIndex: 2, position: { x: 0, y: 1, z: 0 } },
+        { name: 'b4', parentIndex: 3, position: { x: 0, y: 1, z: 0 } },
+      ],
+    });
+    try {
+      const model = await loader.parseAsync(text, 'wide.json');
+      const mesh = model.createMesh(new THREE.MeshBasicMaterial());
+      mesh.updateMatrixWorld(true);
+      const p = new THREE.Vector3().fromBufferAttribute(model.geometry.attributes.position, 0);
+      mesh.applyBoneTransform(0, p);
+      return { display: loader.lastReport.display, reduced: loader.lastReport.reduced, at: p.toArray() };
+    } catch (e) {
+      return { error: String(e.message ?? e) };
+    }
+  });
+  check(
+    wide.reduced && wide.display?.unweighted.vertices === 1 && JSON.stringify(wide.at) === JSON.stringify([0, 3, 0]),
+    'display: with more than four influences elsewhere, a vertex without influence loads and stays put',
+    JSON.stringify(wide),
+  );
   check(errors.length === 0, 'display: no page errors', errors.join(' | '));
   await page.close();
 }

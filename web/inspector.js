@@ -295,6 +295,15 @@ async function open(files) {
       return false;
     }
     const scene = wasm.scene();
+    if (scene.primitives.length === 0) {
+      const why = scene.problems.length ? scene.problems.join('; ') : 'it has no mesh primitive with positions';
+      // ("cannot be read for standard input" is the library's word for "no folder": here,
+      // the files were not dropped.)
+      const missing = scene.problems.some((p) => p.includes('is unavailable'));
+      const hint = missing ? ' Drop the .gltf together with the .bin files it names.' : '';
+      setState('error', `${wasm.mainFile}: nothing to draw: ${why}.${hint}`);
+      return false;
+    }
     const built = buildScene(wasm, scene);
     const prims = built.meshes.map((m, index) => {
       const info = m.info;

@@ -183,11 +183,21 @@ function select(i) {
     const sphere = prim.geometry.boundingSphere;
     frame(sphere.center.clone().applyMatrix4(prim.drawn[0].isSkinnedMesh ? new THREE.Matrix4() : prim.drawn[0].matrixWorld), sphere.radius);
   } else {
-    const m = (d.location?.pointer ?? '').match(/^\/(nodes|skins)\/(\d+)/);
-    const obj = m && m[1] === 'nodes' ? shown.objects[Number(m[2])] : null;
+    // A node, or a skin's joint: marked where the node is now; anything else frames the model.
+    const ptr = d.location?.pointer ?? '';
+    const n = ptr.match(/^\/nodes\/(\d+)/);
+    const j = ptr.match(/^\/skins\/(\d+)\/joints\/(\d+)/);
+    const node = n ? Number(n[1]) : j ? shown.scene.skins[Number(j[1])]?.joints[Number(j[2])] : undefined;
+    const obj = node !== undefined ? shown.objects[node] : null;
     if (obj) {
-      boxHelper = new THREE.BoxHelper(obj, 0xffffff);
-      world.add(boxHelper);
+      const geom = new THREE.BufferGeometry().setAttribute('position', new THREE.Float32BufferAttribute([0, 0, 0], 3));
+      marker = new THREE.Points(geom, new THREE.PointsMaterial({ color: 0xffcc00, size: 14, sizeAttenuation: false, depthTest: false }));
+      marker.renderOrder = 10;
+      marker.userData.follow = () => obj.getWorldPosition(new THREE.Vector3());
+      marker.position.copy(marker.userData.follow());
+      world.add(marker);
+      out.position = marker.position.toArray();
+      out.node = node;
     }
     frame(shown.center, shown.radius);
   }

@@ -4,7 +4,7 @@
 //
 // Script interface (`window.dashInspector`, see web/README.md): `report`, `values(mode,
 // arg)`, `colorBy(mode, arg)`, `select(i)`, `open(files)`, plus `display`, `timings`,
-// `reducedDigest(k)`, `render()` and `pixels()` for tests; `document.body.dataset.state` is "loading",
+// `reducedDigest(k)`, `fixedDigest()`, `render()` and `pixels()` for tests; `document.body.dataset.state` is "loading",
 // "ready" or "error".
 
 import * as THREE from 'three';
@@ -398,20 +398,31 @@ function reduced(k) {
   return shown.wasm.reduceToGlb(k);
 }
 
-function download() {
-  const k = Number($('k').value);
+/** The shown file repaired: the GLB bytes `dashvertex fix IN -o OUT.glb` writes. */
+function fixed() {
+  if (!shown) throw new Error('no file shown');
+  return shown.wasm.fixToGlb();
+}
+
+/** Offers `make()`'s bytes as a download named `STEM.SUFFIX.glb`, or says why not. */
+function download(make, suffix, what) {
   try {
-    const bytes = reduced(k);
+    const bytes = make();
     const stem = (shown.wasm.mainFile ?? 'model').replace(/\.(gltf|glb)$/i, '');
     const a = document.createElement('a');
     a.href = URL.createObjectURL(new Blob([bytes], { type: 'model/gltf-binary' }));
-    a.download = `${stem}.k${k}.glb`;
+    a.download = `${stem}.${suffix}.glb`;
     a.click();
     setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-    $('status').textContent = `${a.download}: ${bytes.length} bytes, reduced to ${k} influences per vertex (as dashvertex reduce writes it)`;
+    $('status').textContent = `${a.download}: ${bytes.length} bytes, ${what}`;
   } catch (e) {
-    $('status').textContent = `not reduced: ${e.message ?? e}`;
+    $('status').textContent = `nothing downloaded: ${e.message ?? e}`;
   }
+}
+
+async function digest(bytes) {
+  const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return { length: bytes.length, sha256: Array.from(hash, (b) => b.toString(16).padStart(2, '0')).join('') };
 }
 
 /** How many distinct colours the last frame has, a hash of it, and the share drawn. */
@@ -448,11 +459,13 @@ const api = {
   },
   colorBy,
   select,
-  /** SHA-256 (hex) and length of `reduced(k)`, for tests. */
+  /** SHA-256 (hex) and length of the reduced GLB the download gives, for tests. */
   async reducedDigest(k) {
-    const bytes = reduced(k);
-    const hash = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
-    return { length: bytes.length, sha256: Array.from(hash, (b) => b.toString(16).padStart(2, '0')).join('') };
+    return digest(reduced(k));
+  },
+  /** SHA-256 (hex) and length of the fixed GLB the download gives, for tests. */
+  async fixedDigest() {
+    return digest(fixed());
   },
   /** Where vertex `i` of the first skinned primitive is drawn now (world space). */
   vertexPosition(i) {
@@ -502,6 +515,10 @@ $('pose-reset').addEventListener('click', () => {
   for (const id of ['rx', 'ry', 'rz']) $(id).value = '0';
   pose();
 });
-$('download').addEventListener('click', () => shown && download());
+$('download').addEventListener('click', () => {
+  const k = Number($('k').value);
+  if (shown) download(() => reduced(k), `k${k}`, `reduced to ${k} influences per vertex (as dashvertex reduce writes it)`);
+});
+$('download-fix').addEventListener('click', () => shown && download(fixed, 'fixed', 'repaired as dashvertex fix writes it'));
 $('play').addEventListener('click', () => play(!action || action.paused));
 $('animations').addEventListener('change', () => play(false));

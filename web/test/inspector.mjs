@@ -140,6 +140,11 @@ async function testCase(session, c, shots, check) {
         if (c.reduce.refused) check(Boolean(got.refused), `inspector ${c.label}: reduce to ${c.reduce.k} refused, as the command refuses`, JSON.stringify(got));
         else check(got.sha256 === c.reduce.sha256 && got.length === c.reduce.length, `inspector ${c.label}: reduced to ${c.reduce.k} in the page, the same bytes as dashvertex reduce`, `${JSON.stringify(got)} vs ${c.reduce.length} bytes ${c.reduce.sha256}`);
       }
+      if (c.fix) {
+        const got = await page.evaluate(() => window.dashInspector.fixedDigest().catch((e) => ({ refused: String(e.message ?? e) })));
+        if (c.fix.refused) check(Boolean(got.refused), `inspector ${c.label}: fix refused, as the command refuses`, JSON.stringify(got));
+        else check(got.sha256 === c.fix.sha256 && got.length === c.fix.length, `inspector ${c.label}: fixed in the page, the same bytes as dashvertex fix`, `${JSON.stringify(got)} vs ${c.fix.length} bytes ${c.fix.sha256}`);
+      }
       if (c.showcase) {
         // Posing: pick the second joint in the tree, turn it about z by the slider.
         const posed = await page.evaluate(async () => {
@@ -354,6 +359,8 @@ export function makeCases(repo, validateBin, out) {
   ];
   const reduceK = { 'CesiumMan-broken.glb (every 40th vertex weighted 0.6)': 2, 'CesiumMan.glb': 2, 'Fox.glb': 1, '03_skinned_cylinder (.gltf + .bin)': 1, 'multiset-valid.glb': 4, 'weights-all-zero.gltf': 2 };
   const dashvertex = join(dirname(validateBin), 'dashvertex');
+  // Files `dashvertex fix` repairs (or refuses): the page must give the same bytes (or refuse).
+  const fixCases = new Set(['CesiumMan-broken.glb (every 40th vertex weighted 0.6)', 'weights-non-normalized.gltf', 'weights-negative.gltf', 'joints-duplicate.gltf', 'weights-nan.gltf', 'joints-out-of-range.gltf', 'weights-unorm8-sum.gltf', 'weights-all-zero.gltf']);
   const display = { 'weights-all-zero.gltf': ['unweighted'], 'weights-non-normalized.gltf': ['normalized'], 'joints-out-of-range.gltf': ['outOfRange'] };
   return list.map(([label, files, expectState, showcase, vector]) => {
     const abs = files.map((f) => (isAbsolute(f) ? f : join(repo, f)));
@@ -375,6 +382,18 @@ export function makeCases(repo, validateBin, out) {
     // Without its .bin, the command names the missing file by its path on disk; the page
     // has no folder and says so: the two messages differ by nature.
     const reportDiffers = abs[0] === alone ? 'the missing buffer is named differently without a folder' : undefined;
-    return { label, files: abs, reportText: run.stdout, reportDiffers, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label], reduce };
+    let fix;
+    if (fixCases.has(label)) {
+      const o = join(out, `fixed-${basename(abs[0])}.glb`);
+      const r = spawnSync(dashvertex, ['fix', abs[0], '-o', o, '-q'], { encoding: 'utf8' });
+      if (r.error) throw r.error;
+      if (r.status === 0) {
+        const bytes = readFileSync(o);
+        fix = { length: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      } else {
+        fix = { refused: r.stderr };
+      }
+    }
+    return { label, files: abs, reportText: run.stdout, reportDiffers, fix, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label], reduce };
   });
 }

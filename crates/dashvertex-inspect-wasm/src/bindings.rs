@@ -178,6 +178,14 @@ impl Inspector {
         let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
         crate::reduced::reduce_to_glb(gltf, k).map_err(|e| error(e.to_string()))
     }
+
+    /// The opened document repaired: the GLB bytes `dashvertex fix IN -o OUT.glb`
+    /// writes with its defaults (or a `DashError`: refused, or nothing to fix).
+    #[wasm_bindgen(js_name = fixToGlb)]
+    pub fn fix_to_glb(&self) -> Result<Vec<u8>, JsValue> {
+        let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
+        crate::reduced::fix_to_glb(gltf).map_err(|e| error(e.to_string()))
+    }
 }
 
 /// The version of dash this module was built from.

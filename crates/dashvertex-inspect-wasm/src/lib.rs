@@ -7,8 +7,8 @@
 //!   the node hierarchy and animations, as typed arrays ([`scene`]);
 //! - previewed for reduction: the weight the dash reducer would drop per vertex at K
 //!   influences ([`dropped`]);
-//! - reduced: the GLB `dashvertex reduce -o OUT.glb --max-influences K` writes, checked
-//!   by the validator first ([`reduced`]).
+//! - reduced or repaired: the GLB `dashvertex reduce -o OUT.glb --max-influences K` or
+//!   `dashvertex fix -o OUT.glb` writes, checked by the validator first ([`reduced`]).
 //!
 //! A module of its own beside `dashvertex-wasm`, so that the loader's decode + validate
 //! module keeps its size budget; this one has its own (`tools/web-build.sh`).

@@ -115,3 +115,16 @@ fn reduced_glb_is_valid_deterministic_and_refuses_what_the_command_refuses() {
     let refused = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2).unwrap_err();
     assert!(refused.0.contains("no influence"), "{refused}");
 }
+
+#[test]
+fn fixed_glb_is_valid_and_a_clean_file_has_nothing_to_fix() {
+    let d = dropped(&["spec/vectors/gltf/weights-negative.gltf"]);
+    let gltf = d.load().unwrap().unwrap();
+    let bytes = dashvertex_inspect_wasm::reduced::fix_to_glb(&gltf).unwrap();
+    let report = dashvertex_validate::validate_bytes("out.glb", &bytes, &Options::default());
+    assert_eq!(report.counts.errors, 0);
+    let clean = dropped(&["fixtures/corpus/gltf/khronos_samples/CesiumMan.glb"]);
+    let gltf = clean.load().unwrap().unwrap();
+    let refused = dashvertex_inspect_wasm::reduced::fix_to_glb(&gltf).unwrap_err();
+    assert!(refused.0.contains("nothing to fix"), "{refused}");
+}

@@ -27,7 +27,7 @@ world.add(sun);
 const camera = new THREE.PerspectiveCamera(40, 1, 0.01, 1000);
 camera.position.set(0, 1, 5);
 const controls = new OrbitControls(camera, canvas);
-const clock = new THREE.Clock();
+const timer = new THREE.Timer();
 const ready = init();
 
 /** What is shown: the built scene and the page's choices. */
@@ -61,7 +61,8 @@ function render() {
 }
 
 renderer.setAnimationLoop(() => {
-  const dt = clock.getDelta();
+  timer.update();
+  const dt = timer.getDelta();
   if (mixer && action && !action.paused) mixer.update(dt);
   controls.update();
   render();

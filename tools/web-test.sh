@@ -2,7 +2,11 @@
 # The browser test of issue 15: dash's WebAssembly modules (size-checked), the dash-three
 # package's types (tsc --noEmit) and the example page in headless Chromium (Debian's
 # `chromium` driven by puppeteer-core), checked against `dashvertex convert`, `dashvertex reduce` and
-# `dash-validate --format json` of the same files. Installs what it needs when missing:
+# `dash-validate --format json` of the same files; then, in the same browser, the skin
+# inspector of issue 30 (web/, web/test/inspector.mjs): corpus models and broken vectors
+# through its file input against `dash-validate --format json`, its colour modes against
+# an independent reader, screenshots in target/web-test/inspector-*.png, and a generated
+# 100,000-vertex GLB timed from the file input to "ready". Installs what it needs when missing:
 # chromium (apt-get), the wasm32 target (rustup), wasm-bindgen-cli at Cargo.lock's
 # wasm-bindgen version (cargo install). Prints SKIPPED, and succeeds, only when there is no
 # browser to be had; any other failure fails.
@@ -54,11 +58,11 @@ cargo build -q --bin dashvertex --bin dash-validate
 bin="${CARGO_TARGET_DIR:-target}/debug"
 "$bin/dashvertex" convert examples/rig.dmx "$out/rig.dmx.json"
 "$bin/dashvertex" convert examples/rig.json "$out/rig.json.json"
-"$bin/dashvertex" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit -q
+"$bin/dashvertex" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit --empty zero -q
 "$bin/dash-validate" --format json examples/rig.dmx >"$out/rig.report.json"
 
 note "the example page in $("$CHROMIUM" --version 2>/dev/null || echo chromium)"
-node js/dash-three/test/browser.mjs --shots "$out" \
+node js/dash-three/test/browser.mjs --shots "$out" --inspector "$bin/dash-validate" \
   --expected rig.dmx="$out/rig.dmx.json" \
   --expected rig.json="$out/rig.json.json" \
   --reduced ../js/dash-three/test/six-influences.json="$out/six.reduced.json" \

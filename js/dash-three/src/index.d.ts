@@ -187,7 +187,23 @@ export class DashLoader extends Loader<DashModel> {
   parseAsync(data: ArrayBuffer | ArrayBufferView | string, name?: string): Promise<DashModel>;
 }
 
-/** Four influences, weights summing to 1. */
+/** Where the first changed vertex is (-1 for none) and how many changed. */
+export interface DisplayCount {
+  vertices: number;
+  first: number;
+}
+
+/**
+ * Makes four-per-vertex weights draw what the file means, in place: a vertex without
+ * positive weight is bound to joint `root` with weight 1, other sums are divided out.
+ */
+export function displayWeights(
+  skinIndex: Uint16Array | Uint32Array,
+  skinWeight: Float32Array,
+  root: number,
+): { unweighted: DisplayCount; normalized: DisplayCount };
+
+/** Four influences, weights summing to 1, vertices without influence kept empty. */
 export const THREE_REDUCTION: Readonly<ReduceOptions>;
 
 /** Validates a file: the `dash-validate --format json` report as an object. */

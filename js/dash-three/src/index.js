@@ -57,8 +57,12 @@ function bytesOf(data) {
   return new Uint8Array(data);
 }
 
-/** The reducer's settings for three.js: four influences, weights summing to 1. */
-export const THREE_REDUCTION = Object.freeze({ maxInfluences: 4, normalize: 'unit' });
+/**
+ * The reducer's settings for three.js: four influences, weights summing to 1. A vertex
+ * without influence stays empty (`empty: 'zero'`) rather than failing the whole file: it
+ * is then drawn as the file means (bound to the root, see `displayWeights`).
+ */
+export const THREE_REDUCTION = Object.freeze({ maxInfluences: 4, normalize: 'unit', empty: 'zero' });
 
 /**
  * Validates a file: the report `dash-validate --format json` prints for it, as an object.
@@ -121,8 +125,10 @@ function placeholderBones(skinIndex) {
  * no skinning; weights that need not sum to 1). A vertex without positive weight is bound
  * to the root bone with weight 1 (it stays where the file puts it and moves with the
  * root); other weights are divided by their sum for display. Returns what was changed.
+ * Exported for other front ends on the same rule (the skin inspector in `web/` draws glTF
+ * primitives with it).
  */
-function displayWeights(skinIndex, skinWeight, root) {
+export function displayWeights(skinIndex, skinWeight, root) {
   const unweighted = { vertices: 0, first: -1 };
   const normalized = { vertices: 0, first: -1 };
   const count = (c, v) => {

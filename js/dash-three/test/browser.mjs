@@ -31,6 +31,9 @@ const reduced = opt('--reduced').map((s) => s.split('='));
 const reports = opt('--report').map((s) => s.split('='));
 const shots = resolve(opt('--shots')[0] ?? join(repo, 'target/web-test'));
 const bench = opt('--bench')[0];
+// --inspector DASH-VALIDATE: also the skin inspector's test (web/test/inspector.mjs), in the
+// same browser, with expected reports from that dash-validate binary.
+const inspectorBin = opt('--inspector')[0];
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 let passed = 0;
@@ -41,9 +44,9 @@ function check(ok, what, detail = '') {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}${detail ? `: ${detail}` : ''}`);
 }
 
-/** Starts examples/web/serve.mjs on a free port; resolves to its base URL. */
-function serve() {
-  const child = spawn(process.execPath, [join(repo, 'examples/web/serve.mjs'), '0'], {
+/** Starts a static server (`examples/web/serve.mjs` by default) on a free port; resolves to its base URL. */
+function serve(script = 'examples/web/serve.mjs') {
+  const child = spawn(process.execPath, [join(repo, script), '0'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((res, rej) => {
@@ -275,6 +278,43 @@ async function testDisplay(browser, base) {
     JSON.stringify(got.bent),
   );
   check(warnings.some((w) => w.includes('drawn as the file means')), 'display: a console warning names both', warnings.join(' | '));
+
+  // With more than four influences somewhere, the reducer runs first: a vertex without
+  // influence must still load and stay where the file puts it.
+  const wide = await page.evaluate(async () => {
+    const THREE = await import('three');
+    const { DashLoader } = await import('dash-three');
+    const loader = new DashLoader();
+    const text = JSON.stringify({
+      type: 'DashModelExchange',
+      vertex: [
+        { x: 0, y: 3, z: 0 },
+        { x: 1, y: 1, z: 0, skinIndex: [0, 1, 2, 3], skinWeight: [0.2, 0.2, 0.2, 0.2], skinSets: [{ skinIndex: [4, 0, 0, 0], skinWeight: [0.2, 0, 0, 0] }] },
+      ],
+      bone: [
+        { name: 'root', position: { x: 0, y: 0.5, z: 0 } },
+        { name: 'arm', parentIndex: 0, position: { x: 0, y: 1, z: 0 } },
+        { name: 'b2', parentIndex: 1, position: { x: 0, y: 1, z: 0 } },
+        { name: 'b3', parentIndex: 2, position: { x: 0, y: 1, z: 0 } },
+        { name: 'b4', parentIndex: 3, position: { x: 0, y: 1, z: 0 } },
+      ],
+    });
+    try {
+      const model = await loader.parseAsync(text, 'wide.json');
+      const mesh = model.createMesh(new THREE.MeshBasicMaterial());
+      mesh.updateMatrixWorld(true);
+      const p = new THREE.Vector3().fromBufferAttribute(model.geometry.attributes.position, 0);
+      mesh.applyBoneTransform(0, p);
+      return { display: loader.lastReport.display, reduced: loader.lastReport.reduced, at: p.toArray() };
+    } catch (e) {
+      return { error: String(e.message ?? e) };
+    }
+  });
+  check(
+    wide.reduced && wide.display?.unweighted.vertices === 1 && JSON.stringify(wide.at) === JSON.stringify([0, 3, 0]),
+    'display: with more than four influences elsewhere, a vertex without influence loads and stays put',
+    JSON.stringify(wide),
+  );
   check(errors.length === 0, 'display: no page errors', errors.join(' | '));
   await page.close();
 }
@@ -308,6 +348,7 @@ async function runBench(browser, base, file) {
 }
 
 const { child, url } = await serve();
+const servers = [child];
 let browser;
 try {
   browser = await puppeteer.launch({
@@ -329,12 +370,20 @@ try {
     for (const [file, json] of reports) await testReport(browser, url, file, json);
     await testDisplay(browser, url);
     if (expected.length === 0) check(false, 'no --expected file given');
+    if (inspectorBin) {
+      const { makeCases, testInspector } = await import('../../../web/test/inspector.mjs');
+      const web = await serve('web/serve.mjs');
+      servers.push(web.child);
+      const t0 = Date.now();
+      await testInspector(browser, web.url, { cases: makeCases(repo, resolve(inspectorBin), shots), shots, repo }, check);
+      console.log(`     inspector test: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
   }
 } catch (e) {
   check(false, 'browser run', e.stack ?? String(e));
 } finally {
   await browser?.close();
-  child.kill();
+  for (const c of servers) c.kill();
 }
 if (!bench) console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

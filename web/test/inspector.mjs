@@ -1,0 +1,399 @@
+// The skin inspector's browser test, run by js/dash-three/test/browser.mjs in the same
+// Chromium (see tools/web-test.sh). For every case the files go through the page's file
+// input; then
+//   - the page's report text is byte-equal to `dash-validate --format json` of the same files;
+//   - values(mode) equal the numbers an independent reader (gltf-read.mjs) computes;
+//   - each colour mode and selecting a diagnostic change the picture;
+//   - no page errors.
+// Screenshots of each colour mode of the showcase case are saved; a generated
+// 100,000-vertex GLB is timed from the file input to "ready" and coloured.
+
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { expected, firstSkinned, load } from './gltf-read.mjs';
+
+const MODES = ['influences', 'bone', 'sum', 'dropped', 'diagnostics'];
+/** How the page's warning names each display change. */
+const WORDS = { unweighted: 'have no influence', normalized: 'do not sum to 1', reduced: 'more than four influences', outOfRange: 'joints their skin does not have' };
+
+async function openPage(browser, base) {
+  const page = await browser.newPage();
+  const errors = [];
+  const warnings = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+    if (m.type() === 'warn' || m.type() === 'warning') warnings.push(m.text());
+  });
+  await page.setViewport({ width: 1100, height: 700 });
+  await page.goto(base, { waitUntil: 'load' });
+  await page.waitForFunction('window.dashInspector', { timeout: 30000 });
+  return { page, errors, warnings };
+}
+
+/** Uploads `files` through the file input; resolves to the page state ("ready"/"error") and ms taken. */
+async function upload(page, files) {
+  await page.evaluate(() => {
+    document.body.dataset.state = 'loading';
+    document.getElementById('files').value = ''; // the same file again still fires "change"
+  });
+  const input = await page.$('#files');
+  const t0 = Date.now();
+  await input.uploadFile(...files);
+  await page.waitForFunction("['ready', 'error'].includes(document.body.dataset.state)", { timeout: 60000 });
+  return { state: await page.evaluate(() => document.body.dataset.state), ms: Date.now() - t0 };
+}
+
+// NaN comes back from the page as null (JSON).
+const same = (x, y, tol) => ((x === null || Number.isNaN(x)) && Number.isNaN(y)) || Math.abs(x - y) <= tol;
+const close = (a, b, tol) => a.length === b.length && a.every((x, i) => same(x, b[i], tol));
+
+function firstDiff(a, b, tol) {
+  const i = a.findIndex((x, k) => !same(x, b[k], tol));
+  return i < 0 ? (a.length === b.length ? '' : `lengths ${a.length} vs ${b.length}`) : `vertex ${i}: ${a[i]} vs ${b[i]}`;
+}
+
+/** One case: `{ label, files, reportText, expectState, showcase }`. */
+async function testCase(session, c, shots, check) {
+  const { page, errors, warnings } = session;
+  // One page for every case (files opened one after another, as a user would): the
+  // errors and warnings of this case only.
+  errors.length = 0;
+  warnings.length = 0;
+  const { state } = await upload(page, c.files);
+  const status = await page.evaluate(() => document.getElementById('status').textContent);
+  check(state === c.expectState, `inspector ${c.label}: state ${c.expectState}`, `${state}: ${status}`);
+  const text = await page.evaluate(() => window.dashInspector.reportText);
+  if (c.reportDiffers) {
+    const report = JSON.parse(text);
+    check(report.files[0].valid === false, `inspector ${c.label}: the report says the file is invalid (${c.reportDiffers})`);
+  } else check(text === c.reportText, `inspector ${c.label}: report byte-equal to dash-validate --format json`, text === c.reportText ? '' : `${(text ?? '').length} vs ${c.reportText.length} bytes\n${text}\n---\n${c.reportText}`);
+  if (state === 'ready') {
+    const doc = load(c.files);
+    const prim = firstSkinned(doc);
+    if (prim) {
+      const report = JSON.parse(c.reportText);
+      const bone = prim.jointNames.find((n) => expected.bone(prim, n).some((w) => w > 0 && w < 1)) ?? prim.jointNames[0];
+      const wants = {
+        influences: [expected.influences(prim), 0],
+        bone: [expected.bone(prim, bone), 1e-6, bone],
+        sum: [expected.sum(prim), 1e-6],
+        dropped: [expected.dropped(prim, 2), 1e-6, 2],
+        diagnostics: [expected.diagnostics(prim, report), 0],
+      };
+      for (const [mode, [want, tol, arg]] of Object.entries(wants)) {
+        const got = await page.evaluate((m, a) => window.dashInspector.values(m, a), mode, arg);
+        check(close(got, want, tol), `inspector ${c.label}: values("${mode}"${arg !== undefined ? `, ${JSON.stringify(arg)}` : ''}) equal an independent decoding`, firstDiff(got, want, tol));
+      }
+      // Drawn as the file means (item 4 of issue 30, for glTF): each display change is
+      // counted and named in one console warning, and an unweighted vertex stays put.
+      const display = await page.evaluate(() => window.dashInspector.display);
+      const changed = ['unweighted', 'normalized', 'reduced', 'outOfRange'].filter((k) => display[k].vertices > 0);
+      const warned = warnings.filter((w) => w.includes('drawn as the file means'));
+      if (c.display) {
+        check(c.display.every((k) => changed.includes(k)), `inspector ${c.label}: display counts ${c.display.join(', ')}`, JSON.stringify(display));
+      }
+      check(
+        changed.length === 0 ? warned.length === 0 : warned.length === 1 && changed.every((k) => warned[0].includes(WORDS[k])),
+        `inspector ${c.label}: ${changed.length ? `one console warning names ${changed.join(', ')}` : 'no display warning'}`,
+        warned.join(' | '),
+      );
+      if (display.unweighted.vertices > 0) {
+        const v = display.unweighted.first;
+        const at = await page.evaluate((v) => window.dashInspector.vertexPosition(v), v);
+        const want = prim.positions[v];
+        check(Math.hypot(...at.map((x, i) => x - want[i])) < 1e-5, `inspector ${c.label}: unweighted vertex ${v} drawn at its position`, `${at} vs ${want}`);
+      }
+      // The picture: every mode draws, and the modes that hold different numbers differ.
+      const hashes = {};
+      for (const mode of MODES) {
+        const px = await page.evaluate((m, a) => {
+          window.dashInspector.colorBy(m, a);
+          return window.dashInspector.pixels();
+        }, mode, wants[mode][2]);
+        hashes[mode] = px.hash;
+        if (c.showcase) await page.screenshot({ path: join(shots, `inspector-${mode}.png`) });
+        // (A broken vector may skin to a degenerate triangle, drawn as the file means.)
+        if (!c.vector) check(px.drawn > 0.002 && px.colours > 4, `inspector ${c.label}: colour mode ${mode} draws`, `${(100 * px.drawn).toFixed(2)} % drawn, ${px.colours} colours`);
+      }
+      if (c.showcase) {
+        check(new Set(Object.values(hashes)).size === MODES.length, `inspector ${c.label}: each colour mode changes the picture`, JSON.stringify(hashes));
+      }
+      const diags = report.files[0].diagnostics;
+      const located = diags.findIndex((d) => d.location?.vertex !== undefined);
+      if (diags.length > 0) {
+        // A diagnostic naming a vertex is framed and marked: the picture changes. Any
+        // other is at least marked in the list.
+        const i = Math.max(0, located);
+        const before = await page.evaluate(() => window.dashInspector.pixels().hash);
+        const sel = await page.evaluate((i) => window.dashInspector.select(i), i);
+        const after = await page.evaluate(() => window.dashInspector.pixels().hash);
+        const marked = await page.evaluate((i) => document.querySelector(`#report li[data-index="${i}"]`)?.classList.contains('selected'), i);
+        check(marked && (located < 0 || (after !== before && sel.vertex === diags[i].location.vertex)), `inspector ${c.label}: selecting diagnostic ${i} (${sel.code}) marks it${located >= 0 ? ' and changes the picture' : ''}`, JSON.stringify(sel));
+        if (c.showcase) await page.screenshot({ path: join(shots, 'inspector-selected.png') });
+      }
+      if (c.reduce) {
+        // The download: the bytes `dashvertex reduce IN -o OUT.glb --max-influences K` wrote.
+        const got = await page.evaluate((k) => window.dashInspector.reducedDigest(k).catch((e) => ({ refused: String(e.message ?? e) })), c.reduce.k);
+        if (c.reduce.refused) check(Boolean(got.refused), `inspector ${c.label}: reduce to ${c.reduce.k} refused, as the command refuses`, JSON.stringify(got));
+        else check(got.sha256 === c.reduce.sha256 && got.length === c.reduce.length, `inspector ${c.label}: reduced to ${c.reduce.k} in the page, the same bytes as dashvertex reduce`, `${JSON.stringify(got)} vs ${c.reduce.length} bytes ${c.reduce.sha256}`);
+      }
+      if (c.fix) {
+        const got = await page.evaluate(() => window.dashInspector.fixedDigest().catch((e) => ({ refused: String(e.message ?? e) })));
+        if (c.fix.refused) check(Boolean(got.refused), `inspector ${c.label}: fix refused, as the command refuses`, JSON.stringify(got));
+        else check(got.sha256 === c.fix.sha256 && got.length === c.fix.length, `inspector ${c.label}: fixed in the page, the same bytes as dashvertex fix`, `${JSON.stringify(got)} vs ${c.fix.length} bytes ${c.fix.sha256}`);
+      }
+      if (c.showcase) {
+        // Posing: pick the second joint in the tree, turn it about z by the slider.
+        const posed = await page.evaluate(async () => {
+          const ins = window.dashInspector;
+          const before = ins.pixels().hash;
+          const spans = document.querySelectorAll('#tree span.joint');
+          spans[Math.min(1, spans.length - 1)].click();
+          const rz = document.getElementById('rz');
+          rz.value = '60';
+          rz.dispatchEvent(new Event('input'));
+          const after = ins.pixels().hash;
+          return { before, after, bone: document.getElementById('pose-bone').textContent };
+        });
+        check(posed.before !== posed.after, `inspector ${c.label}: posing bone ${posed.bone} changes the picture`);
+        // Animation: the mixer moves the model.
+        const before = await page.evaluate(() => window.dashInspector.pixels().hash);
+        const played = await page.evaluate(() => window.dashInspector.play(true));
+        await new Promise((r) => setTimeout(r, 400));
+        const after = await page.evaluate(() => window.dashInspector.pixels().hash);
+        await page.evaluate(() => window.dashInspector.play(false));
+        check(played && after !== before, `inspector ${c.label}: an animation plays and moves the model`);
+      }
+    }
+  }
+  check(errors.length === 0, `inspector ${c.label}: no page errors`, errors.join(' | '));
+}
+
+/**
+ * A copy of a GLB whose first primitive's FLOAT WEIGHTS_0 are scaled by 0.6 on every 40th
+ * vertex (sums of 0.6: WEIGHT_SUM diagnostics to show and select).
+ */
+function breakWeights(glb) {
+  const out = Buffer.from(glb);
+  const jsonLength = out.readUInt32LE(12);
+  const json = JSON.parse(out.subarray(20, 20 + jsonLength).toString('utf8'));
+  const binStart = 20 + jsonLength + 8;
+  const prim = json.meshes[0].primitives[0];
+  const a = json.accessors[prim.attributes.WEIGHTS_0];
+  const view = json.bufferViews[a.bufferView];
+  const stride = view.byteStride ?? 16;
+  const start = binStart + (view.byteOffset ?? 0) + (a.byteOffset ?? 0);
+  if (a.componentType !== 5126) throw new Error('breakWeights: FLOAT weights expected');
+  for (let v = 0; v < a.count; v += 40) {
+    for (let k = 0; k < 4; k++) {
+      const o = start + v * stride + 4 * k;
+      out.writeFloatLE(out.readFloatLE(o) * 0.6, o);
+    }
+  }
+  return out;
+}
+
+/** A GLB of `n` vertices on a grid bent by two joints; a few vertices' weights sum to 0.9. */
+export function bigGlb(n) {
+  const cols = 400;
+  const rows = Math.ceil(n / cols);
+  const count = cols * rows;
+  const pos = new Float32Array(count * 3);
+  const joints = new Uint16Array(count * 4);
+  const weights = new Float32Array(count * 4);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < cols; c++) {
+      const v = r * cols + c;
+      pos.set([c / cols - 0.5, r / rows, 0], 3 * v);
+      const t = r / rows;
+      joints.set([0, 1, 0, 0], 4 * v);
+      weights.set([1 - t, t, 0, 0], 4 * v);
+      if (v % 997 === 0) weights.set([0.45, 0.45, 0, 0], 4 * v);
+    }
+  }
+  const tris = [];
+  for (let r = 0; r + 1 < rows; r++) {
+    for (let c = 0; c + 1 < cols; c++) {
+      const a = r * cols + c;
+      tris.push(a, a + 1, a + cols, a + 1, a + cols + 1, a + cols);
+    }
+  }
+  const index = Uint32Array.from(tris);
+  const ibm = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.5, 0, 1]);
+  const parts = [pos, joints, weights, index, ibm].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  let offset = 0;
+  const views = parts.map((p, i) => {
+    const v = { buffer: 0, byteOffset: offset, byteLength: p.length, ...(i < 3 ? { target: 34962 } : i === 3 ? { target: 34963 } : {}) };
+    offset += p.length;
+    return v;
+  });
+  const json = {
+    asset: { version: '2.0', generator: 'dash web test' },
+    scene: 0,
+    scenes: [{ nodes: [0, 1] }],
+    nodes: [{ name: 'mesh', mesh: 0, skin: 0 }, { name: 'root', children: [2] }, { name: 'top', translation: [0, 0.5, 0] }],
+    skins: [{ joints: [1, 2], inverseBindMatrices: 4 }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 0, JOINTS_0: 1, WEIGHTS_0: 2 }, indices: 3 }] }],
+    buffers: [{ byteLength: offset }],
+    bufferViews: views,
+    accessors: [
+      { bufferView: 0, componentType: 5126, count, type: 'VEC3', min: [-0.5, 0, 0], max: [(cols - 1) / cols - 0.5, (rows - 1) / rows, 0] },
+      { bufferView: 1, componentType: 5123, count, type: 'VEC4' },
+      { bufferView: 2, componentType: 5126, count, type: 'VEC4' },
+      { bufferView: 3, componentType: 5125, count: index.length, type: 'SCALAR' },
+      { bufferView: 4, componentType: 5126, count: 2, type: 'MAT4' },
+    ],
+  };
+  const pad = (b, fill) => Buffer.concat([b, Buffer.alloc((4 - (b.length % 4)) % 4, fill)]);
+  const text = pad(Buffer.from(JSON.stringify(json)), 0x20);
+  const bin = pad(Buffer.concat(parts), 0);
+  const header = Buffer.alloc(12);
+  header.writeUInt32LE(0x46546c67, 0);
+  header.writeUInt32LE(2, 4);
+  header.writeUInt32LE(12 + 8 + text.length + 8 + bin.length, 8);
+  const chunk = (len, type) => {
+    const b = Buffer.alloc(8);
+    b.writeUInt32LE(len, 0);
+    b.writeUInt32LE(type, 4);
+    return b;
+  };
+  return { bytes: Buffer.concat([header, chunk(text.length, 0x4e4f534a), text, chunk(bin.length, 0x004e4942), bin]), count };
+}
+
+/** The 100k-vertex GLB through the file input: time to "ready" (validated, decoded, drawn, coloured), then recoloured. */
+async function timeBig(browser, base, path, count, check) {
+  const { page, errors } = await openPage(browser, base);
+  const runs = [];
+  for (let i = 0; i < 3; i++) {
+    const { state, ms } = await upload(page, [path]);
+    const t = await page.evaluate(() => window.dashInspector.timings);
+    runs.push({ state, ms, ...t, changeToReady: t.read + t.total });
+  }
+  const colour = await page.evaluate(() => {
+    const out = {};
+    for (const [m, a] of [['influences'], ['sum'], ['dropped', 4], ['diagnostics']]) {
+      const t0 = performance.now();
+      window.dashInspector.colorBy(m, a);
+      out[m] = performance.now() - t0;
+    }
+    return out;
+  });
+  const median = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[1];
+  console.log(
+    `     100k GLB (${count} vertices): file input to ready ${median("ms")} ms (in page: read ${median("read").toFixed(0)} ms, validate+decode ${median('validateDecode').toFixed(0)} ms, ` +
+      `build ${median('build').toFixed(0)} ms, colour+tree+frame ${median('colourTree').toFixed(0)} ms; change event to ready ${median('changeToReady').toFixed(0)} ms); ` +
+      `recolour ${Object.entries(colour).map(([m, t]) => `${m} ${t.toFixed(0)} ms`).join(', ')} (median of 3)`,
+  );
+  console.log(`INSPECTOR_100K_READY_MS=${median('ms')} INSPECTOR_100K_PAGE_MS=${median('changeToReady').toFixed(0)}`);
+  check(runs.every((r) => r.state === 'ready'), 'inspector 100k GLB: shown', JSON.stringify(runs.map((r) => r.state)));
+  check(errors.length === 0, 'inspector 100k GLB: no page errors', errors.join(' | '));
+  await page.close();
+}
+
+/** Drag and drop: a .gltf and its .bin dropped together, as File objects in a drop event. */
+async function testDrop(session, repo, check) {
+  const { page, errors } = session;
+  errors.length = 0;
+  const dir = join(repo, 'fixtures/corpus/gltf/blenderio/03_skinned_cylinder');
+  const files = ['03_skinned_cylinder.bin', '03_skinned_cylinder.gltf'].map((n) => [n, readFileSync(join(dir, n)).toString('base64')]);
+  const state = await page.evaluate(async (files) => {
+    document.body.dataset.state = 'loading';
+    const dt = new DataTransfer();
+    for (const [name, b64] of files) dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name));
+    document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    const t0 = performance.now();
+    while (!['ready', 'error'].includes(document.body.dataset.state) && performance.now() - t0 < 30000) await new Promise((r) => setTimeout(r, 20));
+    return { state: document.body.dataset.state, file: window.dashInspector.report?.files?.[0]?.file };
+  }, files);
+  check(state.state === 'ready' && state.file === '03_skinned_cylinder.gltf', 'inspector: a .bin and its .gltf dropped together are shown', JSON.stringify(state));
+  check(errors.length === 0, 'inspector drop: no page errors', errors.join(' | '));
+}
+
+/** Runs every case, then the timing. */
+export async function testInspector(browser, base, { cases, shots, repo }, check) {
+  const session = await openPage(browser, base);
+  for (const c of cases) await testCase(session, c, shots, check);
+  await testDrop(session, repo, check);
+  await session.page.close();
+  const big = bigGlb(100_000);
+  const path = join(shots, 'inspector-100k.glb');
+  writeFileSync(path, big.bytes);
+  await timeBig(browser, base, path, big.count, check);
+}
+
+/**
+ * The cases: corpus models and broken vectors (paths from the repository), each with the
+ * report `dash-validate --format json NAME` prints when run in the file's folder.
+ */
+export function makeCases(repo, validateBin, out) {
+  const c = 'fixtures/corpus/gltf';
+  const v = 'spec/vectors/gltf';
+  const broken = join(out, 'CesiumMan-broken.glb');
+  writeFileSync(broken, breakWeights(readFileSync(join(repo, c, 'khronos_samples/CesiumMan.glb'))));
+  const alone = join(out, 'alone', '03_skinned_cylinder.gltf');
+  mkdirSync(dirname(alone), { recursive: true });
+  copyFileSync(join(repo, c, 'blenderio/03_skinned_cylinder/03_skinned_cylinder.gltf'), alone);
+  const list = [
+    ['CesiumMan-broken.glb (every 40th vertex weighted 0.6)', [broken], 'ready', true],
+    ['CesiumMan.glb', [`${c}/khronos_samples/CesiumMan.glb`], 'ready'],
+    ['Fox.glb', [`${c}/khronos_samples/Fox.glb`], 'ready'],
+    ['RiggedFigure.glb', [`${c}/khronos_samples/RiggedFigure.glb`], 'ready'],
+    ['RiggedSimple.glb', [`${c}/khronos_samples/RiggedSimple.glb`], 'ready'],
+    ['SimpleSkin.gltf', [`${c}/bevy/SimpleSkin.gltf`], 'ready'],
+    ['03_skinned_cylinder (.gltf + .bin)', [`${c}/blenderio/03_skinned_cylinder/03_skinned_cylinder.gltf`, `${c}/blenderio/03_skinned_cylinder/03_skinned_cylinder.bin`], 'ready'],
+    ['Animation_Skin_01 (.gltf + .bin)', [`${c}/assetgen/Animation_Skin/Animation_Skin_01.gltf`, `${c}/assetgen/Animation_Skin/Animation_Skin_01.bin`], 'ready'],
+    ...['weights-non-normalized', 'weights-negative', 'weights-nan', 'weights-all-zero', 'joints-out-of-range', 'joints-duplicate', 'weights-unorm8-sum', 'multiset-duplicate-across-sets', 'node-cycle', 'set-mismatch'].map((n) => [
+      `${n}.gltf`,
+      [`${v}/${n}.gltf`],
+      'ready',
+      false,
+      true,
+    ]),
+    ['multiset-valid.glb', [`${v}/multiset-valid.glb`], 'ready', false, true],
+    ['json-syntax.gltf', [`${v}/json-syntax.gltf`], 'error', false, true],
+    ['03_skinned_cylinder.gltf without its .bin', [alone], 'error', false, true],
+    ['glb-truncated.glb', [`${v}/glb-truncated.glb`], 'error', false, true],
+  ];
+  const reduceK = { 'CesiumMan-broken.glb (every 40th vertex weighted 0.6)': 2, 'CesiumMan.glb': 2, 'Fox.glb': 1, '03_skinned_cylinder (.gltf + .bin)': 1, 'multiset-valid.glb': 4, 'weights-all-zero.gltf': 2 };
+  const dashvertex = join(dirname(validateBin), 'dashvertex');
+  // Files `dashvertex fix` repairs (or refuses): the page must give the same bytes (or refuse).
+  const fixCases = new Set(['CesiumMan-broken.glb (every 40th vertex weighted 0.6)', 'weights-non-normalized.gltf', 'weights-negative.gltf', 'joints-duplicate.gltf', 'weights-nan.gltf', 'joints-out-of-range.gltf', 'weights-unorm8-sum.gltf', 'weights-all-zero.gltf']);
+  const display = { 'weights-all-zero.gltf': ['unweighted'], 'weights-non-normalized.gltf': ['normalized'], 'joints-out-of-range.gltf': ['outOfRange'] };
+  return list.map(([label, files, expectState, showcase, vector]) => {
+    const abs = files.map((f) => (isAbsolute(f) ? f : join(repo, f)));
+    const run = spawnSync(validateBin, ['--format', 'json', basename(abs[0])], { cwd: dirname(abs[0]), encoding: 'utf8' });
+    if (run.error) throw run.error;
+    let reduce;
+    const k = reduceK[label];
+    if (k) {
+      const o = join(out, `reduced-${basename(abs[0])}.k${k}.glb`);
+      const r = spawnSync(dashvertex, ['reduce', abs[0], '-o', o, '--max-influences', String(k), '-q'], { encoding: 'utf8' });
+      if (r.error) throw r.error;
+      if (r.status === 0) {
+        const bytes = readFileSync(o);
+        reduce = { k, length: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      } else {
+        reduce = { k, refused: r.stderr };
+      }
+    }
+    // Without its .bin, the command names the missing file by its path on disk; the page
+    // has no folder and says so: the two messages differ by nature.
+    const reportDiffers = abs[0] === alone ? 'the missing buffer is named differently without a folder' : undefined;
+    let fix;
+    if (fixCases.has(label)) {
+      const o = join(out, `fixed-${basename(abs[0])}.glb`);
+      const r = spawnSync(dashvertex, ['fix', abs[0], '-o', o, '-q'], { encoding: 'utf8' });
+      if (r.error) throw r.error;
+      if (r.status === 0) {
+        const bytes = readFileSync(o);
+        fix = { length: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      } else {
+        fix = { refused: r.stderr };
+      }
+    }
+    return { label, files: abs, reportText: run.stdout, reportDiffers, fix, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label], reduce };
+  });
+}

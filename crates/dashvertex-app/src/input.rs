@@ -246,12 +246,35 @@ const READ_THROUGH: &[dashvertex_validate::Code] = {
 pub fn check_gltf(path: &Path, gltf: &Gltf, ctx: &Context) -> Result<(), AppError> {
     use dashvertex_validate::{Code, Level, Severity};
     let refused = |code: &Code| code.severity() == Severity::Error && !READ_THROUGH.contains(code);
-    // Only the refused errors are reported, and only the first is located (locating is
-    // the costly part of a finding); the others are counted.
+    // Declared bounds of a JOINTS_n or WEIGHTS_n accessor are read through too: reduce
+    // and fix write those accessors anew, and a weight edited by a script leaves stale
+    // bounds behind. At most 8 such findings per accessor (min and max of 4 components).
+    let influence: std::collections::HashSet<u64> = gltf
+        .root
+        .meshes
+        .iter()
+        .flat_map(|m| &m.primitives)
+        .flat_map(|p| &p.attributes)
+        .filter(|(name, _)| name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_"))
+        .filter_map(|(_, a)| a.as_u64())
+        .collect();
+    let exempt = |d: &dashvertex_validate::Diagnostic| {
+        d.code == Code::GLTF_ACCESSOR_BOUNDS
+            && d.location
+                .pointer
+                .as_deref()
+                .and_then(|p| p.strip_prefix("/accessors/"))
+                .and_then(|p| p.split('/').next())
+                .and_then(|i| i.parse::<u64>().ok())
+                .is_some_and(|i| influence.contains(&i))
+    };
+    // Only the refused errors are reported, and only as many located as it takes to find
+    // the first that is not read through (locating is the costly part of a finding); the
+    // others are counted.
     let opts = dashvertex_validate::Options {
         limits: ctx.limits,
         profile: Some(dashvertex_validate::Profile::Gltf),
-        max_diagnostics: 1,
+        max_diagnostics: 1 + 8 * influence.len(),
         levels: Code::ALL
             .iter()
             .filter(|c| !refused(c))
@@ -260,18 +283,24 @@ pub fn check_gltf(path: &Path, gltf: &Gltf, ctx: &Context) -> Result<(), AppErro
         ..dashvertex_validate::Options::default()
     };
     let (counts, found) = dashvertex_validate::check_document(gltf, &opts);
+    let exempted = found.iter().filter(|d| exempt(d)).count() as u64;
     let errors: u64 = counts
         .iter()
         .filter(|(c, _)| refused(c))
         .map(|(_, n)| n)
-        .sum();
+        .sum::<u64>()
+        .saturating_sub(exempted);
     let Some(first) = found
         .iter()
-        .find(|d| d.severity == Severity::Error && refused(&d.code))
+        .find(|d| d.severity == Severity::Error && refused(&d.code) && !exempt(d))
     else {
         return Ok(());
     };
-    let khronos: Vec<&str> = first.code.khronos().collect();
+    let khronos: Vec<&str> = if first.khronos.is_empty() {
+        first.code.khronos().collect()
+    } else {
+        first.khronos.clone()
+    };
     let khronos = if khronos.is_empty() {
         String::new()
     } else {

@@ -699,6 +699,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
                     dashvertex_gltf::export::Written {
                         main,
                         files: Vec::new(),
+                        carried: 0,
                     },
                     reports,
                     run.changes,
@@ -718,7 +719,11 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             read_buffers,
         )
     };
-    let dashvertex_gltf::export::Written { main: bytes, files } = bytes;
+    let dashvertex_gltf::export::Written {
+        main: bytes,
+        files,
+        carried: carried_accessors,
+    } = bytes;
     // The output's format or extension chose its encoder (checked above), so it names
     // the format.
     let format =
@@ -743,6 +748,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         None,
         a.target,
         subject.as_ref(),
+        carried_accessors,
     )?;
     // The buffer files are named now: none may overwrite a file this run read.
     refuse_written_aliases(

@@ -146,6 +146,24 @@ impl AccessorData<'_> {
         out
     }
 
+    /// The bytes of VEC4 element `i` (four components of `size` bytes, tightly packed
+    /// within the element), read in place: `None` when the accessor is sparse, has no
+    /// buffer view, is not a 4-component vector of that component size, or has no element
+    /// `i`. The typed readers of influence sets decode these without widening to `f64`.
+    #[inline]
+    pub fn vec4_bytes(&self, i: usize, size: usize) -> Option<&[u8]> {
+        if !self.sparse.is_empty()
+            || i >= self.count
+            || self.components != 4
+            || self.rows != 4
+            || size_of(self.component_type) != Some(size)
+        {
+            return None;
+        }
+        let at = usize::try_from(i as u64 * self.stride).ok()?;
+        self.bytes?.get(at..at.checked_add(4 * size)?)
+    }
+
     /// Byte offset in its buffer of component `c` of element `i`.
     pub fn offset_of(&self, i: usize, c: usize) -> Option<u64> {
         let size = size_of(self.component_type)?;

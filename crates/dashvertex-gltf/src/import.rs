@@ -263,6 +263,9 @@ impl SetView<'_> {
     #[inline]
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     pub fn get(&self, v: usize) -> InfluenceSet {
+        if let Some(set) = self.get_typed(v) {
+            return set;
+        }
         let w = self.weights.get4(v);
         InfluenceSet {
             // Exact: joints are UNSIGNED_BYTE or UNSIGNED_SHORT (`primitives` checks), whole
@@ -270,6 +273,62 @@ impl SetView<'_> {
             joints: self.joints.get4(v).map(|j| j as u32),
             weights: w.map(|x| to_f32(x / self.scale)),
         }
+    }
+}
+
+impl SetView<'_> {
+    /// [`SetView::get`] for the usual storage (UNSIGNED_BYTE or UNSIGNED_SHORT joints;
+    /// FLOAT, or normalized UNSIGNED_BYTE / UNSIGNED_SHORT weights; no sparse data),
+    /// decoded from the bytes with the component types matched once: the same values as
+    /// the general path gives (weights `stored / scale` rounded once to binary32; a FLOAT
+    /// weight with scale 1 is itself). `None` sends the vertex to the general path (also
+    /// a NaN weight, whose bits the general path decides).
+    #[inline]
+    fn get_typed(&self, v: usize) -> Option<InfluenceSet> {
+        let joints = match self.joints.component_type {
+            component::U8 => {
+                let b: [u8; 4] = self.joints.vec4_bytes(v, 1)?.try_into().ok()?;
+                b.map(u32::from)
+            }
+            component::U16 => {
+                let b: [u8; 8] = self.joints.vec4_bytes(v, 2)?.try_into().ok()?;
+                let [a0, a1, b0, b1, c0, c1, d0, d1] = b;
+                [[a0, a1], [b0, b1], [c0, c1], [d0, d1]].map(|x| u32::from(u16::from_le_bytes(x)))
+            }
+            _ => return None,
+        };
+        let scale = self.scale;
+        let weights = match self.weights.component_type {
+            component::F32 => {
+                let b: [u8; 16] = self.weights.vec4_bytes(v, 4)?.try_into().ok()?;
+                let lane = |k: usize| {
+                    let mut x = [0u8; 4];
+                    x.copy_from_slice(b.get(4 * k..4 * k + 4).unwrap_or(&[0; 4]));
+                    f32::from_le_bytes(x)
+                };
+                let w = [lane(0), lane(1), lane(2), lane(3)];
+                if w.iter().any(|x| x.is_nan()) {
+                    return None;
+                }
+                if scale == 1.0 {
+                    w
+                } else {
+                    w.map(|x| to_f32(f64::from(x) / scale))
+                }
+            }
+            component::U8 => {
+                let b: [u8; 4] = self.weights.vec4_bytes(v, 1)?.try_into().ok()?;
+                b.map(|x| to_f32(f64::from(x) / scale))
+            }
+            component::U16 => {
+                let b: [u8; 8] = self.weights.vec4_bytes(v, 2)?.try_into().ok()?;
+                let [a0, a1, b0, b1, c0, c1, d0, d1] = b;
+                [[a0, a1], [b0, b1], [c0, c1], [d0, d1]]
+                    .map(|x| to_f32(f64::from(u16::from_le_bytes(x)) / scale))
+            }
+            _ => return None,
+        };
+        Some(InfluenceSet { joints, weights })
     }
 }
 

@@ -164,6 +164,24 @@ impl AccessorData<'_> {
         self.bytes?.get(at..at.checked_add(4 * size)?)
     }
 
+    /// The bytes of VEC4 elements `start..start + n` (four components of `size` bytes,
+    /// tightly packed within each element), read in place, with the stride between
+    /// elements; the same conditions as [`AccessorData::vec4_bytes`].
+    #[inline]
+    pub fn vec4_run(&self, start: usize, n: usize, size: usize) -> Option<(&[u8], usize)> {
+        if !self.sparse.is_empty()
+            || start.checked_add(n)? > self.count
+            || self.components != 4
+            || self.rows != 4
+            || size_of(self.component_type) != Some(size)
+        {
+            return None;
+        }
+        let stride = usize::try_from(self.stride).ok()?;
+        let at = start.checked_mul(stride)?;
+        Some((self.bytes?.get(at..)?, stride))
+    }
+
     /// Byte offset in its buffer of component `c` of element `i`.
     pub fn offset_of(&self, i: usize, c: usize) -> Option<u64> {
         let size = size_of(self.component_type)?;

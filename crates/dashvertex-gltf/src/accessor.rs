@@ -85,6 +85,10 @@ impl AccessorData<'_> {
     /// Byte offset of component `c` within an element (matrix columns are padded).
     #[inline]
     fn within(&self, c: usize, size: usize) -> usize {
+        // Scalars and vectors (one column): no division.
+        if c < self.rows {
+            return c * size;
+        }
         let rows = self.rows.max(1);
         (c / rows) * self.column + (c % rows) * size
     }

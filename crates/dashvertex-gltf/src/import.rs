@@ -332,7 +332,22 @@ impl SetView<'_> {
         };
         let wf = |b: &[u8]| {
             let [
-                a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3,
+                a0,
+                a1,
+                a2,
+                a3,
+                b0,
+                b1,
+                b2,
+                b3,
+                c0,
+                c1,
+                c2,
+                c3,
+                d0,
+                d1,
+                d2,
+                d3,
             ] = <[u8; 16]>::try_from(b).unwrap_or([0; 16]);
             let one = |x: f32| {
                 if scale == 1.0 && !x.is_nan() {

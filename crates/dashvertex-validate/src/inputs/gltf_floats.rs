@@ -20,8 +20,21 @@ use crate::sink::Sink;
 /// The first non-finite component of `data` at or after element `from`: `(element,
 /// component, value)`.
 fn first_non_finite(data: &AccessorData<'_>, from: usize) -> Option<(usize, usize, f64)> {
+    let n = data.components;
     (from..data.count).find_map(|i| {
-        (0..data.components).find_map(|c| {
+        if n <= 4 {
+            // The usual VEC3: the row read at once, the components found in order.
+            let r = data.get4(i);
+            if r.iter().all(|x| x.is_finite()) {
+                return None;
+            }
+            return r
+                .iter()
+                .take(n)
+                .enumerate()
+                .find_map(|(c, &x)| (!x.is_finite()).then_some((i, c, x)));
+        }
+        (0..n).find_map(|c| {
             let x = data.get(i, c);
             (!x.is_finite()).then_some((i, c, x))
         })

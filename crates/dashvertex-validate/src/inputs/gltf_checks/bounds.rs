@@ -75,9 +75,22 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
             below: vec![0; n],
             above: vec![0; n],
         };
+        // Up to four components read together (the component type decided once).
+        let row = |e: usize| {
+            let mut r = [0.0; 16];
+            if n <= 4 {
+                r.iter_mut().zip(data.get4(e)).for_each(|(x, v)| *x = v);
+            } else {
+                r.iter_mut()
+                    .enumerate()
+                    .take(n)
+                    .for_each(|(c, x)| *x = data.get(e, c));
+            }
+            r
+        };
         for e in 0..data.count {
-            for c in 0..n {
-                let v = data.get(e, c);
+            let r = row(e);
+            for (c, &v) in r.iter().enumerate().take(n) {
                 if v.is_nan() {
                     continue; // non-finite values are their own finding
                 }

@@ -33,8 +33,8 @@ OUT = os.path.join(ROOT, "target", "peers")
 REL = os.path.join(ROOT, "target", "release")
 
 
-def sh(cmd, **kw):
-    return subprocess.run(cmd, cwd=ROOT, **kw)
+def sh(cmd, cwd=ROOT, **kw):
+    return subprocess.run(cmd, cwd=cwd, **kw)
 
 
 def build():

@@ -373,12 +373,12 @@ impl SetView<'_> {
             [int(x), int(y), int(z), int(t)]
         };
         match (jt, wt) {
-            (component::U8, component::F32) => fill(out, j, 4, &j8, w, 16, &wf),
-            (component::U8, component::U8) => fill(out, j, 4, &j8, w, 4, &w8),
-            (component::U8, _) => fill(out, j, 4, &j8, w, 8, &w16),
-            (_, component::F32) => fill(out, j, 8, &j16, w, 16, &wf),
-            (_, component::U8) => fill(out, j, 8, &j16, w, 4, &w8),
-            _ => fill(out, j, 8, &j16, w, 8, &w16),
+            (component::U8, component::F32) => fill(out, j, 4, j8, w, 16, wf),
+            (component::U8, component::U8) => fill(out, j, 4, j8, w, 4, w8),
+            (component::U8, _) => fill(out, j, 4, j8, w, 8, w16),
+            (_, component::F32) => fill(out, j, 8, j16, w, 16, wf),
+            (_, component::U8) => fill(out, j, 8, j16, w, 4, w8),
+            _ => fill(out, j, 8, j16, w, 8, w16),
         }
         true
     }

@@ -15,13 +15,16 @@ machine hits every command alike; the table gives medians and ratios.
   python3 -c 'open(FILE).read()'     reading the file into memory, page faults included
 
 Usage: python3 benches/peers.py [--shape synthetic|blender|FILE.glb] [--vertices N]
-                                [--rounds R] [--threads T] [--keep]
+                                [--rounds R] [--threads T] [--keep] [--out DIR]
+                                [--baseline DIR] [--no-build]
 The input is generated once, deterministically, by benches/src/bin/make_skinned_glb.rs
-into target/peers/: `synthetic` (default: 3,300,000 vertices, 64 joints, u16 joints, no
+into target/peers/ (or --out DIR, for a disk outside the repository): `synthetic` (default: 3,300,000 vertices, 64 joints, u16 joints, no
 indices, about 422 MB) or `blender` (the shape of a Blender 3.4 export: 3,485,411
 vertices, 48 joints, u8 joints, u32 indices). `--shape FILE.glb` measures a file of yours,
 such as the real export benches/blender_export.py makes when Blender is installed. A peer
-that cannot be installed is reported and its pair skipped, never faked.
+that cannot be installed is reported and its pair skipped, never faked. `--baseline DIR`
+adds the `dashvertex` and `dash-validate` found in DIR (an earlier build, copied there) to
+the same alternating rounds, so that before and after are measured in one run.
 """
 import argparse, os, shutil, statistics, subprocess, sys
 
@@ -30,8 +33,8 @@ OUT = os.path.join(ROOT, "target", "peers")
 REL = os.path.join(ROOT, "target", "release")
 
 
-def sh(cmd, **kw):
-    return subprocess.run(cmd, cwd=ROOT, **kw)
+def sh(cmd, cwd=ROOT, **kw):
+    return subprocess.run(cmd, cwd=cwd, **kw)
 
 
 def build():
@@ -96,11 +99,19 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=0, help="dash --threads (0: default)")
     ap.add_argument("--keep", action="store_true", help="keep the reduced output")
+    ap.add_argument("--out", default=None, help="where inputs and outputs go (default target/peers)")
+    ap.add_argument("--baseline", default=None,
+                    help="a folder with an earlier dashvertex and dash-validate to run beside")
+    ap.add_argument("--no-build", action="store_true", help="use target/release as it is")
     a = ap.parse_args()
+    global OUT
+    if a.out:
+        OUT = os.path.abspath(a.out)
     if not os.path.exists("/usr/bin/time"):
         sys.exit("/usr/bin/time is needed (apt-get install time)")
     os.makedirs(OUT, exist_ok=True)
-    build()
+    if not a.no_build:
+        build()
     if a.shape in ("synthetic", "blender"):
         blender = a.shape == "blender"
         a.vertices = a.vertices or (3_485_411 if blender else 3_300_000)
@@ -133,6 +144,12 @@ def main():
         "dashvertex reduce": [os.path.join(REL, "dashvertex"), "reduce", src, "-o", reduced,
                         "--max-influences", "4", "--normalize", "unit", "-q"] + threads,
     }
+    if a.baseline:
+        base = os.path.abspath(a.baseline)
+        cmds["dash-validate (baseline)"] = [os.path.join(base, "dash-validate")] + threads + [src]
+        cmds["dashvertex reduce (baseline)"] = [
+            os.path.join(base, "dashvertex"), "reduce", src, "-o", reduced + ".base.glb",
+            "--max-influences", "4", "--normalize", "unit", "-q"] + threads
     if val:
         cmds["official validator"] = val + [src]
     if asp:
@@ -162,6 +179,10 @@ def main():
     pairs = [("dash-validate", "official validator", 30, 1.1, "file"),
              ("dashvertex reduce", "Assimp LimitBoneWeights", 5, None, "in+out+64MB"),
              ("dashvertex reduce", "gltfpack -noq", None, None, "in+out+64MB")]
+    if a.baseline:
+        pairs += [("dash-validate (baseline)", "official validator", 30, 1.1, "file"),
+                  ("dashvertex reduce (baseline)", "Assimp LimitBoneWeights", 5, None,
+                   "in+out+64MB")]
     out_size = os.path.getsize(reduced) if os.path.exists(reduced) else 0
     for ours, peer, speed_target, rss_target, _ in pairs:
         if peer not in med:
@@ -179,11 +200,21 @@ def main():
             line += f"; peak RSS {mb(rss)} vs input + output + 64 MB = {mb(budget)}"
         print(line)
     cp_t = med["read + write floor (cp)"][0]
-    print(f"- dashvertex reduce vs cp of the input: {med['dashvertex reduce'][0] / cp_t:.2f}× the copy's "
-          f"time (target ≤ 1.5×)")
+    for ours in ("dashvertex reduce", "dashvertex reduce (baseline)"):
+        if ours in med:
+            print(f"- {ours} vs cp of the input: {med[ours][0] / cp_t:.2f}× the copy's "
+                  f"time (target ≤ 1.5×)")
+    if a.baseline:
+        for ours in ("dash-validate", "dashvertex reduce"):
+            b = med[ours + " (baseline)"]
+            print(f"- {ours}: baseline {b[0]:.2f} s -> {med[ours][0]:.2f} s "
+                  f"({b[0] / med[ours][0]:.2f}× faster)")
+    if a.baseline and os.path.exists(reduced) and os.path.exists(reduced + ".base.glb"):
+        same = open(reduced, "rb").read() == open(reduced + ".base.glb", "rb").read()
+        print(f"- reduced output {'identical to' if same else 'DIFFERS from'} the baseline's")
     if out_size:
         print(f"- reduced output: {mb(out_size)} ({out_size / size:.2f}× the input)")
-    for f in (reduced, copied, packed):
+    for f in (reduced, copied, packed, reduced + ".base.glb"):
         if os.path.exists(f) and not (a.keep and f == reduced):
             os.remove(f)
 

@@ -184,6 +184,7 @@ pub fn unchanged_gltf(
             written: dashvertex_gltf::export::Written {
                 main,
                 files: Vec::new(),
+                carried: 0,
             },
             copied: true,
             present,
@@ -252,7 +253,9 @@ pub fn verify(
     profile: Option<dashvertex_validate::Profile>,
     target: Option<&'static dashvertex_core::Target>,
 ) -> Result<Vec<u8>, AppError> {
-    verify_for(output, format, bytes, files, limits, profile, target, None)
+    verify_for(
+        output, format, bytes, files, limits, profile, target, None, 0,
+    )
 }
 
 /// What a DashVertex output was made from, so that a refusal names things as the user
@@ -312,7 +315,9 @@ impl Subject<'_> {
     }
 }
 
-/// [`verify`], naming what a refusal is about as `subject` says.
+/// [`verify`], naming what a refusal is about as `subject` says. A glTF output's
+/// accessors `0..carried` are the input's own ([`dashvertex_gltf::export::Written::carried`]):
+/// their elements are not walked again, so the check reads what the job changed.
 #[allow(clippy::too_many_arguments)]
 pub fn verify_for(
     output: &Path,
@@ -323,8 +328,10 @@ pub fn verify_for(
     profile: Option<dashvertex_validate::Profile>,
     target: Option<&'static dashvertex_core::Target>,
     subject: Option<&Subject<'_>>,
+    carried: u64,
 ) -> Result<Vec<u8>, AppError> {
     let opts = dashvertex_validate::Options {
+        carried_accessors: carried,
         format: Some(format),
         limits: *limits,
         profile,

@@ -709,6 +709,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
                     dashvertex_gltf::export::Written {
                         main,
                         files: Vec::new(),
+                        carried: 0,
                     },
                     reports,
                     run.changes,
@@ -728,7 +729,11 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             read_buffers,
         )
     };
-    let dashvertex_gltf::export::Written { main: bytes, files } = bytes;
+    let dashvertex_gltf::export::Written {
+        main: bytes,
+        files,
+        carried: carried_accessors,
+    } = bytes;
     // The output's format or extension chose its encoder (checked above), so it names
     // the format.
     let format =
@@ -753,6 +758,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         None,
         a.target,
         subject.as_ref(),
+        carried_accessors,
     )?;
     // The buffer files are named now: none may overwrite a file this run read.
     refuse_written_aliases(

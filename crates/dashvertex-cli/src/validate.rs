@@ -197,6 +197,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> Result<ExitCode, CliError> {
         target: args.target,
         resource_dirs: global.resource_dir.clone(),
         joint_order,
+        carried_accessors: 0,
     };
     let files = expand(
         &args.inputs,

@@ -85,6 +85,10 @@ impl AccessorData<'_> {
     /// Byte offset of component `c` within an element (matrix columns are padded).
     #[inline]
     fn within(&self, c: usize, size: usize) -> usize {
+        // Scalars and vectors (one column): no division.
+        if c < self.rows {
+            return c * size;
+        }
         let rows = self.rows.max(1);
         (c / rows) * self.column + (c % rows) * size
     }
@@ -198,6 +202,42 @@ impl AccessorData<'_> {
                 }
             }
         }
+    }
+
+    /// The bytes of VEC4 element `i` (four components of `size` bytes, tightly packed
+    /// within the element), read in place: `None` when the accessor is sparse, has no
+    /// buffer view, is not a 4-component vector of that component size, or has no element
+    /// `i`. The typed readers of influence sets decode these without widening to `f64`.
+    #[inline]
+    pub fn vec4_bytes(&self, i: usize, size: usize) -> Option<&[u8]> {
+        if !self.sparse.is_empty()
+            || i >= self.count
+            || self.components != 4
+            || self.rows != 4
+            || size_of(self.component_type) != Some(size)
+        {
+            return None;
+        }
+        let at = usize::try_from(i as u64 * self.stride).ok()?;
+        self.bytes?.get(at..at.checked_add(4 * size)?)
+    }
+
+    /// The bytes of VEC4 elements `start..start + n` (four components of `size` bytes,
+    /// tightly packed within each element), read in place, with the stride between
+    /// elements; the same conditions as [`AccessorData::vec4_bytes`].
+    #[inline]
+    pub fn vec4_run(&self, start: usize, n: usize, size: usize) -> Option<(&[u8], usize)> {
+        if !self.sparse.is_empty()
+            || start.checked_add(n)? > self.count
+            || self.components != 4
+            || self.rows != 4
+            || size_of(self.component_type) != Some(size)
+        {
+            return None;
+        }
+        let stride = usize::try_from(self.stride).ok()?;
+        let at = start.checked_mul(stride)?;
+        Some((self.bytes?.get(at..)?, stride))
     }
 
     /// Byte offset in its buffer of component `c` of element `i`.

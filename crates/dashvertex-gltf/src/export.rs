@@ -253,6 +253,11 @@ pub struct Written {
     pub main: Vec<u8>,
     /// `(file name, bytes)` of external buffers, to write in the same folder.
     pub files: Vec<(String, Vec<u8>)>,
+    /// The output's accessors `0..carried` are the input's own, kept with their bytes
+    /// and description (only their `bufferView` and `byteOffset` may be renumbered); the
+    /// edit's new accessors follow them. A check of the output before it is written
+    /// walks only the others' elements (`dashvertex_validate::Options::carried_accessors`).
+    pub carried: u64,
 }
 
 /// A new buffer view's bytes.

@@ -273,6 +273,143 @@ impl SetView<'_> {
     }
 }
 
+impl SetView<'_> {
+    /// The sets of vertices `start..start + out.len()` into `out`, each as
+    /// [`SetView::get`] gives it. The usual storage (UNSIGNED_BYTE or UNSIGNED_SHORT
+    /// joints; FLOAT, or normalized UNSIGNED_BYTE / UNSIGNED_SHORT weights; no sparse
+    /// data) is decoded straight from the bytes, with the component types matched once
+    /// per block; any other storage, and vertices past the accessors, vertex by vertex.
+    pub fn get_block(&self, start: usize, out: &mut [InfluenceSet]) {
+        if !self.typed_block(start, out) {
+            for (o, v) in out.iter_mut().zip(start..) {
+                *o = self.get(v);
+            }
+        }
+    }
+
+    /// [`SetView::get_block`] for the usual storage; false (nothing written) for any
+    /// other. Weights are `stored / scale` rounded once to binary32, as the general path
+    /// computes them; a FLOAT weight with scale 1 is itself (a NaN goes through the same
+    /// conversion as there).
+    fn typed_block(&self, start: usize, out: &mut [InfluenceSet]) -> bool {
+        let n = out.len();
+        let (jt, wt) = (self.joints.component_type, self.weights.component_type);
+        let jsize = match jt {
+            component::U8 => 1,
+            component::U16 => 2,
+            _ => return false,
+        };
+        let wsize = match wt {
+            component::F32 => 4,
+            component::U8 => 1,
+            component::U16 => 2,
+            _ => return false,
+        };
+        let (Some(j), Some(w)) = (
+            self.joints.vec4_run(start, n, jsize),
+            self.weights.vec4_run(start, n, wsize),
+        ) else {
+            return false;
+        };
+        let scale = self.scale;
+        // Fixed-size patterns, no array `map`: each compiles to a few moves.
+        let j8 = |b: &[u8]| {
+            let [x, y, z, t] = <[u8; 4]>::try_from(b).unwrap_or([0; 4]);
+            [u32::from(x), u32::from(y), u32::from(z), u32::from(t)]
+        };
+        let u16s = |b: &[u8]| {
+            let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).unwrap_or([0; 8]);
+            [
+                u16::from_le_bytes([a0, a1]),
+                u16::from_le_bytes([b0, b1]),
+                u16::from_le_bytes([c0, c1]),
+                u16::from_le_bytes([d0, d1]),
+            ]
+        };
+        let j16 = |b: &[u8]| {
+            let [x, y, z, t] = u16s(b);
+            [u32::from(x), u32::from(y), u32::from(z), u32::from(t)]
+        };
+        let wf = |b: &[u8]| {
+            let [
+                a0,
+                a1,
+                a2,
+                a3,
+                b0,
+                b1,
+                b2,
+                b3,
+                c0,
+                c1,
+                c2,
+                c3,
+                d0,
+                d1,
+                d2,
+                d3,
+            ] = <[u8; 16]>::try_from(b).unwrap_or([0; 16]);
+            let one = |x: f32| {
+                if scale == 1.0 && !x.is_nan() {
+                    x
+                } else {
+                    to_f32(f64::from(x) / scale)
+                }
+            };
+            [
+                one(f32::from_le_bytes([a0, a1, a2, a3])),
+                one(f32::from_le_bytes([b0, b1, b2, b3])),
+                one(f32::from_le_bytes([c0, c1, c2, c3])),
+                one(f32::from_le_bytes([d0, d1, d2, d3])),
+            ]
+        };
+        let int = |x: u16| to_f32(f64::from(x) / scale);
+        let w8 = |b: &[u8]| {
+            let [x, y, z, t] = <[u8; 4]>::try_from(b).unwrap_or([0; 4]);
+            [x, y, z, t].map(|q| int(u16::from(q)))
+        };
+        let w16 = |b: &[u8]| {
+            let [x, y, z, t] = u16s(b);
+            [int(x), int(y), int(z), int(t)]
+        };
+        match (jt, wt) {
+            (component::U8, component::F32) => fill(out, j, 4, j8, w, 16, wf),
+            (component::U8, component::U8) => fill(out, j, 4, j8, w, 4, w8),
+            (component::U8, _) => fill(out, j, 4, j8, w, 8, w16),
+            (_, component::F32) => fill(out, j, 8, j16, w, 16, wf),
+            (_, component::U8) => fill(out, j, 8, j16, w, 4, w8),
+            _ => fill(out, j, 8, j16, w, 8, w16),
+        }
+        true
+    }
+}
+
+/// Decodes each element `k` of `out` from the joints' bytes (`jlen` bytes every `j.1`) and
+/// the weights' (`wlen` bytes every `w.1`); an element past the bytes (never: the runs
+/// were checked) is left zero.
+#[inline(always)]
+fn fill(
+    out: &mut [InfluenceSet],
+    j: (&[u8], usize),
+    jlen: usize,
+    joints: impl Fn(&[u8]) -> [u32; 4],
+    w: (&[u8], usize),
+    wlen: usize,
+    weights: impl Fn(&[u8]) -> [f32; 4],
+) {
+    let ((jb, js), (wb, ws)) = (j, w);
+    for (k, o) in out.iter_mut().enumerate() {
+        let (ja, wa) = (k * js, k * ws);
+        *o = match (jb.get(ja..ja + jlen), wb.get(wa..wa + wlen)) {
+            (Some(jx), Some(wx)) => InfluenceSet {
+                joints: joints(jx),
+                weights: weights(wx),
+            },
+            _ => InfluenceSet::ZERO,
+        };
+    }
+}
+
 /// A skinned primitive as views over its accessors: nothing is copied but the
 /// per-bone attributes (Blender's, usually few vertices).
 #[derive(Clone, Debug)]

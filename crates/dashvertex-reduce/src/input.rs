@@ -358,21 +358,41 @@ impl<'a> Input<'a> {
         // Every weighted joint index in range, checked in parallel chunks; the first
         // fault in vertex order is reported, whatever the thread count.
         let nb = bones.len();
+        // Sets are decoded a block of vertices at a time; the first fault is the least
+        // (vertex, set, slot) of each set's first.
         let first_fault = |range: std::ops::Range<usize>| {
-            for v in range {
+            const BLOCK: usize = 256;
+            let mut block = vec![InfluenceSet::ZERO; BLOCK];
+            for start in range.clone().step_by(BLOCK) {
+                let end = (start + BLOCK).min(range.end);
+                let block = block.get_mut(..end - start).unwrap_or_default();
+                let mut first: Option<(usize, usize, usize, u32)> = None;
                 for (s, set) in views.iter().enumerate() {
-                    let x = set.get(v);
-                    for (k, (j, w)) in x.pairs().enumerate() {
-                        if w != 0.0 && j as usize >= nb {
-                            return Some(InputError::BoneRange {
-                                vertex: v,
-                                set: s,
-                                slot: k,
-                                bone: j,
-                                bones: nb,
-                            });
+                    set.get_block(start, block);
+                    let hit = block.iter().enumerate().find_map(|(i, x)| {
+                        // Most vertices: every joint in range, whatever the weights.
+                        let [a, b, c, d] = x.joints;
+                        if (a.max(b).max(c).max(d) as usize) < nb {
+                            return None;
                         }
+                        x.pairs()
+                            .position(|(j, w)| w != 0.0 && j as usize >= nb)
+                            .map(|k| (start + i, s, k, x.joints.get(k).copied().unwrap_or(0)))
+                    });
+                    if let Some(h) = hit
+                        && first.is_none_or(|f| (h.0, h.1, h.2) < (f.0, f.1, f.2))
+                    {
+                        first = Some(h);
                     }
+                }
+                if let Some((vertex, set, slot, bone)) = first {
+                    return Some(InputError::BoneRange {
+                        vertex,
+                        set,
+                        slot,
+                        bone,
+                        bones: nb,
+                    });
                 }
             }
             None

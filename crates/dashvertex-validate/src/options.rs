@@ -42,6 +42,21 @@ pub struct Options {
     pub resource_dirs: Vec<std::path::PathBuf>,
     /// The bone manifest glTF skins' joint order is checked against (`JOINT_ORDER`).
     pub joint_order: Option<JointOrder>,
+    /// glTF accessors `0..carried_accessors` are carried byte for byte, with their
+    /// description, from the file a job read (the output of `dashvertex reduce` before it
+    /// is written): the checks that walk every element of an accessor (declared bounds,
+    /// non-finite positions, index ranges, color ranges) skip them, so a job's check of
+    /// its output reads only the data it changed. Every other check still covers them.
+    /// 0 (the default) checks every accessor.
+    pub carried_accessors: u64,
+}
+
+impl Options {
+    /// Whether the elements of accessor `index` are carried from the job's input
+    /// ([`Options::carried_accessors`]) and not walked again.
+    pub fn carried(&self, index: u64) -> bool {
+        index < self.carried_accessors
+    }
 }
 
 /// The joint order a glTF skin must follow: joint `i` is the bone the manifest numbers
@@ -109,6 +124,7 @@ impl Default for Options {
             progress: None,
             resource_dirs: Vec::new(),
             joint_order: None,
+            carried_accessors: 0,
         }
     }
 }

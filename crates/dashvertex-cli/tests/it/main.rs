@@ -103,6 +103,7 @@ mod cli;
 mod declared_numbers;
 mod doc_paths;
 mod fix;
+mod golden_bytes;
 mod hostile_files;
 mod hostile_fs;
 mod hostile_manifests;

@@ -79,9 +79,14 @@ pub(super) fn emit(
         }
         Container::Glb => glb(gltf, &value, layout, dest.bin, &mut pending)?,
     };
+    // The source's accessors come first in the edited JSON, and the plan removed only
+    // replaced ones: those it kept are carried, with their bytes, in order.
+    let n_src = gltf.root.accessors.len();
+    let removed_src = plan.removed_acc.iter().filter(|&&i| i < n_src).count();
     Ok(Written {
         main,
         files: files_out,
+        carried: (n_src - removed_src) as u64,
     })
 }
 

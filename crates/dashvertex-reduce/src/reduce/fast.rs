@@ -241,52 +241,64 @@ pub(super) fn reduce_rows<const K: usize>(
 ) -> Result<(), ReduceError> {
     let (input, map) = (f.input, f.map);
     let out = |b: u32| map.get(b as usize).copied().unwrap_or(u32::MAX);
-    for v in f.range.clone() {
-        sc.stamps.next_vertex();
-        let mut sel = Sel::<K>::EMPTY;
-        let mut fast = true;
-        let mut offer = |b: u32, w: f32, stamps: &mut Stamps| match classify(w) {
-            Weight::Zero => {}
-            Weight::Fast => {
-                let b = out(b);
-                if stamps.repeated(b) {
-                    fast = false;
-                } else {
-                    sel.offer(b, w);
-                }
+    // glTF sets are decoded a block of vertices at a time, set by set, into `block`
+    // (`block[s * BLOCK + i]`: set `s` of vertex `start + i`).
+    let mut block: Vec<InfluenceSet> = Vec::new();
+    let range = f.range.clone();
+    for start in range.clone().step_by(BLOCK) {
+        let end = (start + BLOCK).min(range.end);
+        if let Data::Views(sets) = &input.data {
+            block.resize(sets.len() * BLOCK, InfluenceSet::ZERO);
+            for (set, dst) in sets.iter().zip(block.chunks_exact_mut(BLOCK)) {
+                set.get_block(start, dst.get_mut(..end - start).unwrap_or_default());
             }
-            Weight::Other => fast = false,
-        };
-        match &input.data {
-            Data::Sets(sets) => {
-                for set in sets {
-                    if let Some(x) = set.get(v) {
+        }
+        for v in start..end {
+            sc.stamps.next_vertex();
+            let mut sel = Sel::<K>::EMPTY;
+            let mut fast = true;
+            let mut offer = |b: u32, w: f32, stamps: &mut Stamps| match classify(w) {
+                Weight::Zero => {}
+                Weight::Fast => {
+                    let b = out(b);
+                    if stamps.repeated(b) {
+                        fast = false;
+                    } else {
+                        sel.offer(b, w);
+                    }
+                }
+                Weight::Other => fast = false,
+            };
+            match &input.data {
+                Data::Sets(sets) => {
+                    for set in sets {
+                        if let Some(x) = set.get(v) {
+                            for (&b, &w) in x.joints.iter().zip(&x.weights) {
+                                offer(b, w, &mut sc.stamps);
+                            }
+                        }
+                    }
+                }
+                Data::Lists(lists) => {
+                    for c in lists.of(v) {
+                        offer(c.bone, c.weight, &mut sc.stamps);
+                    }
+                }
+                Data::Views(_) => {
+                    for x in block.iter().skip(v - start).step_by(BLOCK) {
                         for (&b, &w) in x.joints.iter().zip(&x.weights) {
                             offer(b, w, &mut sc.stamps);
                         }
                     }
                 }
+                Data::Columns(_) => fast = false,
             }
-            Data::Lists(lists) => {
-                for c in lists.of(v) {
-                    offer(c.bone, c.weight, &mut sc.stamps);
-                }
+            if fast {
+                f.fast_vertex(v, &sel, sc)?;
+            } else {
+                let dirty = f.general(v, cands, sc)?;
+                f.vertex(v, dirty, sc)?;
             }
-            Data::Views(sets) => {
-                for set in sets {
-                    let x = set.get(v);
-                    for (&b, &w) in x.joints.iter().zip(&x.weights) {
-                        offer(b, w, &mut sc.stamps);
-                    }
-                }
-            }
-            Data::Columns(_) => fast = false,
-        }
-        if fast {
-            f.fast_vertex(v, &sel, sc)?;
-        } else {
-            let dirty = f.general(v, cands, sc)?;
-            f.vertex(v, dirty, sc)?;
         }
     }
     Ok(())

@@ -75,7 +75,7 @@ pub(crate) fn positions(
             .ok()
             .and_then(|i| gltf.root.accessors.get(i))
             .is_some_and(|a| a.component_type == component::F32);
-        if !is_float || !seen.insert(index) {
+        if !is_float || opts.carried(index) || !seen.insert(index) {
             continue;
         }
         let ptr = p.attribute_pointer("POSITION");
@@ -196,6 +196,7 @@ pub(crate) fn others(
             || (a.buffer_view.is_none() && a.sparse.is_none())
             || checked.contains(&index)
             || own.contains(&index)
+            || opts.carried(index)
         {
             continue;
         }

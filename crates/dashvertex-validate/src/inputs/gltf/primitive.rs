@@ -6,6 +6,7 @@ use dashvertex_core::InfluenceSet;
 use dashvertex_gltf::Gltf;
 use dashvertex_gltf::accessor::{self, AccessorData};
 use dashvertex_gltf::document::component;
+use dashvertex_gltf::import::SetView;
 use dashvertex_gltf::skinning::{self, PrimitiveSets};
 
 use super::skins::Barred;
@@ -360,6 +361,24 @@ fn vertices(
     // Vertices in chunks, checked in parallel, each into its own sink; the sinks are
     // appended in vertex order, so the report is the same at any thread count.
     let max = checker.encoding.max();
+    // FLOAT weights in every set (the usual export): the sets are read a block of
+    // vertices at a time, as the reducer reads them (the same values as below).
+    let blocks: Option<Vec<SetView<'_>>> = (max.is_none()
+        && encodings.len() == nsets
+        && joints.len() == nsets
+        && weights.len() == nsets
+        && encodings.iter().all(|e| e.max().is_none()))
+    .then(|| {
+        joints
+            .iter()
+            .zip(weights)
+            .map(|((_, j), (_, w))| SetView {
+                joints: j.clone(),
+                weights: w.clone(),
+                scale: 1.0,
+            })
+            .collect()
+    });
     let chunk_report = |chunk: usize| {
         let mut sink = sink.fork();
         let mut stats = MeshStats::default();
@@ -367,6 +386,31 @@ fn vertices(
         let mut sets = vec![InfluenceSet::ZERO; nsets];
         let mut raw = vec![[0u32; 4]; nsets];
         let end = count.min((chunk + 1) * VERTEX_CHUNK);
+        if let Some(views) = &blocks {
+            const BLOCK: usize = 256;
+            let mut block = vec![InfluenceSet::ZERO; nsets * BLOCK];
+            for start in (chunk * VERTEX_CHUNK..end).step_by(BLOCK) {
+                let n = BLOCK.min(end - start);
+                for (view, dst) in views.iter().zip(block.chunks_exact_mut(BLOCK)) {
+                    view.get_block(start, dst.get_mut(..n).unwrap_or_default());
+                }
+                for i in 0..n {
+                    for (set, src) in sets.iter_mut().zip(block.iter().skip(i).step_by(BLOCK)) {
+                        *set = *src;
+                    }
+                    checker.vertex(
+                        (start + i) as u64,
+                        &sets,
+                        None,
+                        &loc,
+                        &mut sink,
+                        &mut stats,
+                        &mut scratch,
+                    );
+                }
+            }
+            return (sink, stats);
+        }
         for v in chunk * VERTEX_CHUNK..end {
             for (s, (set, r)) in sets.iter_mut().zip(raw.iter_mut()).enumerate() {
                 let (Some((_, jd)), Some((_, wd)), Some(enc)) =

@@ -49,6 +49,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
         };
         let (min, max) = (declared("min"), declared("max"));
         if (min.is_none() && max.is_none())
+            || opts.carried(i as u64)
             || a.get("bufferView").is_none()
             || a.get("normalized").and_then(Value::as_bool) == Some(true)
         {

@@ -30,7 +30,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
                     .ok()
                     .and_then(|i| gltf.root.accessors.get(i))
                     .is_some_and(|a| a.component_type == component::F32);
-                if !is_float || !seen.insert(index) {
+                if !is_float || opts.carried(index) || !seen.insert(index) {
                     continue;
                 }
                 // An unreadable color is left to the checks of its cause (its buffer,

@@ -58,6 +58,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
                     || a.normalized
                     || a.kind != vec
                     || a.buffer_view.is_none()
+                    || opts.carried(index)
                     || !seen.insert(index)
                 {
                     continue;

@@ -222,90 +222,22 @@ pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, AppError> {
     Ok(Opened::Bytes(bytes))
 }
 
-/// What the jobs that read a glTF file rewrite or repair, and so read through: the joints
-/// and weights accessors' formats and alignment (reduce and remap write new ones; fix
-/// repairs them) and an inverse bind matrix's fourth row (fix snaps it).
-/// A JSON text with a byte order mark (`GLTF_JSON` once loaded) is read through too:
-/// every writer leaves the mark out.
-const READ_THROUGH: &[dashvertex_validate::Code] = {
-    use dashvertex_validate::Code as C;
-    &[
-        C::GLTF_JSON,
-        C::GLTF_JOINTS_FORMAT,
-        C::GLTF_WEIGHTS_FORMAT,
-        C::GLTF_ACCESSOR_ALIGNMENT,
-        C::GLTF_IBM_ROW,
-    ]
-};
-
 /// Refuses a glTF input whose document the validator finds broken (its buffers, buffer
-/// views, accessors, hierarchy, skins, animations: `dashvertex_validate::check_document`),
-/// so that no job reads garbage from it: the first error with its code, the official
+/// views, accessors, hierarchy, skins, animations: [`dashvertex_validate::refusal`]), so
+/// that no job reads garbage from it: the first error with its code, the official
 /// validator's code, where it is and what to do; the influences of each vertex are the
 /// jobs' own business (reduce and fix repair them).
 pub fn check_gltf(path: &Path, gltf: &Gltf, ctx: &Context) -> Result<(), AppError> {
-    use dashvertex_validate::{Code, Level, Severity};
-    let refused = |code: &Code| code.severity() == Severity::Error && !READ_THROUGH.contains(code);
-    // Declared bounds of a JOINTS_n or WEIGHTS_n accessor are read through too: reduce
-    // and fix write those accessors anew, and a weight edited by a script leaves stale
-    // bounds behind. At most 8 such findings per accessor (min and max of 4 components).
-    let influence: std::collections::HashSet<u64> = gltf
-        .root
-        .meshes
-        .iter()
-        .flat_map(|m| &m.primitives)
-        .flat_map(|p| &p.attributes)
-        .filter(|(name, _)| name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_"))
-        .filter_map(|(_, a)| a.as_u64())
-        .collect();
-    let exempt = |d: &dashvertex_validate::Diagnostic| {
-        d.code == Code::GLTF_ACCESSOR_BOUNDS
-            && d.location
-                .pointer
-                .as_deref()
-                .and_then(|p| p.strip_prefix("/accessors/"))
-                .and_then(|p| p.split('/').next())
-                .and_then(|i| i.parse::<u64>().ok())
-                .is_some_and(|i| influence.contains(&i))
-    };
-    // Only the refused errors are reported, and only as many located as it takes to find
-    // the first that is not read through (locating is the costly part of a finding); the
-    // others are counted.
-    let opts = dashvertex_validate::Options {
-        limits: ctx.limits,
-        profile: Some(dashvertex_validate::Profile::Gltf),
-        max_diagnostics: 1 + 8 * influence.len(),
-        levels: Code::ALL
-            .iter()
-            .filter(|c| !refused(c))
-            .map(|&c| (c, Level::Allow))
-            .collect(),
-        ..dashvertex_validate::Options::default()
-    };
-    let (counts, found) = dashvertex_validate::check_document(gltf, &opts);
-    let exempted = found.iter().filter(|d| exempt(d)).count() as u64;
-    let errors: u64 = counts
-        .iter()
-        .filter(|(c, _)| refused(c))
-        .map(|(_, n)| n)
-        .sum::<u64>()
-        .saturating_sub(exempted);
-    let Some(first) = found
-        .iter()
-        .find(|d| d.severity == Severity::Error && refused(&d.code) && !exempt(d))
-    else {
+    let Some(refusal) = dashvertex_validate::refusal(gltf, &ctx.limits) else {
         return Ok(());
     };
-    let khronos: Vec<&str> = if first.khronos.is_empty() {
-        first.code.khronos().collect()
-    } else {
-        first.khronos.clone()
-    };
+    let khronos = refusal.khronos();
     let khronos = if khronos.is_empty() {
         String::new()
     } else {
         format!(" [Khronos {}]", khronos.join(", "))
     };
+    let (first, errors) = (&refusal.first, refusal.errors);
     let help = first
         .help
         .as_deref()

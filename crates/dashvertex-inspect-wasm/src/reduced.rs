@@ -28,6 +28,7 @@ impl std::error::Error for ReduceRefused {}
 /// `gltf` reduced to `k` influences per vertex, as GLB bytes.
 pub fn reduce_to_glb(gltf: &Gltf, k: usize) -> Result<Vec<u8>, ReduceRefused> {
     let limits = Limits::default();
+    readable(gltf, &limits)?;
     let prims = dashvertex_reduce::gltf::inputs(gltf, &limits)
         .map_err(|e| ReduceRefused(format!("the file cannot be reduced: {e}")))?;
     if prims.is_empty() {
@@ -69,6 +70,7 @@ pub fn reduce_to_glb(gltf: &Gltf, k: usize) -> Result<Vec<u8>, ReduceRefused> {
 pub fn fix_to_glb(gltf: &Gltf) -> Result<Vec<u8>, ReduceRefused> {
     use dashvertex_fix::policy::{Policy, SumRule};
     let limits = Limits::default();
+    readable(gltf, &limits)?;
     let policy = Policy::for_rule(SumRule::Gltf);
     let fixed = dashvertex_fix::fix_gltf(gltf, &policy, &limits)
         .map_err(|e| ReduceRefused(format!("the file cannot be fixed: {e}")))?;
@@ -80,6 +82,21 @@ pub fn fix_to_glb(gltf: &Gltf) -> Result<Vec<u8>, ReduceRefused> {
         .finish_files(Container::Glb, &files)
         .map_err(|e| ReduceRefused(format!("the fixed file cannot be written: {e}")))?;
     checked(written.main)
+}
+
+/// Refuses a file whose document the commands refuse to read (spec/validation.md §6.3),
+/// with the same finding.
+fn readable(gltf: &Gltf, limits: &Limits) -> Result<(), ReduceRefused> {
+    match dashvertex_validate::refusal(gltf, limits) {
+        None => Ok(()),
+        Some(r) => Err(ReduceRefused(format!(
+            "nothing to download: {} at {}: {} ({} such error(s) in the file's document; the tool that wrote it must write it again)",
+            r.first.code.as_str(),
+            r.first.location,
+            r.first.message,
+            r.errors
+        ))),
+    }
 }
 
 /// `bytes` when the validator finds no error in them as GLB, else why not.

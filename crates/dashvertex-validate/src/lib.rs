@@ -21,6 +21,7 @@ mod diagnostic;
 mod influences;
 mod inputs;
 mod options;
+mod refusal;
 pub mod render;
 mod report;
 pub mod sarif;
@@ -33,6 +34,7 @@ pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
 pub use inputs::gltf::check_document;
 pub use options::{JointOrder, Level, Options, ProgressFn};
+pub use refusal::{READ_THROUGH, Refusal, refusal};
 pub use report::{Counts, FileReport, GLTF_NOT_CHECKED, Report, Summary, schema};
 
 use std::borrow::Cow;

@@ -41,6 +41,7 @@ pub mod output;
 pub mod reduce;
 pub mod remap;
 pub mod report;
+pub mod split;
 mod words;
 
 pub use error::{AppError, input_error};

@@ -37,6 +37,7 @@ struct Done {
 fn refused(gltf: &Gltf, read: &Read, skin: usize, element: usize, joints: Vec<u32>) -> Refused {
     let nodes = gltf.root.skins.get(skin).map(|s| s.joints.as_slice());
     Refused {
+        arity: read.arity,
         element,
         vertices: read
             .indices

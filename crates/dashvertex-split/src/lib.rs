@@ -49,6 +49,8 @@ pub struct Options {
 /// An element that needs more joints than a part may hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refused {
+    /// Vertices per element: 3 for a triangle, 2 for a line, 1 for a point.
+    pub arity: usize,
     /// The element's index in the primitive (a triangle's is its index / 3).
     pub element: usize,
     /// Its vertices.
@@ -80,7 +82,8 @@ pub enum SplitError {
     },
     /// Elements need more joints than the budget.
     #[error(
-        "mesh {mesh} primitive {primitive}: {count} element(s) use more than {max} joints together, so no part can hold them; first: {}",
+        "mesh {mesh} primitive {primitive}: {count} {}(s) use more than {max} joints together, so no part can hold them; first: {}",
+        kind(.first.first().map_or(3, |r| r.arity)),
         describe(.first)
     )]
     TooManyJoints {
@@ -148,6 +151,15 @@ pub enum SplitError {
     Export(#[from] dashvertex_gltf::export::ExportError),
 }
 
+/// What an element of `arity` vertices is called.
+fn kind(arity: usize) -> &'static str {
+    match arity {
+        3 => "triangle",
+        2 => "line",
+        _ => "point",
+    }
+}
+
 /// Elements in words: "element 12 (vertices 4, 5, 9) uses 9 joints: hips, spine, …".
 fn describe(list: &[Refused]) -> String {
     list.iter()
@@ -160,7 +172,8 @@ fn describe(list: &[Refused]) -> String {
                 .collect();
             let more = if r.names.len() > 12 { ", …" } else { "" };
             format!(
-                "element {} (vertices {}) uses {} joints: {}{more}",
+                "{} {} (vertices {}) uses {} joints: {}{more}",
+                kind(r.arity),
                 r.element,
                 r.vertices
                     .iter()

@@ -2,6 +2,14 @@
 //! element in exactly one part, each part's joints exactly those its elements use, at
 //! least the lower bound of parts, and the same parts every time.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
+
 use dashvertex_split::partition::{Rows, Shape, element_joints, infeasible, partition};
 use proptest::prelude::*;
 
@@ -19,7 +27,7 @@ fn rig() -> impl Strategy<Value = (usize, Rows, Vec<u32>)> {
         (Just(joints), per_vertex, tris).prop_map(|(joints, pv, tris)| {
             let mut rows = Rows::new();
             for s in pv {
-                rows.push(s.into_iter());
+                rows.push(s);
             }
             (joints, rows, tris.into_iter().flatten().collect())
         })

@@ -2,6 +2,14 @@
 //! input at the rest pose and every keyframe (the skinning evaluator, bit for bit in
 //! f64), every part within the budget, and the official validator finding no error.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
+
 use std::path::PathBuf;
 
 use dashvertex_core::Limits;

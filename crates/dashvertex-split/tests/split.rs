@@ -138,6 +138,7 @@ fn split_to_glb(g: &Gltf, o: &Options) -> (Vec<u8>, dashvertex_split::Report) {
     (w.main, s.report)
 }
 
+// spec: SP3 SP5
 #[test]
 fn corpus_files_split_at_several_budgets_draw_the_same_triangles() {
     let dir = Scratch::new("split-corpus");

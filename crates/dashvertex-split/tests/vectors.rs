@@ -36,7 +36,7 @@ fn split_vectors() {
     let mut failures = Vec::new();
     for v in &list {
         let file = v["file"].as_str().unwrap();
-        let n = v["maxJoints"].as_u64().unwrap() as usize;
+        let n = usize::try_from(v["maxJoints"].as_u64().unwrap()).unwrap();
         let reduce = v["reduce"].as_bool().unwrap();
         let g = dashvertex_gltf::load_path(&dir.join(file), &limits).unwrap();
         let anims = dashvertex_skin::animations(&g, &limits).unwrap();

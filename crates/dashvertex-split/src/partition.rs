@@ -177,16 +177,75 @@ const NONE: u32 = u32::MAX;
 /// Splits `shape` into parts of at most `max` joints each. Every element must fit
 /// ([`infeasible`] says which do not): an element that does not is put in a part of its
 /// own, over the budget, for the caller to have refused first.
+///
+/// Three growths are tried — over neighbours only, over neighbours and then every later
+/// element that fits, and in index order only (no neighbours) — each followed by the
+/// merge; the one with the fewest parts, then the fewest vertices written, then the
+/// earliest tried, is kept.
 pub fn partition(shape: &Shape<'_>, max: usize) -> Vec<Part> {
     let ej = element_joints(shape);
-    let mut parts = grow(shape, &ej, max);
-    merge(&mut parts, shape.joints, max);
-    parts.retain(|p| !p.elements.is_empty());
+    let mut mark = vec![0u32; shape.vertex_joints.len()];
+    let mut stamp = 0u32;
+    let mut best: Option<(usize, usize, Vec<Part>)> = None;
+    for how in [Growth::ADJACENT, Growth::FILL, Growth::INDEX_ORDER] {
+        let mut parts = grow(shape, &ej, max, how);
+        merge(&mut parts, shape.joints, max);
+        parts.retain(|p| !p.elements.is_empty());
+        let mut written = 0;
+        for p in &parts {
+            stamp = stamp.wrapping_add(1);
+            if stamp == 0 {
+                mark.fill(0);
+                stamp = 1;
+            }
+            for &e in &p.elements {
+                for &v in shape.element(e as usize) {
+                    if let Some(m) = mark.get_mut(v as usize)
+                        && *m != stamp
+                    {
+                        *m = stamp;
+                        written += 1;
+                    }
+                }
+            }
+        }
+        if best
+            .as_ref()
+            .is_none_or(|(n, w, _)| (parts.len(), written) < (*n, *w))
+        {
+            best = Some((parts.len(), written, parts));
+        }
+    }
+    let mut parts = best.map(|b| b.2).unwrap_or_default();
     for p in &mut parts {
         p.elements.sort_unstable();
     }
     parts.sort_by_key(|p| p.elements.first().copied());
     parts
+}
+
+/// How parts grow.
+#[derive(Clone, Copy, Debug)]
+struct Growth {
+    /// Over elements sharing a vertex, cheapest first.
+    adjacent: bool,
+    /// Then over every later element that fits, in index order.
+    fill: bool,
+}
+
+impl Growth {
+    const ADJACENT: Growth = Growth {
+        adjacent: true,
+        fill: false,
+    };
+    const FILL: Growth = Growth {
+        adjacent: true,
+        fill: true,
+    };
+    const INDEX_ORDER: Growth = Growth {
+        adjacent: false,
+        fill: true,
+    };
 }
 
 /// The growth state of one part.
@@ -201,6 +260,7 @@ struct Grow<'s> {
     seq: u64,
     work: u64,
     budget: u64,
+    adjacent: bool,
 }
 
 impl Grow<'_> {
@@ -228,7 +288,7 @@ impl Grow<'_> {
                 part.joints.push(j);
             }
         }
-        if self.work > self.budget {
+        if self.work > self.budget || !self.adjacent {
             return;
         }
         let shape = self.shape;
@@ -262,11 +322,35 @@ impl Grow<'_> {
     }
 }
 
+impl Grow<'_> {
+    /// Grows part `p` over the candidates in the heap, cheapest first, while they fit.
+    fn drain(&mut self, p: u32, stamp: u32, part: &mut Part, max: usize) {
+        while let Some(Reverse((cost, _, e))) = self.heap.pop() {
+            let e = e as usize;
+            if self.owner.get(e).copied() != Some(NONE) {
+                continue;
+            }
+            let now = self.cost(e, stamp);
+            if now < cost {
+                // The part gained some of its joints since it was pushed.
+                self.heap
+                    .push(Reverse((now, self.seq, u32::try_from(e).unwrap_or(NONE))));
+                self.seq += 1;
+                continue;
+            }
+            if part.joints.len() + now <= max {
+                self.add(e, p, stamp, part, max);
+            }
+        }
+    }
+}
+
 /// Grows parts from seeds in index order: each takes, among the unassigned elements
 /// sharing a vertex with it, the one adding the fewest joints (the earliest pushed at
-/// equal cost) while it fits. Past the work budget, the remaining elements fill parts
-/// in index order.
-fn grow(shape: &Shape<'_>, ej: &Rows, max: usize) -> Vec<Part> {
+/// equal cost) while it fits; then each later element that still fits, in index order,
+/// growing again from it. Past the work budget, the remaining elements fill parts in
+/// index order.
+fn grow(shape: &Shape<'_>, ej: &Rows, max: usize, how: Growth) -> Vec<Part> {
     let n = shape.elements();
     let incidences = shape.indices.len() as u64 + shape.vertex_joints.len() as u64;
     let mut g = Grow {
@@ -282,6 +366,7 @@ fn grow(shape: &Shape<'_>, ej: &Rows, max: usize) -> Vec<Part> {
         budget: incidences
             .saturating_mul(WORK_PER_INCIDENCE)
             .saturating_add(1 << 20),
+        adjacent: how.adjacent,
     };
     let mut parts: Vec<Part> = Vec::new();
     let mut fallback: Option<Part> = None;
@@ -312,21 +397,20 @@ fn grow(shape: &Shape<'_>, ej: &Rows, max: usize) -> Vec<Part> {
         let mut part = Part::default();
         g.heap.clear();
         g.add(seed, p, stamp, &mut part, max);
-        while let Some(Reverse((cost, _, e))) = g.heap.pop() {
-            let e = e as usize;
+        g.drain(p, stamp, &mut part, max);
+        // Then every later element that still fits, in index order, each growing the
+        // part over its neighbours again: the part is filled to its budget.
+        for e in seed + 1..n {
+            if g.work > g.budget || !how.fill {
+                break;
+            }
+            g.work += 1;
             if g.owner.get(e).copied() != Some(NONE) {
                 continue;
             }
-            let now = g.cost(e, stamp);
-            if now < cost {
-                // The part gained some of its joints since it was pushed.
-                g.heap
-                    .push(Reverse((now, g.seq, u32::try_from(e).unwrap_or(NONE))));
-                g.seq += 1;
-                continue;
-            }
-            if part.joints.len() + now <= max {
+            if part.joints.len() + g.cost(e, stamp) <= max {
                 g.add(e, p, stamp, &mut part, max);
+                g.drain(p, stamp, &mut part, max);
             }
         }
         part.joints.sort_unstable();

@@ -35,7 +35,7 @@ fn rig() -> impl Strategy<Value = (usize, Rows, Vec<u32>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn parts_are_within_budget_and_cover_every_element_once(
@@ -75,7 +75,7 @@ proptest! {
 fn a_fan_of_distinct_joints_is_split_in_bounded_work() {
     // One vertex shared by every triangle, each triangle bringing two joints of its own:
     // the growth meets the same large vertex in every part.
-    let n = 20_000u32;
+    let n = 3_000u32;
     let mut rows = Rows::new();
     rows.push([0u32]);
     for t in 0..n {

@@ -1,4 +1,4 @@
-//! The application layer of dash: the jobs every front end runs — reduce, fix, remap, the
+//! The application layer of dash: the jobs every front end runs — reduce, fix, remap, split, the
 //! manifest jobs and the conversions — from a path to written files.
 //!
 //! A job reads its input by path (glTF with its resources, told by name or bytes; `-` for
@@ -41,6 +41,7 @@ pub mod output;
 pub mod reduce;
 pub mod remap;
 pub mod report;
+pub mod split;
 mod words;
 
 pub use error::{AppError, input_error};

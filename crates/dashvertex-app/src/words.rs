@@ -54,6 +54,10 @@ pub enum Opt {
     Target,
     /// How far an inverse bind matrix's fourth row may be off to be snapped.
     IbmTolerance,
+    /// Joints a part of a split primitive may use.
+    MaxJoints,
+    /// Let a split take influences off elements that need too many joints.
+    Reduce,
 }
 
 impl Opt {
@@ -84,6 +88,8 @@ impl Opt {
             Opt::Empty => "empty",
             Opt::Target => "target",
             Opt::IbmTolerance => "ibm_tolerance",
+            Opt::MaxJoints => "max_joints",
+            Opt::Reduce => "reduce",
         }
     }
 }
@@ -107,6 +113,8 @@ pub enum Job {
     ManifestInit,
     /// Update a manifest.
     ManifestUpdate,
+    /// Cut skinned primitives to a joint budget.
+    Split,
 }
 
 impl Job {
@@ -120,6 +128,7 @@ impl Job {
             Job::Validate => "validate",
             Job::ManifestInit => "manifest init",
             Job::ManifestUpdate => "manifest update",
+            Job::Split => "split",
         }
     }
 }

@@ -317,3 +317,76 @@ fn measure_gives_the_report_without_a_file() {
         .collect();
     assert_eq!(files, vec![std::ffi::OsString::from("out.glb")]);
 }
+
+#[test]
+fn checked_in_split_report_schema_matches_the_types() {
+    // Regenerate with: BLESS=1 cargo test -p dashvertex-app --test jobs schema
+    let path = repo().join("schemas/split-report.schema.json");
+    let mut generated =
+        serde_json::to_string_pretty(&dashvertex_app::split::schema()).expect("serializes");
+    generated.push('\n');
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, &generated).expect("written");
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == generated,
+        "schemas/split-report.schema.json differs from the report types; regenerate it with\n    BLESS=1 cargo test -p dashvertex-app --test jobs schema\nand commit the result"
+    );
+}
+
+fn split_job<'a>(
+    input: &'a Path,
+    output: &'a Path,
+    report: Option<&'a Path>,
+    n: usize,
+    reduce: bool,
+    ctx: &'a Context<'a>,
+) -> dashvertex_app::split::SplitJob<'a> {
+    dashvertex_app::split::SplitJob {
+        input,
+        output,
+        max_joints: Some(n),
+        target: None,
+        reduce,
+        max_error: None,
+        report,
+        embed: false,
+        ctx,
+    }
+}
+
+#[test]
+fn the_split_report_matches_its_schema_and_the_job_words_its_refusals() {
+    let dir = Scratch::new("app-split");
+    let log = Collect::default();
+    let c = ctx(&Neutral, &log);
+    let input = fixture("fixtures/corpus/gltf/khronos_samples/RiggedFigure.glb");
+    let (output, report) = (dir.path().join("out.glb"), dir.path().join("report.json"));
+    let done = dashvertex_app::split::run(&split_job(&input, &output, Some(&report), 8, false, &c))
+        .expect("split");
+    let text = std::fs::read_to_string(&report).expect("report");
+    let mut given = serde_json::to_string_pretty(&done).expect("text");
+    given.push('\n');
+    assert_eq!(text, given, "the file holds the report the job gives back");
+    let written: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let schema = serde_json::to_value(dashvertex_app::split::schema()).expect("schema");
+    let validator = jsonschema::validator_for(&schema).expect("a schema");
+    let errors: Vec<String> = validator
+        .iter_errors(&written)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let p = &done.split.primitives[0];
+    assert!(p.parts.len() >= p.lower_bound && p.parts.iter().all(|x| x.joints <= 8));
+    // A budget no triangle fits is refused in the caller's words, and nothing is written.
+    let shouted = ctx(&Shouting, &log);
+    let out4 = dir.path().join("four.glb");
+    let e = dashvertex_app::split::run(&split_job(&input, &out4, None, 4, false, &shouted))
+        .expect_err("refused");
+    let m = e.to_string();
+    assert!(matches!(e, AppError::Output(_)), "{m}");
+    assert!(m.contains("<MAX_JOINTS>") && m.contains("<REDUCE>"), "{m}");
+    assert!(m.contains("triangle 2 (vertices 6, 7, 8)"), "{m}");
+    assert!(!out4.exists());
+}

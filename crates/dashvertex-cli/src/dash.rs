@@ -45,6 +45,14 @@ enum Command {
     Fix(crate::fix::FixCli),
     /// Rewrite a glTF's joint order to a bone manifest's, changing no influence.
     Remap(crate::remap::RemapArgs),
+    /// Cut skinned primitives into parts of at most N joints each (one mesh, node and
+    /// skin per part), for engines with a joint palette limit.
+    ///
+    /// Parts grow over adjacent triangles and merge while they fit; a triangle that
+    /// needs more than N joints is refused with its location, or with --reduce loses
+    /// its least influences (spec/split.md). Nothing is written unless dash-validate
+    /// accepts the result.
+    Split(crate::split::SplitArgs),
     /// Create, update or show a bone manifest.
     Manifest {
         #[command(subcommand)]
@@ -97,6 +105,7 @@ fn run(cli: &Cli) -> Result<(), CliError> {
         Command::Manifest { command } => command.run(&ctx),
         Command::Fix(f) => f.run(&ctx),
         Command::Remap(args) => crate::remap::run(args, &ctx),
+        Command::Split(args) => crate::split::run(args, &ctx),
         Command::Man { dir } => {
             crate::docs::write_man_pages(dir, Cli::command(), crate::validate::command())
         }

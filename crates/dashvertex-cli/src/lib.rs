@@ -19,6 +19,7 @@ mod pool;
 mod progress;
 mod reduce;
 mod remap;
+mod split;
 pub mod validate;
 mod walk;
 mod words;

@@ -25,6 +25,7 @@ use crate::document::component;
 use crate::load::{Container, Gltf};
 use crate::skinning;
 
+mod build;
 mod emit;
 mod place;
 mod plan;
@@ -365,6 +366,42 @@ impl<'g> Editor<'g> {
         primitive: usize,
         src: &dyn InfluenceSource,
     ) -> Result<(), ExportError> {
+        let new_attrs = self.influence_accessors(src)?;
+        let attrs = self
+            .value
+            .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}/attributes"))
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| {
+                ExportError::Missing(format!("mesh {mesh} primitive {primitive} does not exist"))
+            })?;
+        let old: Vec<String> = attrs
+            .keys()
+            .filter(|k| k.starts_with("JOINTS_") || k.starts_with("WEIGHTS_"))
+            .cloned()
+            .collect();
+        for k in old {
+            // An index beyond usize names no accessor.
+            if let Some(i) = attrs
+                .remove(&k)
+                .and_then(|v| v.as_u64())
+                .and_then(|i| usize::try_from(i).ok())
+            {
+                self.replaced.insert(i);
+            }
+        }
+        for (k, a) in new_attrs {
+            attrs.insert(k, json!(a));
+        }
+        Ok(())
+    }
+
+    /// Adds the `JOINTS_n` / `WEIGHTS_n` accessors of the sets of `src`, encoded once
+    /// (joints as UNSIGNED_BYTE when every index is below 256, else UNSIGNED_SHORT), and
+    /// returns `(attribute name, accessor)` in set order; no primitive refers to them yet.
+    pub fn influence_accessors(
+        &mut self,
+        src: &dyn InfluenceSource,
+    ) -> Result<Vec<(String, usize)>, ExportError> {
         let (sets, count) = (src.sets(), src.vertices());
         let mut max = 0u32;
         for s in 0..sets {
@@ -439,32 +476,7 @@ impl<'g> Editor<'g> {
             let a = self.accessor(view, ctype, "VEC4", count, norm)?;
             new_attrs.push((format!("WEIGHTS_{s}"), a));
         }
-        let attrs = self
-            .value
-            .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}/attributes"))
-            .and_then(Value::as_object_mut)
-            .ok_or_else(|| {
-                ExportError::Missing(format!("mesh {mesh} primitive {primitive} does not exist"))
-            })?;
-        let old: Vec<String> = attrs
-            .keys()
-            .filter(|k| k.starts_with("JOINTS_") || k.starts_with("WEIGHTS_"))
-            .cloned()
-            .collect();
-        for k in old {
-            // An index beyond usize names no accessor.
-            if let Some(i) = attrs
-                .remove(&k)
-                .and_then(|v| v.as_u64())
-                .and_then(|i| usize::try_from(i).ok())
-            {
-                self.replaced.insert(i);
-            }
-        }
-        for (k, a) in new_attrs {
-            attrs.insert(k, json!(a));
-        }
-        Ok(())
+        Ok(new_attrs)
     }
 
     /// Rewrites skin `skin`'s joint list to `slots` (index = new joint index), with the

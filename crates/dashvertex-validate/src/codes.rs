@@ -142,7 +142,7 @@ codes! {
     /// With --target: more influence sets than the engine accepts; it refuses the file.
     TARGET_SETS_REJECTED = Error, "targets.md §3", "", "fold the influences into the sets it reads: `dashvertex fix --target ENGINE`";
     /// With --target: a skin with more joints than the engine renders.
-    TARGET_JOINTS = Error, "targets.md §3", "", "split the mesh or the skin; no rewrite of the weights helps";
+    TARGET_JOINTS = Error, "targets.md §3", "", "cut the mesh into parts of at most that many joints with `dashvertex split IN -o OUT --target ENGINE` (one mesh, node and skin per part); no rewrite of the weights helps";
     /// With --target: a joint index wider than the engine stores.
     TARGET_INDEX_WIDTH = Error, "targets.md §3", "", "renumber the bones (a manifest) so the used ones come first";
     /// A bone index with non-zero weight names a bone the manifest marks removed.

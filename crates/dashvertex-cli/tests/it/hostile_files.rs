@@ -91,6 +91,26 @@ fn commands(f: &str) -> Vec<(Vec<String>, Vec<&'static str>)> {
             s(&["remap", f, "--manifest", REMAP, "-o", remapped(f)]),
             vec![remapped(f)],
         ),
+        // The seeds' skins have two joints: a budget of one cuts every skinned mesh, and
+        // --reduce skins both files at every keyframe.
+        (
+            s(&["split", f, "-o", split_out(f), "--max-joints", "1"]),
+            vec![split_out(f)],
+        ),
+        (
+            s(&[
+                "split",
+                f,
+                "-o",
+                split_out(f),
+                "--max-joints",
+                "1",
+                "--reduce",
+                "--report",
+                "split.json",
+            ]),
+            vec![split_out(f), "split.json"],
+        ),
         // The loss report reads POSITION, skins and animations of both files.
         (
             s(&[
@@ -123,6 +143,15 @@ fn remapped(f: &str) -> &'static str {
         "remapped.glb"
     } else {
         "remapped.gltf"
+    }
+}
+
+/// `dashvertex split`'s output for input `f` (glTF or GLB as the input).
+fn split_out(f: &str) -> &'static str {
+    if f.ends_with(".glb") {
+        "split.glb"
+    } else {
+        "split.gltf"
     }
 }
 
@@ -177,7 +206,7 @@ fn check(file: &HostileFile) -> Result<(), TestCaseError> {
                 "a {} byte message",
                 o.stderr.len()
             );
-        } else if matches!(argv.first(), Some(&"reduce" | &"fix")) {
+        } else if matches!(argv.first(), Some(&"reduce" | &"fix" | &"split")) {
             let out = outputs.first().copied().unwrap_or_default();
             let opts = dashvertex_validate::Options {
                 format: dashvertex_formats::Format::from_extension(Path::new(out)),

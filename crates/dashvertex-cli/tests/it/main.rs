@@ -86,6 +86,7 @@ cases! {
     reduce_per_bone_attributes => "reduce-per-bone-attributes",
     reduce_rest_pose => "reduce-rest-pose",
     remap => "remap",
+    split => "split",
     usage => "usage",
     validate_human => "validate-human",
     validate_json => "validate-json",

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""`dashvertex split` beside Assimp's SplitByBoneCount (+ JoinIdenticalVertices) on real
+skinned files of the corpus at several budgets: parts, vertices written against the
+vertices a file draws, and whole-process wall time and peak RSS (`/usr/bin/time`, fresh
+processes; wall time the median of hyperfine's runs of both commands in one run). Assimp's vertex baseline is the file welded by
+JoinIdenticalVertices alone (its split writes one vertex per face corner and welds after);
+dash never welds, so its baseline is the file's own vertices. Assimp imports only; dash
+also validates and writes its output (part of the command's promise).
+
+    python3 benches/split_peers.py [--rounds 5]
+
+A budget at which a triangle needs more joints than N: dash refuses the file (exit 1,
+naming the triangle); Assimp 5.2.5 loops forever, so each Assimp run has a time limit.
+"""
+import argparse, json, os, re, statistics, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "target", "split-peers")
+CORPUS = os.path.join(ROOT, "fixtures", "corpus", "gltf", "khronos_samples")
+CASES = [("CesiumMan.glb", [4, 8, 16]), ("Fox.glb", [4, 8, 16]), ("RiggedFigure.glb", [4, 8, 16])]
+LIMIT = 10  # seconds an Assimp run may take
+
+
+def timed(cmd, limit=None):
+    """(exit code or None on timeout, wall s, peak RSS MB, stdout)."""
+    t = ["/usr/bin/time", "-f", "%e %M"] + cmd
+    try:
+        r = subprocess.run(t, capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return None, float(limit), 0.0, ""
+    wall, rss = r.stderr.strip().splitlines()[-1].split()
+    return r.returncode, float(wall), int(rss) / 1024, r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "dashvertex-cli"], cwd=ROOT, check=True)
+    dash = os.path.join(ROOT, "target", "release", "dashvertex")
+    peer = os.path.join(OUT, "assimp_split")
+    subprocess.run(["g++", "-O2", os.path.join(ROOT, "benches", "peers", "assimp_split.cpp"),
+                    "-lassimp", "-o", peer], check=True)
+    tmp = tempfile.mkdtemp(prefix="split-peers-")
+    rows = []
+    for name, budgets in CASES:
+        path = os.path.join(CORPUS, name)
+        for n in budgets:
+            out, rep = os.path.join(tmp, "out.glb"), os.path.join(tmp, "r.json")
+            dcmd = [dash, "split", path, "-o", out, "--max-joints", str(n), "--report", rep, "-q"]
+            acmd = [peer, path, str(n)]
+            dt, at, dr, ar = [], [], [], []
+            dcode = acode = None
+            astdout = ""
+            for _ in range(a.rounds):
+                dcode, w, m, _ = timed(dcmd)
+                dt.append(w); dr.append(m)
+                acode, w, m, astdout = timed(acmd, LIMIT)
+                at.append(w); ar.append(m)
+                if acode is None:
+                    break  # a loop: once is enough
+            # Wall time: hyperfine, both commands in one run (RSS above, from /usr/bin/time).
+            if dcode == 0 or acode == 0:
+                hf = os.path.join(tmp, "hf.json")
+                cmds = [" ".join(dcmd)] + ([" ".join(acmd)] if acode == 0 else [])
+                subprocess.run(["hyperfine", "-N", "-i", "-w", "3", "-r", str(10 * a.rounds),
+                                "--export-json", hf] + cmds, capture_output=True, check=True)
+                res = json.load(open(hf))["results"]
+                dt = [res[0]["median"]]
+                if acode == 0:
+                    at = [res[1]["median"]]
+            row = {"file": name, "n": n}
+            if dcode == 0:
+                r = json.load(open(rep))
+                p = r["primitives"][0]
+                row["dash"] = (len(p["parts"]), p["vertices"] + p["duplicatedVertices"], p["vertices"],
+                               statistics.median(dt), statistics.median(dr))
+            else:
+                row["dash"] = ("refused", statistics.median(dt))
+            if acode == 0:
+                m = re.search(r"\((\d+) welded\).*: (\d+) part\(s\), (\d+) vertices", astdout)
+                row["assimp"] = (int(m.group(2)), int(m.group(3)), int(m.group(1)),
+                                 statistics.median(at), statistics.median(ar))
+            else:
+                row["assimp"] = ("timeout" if acode is None else f"exit {acode}", at[0])
+            rows.append(row)
+    print("| file | N | dash parts | dash vertices / drawn | dash wall, RSS | Assimp parts | Assimp vertices / welded | Assimp wall, RSS |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        d, s = r["dash"], r["assimp"]
+        if d[0] == "refused":
+            dc = f"refused (a triangle needs > {r['n']}) | – | {d[1]*1000:.1f} ms"
+        else:
+            dc = f"{d[0]} | {d[1]} / {d[2]} = {d[1]/d[2]:.3f} | {d[3]*1000:.1f} ms, {d[4]:.0f} MB"
+        if isinstance(s[0], str):
+            sc = f"{s[0]} after {s[1]:.0f} s | – | –"
+        else:
+            sc = f"{s[0]} | {s[1]} / {s[2]} = {s[1]/s[2]:.3f} | {s[3]*1000:.1f} ms, {s[4]:.0f} MB"
+        print(f"| {r['file']} | {r['n']} | {dc} | {sc} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

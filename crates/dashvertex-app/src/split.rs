@@ -1,0 +1,305 @@
+//! The split job: a glTF file's skinned primitives cut to a joint budget
+//! (`dashvertex_split`), checked by the validator and written atomically with its
+//! report (`schemas/split-report.schema.json`).
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use dashvertex_formats::Format;
+use dashvertex_split::SplitError;
+
+use crate::error::{AppError, input_error};
+use crate::input::{Context, Source, container, load};
+use crate::loss::poses_for;
+use crate::output::{
+    buffer_files, external_buffers, nothing_written, refuse_aliases_before, refuse_written_aliases,
+    stage_output, unchanged_gltf, verify,
+};
+use crate::words::{Job, Opt};
+
+/// A split job's options.
+pub struct SplitJob<'a> {
+    /// The glTF or GLB file.
+    pub input: &'a Path,
+    /// The output, `.gltf` or `.glb`.
+    pub output: &'a Path,
+    /// Joints a part may use; with `target`, at most its limit.
+    pub max_joints: Option<usize>,
+    /// The engine whose joint limit is the budget (when `max_joints` is not given); the
+    /// output is also checked for it.
+    pub target: Option<&'static dashvertex_core::Target>,
+    /// Take the least influences off elements that need more joints, instead of
+    /// refusing them.
+    pub reduce: bool,
+    /// With `reduce`: the largest displacement, in model units, allowed.
+    pub max_error: Option<f64>,
+    /// Where to write the JSON report.
+    pub report: Option<&'a Path>,
+    /// For `.gltf` output: embed every buffer as a base64 data URI.
+    pub embed: bool,
+    /// Limits, resource folders, how to speak.
+    pub ctx: &'a Context<'a>,
+}
+
+/// A split job's report: the files, and the library's figures.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(rename = "DashSplitReport")]
+pub struct SplitReport {
+    /// The input file, as named.
+    pub input: String,
+    /// The output file, as named.
+    pub output: String,
+    /// The engine target whose limit was the budget, if one was named.
+    pub target: Option<String>,
+    /// True when no skin exceeded the budget and the input was written unchanged.
+    pub unchanged: bool,
+    /// What the split did.
+    #[serde(flatten)]
+    pub split: dashvertex_split::Report,
+}
+
+/// The JSON Schema of [`SplitReport`] (`schemas/split-report.schema.json`).
+pub fn schema() -> schemars::Schema {
+    let mut s = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<SplitReport>();
+    s.insert(
+        "$id".into(),
+        serde_json::Value::String("https://dash.invalid/schemas/split-report.schema.json".into()),
+    );
+    s
+}
+
+/// The budget the options ask for.
+fn budget(a: &SplitJob) -> Result<usize, AppError> {
+    let ctx = a.ctx;
+    let limit = a.target.and_then(|t| t.max_joints);
+    match (a.max_joints, a.target, limit) {
+        (Some(0), _, _) => Err(AppError::Usage(format!(
+            "{} must be 1 or more: a part needs a joint",
+            ctx.opt(Opt::MaxJoints)
+        ))),
+        (Some(n), Some(t), Some(l)) if n > l => Err(AppError::Usage(format!(
+            "{} {n} is more than {} renders per skin ({l}); give at most {l}, or leave it out",
+            ctx.opt(Opt::MaxJoints),
+            t.engine
+        ))),
+        (Some(n), _, _) => Ok(n),
+        (None, _, Some(l)) => Ok(l),
+        (None, Some(t), None) => Err(AppError::Usage(format!(
+            "{} {} sets no joint limit ({} renders any number of joints per skin); give {}",
+            ctx.opt(Opt::Target),
+            t.name,
+            t.engine,
+            ctx.opt(Opt::MaxJoints)
+        ))),
+        (None, None, _) => Err(AppError::Usage(format!(
+            "give {} N, or {} ENGINE for an engine's joint limit",
+            ctx.opt(Opt::MaxJoints),
+            ctx.opt(Opt::Target)
+        ))),
+    }
+}
+
+/// A split refusal in the front end's words.
+fn refusal(a: &SplitJob, e: SplitError) -> AppError {
+    let ctx = a.ctx;
+    match e {
+        SplitError::Config(m) => AppError::Usage(m),
+        e @ SplitError::TooManyJoints { needed, .. } => AppError::Output(format!(
+            "nothing written: {}: {e}; raise {} to at least {needed}, or pass {} to take the least influences off these vertices (the displacement is reported; {} bounds it)",
+            a.input.display(),
+            ctx.opt(Opt::MaxJoints),
+            ctx.opt(Opt::Reduce),
+            ctx.opt(Opt::MaxError)
+        )),
+        e @ SplitError::Unfixable { .. } => AppError::Output(format!(
+            "nothing written: {}: {e}; raise {}",
+            a.input.display(),
+            ctx.opt(Opt::MaxJoints)
+        )),
+        e @ SplitError::MaxError { .. } => AppError::Output(format!(
+            "nothing written: {}: {e}; raise {} or {}",
+            a.input.display(),
+            ctx.opt(Opt::MaxError),
+            ctx.opt(Opt::MaxJoints)
+        )),
+        e => input_error(a.input, e),
+    }
+}
+
+/// Runs a split job; returns its report (also written to `report` when given).
+pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
+    let ctx = a.ctx;
+    let max = budget(a)?;
+    if a.max_error.is_some() && !a.reduce {
+        return Err(AppError::Usage(format!(
+            "{} bounds what {} takes off; pass {} too",
+            ctx.opt(Opt::MaxError),
+            ctx.opt(Opt::Reduce),
+            ctx.opt(Opt::Reduce)
+        )));
+    }
+    if let Some(e) = a.max_error.filter(|e| !e.is_finite() || *e < 0.0) {
+        return Err(AppError::Usage(format!(
+            "{} must be a finite number ≥ 0, not {e}",
+            ctx.opt(Opt::MaxError)
+        )));
+    }
+    let (output_name, report_name) = (ctx.opt(Opt::Output), ctx.opt(Opt::Report));
+    let mut outputs: Vec<dashvertex_fs::Named> = vec![(output_name.as_str(), a.output)];
+    if let Some(r) = a.report {
+        outputs.push((report_name.as_str(), r));
+    }
+    let inputs: Vec<dashvertex_fs::Named> = vec![("the input", a.input)];
+    refuse_aliases_before(a.output, None, a.embed, &outputs, &inputs, ctx.words)?;
+    let format = Format::from_extension(a.output);
+    let container = container(format).ok_or_else(|| {
+        AppError::Usage(format!(
+            "cannot tell the output format of {}; name it .gltf or .glb",
+            a.output.display()
+        ))
+    })?;
+    let Source::Gltf(gltf) = load(a.input, ctx)? else {
+        return Err(input_error(
+            a.input,
+            format!(
+                "{} reads glTF or GLB (parts become meshes, nodes and skins)",
+                ctx.job(Job::Split)
+            ),
+        ));
+    };
+    let read_buffers = external_buffers(&gltf, a.input);
+    let files = buffer_files(a.output, a.embed);
+    let anims = if a.reduce {
+        poses_for(a.input, &gltf, None, ctx)?
+    } else {
+        Vec::new()
+    };
+    let opts = dashvertex_split::Options {
+        max_joints: max,
+        reduce: a.reduce,
+        max_error: a.max_error,
+    };
+    let split = dashvertex_split::split_gltf(&gltf, &opts, &anims, &ctx.limits)
+        .map_err(|e| refusal(a, e))?;
+    let unchanged = split.editor.is_none();
+    let lib_report = split.report;
+    let (main, files) = match split.editor {
+        Some(ed) => {
+            let w = ed
+                .finish_files(container, &files)
+                .map_err(|e| input_error(a.input, e))?;
+            (w.main, w.files)
+        }
+        None => {
+            drop(anims);
+            let u = unchanged_gltf(*gltf, a.input, a.output, container, &files)?;
+            ctx.info(format_args!(
+                "{}: every skin has at most {max} joints; {}",
+                a.input.display(),
+                if u.copied {
+                    "copied unchanged"
+                } else {
+                    "rewritten unchanged into the output's container"
+                }
+            ));
+            (u.written.main, u.written.files)
+        }
+    };
+    let format = format.unwrap_or(Format::Glb);
+    let main = verify(a.output, format, main, &files, &ctx.limits, None, a.target)?;
+    refuse_written_aliases(
+        a.output,
+        &files,
+        &outputs,
+        &inputs,
+        &read_buffers,
+        ctx.words,
+    )?;
+    let report = SplitReport {
+        input: a.input.display().to_string(),
+        output: a.output.display().to_string(),
+        target: a.target.map(|t| t.name.to_owned()),
+        unchanged,
+        split: lib_report,
+    };
+    let report_text = a.report.map(|p| {
+        let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        text.push('\n');
+        (p, text)
+    });
+    let mut batch = dashvertex_fs::Batch::new();
+    stage_output(&mut batch, a.output, &main, &files)?;
+    if let Some((p, text)) = &report_text {
+        batch.add(p, text.as_bytes()).map_err(nothing_written)?;
+    }
+    batch.commit().map_err(nothing_written)?;
+    for line in describe(&report.split) {
+        ctx.info(line);
+    }
+    Ok(report)
+}
+
+/// The report in lines of text: one per input primitive, one per reduction.
+pub fn describe(r: &dashvertex_split::Report) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in &r.primitives {
+        let joints: Vec<String> = p.parts.iter().map(|x| x.joints.to_string()).collect();
+        out.push(format!(
+            "mesh {} primitive {}: {} joints used -> {} part(s) (lower bound {}), joints per part {}; vertices {} -> {} (x{:.3}), {} seam edge(s), palette fill {:.2}..{:.2}{}",
+            p.mesh,
+            p.primitive,
+            p.joints_used,
+            p.parts.len(),
+            p.lower_bound,
+            joints.join(", "),
+            p.vertices,
+            p.vertices + p.duplicated_vertices,
+            p.duplication_ratio,
+            p.seam_edges,
+            p.palette_fill_min,
+            p.palette_fill_max,
+            if p.kept_whole {
+                "; vertex data kept"
+            } else {
+                ""
+            }
+        ));
+        if p.unreferenced_vertices > 0 {
+            out.push(format!(
+                "mesh {} primitive {}: {} vertex(es) no element uses were not written",
+                p.mesh, p.primitive, p.unreferenced_vertices
+            ));
+        }
+        if let Some(x) = &p.reduced {
+            out.push(format!(
+                "mesh {} primitive {}: reduced {} vertex(es), {} influence(s) taken off, max weight lost {:.6}, max displacement {:.6} (vertex {}{})",
+                p.mesh,
+                p.primitive,
+                x.vertices,
+                x.influences_removed,
+                x.max_weight_lost,
+                x.max_displacement,
+                x.worst_vertex.map_or("-".into(), |v| v.to_string()),
+                x.worst_at.as_deref().map_or(String::new(), |w| format!(", {w}"))
+            ));
+        }
+    }
+    if r.nodes_split > 0 {
+        out.push(format!(
+            "split {} node(s) to at most {} joints: added {} mesh(es), {} node(s), {} skin(s), {} weights channel(s)",
+            r.nodes_split,
+            r.max_joints,
+            r.added.meshes,
+            r.added.nodes,
+            r.added.skins,
+            r.added.channels
+        ));
+    }
+    out
+}

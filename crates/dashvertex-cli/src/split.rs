@@ -1,0 +1,59 @@
+//! `dashvertex split`: the flags of the `dashvertex_app::split` job.
+
+use std::path::PathBuf;
+
+use dashvertex_app::Context;
+use dashvertex_app::split::{self, SplitJob};
+
+use crate::error::CliError;
+use crate::formats;
+
+/// `dashvertex split` flags.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SplitArgs {
+    /// The glTF or GLB file.
+    pub input: PathBuf,
+    /// The output, `.gltf` or `.glb` (written atomically, after dash-validate accepts
+    /// it; a `.gltf` keeps its buffers beside it as `STEM.bin` unless --embed).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Joints one part may use (only joints with weight count). Default: the joint
+    /// limit of --target.
+    #[arg(long, value_name = "N")]
+    pub max_joints: Option<usize>,
+    /// The engine whose joint limit is the budget (spec/targets.md); the output is also
+    /// checked for it.
+    #[arg(long, value_name = "ENGINE", value_parser = formats::target())]
+    pub target: Option<&'static dashvertex_core::Target>,
+    /// Make an element that needs more joints than N fit by taking the least
+    /// influences off its vertices (renormalized), instead of refusing the file; the
+    /// displacement is measured at the rest pose and every keyframe and reported.
+    #[arg(long)]
+    pub reduce: bool,
+    /// With --reduce: the largest displacement allowed, in model units; more refuses
+    /// the file.
+    #[arg(long, value_name = "E", requires = "reduce")]
+    pub max_error: Option<f64>,
+    /// Write the split report (schemas/split-report.schema.json) to this JSON file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// For `.gltf` output: embed every buffer as a base64 data URI.
+    #[arg(long)]
+    pub embed: bool,
+}
+
+/// Runs `dashvertex split`.
+pub fn run(a: &SplitArgs, ctx: &Context) -> Result<(), CliError> {
+    split::run(&SplitJob {
+        input: &a.input,
+        output: &a.output,
+        max_joints: a.max_joints,
+        target: a.target,
+        reduce: a.reduce,
+        max_error: a.max_error,
+        report: a.report.as_deref(),
+        embed: a.embed,
+        ctx,
+    })?;
+    Ok(())
+}

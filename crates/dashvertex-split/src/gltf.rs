@@ -1,0 +1,372 @@
+//! The split of a whole document: which skinned nodes exceed the budget, each (mesh,
+//! skin) pair they draw read, repaired when asked, partitioned and written, and the
+//! report.
+
+use std::collections::BTreeMap;
+
+use dashvertex_core::Limits;
+use dashvertex_gltf::Gltf;
+use dashvertex_gltf::export::Editor;
+use dashvertex_gltf::skinning::{self, PrimitiveSets};
+use dashvertex_skin::Animation;
+
+use crate::partition::{self, Part, Shape};
+use crate::read::{self, Read};
+use crate::report::{Added, PartReport, PrimitiveReport, Reduced, Report};
+use crate::write::{self, Cut, Pair, Tree};
+use crate::{Options, Refused, SplitError, measure, repair, stats};
+
+/// A split: the edit (none when every skin is within the budget) and what it did.
+pub struct Split<'g> {
+    /// The edited document, to be written with [`Editor::finish_files`].
+    pub editor: Option<Editor<'g>>,
+    /// The figures.
+    pub report: Report,
+}
+
+/// A primitive read and split.
+struct Done {
+    sets: PrimitiveSets,
+    read: Read,
+    parts: Vec<Part>,
+    whole: bool,
+    report: PrimitiveReport,
+}
+
+/// An element of `read` in the terms of a refusal.
+fn refused(gltf: &Gltf, read: &Read, skin: usize, element: usize, joints: Vec<u32>) -> Refused {
+    let nodes = gltf.root.skins.get(skin).map(|s| s.joints.as_slice());
+    Refused {
+        arity: read.arity,
+        element,
+        vertices: read
+            .indices
+            .get(element * read.arity..(element + 1) * read.arity)
+            .unwrap_or_default()
+            .to_vec(),
+        names: joints
+            .iter()
+            .map(|&j| {
+                nodes.and_then(|n| n.get(j as usize)).map_or_else(
+                    || format!("joint {j}"),
+                    |&n| skinning::joint_name(&gltf.root, n),
+                )
+            })
+            .collect(),
+        joints,
+    }
+}
+
+/// Reads, repairs (with `reduce`) and partitions one primitive.
+fn split_primitive(
+    gltf: &Gltf,
+    sets: &PrimitiveSets,
+    skin: usize,
+    opts: &Options,
+    anims: &[Animation],
+    limits: &Limits,
+) -> Result<Done, SplitError> {
+    let max = opts.max_joints;
+    let skin_joints = gltf.root.skins.get(skin).map_or(0, |s| s.joints.len());
+    let mut read = read::read(gltf, sets, skin_joints, limits)?;
+    let (mesh, primitive) = (sets.mesh, sets.primitive);
+    let mut reduced = None;
+    let check = |read: &Read| {
+        let vj = read.stored.vertex_joints();
+        let shape = Shape {
+            arity: read.arity,
+            indices: &read.indices,
+            vertex_joints: &vj,
+            joints: skin_joints,
+        };
+        partition::infeasible(&partition::element_joints(&shape), max)
+    };
+    if let Some(bad) = check(&read) {
+        if !opts.reduce {
+            let needed = {
+                let vj = read.stored.vertex_joints();
+                let shape = Shape {
+                    arity: read.arity,
+                    indices: &read.indices,
+                    vertex_joints: &vj,
+                    joints: skin_joints,
+                };
+                let ej = partition::element_joints(&shape);
+                (0..ej.len()).map(|e| ej.row(e).len()).max().unwrap_or(0)
+            };
+            return Err(SplitError::TooManyJoints {
+                mesh,
+                primitive,
+                max,
+                count: bad.count,
+                first: bad
+                    .first
+                    .into_iter()
+                    .map(|(e, j)| refused(gltf, &read, skin, e, j))
+                    .collect(),
+                needed,
+            });
+        }
+        let before = read.stored.clone();
+        let rep = repair::repair(&mut read, max).map_err(|u| SplitError::Unfixable {
+            mesh,
+            primitive,
+            max,
+            element: refused(gltf, &read, skin, u.element, u.joints.clone()),
+        })?;
+        let positions = sets
+            .attributes
+            .iter()
+            .find(|(n, _)| n == "POSITION")
+            .and_then(|(_, a)| *a);
+        let moved = measure::moved(
+            gltf,
+            skin,
+            positions,
+            &before,
+            &read.stored,
+            &rep.vertices,
+            anims,
+            limits,
+        )?;
+        if let (Some(bound), Some(v)) = (opts.max_error, moved.vertex)
+            && moved.max > bound
+        {
+            return Err(SplitError::MaxError {
+                mesh,
+                primitive,
+                max,
+                vertex: v,
+                displacement: moved.max,
+                at: moved.at.clone().unwrap_or_default(),
+                max_error: bound,
+            });
+        }
+        reduced = Some(Reduced {
+            vertices: rep.vertices.len(),
+            influences_removed: rep.removed,
+            max_weight_lost: rep.max_weight_lost,
+            max_displacement: moved.max,
+            worst_vertex: moved.vertex,
+            worst_at: moved.at,
+            moments: moved.moments,
+            moments_full: moved.moments_full,
+        });
+    }
+    let vj = read.stored.vertex_joints();
+    let shape = Shape {
+        arity: read.arity,
+        indices: &read.indices,
+        vertex_joints: &vj,
+        joints: skin_joints,
+    };
+    let parts = partition::partition(&shape, max);
+    // Figures.
+    let mut referenced = vec![false; read.vertices];
+    for &v in &read.indices {
+        if let Some(r) = referenced.get_mut(v as usize) {
+            *r = true;
+        }
+    }
+    let used_vertices = referenced.iter().filter(|r| **r).count();
+    let mut joint_seen = vec![false; skin_joints];
+    for p in &parts {
+        for &j in &p.joints {
+            if let Some(s) = joint_seen.get_mut(j as usize) {
+                *s = true;
+            }
+        }
+    }
+    let joints_used = joint_seen.iter().filter(|s| **s).count();
+    let mut owner = vec![0u32; shape.elements()];
+    let mut mark = vec![0u32; read.vertices];
+    let mut part_vertices = Vec::with_capacity(parts.len());
+    for (k, p) in parts.iter().enumerate() {
+        let stamp = u32::try_from(k + 1).unwrap_or(u32::MAX);
+        for &e in &p.elements {
+            if let Some(o) = owner.get_mut(e as usize) {
+                *o = stamp;
+            }
+        }
+        part_vertices.push(stats::part_vertices(&shape, p, &mut mark, stamp).len());
+    }
+    let seam_edges = stats::seam_edges(&shape, &owner);
+    let total: usize = part_vertices.iter().sum();
+    let whole = parts.len() == 1 && used_vertices == read.vertices;
+    let fills: Vec<f64> = parts
+        .iter()
+        .map(|p| p.joints.len() as f64 / max as f64)
+        .collect();
+    let report = PrimitiveReport {
+        mesh,
+        primitive,
+        skin,
+        elements: shape.elements(),
+        vertices: used_vertices,
+        unreferenced_vertices: read.vertices - used_vertices,
+        joints_used,
+        lower_bound: joints_used.div_ceil(max),
+        parts: parts
+            .iter()
+            .zip(&part_vertices)
+            .map(|(p, &v)| PartReport {
+                mesh: 0,
+                primitive: 0,
+                skin: 0,
+                elements: p.elements.len(),
+                vertices: v,
+                joints: p.joints.len(),
+                skin_joints: 0,
+            })
+            .collect(),
+        kept_whole: whole,
+        duplicated_vertices: total.saturating_sub(used_vertices),
+        duplication_ratio: if used_vertices == 0 {
+            1.0
+        } else {
+            total as f64 / used_vertices as f64
+        },
+        palette_fill_min: fills.iter().copied().fold(f64::INFINITY, f64::min).min(1.0),
+        palette_fill_mean: if fills.is_empty() {
+            0.0
+        } else {
+            fills.iter().sum::<f64>() / fills.len() as f64
+        },
+        palette_fill_max: fills.iter().copied().fold(0.0, f64::max),
+        seam_edges,
+        reduced,
+    };
+    drop(vj);
+    Ok(Done {
+        sets: sets.clone(),
+        read,
+        parts,
+        whole,
+        report,
+    })
+}
+
+/// Splits every skinned node of `gltf` whose skin has more than `opts.max_joints`
+/// joints. `anims` are the moments `reduce`'s displacement is measured at (the file's
+/// own animations, usually).
+pub fn split_gltf<'g>(
+    gltf: &'g Gltf,
+    opts: &Options,
+    anims: &[Animation],
+    limits: &Limits,
+) -> Result<Split<'g>, SplitError> {
+    let max = opts.max_joints;
+    if max == 0 {
+        return Err(SplitError::Config(
+            "a part needs at least one joint: the joint budget must be 1 or more".into(),
+        ));
+    }
+    let root = &gltf.root;
+    let sets = skinning::primitive_sets(root);
+    let mut by_mesh: BTreeMap<usize, Vec<&PrimitiveSets>> = BTreeMap::new();
+    for s in &sets {
+        by_mesh.entry(s.mesh).or_default().push(s);
+    }
+    // (mesh, skin) pairs in node order, with their nodes.
+    let mut pairs: Vec<((usize, usize), Vec<usize>)> = Vec::new();
+    let mut pair_of: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    let mut within = std::collections::BTreeSet::new();
+    let mut users_of_mesh: BTreeMap<usize, usize> = BTreeMap::new();
+    for (i, n) in root.nodes.iter().enumerate() {
+        let Some(m) = n.mesh.and_then(|m| usize::try_from(m).ok()) else {
+            continue;
+        };
+        *users_of_mesh.entry(m).or_default() += 1;
+        let Some(s) = n.skin.and_then(|s| usize::try_from(s).ok()) else {
+            continue;
+        };
+        let (Some(skin), true) = (root.skins.get(s), by_mesh.contains_key(&m)) else {
+            continue;
+        };
+        if skin.joints.len() <= max {
+            within.insert(s);
+            continue;
+        }
+        let k = *pair_of.entry((m, s)).or_insert_with(|| {
+            pairs.push(((m, s), Vec::new()));
+            pairs.len() - 1
+        });
+        if let Some(p) = pairs.get_mut(k) {
+            p.1.push(i);
+        }
+    }
+    let mut report = Report {
+        max_joints: max,
+        nodes_split: pairs.iter().map(|p| p.1.len()).sum(),
+        skins_within: within.len(),
+        added: Added::default(),
+        primitives: Vec::new(),
+    };
+    if pairs.is_empty() {
+        return Ok(Split {
+            editor: None,
+            report,
+        });
+    }
+    let mut ed = Editor::new(gltf)?;
+    let tree = Tree::new(gltf);
+    let mut mesh_taken = std::collections::BTreeSet::new();
+    let mut skin_taken = std::collections::BTreeSet::new();
+    for ((m, s), users) in &pairs {
+        let mut done = Vec::new();
+        for p in by_mesh.get(m).into_iter().flatten() {
+            done.push(split_primitive(gltf, p, *s, opts, anims, limits)?);
+        }
+        let cuts: Vec<Cut<'_>> = done
+            .iter()
+            .map(|d| Cut {
+                sets: &d.sets,
+                read: &d.read,
+                parts: &d.parts,
+                whole: d.whole,
+            })
+            .collect();
+        let groups = write::group(&cuts, max);
+        // The mesh's place goes to the first pair when only split nodes draw it.
+        let split_users: usize = pairs
+            .iter()
+            .filter(|((pm, _), _)| pm == m)
+            .map(|p| p.1.len())
+            .sum();
+        let reuse_mesh =
+            users_of_mesh.get(m).copied() == Some(split_users) && mesh_taken.insert(*m);
+        let reuse_skin = skin_taken.insert(*s);
+        let pair = Pair {
+            mesh: *m,
+            skin: *s,
+            users,
+            reuse_mesh,
+            reuse_skin,
+        };
+        let (placed, added) = write::write_pair(&mut ed, gltf, &pair, &cuts, &groups, &tree)?;
+        report.added.meshes += added[0];
+        report.added.nodes += added[1];
+        report.added.skins += added[2];
+        report.added.channels += added[3];
+        for (d, places) in done.into_iter().zip(placed) {
+            let mut r = d.report;
+            for (part, at) in r.parts.iter_mut().zip(places) {
+                if let Some(at) = at {
+                    part.mesh = at.mesh;
+                    part.primitive = at.primitive;
+                    part.skin = at.skin;
+                    part.vertices = at.vertices;
+                    part.skin_joints = at.skin_joints;
+                }
+            }
+            report.primitives.push(r);
+        }
+    }
+    report
+        .primitives
+        .sort_by_key(|p| (p.mesh, p.primitive, p.skin));
+    Ok(Split {
+        editor: Some(ed),
+        report,
+    })
+}

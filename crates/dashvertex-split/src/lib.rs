@@ -1,0 +1,189 @@
+//! Cutting skinned glTF primitives to a joint budget (`spec/split.md`).
+//!
+//! Engines that upload joint matrices as uniforms draw a primitive with at most N joints.
+//! [`split_gltf`] rewrites every skinned node whose skin has more than N joints so that
+//! each draw needs at most N:
+//!
+//! - [`partition`]: the primitive's elements (triangles, lines, points) are grown into
+//!   parts over elements that share a vertex, cheapest in new joints first, then parts
+//!   are merged while their joints fit. Only joints with non-zero weight count. An
+//!   element that needs more than N joints is refused with its location, or, with
+//!   [`Options::reduce`], its vertices lose their least influences ([`repair`]) and the
+//!   displacement that causes is measured with `dashvertex-skin` ([`measure`]) and
+//!   bounded. Nothing is dropped silently.
+//! - [`write`]: parts whose joints fit together share a mesh; each mesh gets its own
+//!   node and skin (the subset of the original joint nodes, inverse bind matrices
+//!   copied), `JOINTS_n` renumbered to the skin's joints, vertices written once per part
+//!   that uses them. Morph targets, `weights` animation channels, materials, extras and
+//!   the node tree are carried; skins within the budget and everything else stay as
+//!   they were. The file is written by `dashvertex_gltf::export::Editor`.
+//!
+//! The same input gives the same bytes: every choice is in index order with explicit
+//! tie-breaks, and the work is bounded by the input's size.
+
+mod gltf;
+pub mod measure;
+pub mod partition;
+pub mod read;
+pub mod repair;
+pub mod report;
+pub mod stats;
+pub mod write;
+
+pub use gltf::{Split, split_gltf};
+pub use report::{Added, PartReport, PrimitiveReport, Reduced, Report};
+
+/// What to split to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// Joints a part may use (at least 1).
+    pub max_joints: usize,
+    /// Make elements that need more joints fit by taking influences off their vertices,
+    /// instead of refusing them.
+    pub reduce: bool,
+    /// With `reduce`: the largest displacement, in model units, the removal may cause
+    /// at the rest pose or any keyframe; more refuses the file.
+    pub max_error: Option<f64>,
+}
+
+/// An element that needs more joints than a part may hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// Vertices per element: 3 for a triangle, 2 for a line, 1 for a point.
+    pub arity: usize,
+    /// The element's index in the primitive (a triangle's is its index / 3).
+    pub element: usize,
+    /// Its vertices.
+    pub vertices: Vec<u32>,
+    /// The joints they use, as skin joint indices.
+    pub joints: Vec<u32>,
+    /// Those joints' node names.
+    pub names: Vec<String>,
+}
+
+/// Why a file cannot be split.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SplitError {
+    /// The options make no split.
+    #[error("{0}")]
+    Config(String),
+    /// A primitive the split must cut has data it does not handle.
+    #[error("mesh {mesh} primitive {primitive}: {what} (at {pointer})")]
+    Unsupported {
+        /// Mesh index.
+        mesh: usize,
+        /// Primitive index.
+        primitive: usize,
+        /// JSON Pointer of what is wrong.
+        pointer: String,
+        /// What is wrong.
+        what: String,
+    },
+    /// Elements need more joints than the budget.
+    #[error(
+        "mesh {mesh} primitive {primitive}: {count} {}(s) use more than {max} joints together, so no part can hold them; first: {}",
+        kind(.first.first().map_or(3, |r| r.arity)),
+        describe(.first)
+    )]
+    TooManyJoints {
+        /// Mesh index.
+        mesh: usize,
+        /// Primitive index.
+        primitive: usize,
+        /// The budget.
+        max: usize,
+        /// How many elements.
+        count: usize,
+        /// The first of them.
+        first: Vec<Refused>,
+        /// The largest number of joints one element uses (the smallest budget that
+        /// would take every element).
+        needed: usize,
+    },
+    /// With `reduce`, an element whose every joint is the only joint of one of its
+    /// vertices, so that no influence can be taken off.
+    #[error(
+        "mesh {mesh} primitive {primitive}: {} cannot be reduced to {max} joints: each of its joints is the only one of one of its vertices",
+        describe(std::slice::from_ref(.element))
+    )]
+    Unfixable {
+        /// Mesh index.
+        mesh: usize,
+        /// Primitive index.
+        primitive: usize,
+        /// The budget.
+        max: usize,
+        /// The element.
+        element: Refused,
+    },
+    /// With `reduce` and `max_error`, the removal moves a vertex further.
+    #[error(
+        "mesh {mesh} primitive {primitive}: taking influences off to fit {max} joints moves vertex {vertex} by {displacement} {at}, more than the allowed {max_error}"
+    )]
+    MaxError {
+        /// Mesh index.
+        mesh: usize,
+        /// Primitive index.
+        primitive: usize,
+        /// The budget.
+        max: usize,
+        /// The vertex.
+        vertex: u32,
+        /// How far it moves.
+        displacement: f64,
+        /// When.
+        at: String,
+        /// The bound.
+        max_error: f64,
+    },
+    /// The skinning of a changed vertex gives no finite position.
+    #[error("vertex {vertex}: its skinned position is not finite; `dash-validate` says why")]
+    NonFinite {
+        /// The vertex.
+        vertex: u32,
+    },
+    /// The skinning evaluator cannot read the document.
+    #[error(transparent)]
+    Skin(dashvertex_skin::SkinError),
+    /// The output cannot be written.
+    #[error(transparent)]
+    Export(#[from] dashvertex_gltf::export::ExportError),
+}
+
+/// What an element of `arity` vertices is called.
+fn kind(arity: usize) -> &'static str {
+    match arity {
+        3 => "triangle",
+        2 => "line",
+        _ => "point",
+    }
+}
+
+/// Elements in words: "element 12 (vertices 4, 5, 9) uses 9 joints: hips, spine, …".
+fn describe(list: &[Refused]) -> String {
+    list.iter()
+        .map(|r| {
+            let names: Vec<String> = r
+                .names
+                .iter()
+                .take(12)
+                .map(|n| dashvertex_core::text::short(n))
+                .collect();
+            let more = if r.names.len() > 12 { ", …" } else { "" };
+            format!(
+                "{} {} (vertices {}) uses {} joints: {}{more}",
+                kind(r.arity),
+                r.element,
+                r.vertices
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                r.joints.len(),
+                names.join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}

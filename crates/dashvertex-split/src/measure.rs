@@ -1,0 +1,113 @@
+//! How far `--reduce` moves the vertices it changed: each is skinned with its stored
+//! influences and with the repaired ones, by `dashvertex-skin`, at the rest pose and at
+//! every keyframe time of every animation, within a work budget tied to the input's
+//! size (`spec/split.md` §3).
+
+use dashvertex_core::Limits;
+use dashvertex_gltf::Gltf;
+use dashvertex_skin::{Animation, Rig, Skin, skin_point};
+
+use crate::SplitError;
+use crate::read::Stored;
+
+/// The largest displacement the repair causes in one primitive.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Moved {
+    /// The largest displacement, in model units.
+    pub max: f64,
+    /// The vertex that moves most (none when no vertex changed).
+    pub vertex: Option<u32>,
+    /// The moment it does so, in words.
+    pub at: Option<String>,
+    /// Moments measured.
+    pub moments: usize,
+    /// Moments the rule takes (the rest pose and every keyframe); more than `moments`
+    /// when the budget thinned them evenly.
+    pub moments_full: usize,
+}
+
+/// Work units (one influence slot skinned) a measure may take, at least: about a
+/// second.
+const WORK_FLOOR: u64 = 1 << 26;
+
+/// Work units per byte of the input.
+const WORK_PER_BYTE: u64 = 64;
+
+/// Measures the displacement of `vertices` (original indices) between `before` and
+/// `after`, skinned with skin `skin` of `gltf` at positions `positions` (the POSITION
+/// accessor).
+#[allow(clippy::too_many_arguments)]
+pub fn moved(
+    gltf: &Gltf,
+    skin: usize,
+    positions: Option<u64>,
+    before: &Stored,
+    after: &Stored,
+    vertices: &[u32],
+    anims: &[Animation],
+    limits: &Limits,
+) -> Result<Moved, SplitError> {
+    if vertices.is_empty() {
+        return Ok(Moved::default());
+    }
+    let skin = Skin::read(gltf, skin, limits).map_err(SplitError::Skin)?;
+    let pos = match positions {
+        Some(a) => Some(
+            dashvertex_gltf::accessor::read(gltf, a, limits)
+                .map_err(|e| SplitError::Skin(dashvertex_skin::SkinError::Accessor(e)))?,
+        ),
+        None => None,
+    };
+    let rig = Rig::new(gltf);
+    let mut moments: Vec<(Option<usize>, f64)> = vec![(None, 0.0)];
+    for (i, a) in anims.iter().enumerate() {
+        moments.extend(a.times().into_iter().map(|t| (Some(i), t)));
+    }
+    let full = moments.len();
+    let per_moment = (gltf.root.nodes.len() as u64 + skin.joints.len() as u64)
+        .saturating_mul(16)
+        .saturating_add((vertices.len() as u64).saturating_mul(2 * before.slots() as u64));
+    let mut bytes = gltf.text.len() as u64;
+    for b in gltf.buffers().flatten() {
+        bytes = bytes.saturating_add(b.len() as u64);
+    }
+    let budget = bytes.saturating_mul(WORK_PER_BYTE).max(WORK_FLOOR);
+    let fit = usize::try_from(budget / per_moment.max(1))
+        .unwrap_or(usize::MAX)
+        .max(1);
+    if fit < full {
+        // Evenly thinned, the rest pose always kept.
+        let step = full.div_ceil(fit);
+        moments = moments.into_iter().step_by(step).collect();
+    }
+    let mut out = Moved {
+        moments: moments.len(),
+        moments_full: full,
+        ..Moved::default()
+    };
+    for (anim, t) in moments {
+        let pose = match anim.and_then(|a| anims.get(a)) {
+            Some(a) => a.pose_at(rig.rest(), t),
+            None => rig.rest().clone(),
+        };
+        let joints = skin.joint_matrices(&rig.globals(&pose));
+        for &v in vertices {
+            let p = dashvertex_gltf::import::position_at(pos.as_ref(), v as usize);
+            let a = skin_point(p, &before.sets_of(v as usize), &joints);
+            let b = skin_point(p, &after.sets_of(v as usize), &joints);
+            let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+            if !d.is_finite() {
+                return Err(SplitError::NonFinite { vertex: v });
+            }
+            if d > out.max || out.vertex.is_none() {
+                out.max = d.max(out.max);
+                out.vertex = Some(v);
+                out.at = Some(match anim {
+                    None => "at the rest pose".to_owned(),
+                    Some(i) => format!("in animation {i} at t={t:.3} s"),
+                });
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,551 @@
+//! The split itself, over the elements (triangles, lines or points) of one primitive and
+//! the joints each vertex uses: parts are grown over elements that share a vertex,
+//! cheapest first, then merged while their joints fit (`spec/split.md` §2).
+//!
+//! Everything here is in index order with explicit tie-breaks, so the same input gives
+//! the same parts; the work is bounded by a budget proportional to the input (past it
+//! the growth falls back to filling parts in index order, which is linear).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Compressed rows: row `i` is `items[start[i]..start[i + 1]]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rows {
+    /// Row starts, one more than the rows.
+    pub start: Vec<usize>,
+    /// The items of every row, one row after another.
+    pub items: Vec<u32>,
+}
+
+impl Rows {
+    /// An empty table (no rows).
+    pub fn new() -> Rows {
+        Rows {
+            start: vec![0],
+            items: Vec::new(),
+        }
+    }
+
+    /// Appends a row.
+    pub fn push(&mut self, row: impl IntoIterator<Item = u32>) {
+        self.items.extend(row);
+        self.start.push(self.items.len());
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Row `i` (empty beyond the last).
+    pub fn row(&self, i: usize) -> &[u32] {
+        match (self.start.get(i), self.start.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.items.get(a..b).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+}
+
+/// One primitive as the split sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape<'a> {
+    /// Vertices per element: 3 for triangles, 2 for lines, 1 for points.
+    pub arity: usize,
+    /// The elements' vertex indices, `arity` per element (each below `vertex_joints`'
+    /// row count).
+    pub indices: &'a [u32],
+    /// Per vertex, the joints it uses (non-zero weight), sorted and distinct.
+    pub vertex_joints: &'a Rows,
+    /// Joints of the skin (every joint index is below it).
+    pub joints: usize,
+}
+
+impl Shape<'_> {
+    /// Number of elements.
+    pub fn elements(&self) -> usize {
+        self.indices.len().checked_div(self.arity).unwrap_or(0)
+    }
+
+    /// The vertices of element `e`.
+    pub fn element(&self, e: usize) -> &[u32] {
+        let a = e * self.arity;
+        self.indices.get(a..a + self.arity).unwrap_or_default()
+    }
+}
+
+/// A part: elements (ascending) and the joints they use (ascending).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Part {
+    /// Element indices in the primitive.
+    pub elements: Vec<u32>,
+    /// Joint indices of the skin.
+    pub joints: Vec<u32>,
+}
+
+/// Elements that use more joints than a part may hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Infeasible {
+    /// How many elements do.
+    pub count: usize,
+    /// The first of them (at most [`Infeasible::SHOWN`]), with their joints.
+    pub first: Vec<(usize, Vec<u32>)>,
+}
+
+impl Infeasible {
+    /// How many elements a refusal lists.
+    pub const SHOWN: usize = 3;
+}
+
+/// Work units the growth may take per element-vertex incidence before it falls back to
+/// filling parts in index order (spec/split.md §2.4).
+pub const WORK_PER_INCIDENCE: u64 = 64;
+
+/// Candidate parts one part is compared with when parts are merged.
+pub const MERGE_CANDIDATES: usize = 64;
+
+/// Per element, the joints its vertices use together, sorted and distinct.
+pub fn element_joints(shape: &Shape<'_>) -> Rows {
+    let mut out = Rows::new();
+    let mut scratch: Vec<u32> = Vec::new();
+    for e in 0..shape.elements() {
+        scratch.clear();
+        for &v in shape.element(e) {
+            scratch.extend_from_slice(shape.vertex_joints.row(v as usize));
+        }
+        scratch.sort_unstable();
+        scratch.dedup();
+        out.push(scratch.iter().copied());
+    }
+    out
+}
+
+/// The elements that need more than `max` joints (none when every element fits).
+pub fn infeasible(ej: &Rows, max: usize) -> Option<Infeasible> {
+    let mut count = 0;
+    let mut first = Vec::new();
+    for e in 0..ej.len() {
+        let row = ej.row(e);
+        if row.len() > max {
+            count += 1;
+            if first.len() < Infeasible::SHOWN {
+                first.push((e, row.to_vec()));
+            }
+        }
+    }
+    (count > 0).then_some(Infeasible { count, first })
+}
+
+/// Per vertex, the elements that use it (ascending).
+fn vertex_elements(shape: &Shape<'_>) -> Rows {
+    let n = shape.vertex_joints.len();
+    let mut count = vec![0usize; n + 1];
+    for &v in shape.indices {
+        if let Some(c) = count.get_mut(v as usize + 1) {
+            *c += 1;
+        }
+    }
+    for i in 1..count.len() {
+        let prev = count.get(i - 1).copied().unwrap_or(0);
+        if let Some(c) = count.get_mut(i) {
+            *c += prev;
+        }
+    }
+    let start = count.clone();
+    let mut items = vec![0u32; shape.indices.len()];
+    let mut fill = count;
+    for e in 0..shape.elements() {
+        for &v in shape.element(e) {
+            if let Some(at) = fill.get_mut(v as usize) {
+                if let Some(slot) = items.get_mut(*at) {
+                    *slot = u32::try_from(e).unwrap_or(u32::MAX);
+                }
+                *at += 1;
+            }
+        }
+    }
+    Rows { start, items }
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Splits `shape` into parts of at most `max` joints each. Every element must fit
+/// ([`infeasible`] says which do not): an element that does not is put in a part of its
+/// own, over the budget, for the caller to have refused first.
+///
+/// Three growths are tried — over neighbours only, over neighbours and then every later
+/// element that fits, and in index order only (no neighbours) — each followed by the
+/// merge; the one with the fewest parts, then the fewest vertices written, then the
+/// earliest tried, is kept.
+pub fn partition(shape: &Shape<'_>, max: usize) -> Vec<Part> {
+    let ej = element_joints(shape);
+    let mut mark = vec![0u32; shape.vertex_joints.len()];
+    let mut stamp = 0u32;
+    let mut best: Option<(usize, usize, Vec<Part>)> = None;
+    for how in [Growth::ADJACENT, Growth::FILL, Growth::INDEX_ORDER] {
+        let mut parts = grow(shape, &ej, max, how);
+        merge(&mut parts, shape.joints, max);
+        parts.retain(|p| !p.elements.is_empty());
+        let mut written = 0;
+        for p in &parts {
+            stamp = stamp.wrapping_add(1);
+            if stamp == 0 {
+                mark.fill(0);
+                stamp = 1;
+            }
+            for &e in &p.elements {
+                for &v in shape.element(e as usize) {
+                    if let Some(m) = mark.get_mut(v as usize)
+                        && *m != stamp
+                    {
+                        *m = stamp;
+                        written += 1;
+                    }
+                }
+            }
+        }
+        if best
+            .as_ref()
+            .is_none_or(|(n, w, _)| (parts.len(), written) < (*n, *w))
+        {
+            best = Some((parts.len(), written, parts));
+        }
+    }
+    let mut parts = best.map(|b| b.2).unwrap_or_default();
+    for p in &mut parts {
+        p.elements.sort_unstable();
+    }
+    parts.sort_by_key(|p| p.elements.first().copied());
+    parts
+}
+
+/// How parts grow.
+#[derive(Clone, Copy, Debug)]
+struct Growth {
+    /// Over elements sharing a vertex, cheapest first.
+    adjacent: bool,
+    /// Then over every later element that fits, in index order.
+    fill: bool,
+}
+
+impl Growth {
+    const ADJACENT: Growth = Growth {
+        adjacent: true,
+        fill: false,
+    };
+    const FILL: Growth = Growth {
+        adjacent: true,
+        fill: true,
+    };
+    const INDEX_ORDER: Growth = Growth {
+        adjacent: false,
+        fill: true,
+    };
+}
+
+/// The growth state of one part.
+struct Grow<'s> {
+    shape: &'s Shape<'s>,
+    ej: &'s Rows,
+    adj: Rows,
+    owner: Vec<u32>,
+    joint_mark: Vec<u32>,
+    vertex_mark: Vec<u32>,
+    heap: BinaryHeap<Reverse<(usize, u64, u32)>>,
+    seq: u64,
+    work: u64,
+    budget: u64,
+    adjacent: bool,
+}
+
+impl Grow<'_> {
+    /// Joints of element `e` the part `stamp` does not have yet.
+    fn cost(&mut self, e: usize, stamp: u32) -> usize {
+        let row = self.ej.row(e);
+        self.work += row.len() as u64 + 1;
+        row.iter()
+            .filter(|&&j| self.joint_mark.get(j as usize).copied() != Some(stamp))
+            .count()
+    }
+
+    /// Puts element `e` in part `p` (`stamp` = p + 1), and its neighbours (elements
+    /// sharing a vertex not yet expanded for this part) in the candidate heap.
+    fn add(&mut self, e: usize, p: u32, stamp: u32, part: &mut Part, max: usize) {
+        if let Some(o) = self.owner.get_mut(e) {
+            *o = p;
+        }
+        part.elements.push(u32::try_from(e).unwrap_or(NONE));
+        for &j in self.ej.row(e) {
+            if let Some(m) = self.joint_mark.get_mut(j as usize)
+                && *m != stamp
+            {
+                *m = stamp;
+                part.joints.push(j);
+            }
+        }
+        if self.work > self.budget || !self.adjacent {
+            return;
+        }
+        let shape = self.shape;
+        for &v in shape.element(e) {
+            let Some(m) = self.vertex_mark.get_mut(v as usize) else {
+                continue;
+            };
+            if *m == stamp {
+                continue;
+            }
+            *m = stamp;
+            let (a, b) = (
+                self.adj.start.get(v as usize).copied().unwrap_or(0),
+                self.adj.start.get(v as usize + 1).copied().unwrap_or(0),
+            );
+            for k in a..b {
+                let Some(&n) = self.adj.items.get(k) else {
+                    continue;
+                };
+                self.work += 1;
+                if self.owner.get(n as usize).copied() != Some(NONE) {
+                    continue;
+                }
+                let c = self.cost(n as usize, stamp);
+                if part.joints.len() + c <= max {
+                    self.heap.push(Reverse((c, self.seq, n)));
+                    self.seq += 1;
+                }
+            }
+        }
+    }
+}
+
+impl Grow<'_> {
+    /// Grows part `p` over the candidates in the heap, cheapest first, while they fit.
+    fn drain(&mut self, p: u32, stamp: u32, part: &mut Part, max: usize) {
+        while let Some(Reverse((cost, _, e))) = self.heap.pop() {
+            let e = e as usize;
+            if self.owner.get(e).copied() != Some(NONE) {
+                continue;
+            }
+            let now = self.cost(e, stamp);
+            if now < cost {
+                // The part gained some of its joints since it was pushed.
+                self.heap
+                    .push(Reverse((now, self.seq, u32::try_from(e).unwrap_or(NONE))));
+                self.seq += 1;
+                continue;
+            }
+            if part.joints.len() + now <= max {
+                self.add(e, p, stamp, part, max);
+            }
+        }
+    }
+}
+
+/// Grows parts from seeds in index order: each takes, among the unassigned elements
+/// sharing a vertex with it, the one adding the fewest joints (the earliest pushed at
+/// equal cost) while it fits; then each later element that still fits, in index order,
+/// growing again from it. Past the work budget, the remaining elements fill parts in
+/// index order.
+fn grow(shape: &Shape<'_>, ej: &Rows, max: usize, how: Growth) -> Vec<Part> {
+    let n = shape.elements();
+    let incidences = shape.indices.len() as u64 + shape.vertex_joints.len() as u64;
+    let mut g = Grow {
+        shape,
+        ej,
+        adj: vertex_elements(shape),
+        owner: vec![NONE; n],
+        joint_mark: vec![0; shape.joints],
+        vertex_mark: vec![0; shape.vertex_joints.len()],
+        heap: BinaryHeap::new(),
+        seq: 0,
+        work: 0,
+        budget: incidences
+            .saturating_mul(WORK_PER_INCIDENCE)
+            .saturating_add(1 << 20),
+        adjacent: how.adjacent,
+    };
+    let mut parts: Vec<Part> = Vec::new();
+    let mut fallback: Option<Part> = None;
+    for seed in 0..n {
+        if g.owner.get(seed).copied() != Some(NONE) {
+            continue;
+        }
+        if g.work > g.budget {
+            // Index order: the element joins the open part if it fits, else opens one.
+            let row = ej.row(seed);
+            let part = fallback.get_or_insert_with(Part::default);
+            let mut union: Vec<u32> = part.joints.iter().chain(row).copied().collect();
+            union.sort_unstable();
+            union.dedup();
+            if union.len() > max && !part.elements.is_empty() {
+                parts.push(std::mem::take(part));
+                union = row.to_vec();
+            }
+            part.joints = union;
+            part.elements.push(u32::try_from(seed).unwrap_or(NONE));
+            if let Some(o) = g.owner.get_mut(seed) {
+                *o = 0;
+            }
+            continue;
+        }
+        let p = u32::try_from(parts.len()).unwrap_or(NONE - 1);
+        let stamp = p.wrapping_add(1).max(1);
+        let mut part = Part::default();
+        g.heap.clear();
+        g.add(seed, p, stamp, &mut part, max);
+        g.drain(p, stamp, &mut part, max);
+        // Then every later element that still fits, in index order, each growing the
+        // part over its neighbours again: the part is filled to its budget.
+        for e in seed + 1..n {
+            if g.work > g.budget || !how.fill {
+                break;
+            }
+            g.work += 1;
+            if g.owner.get(e).copied() != Some(NONE) {
+                continue;
+            }
+            if part.joints.len() + g.cost(e, stamp) <= max {
+                g.add(e, p, stamp, &mut part, max);
+                g.drain(p, stamp, &mut part, max);
+            }
+        }
+        part.joints.sort_unstable();
+        parts.push(part);
+    }
+    if let Some(part) = fallback.filter(|p| !p.elements.is_empty()) {
+        parts.push(part);
+    }
+    parts
+}
+
+/// The size of the union of two sorted joint lists, or `None` past `max`.
+fn union_len(a: &[u32], b: &[u32], max: usize) -> Option<usize> {
+    let (mut i, mut k, mut n) = (0, 0, 0);
+    while i < a.len() || k < b.len() {
+        match (a.get(i), b.get(k)) {
+            (Some(x), Some(y)) if x == y => {
+                i += 1;
+                k += 1;
+            }
+            (Some(x), Some(y)) if x < y => i += 1,
+            (Some(_), None) => i += 1,
+            _ => k += 1,
+        }
+        n += 1;
+        if n > max {
+            return None;
+        }
+    }
+    Some(n)
+}
+
+/// Moves part `q` into part `p`.
+fn absorb(parts: &mut [Part], p: usize, q: usize) {
+    let taken = parts.get_mut(q).map(std::mem::take).unwrap_or_default();
+    if let Some(dst) = parts.get_mut(p) {
+        dst.elements.extend(taken.elements);
+        dst.joints.extend(taken.joints);
+        dst.joints.sort_unstable();
+        dst.joints.dedup();
+    }
+}
+
+/// Merges parts while their joints fit together: first each part with the later parts
+/// sharing most of its joints, then the parts left, largest first, into the first of at
+/// most [`MERGE_CANDIDATES`] open parts with room.
+fn merge(parts: &mut [Part], joints: usize, max: usize) {
+    // Pass 1: shared joints, through a joint → parts index.
+    let mut index: Vec<Vec<u32>> = vec![Vec::new(); joints];
+    for (p, part) in parts.iter().enumerate() {
+        for &j in &part.joints {
+            if let Some(l) = index.get_mut(j as usize) {
+                l.push(u32::try_from(p).unwrap_or(NONE));
+            }
+        }
+    }
+    let n = parts.len();
+    let mut shared = vec![0u32; n];
+    let mut touched: Vec<usize> = Vec::new();
+    for p in 0..n {
+        if parts.get(p).is_none_or(|x| x.elements.is_empty()) {
+            continue;
+        }
+        let js = parts.get(p).map(|x| x.joints.clone()).unwrap_or_default();
+        let mut scanned = 0usize;
+        'joints: for j in js {
+            let Some(list) = index.get(j as usize) else {
+                continue;
+            };
+            // Later parts only: each pair is looked at from its first part.
+            let from = list.partition_point(|&q| (q as usize) <= p);
+            for &q in list.get(from..).unwrap_or_default() {
+                scanned += 1;
+                if scanned > 4 * MERGE_CANDIDATES {
+                    break 'joints;
+                }
+                if let Some(s) = shared.get_mut(q as usize) {
+                    if *s == 0 {
+                        touched.push(q as usize);
+                    }
+                    *s += 1;
+                }
+            }
+        }
+        let mut cands: Vec<(Reverse<u32>, usize)> = touched
+            .drain(..)
+            .map(|q| (Reverse(shared.get(q).copied().unwrap_or(0)), q))
+            .collect();
+        for &(_, q) in &cands {
+            if let Some(s) = shared.get_mut(q) {
+                *s = 0;
+            }
+        }
+        cands.sort_unstable();
+        for (_, q) in cands.into_iter().take(MERGE_CANDIDATES) {
+            let (Some(a), Some(b)) = (parts.get(p), parts.get(q)) else {
+                continue;
+            };
+            if b.elements.is_empty() {
+                continue;
+            }
+            if union_len(&a.joints, &b.joints, max).is_some() {
+                absorb(parts, p, q);
+            }
+        }
+    }
+    // Pass 2: first fit, largest first, over a bounded window of open parts.
+    let mut order: Vec<usize> = (0..n)
+        .filter(|&p| parts.get(p).is_some_and(|x| !x.elements.is_empty()))
+        .collect();
+    order.sort_by_key(|&p| (Reverse(parts.get(p).map_or(0, |x| x.joints.len())), p));
+    let mut open: Vec<usize> = Vec::new();
+    for p in order {
+        let mut into = None;
+        for &b in open.iter().take(MERGE_CANDIDATES) {
+            let (Some(x), Some(y)) = (parts.get(b), parts.get(p)) else {
+                continue;
+            };
+            if union_len(&x.joints, &y.joints, max).is_some() {
+                into = Some(b);
+                break;
+            }
+        }
+        match into {
+            Some(b) => {
+                absorb(parts, b, p);
+                if parts.get(b).is_some_and(|x| x.joints.len() >= max) {
+                    open.retain(|&o| o != b);
+                }
+            }
+            None => {
+                if parts.get(p).is_some_and(|x| x.joints.len() < max) {
+                    open.push(p);
+                }
+            }
+        }
+    }
+}

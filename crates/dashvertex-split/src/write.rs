@@ -1,0 +1,521 @@
+//! The glTF rewrite of one split (mesh, skin) pair (`spec/split.md` §5): parts whose
+//! joints fit together share a mesh, and each mesh gets a skin (the subset of the
+//! original joint nodes, their inverse bind matrices copied) and a node beside each
+//! node that drew the original. The first mesh and skin take the original's places
+//! when nothing else uses them; the original node draws the first mesh.
+
+use serde_json::{Value, json};
+
+use dashvertex_gltf::Gltf;
+use dashvertex_gltf::export::{Editor, ExportError};
+use dashvertex_gltf::skinning::PrimitiveSets;
+
+use crate::partition::{MERGE_CANDIDATES, Part};
+use crate::read::{PartInfluences, Read};
+
+/// One skinned primitive of the pair's mesh, split.
+pub struct Cut<'a> {
+    /// Its influence attributes.
+    pub sets: &'a PrimitiveSets,
+    /// What was read (with `reduce`'s changes).
+    pub read: &'a Read,
+    /// Its parts.
+    pub parts: &'a [Part],
+    /// One part over every vertex: the vertex data stays, only influences are written.
+    pub whole: bool,
+}
+
+/// Parts drawn with one skin, in one mesh.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Group {
+    /// The skin's joints (original joint indices, ascending).
+    pub joints: Vec<u32>,
+    /// `(cut, part)` in order.
+    pub members: Vec<(usize, usize)>,
+}
+
+/// Where one part went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placed {
+    /// Output mesh.
+    pub mesh: usize,
+    /// Primitive in it.
+    pub primitive: usize,
+    /// Output skin.
+    pub skin: usize,
+    /// Vertices written.
+    pub vertices: usize,
+    /// Joints of the skin.
+    pub skin_joints: usize,
+}
+
+/// What the rewrite needs to know of the node tree, gathered once per document: each
+/// node's parent, the scenes that list a root node, and the `weights` channels that
+/// drive a node.
+pub struct Tree {
+    /// Parent of each node.
+    pub parents: Vec<Option<u64>>,
+    /// Per root node, the scenes listing it.
+    pub scenes: std::collections::BTreeMap<usize, Vec<usize>>,
+    /// Per node, `(animation, channel JSON)` of the `weights` channels that target it.
+    pub weights: std::collections::BTreeMap<usize, Vec<(usize, Value)>>,
+}
+
+impl Tree {
+    /// Gathers the tree of `gltf`.
+    pub fn new(gltf: &Gltf) -> Tree {
+        let mut scenes: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for (s, scene) in gltf.root.scenes.iter().enumerate() {
+            for &n in &scene.nodes {
+                if let Ok(n) = usize::try_from(n) {
+                    let l = scenes.entry(n).or_default();
+                    if l.last() != Some(&s) {
+                        l.push(s);
+                    }
+                }
+            }
+        }
+        let mut weights: std::collections::BTreeMap<usize, Vec<(usize, Value)>> =
+            Default::default();
+        let anims = gltf.value.get("animations").and_then(Value::as_array);
+        for (a, anim) in anims.into_iter().flatten().enumerate() {
+            for c in anim
+                .get("channels")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let node = c.pointer("/target/node").and_then(Value::as_u64);
+                if let Some(n) = node.and_then(|n| usize::try_from(n).ok())
+                    && c.pointer("/target/path").and_then(Value::as_str) == Some("weights")
+                {
+                    weights.entry(n).or_default().push((a, c.clone()));
+                }
+            }
+        }
+        Tree {
+            parents: dashvertex_gltf::skinning::parents(&gltf.root),
+            scenes,
+            weights,
+        }
+    }
+}
+
+/// Per cut and part, where it went (`None` for a part no group held).
+pub type Placements = Vec<Vec<Option<Placed>>>;
+
+/// Sorted union of two sorted lists.
+fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut u: Vec<u32> = a.iter().chain(b).copied().collect();
+    u.sort_unstable();
+    u.dedup();
+    u
+}
+
+/// Puts parts into groups, in `(cut, part)` order: each into the first of the first
+/// [`MERGE_CANDIDATES`] groups its joints fit with, else a new group.
+pub fn group(cuts: &[Cut<'_>], max: usize) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for (c, cut) in cuts.iter().enumerate() {
+        for (k, part) in cut.parts.iter().enumerate() {
+            let fit = groups
+                .iter()
+                .take(MERGE_CANDIDATES)
+                .position(|g| union(&g.joints, &part.joints).len() <= max);
+            match fit.and_then(|i| groups.get_mut(i)) {
+                Some(g) => {
+                    g.joints = union(&g.joints, &part.joints);
+                    g.members.push((c, k));
+                }
+                None => groups.push(Group {
+                    joints: part.joints.clone(),
+                    members: vec![(c, k)],
+                }),
+            }
+        }
+    }
+    groups
+}
+
+/// The pair being written.
+pub struct Pair<'a> {
+    /// The mesh.
+    pub mesh: usize,
+    /// The skin.
+    pub skin: usize,
+    /// The nodes that draw the mesh with the skin.
+    pub users: &'a [usize],
+    /// Whether the first group takes the mesh's place (nothing else draws it).
+    pub reuse_mesh: bool,
+    /// Whether the first group takes the skin's place (no earlier pair took it).
+    pub reuse_skin: bool,
+}
+
+/// A copy of `v` with member `key` set to `x`.
+fn with(v: &Value, key: &str, x: Value) -> Value {
+    let mut v = v.clone();
+    if let Some(o) = v.as_object_mut() {
+        o.insert(key.into(), x);
+    }
+    v
+}
+
+/// `name` with ".partK" appended (no name stays none).
+fn suffixed(v: &mut Value, k: usize) {
+    if let Some(o) = v.as_object_mut()
+        && let Some(Value::String(n)) = o.get("name").cloned()
+    {
+        o.insert("name".into(), json!(format!("{n}.part{k}")));
+    }
+}
+
+/// Writes the primitive of part `part` of `cut` (original JSON `orig`) into new
+/// accessors, with joints renumbered by `local`; returns its JSON and vertex count.
+fn part_primitive(
+    ed: &mut Editor<'_>,
+    orig: &Value,
+    cut: &Cut<'_>,
+    part: &Part,
+    local: &[u32],
+    scratch: &mut Vec<u32>,
+) -> Result<(Value, usize), ExportError> {
+    let read = cut.read;
+    let mut prim = orig.clone();
+    for (name, acc) in &cut.sets.attributes {
+        if let Some(a) = acc
+            && (name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_") || !cut.whole)
+        {
+            ed.mark_replaced(*a);
+        }
+    }
+    if cut.whole {
+        let all: Vec<u32> = (0..u32::try_from(read.vertices).unwrap_or(u32::MAX)).collect();
+        let src = PartInfluences {
+            stored: &read.stored,
+            vertices: &all,
+            local,
+        };
+        let new = ed.influence_accessors(&src)?;
+        if let Some(attrs) = prim.get_mut("attributes").and_then(Value::as_object_mut) {
+            attrs.retain(|k, _| !k.starts_with("JOINTS_") && !k.starts_with("WEIGHTS_"));
+            for (k, a) in new {
+                attrs.insert(k, json!(a));
+            }
+        }
+        return Ok((prim, read.vertices));
+    }
+    // The part's vertices, ascending, and each one's new index.
+    scratch.clear();
+    scratch.resize(read.vertices, u32::MAX);
+    let mut vertices: Vec<u32> = Vec::new();
+    for &e in &part.elements {
+        let e = e as usize;
+        for &v in read
+            .indices
+            .get(e * read.arity..(e + 1) * read.arity)
+            .unwrap_or_default()
+        {
+            if let Some(s) = scratch.get_mut(v as usize)
+                && *s == u32::MAX
+            {
+                *s = 0;
+                vertices.push(v);
+            }
+        }
+    }
+    vertices.sort_unstable();
+    for (k, &v) in vertices.iter().enumerate() {
+        if let Some(s) = scratch.get_mut(v as usize) {
+            *s = u32::try_from(k).unwrap_or(u32::MAX);
+        }
+    }
+    let mut indices = Vec::with_capacity(part.elements.len() * read.arity);
+    for &e in &part.elements {
+        let e = e as usize;
+        for &v in read
+            .indices
+            .get(e * read.arity..(e + 1) * read.arity)
+            .unwrap_or_default()
+        {
+            indices.push(scratch.get(v as usize).copied().unwrap_or(0));
+        }
+    }
+    let mut attrs = serde_json::Map::new();
+    for (name, acc) in &cut.sets.attributes {
+        if name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_") {
+            continue;
+        }
+        if let Some(a) = acc {
+            attrs.insert(name.clone(), json!(ed.gather(*a, &vertices, true)?));
+        }
+    }
+    let src = PartInfluences {
+        stored: &read.stored,
+        vertices: &vertices,
+        local,
+    };
+    for (k, a) in ed.influence_accessors(&src)? {
+        attrs.insert(k, json!(a));
+    }
+    if let Some(o) = prim.as_object_mut() {
+        o.insert("attributes".into(), Value::Object(attrs));
+        if let Some(i) = o.get("indices").and_then(Value::as_u64) {
+            ed.mark_replaced(i);
+        }
+        let idx = ed.add_indices(&indices, read.index_type)?;
+        o.insert("indices".into(), json!(idx));
+    }
+    if let Some(targets) = orig.get("targets").and_then(Value::as_array) {
+        let mut out = Vec::with_capacity(targets.len());
+        for t in targets {
+            let mut nt = serde_json::Map::new();
+            if let Some(t) = t.as_object() {
+                for (name, a) in t {
+                    match a.as_u64() {
+                        Some(a) => {
+                            ed.mark_replaced(a);
+                            nt.insert(name.clone(), json!(ed.gather(a, &vertices, true)?));
+                        }
+                        None => {
+                            nt.insert(name.clone(), a.clone());
+                        }
+                    }
+                }
+            }
+            out.push(Value::Object(nt));
+        }
+        if let Some(o) = prim.as_object_mut() {
+            o.insert("targets".into(), Value::Array(out));
+        }
+    }
+    Ok((prim, vertices.len()))
+}
+
+/// Writes `pair`'s groups; returns, per cut and part, where it went, and the objects
+/// added (meshes, nodes, skins, channels).
+pub fn write_pair(
+    ed: &mut Editor<'_>,
+    gltf: &Gltf,
+    pair: &Pair<'_>,
+    cuts: &[Cut<'_>],
+    groups: &[Group],
+    tree: &Tree,
+) -> Result<(Placements, [usize; 4]), ExportError> {
+    let missing = |what: String| ExportError::Missing(what);
+    let mesh_json = gltf
+        .value
+        .pointer(&format!("/meshes/{}", pair.mesh))
+        .cloned()
+        .ok_or_else(|| missing(format!("mesh {} does not exist", pair.mesh)))?;
+    let skin_json = gltf
+        .value
+        .pointer(&format!("/skins/{}", pair.skin))
+        .cloned()
+        .ok_or_else(|| missing(format!("skin {} does not exist", pair.skin)))?;
+    let skin_joints: Vec<u64> = gltf
+        .root
+        .skins
+        .get(pair.skin)
+        .map(|s| s.joints.clone())
+        .unwrap_or_default();
+    let ibm = gltf
+        .root
+        .skins
+        .get(pair.skin)
+        .and_then(|s| s.inverse_bind_matrices);
+    let originals: Vec<Value> = mesh_json
+        .get("primitives")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut cut_of: Vec<Option<usize>> = vec![None; originals.len()];
+    for (c, cut) in cuts.iter().enumerate() {
+        if let Some(slot) = cut_of.get_mut(cut.sets.primitive) {
+            *slot = Some(c);
+        }
+    }
+    let mut placed: Vec<Vec<Option<Placed>>> =
+        cuts.iter().map(|c| vec![None; c.parts.len()]).collect();
+    let mut added = [0usize; 4];
+    let mut local = vec![u32::MAX; skin_joints.len()];
+    let mut scratch = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for (k, &j) in group.joints.iter().enumerate() {
+            if let Some(l) = local.get_mut(j as usize) {
+                *l = u32::try_from(k).unwrap_or(u32::MAX);
+            }
+        }
+        // The group's skin.
+        let nodes: Vec<u64> = group
+            .joints
+            .iter()
+            .filter_map(|&j| skin_joints.get(j as usize).copied())
+            .collect();
+        let mut skin = with(&skin_json, "joints", json!(nodes));
+        if let Some(i) = ibm {
+            ed.mark_replaced(i);
+            let m = ed.gather(i, &group.joints, false)?;
+            skin = with(&skin, "inverseBindMatrices", json!(m));
+        }
+        let skin_index = if g == 0 && pair.reuse_skin {
+            if let Some(s) = ed.json_mut().pointer_mut(&format!("/skins/{}", pair.skin)) {
+                *s = skin;
+            }
+            pair.skin
+        } else {
+            suffixed(&mut skin, g);
+            added[2] += 1;
+            ed.push("skins", skin)?
+        };
+        // The group's mesh: its parts, and for the first group the mesh's primitives
+        // without influences, in the original order.
+        let mut items: Vec<(usize, usize, Option<usize>)> = group
+            .members
+            .iter()
+            .filter_map(|&(c, k)| Some((cuts.get(c)?.sets.primitive, k, Some(c))))
+            .collect();
+        if g == 0 {
+            items.extend(
+                cut_of
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.is_none())
+                    .map(|(p, _)| (p, 0, None)),
+            );
+        }
+        items.sort_unstable();
+        let mesh_index = if g == 0 && pair.reuse_mesh {
+            pair.mesh
+        } else {
+            added[0] += 1;
+            ed.json_mut()
+                .get("meshes")
+                .and_then(Value::as_array)
+                .map_or(0, Vec::len)
+        };
+        let mut prims = Vec::with_capacity(items.len());
+        for (p, k, c) in items {
+            let orig = originals.get(p).cloned().unwrap_or(Value::Null);
+            match c.and_then(|c| Some((c, cuts.get(c)?))) {
+                None => prims.push(orig),
+                Some((c, cut)) => {
+                    let Some(part) = cut.parts.get(k) else {
+                        continue;
+                    };
+                    let (json, vertices) =
+                        part_primitive(ed, &orig, cut, part, &local, &mut scratch)?;
+                    if let Some(slot) = placed.get_mut(c).and_then(|v| v.get_mut(k)) {
+                        *slot = Some(Placed {
+                            mesh: mesh_index,
+                            primitive: prims.len(),
+                            skin: skin_index,
+                            vertices,
+                            skin_joints: group.joints.len(),
+                        });
+                    }
+                    prims.push(json);
+                }
+            }
+        }
+        let mut mesh = with(&mesh_json, "primitives", Value::Array(prims));
+        if mesh_index == pair.mesh {
+            if let Some(m) = ed.json_mut().pointer_mut(&format!("/meshes/{}", pair.mesh)) {
+                *m = mesh;
+            }
+        } else {
+            if g > 0 {
+                suffixed(&mut mesh, g);
+            }
+            ed.push("meshes", mesh)?;
+        }
+        // The nodes: the original draws the first group, a node beside it each other.
+        for &u in pair.users {
+            if g == 0 {
+                if let Some(o) = ed
+                    .json_mut()
+                    .pointer_mut(&format!("/nodes/{u}"))
+                    .and_then(Value::as_object_mut)
+                {
+                    o.insert("mesh".into(), json!(mesh_index));
+                    o.insert("skin".into(), json!(skin_index));
+                }
+                continue;
+            }
+            added[1] += 1;
+            added[3] += sibling(ed, gltf, u, g, mesh_index, skin_index, tree)?;
+        }
+        for &j in &group.joints {
+            if let Some(l) = local.get_mut(j as usize) {
+                *l = u32::MAX;
+            }
+        }
+    }
+    Ok((placed, added))
+}
+
+/// Adds the node that draws group `g` for node `u`: its name (suffixed), `weights` and
+/// extras, where `u` is in the tree (beside it); copies the `weights` channels that
+/// drive `u`. Returns the channels added.
+fn sibling(
+    ed: &mut Editor<'_>,
+    gltf: &Gltf,
+    u: usize,
+    g: usize,
+    mesh: usize,
+    skin: usize,
+    tree: &Tree,
+) -> Result<usize, ExportError> {
+    let orig = gltf
+        .value
+        .pointer(&format!("/nodes/{u}"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut node = serde_json::Map::new();
+    for key in ["name", "weights", "extras"] {
+        if let Some(v) = orig.get(key) {
+            node.insert(key.into(), v.clone());
+        }
+    }
+    node.insert("mesh".into(), json!(mesh));
+    node.insert("skin".into(), json!(skin));
+    let mut node = Value::Object(node);
+    suffixed(&mut node, g);
+    let n = ed.push("nodes", node)?;
+    match tree.parents.get(u).copied().flatten() {
+        Some(p) => {
+            if let Some(c) = ed
+                .json_mut()
+                .pointer_mut(&format!("/nodes/{p}/children"))
+                .and_then(Value::as_array_mut)
+            {
+                c.push(json!(n));
+            }
+        }
+        None => {
+            for &s in tree.scenes.get(&u).into_iter().flatten() {
+                if let Some(list) = ed
+                    .json_mut()
+                    .pointer_mut(&format!("/scenes/{s}/nodes"))
+                    .and_then(Value::as_array_mut)
+                {
+                    list.push(json!(n));
+                }
+            }
+        }
+    }
+    let copies = tree.weights.get(&u).map_or(&[][..], Vec::as_slice);
+    for (a, c) in copies {
+        let mut c = c.clone();
+        if let Some(t) = c.pointer_mut("/target/node") {
+            *t = json!(n);
+        }
+        if let Some(list) = ed
+            .json_mut()
+            .pointer_mut(&format!("/animations/{a}/channels"))
+            .and_then(Value::as_array_mut)
+        {
+            list.push(c);
+        }
+    }
+    Ok(copies.len())
+}

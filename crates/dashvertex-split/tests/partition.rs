@@ -1,0 +1,100 @@
+//! Property tests of the partition on random rigs: every part within the budget, every
+//! element in exactly one part, each part's joints exactly those its elements use, at
+//! least the lower bound of parts, and the same parts every time.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
+
+use dashvertex_split::partition::{Rows, Shape, element_joints, infeasible, partition};
+use proptest::prelude::*;
+
+/// A random rig: vertices with 1–4 joints each (out of `joints`), triangles over them.
+fn rig() -> impl Strategy<Value = (usize, Rows, Vec<u32>)> {
+    (2usize..40, 3usize..200).prop_flat_map(|(joints, vertices)| {
+        let j = joints as u32;
+        let per_vertex = proptest::collection::vec(
+            proptest::collection::btree_set(0..j, 1..=4.min(joints)),
+            vertices,
+        );
+        let v = vertices as u32;
+        let tris =
+            proptest::collection::vec((0..v, 0..v, 0..v).prop_map(|(a, b, c)| [a, b, c]), 1..400);
+        (Just(joints), per_vertex, tris).prop_map(|(joints, pv, tris)| {
+            let mut rows = Rows::new();
+            for s in pv {
+                rows.push(s);
+            }
+            (joints, rows, tris.into_iter().flatten().collect())
+        })
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn parts_are_within_budget_and_cover_every_element_once(
+        (joints, rows, indices) in rig(),
+        budget in 1usize..16,
+    ) {
+        let shape = Shape { arity: 3, indices: &indices, vertex_joints: &rows, joints };
+        let ej = element_joints(&shape);
+        // The smallest budget every element fits, at least the one drawn.
+        let needed = (0..ej.len()).map(|e| ej.row(e).len()).max().unwrap_or(0);
+        let max = budget.max(needed);
+        prop_assert!(infeasible(&ej, max).is_none());
+        if needed > budget {
+            prop_assert!(infeasible(&ej, budget).is_some());
+        }
+        let parts = partition(&shape, max);
+        prop_assert_eq!(&parts, &partition(&shape, max), "deterministic");
+        let mut seen = vec![0u32; shape.elements()];
+        let mut used = std::collections::BTreeSet::new();
+        for p in &parts {
+            prop_assert!(p.joints.len() <= max);
+            let mut union: Vec<u32> = p.elements.iter().flat_map(|&e| ej.row(e as usize).to_vec()).collect();
+            union.sort_unstable();
+            union.dedup();
+            prop_assert_eq!(&union, &p.joints, "a part's joints are its elements'");
+            for &e in &p.elements {
+                seen[e as usize] += 1;
+            }
+            used.extend(p.joints.iter().copied());
+        }
+        prop_assert!(seen.iter().all(|&n| n == 1), "every element in exactly one part");
+        prop_assert!(parts.len() >= used.len().div_ceil(max));
+    }
+}
+
+#[test]
+fn a_fan_of_distinct_joints_is_split_in_bounded_work() {
+    // One vertex shared by every triangle, each triangle bringing two joints of its own:
+    // the growth meets the same large vertex in every part.
+    let n = 3_000u32;
+    let mut rows = Rows::new();
+    rows.push([0u32]);
+    for t in 0..n {
+        rows.push([1 + 2 * t]);
+        rows.push([2 + 2 * t]);
+    }
+    let indices: Vec<u32> = (0..n).flat_map(|t| [0, 1 + 2 * t, 2 + 2 * t]).collect();
+    let shape = Shape {
+        arity: 3,
+        indices: &indices,
+        vertex_joints: &rows,
+        joints: 1 + 2 * n as usize,
+    };
+    let parts = partition(&shape, 9);
+    assert_eq!(
+        parts.iter().map(|p| p.elements.len()).sum::<usize>(),
+        n as usize
+    );
+    assert!(parts.iter().all(|p| p.joints.len() <= 9));
+    // Four triangles a part (1 + 4 × 2 joints): the lower bound.
+    assert_eq!(parts.len(), (n as usize).div_ceil(4));
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Builds the split vectors of spec/split.md: small .gltf files (embedded buffers), each
+split as `vectors.json` says; the outcome (the report, or the refusal) is the
+`.expected.json` beside it. Run from this folder: `python3 make_vectors.py`; the expected
+outcomes are written by the test (`BLESS=1 cargo test -p dashvertex-split --test vectors`)
+and read by hand.
+
+The model is a strip of quads along x: column c has a bottom vertex (c, 0) and a top vertex
+(c, 1); joint c is a node at (c, 0, 0), a child of joint c - 1. Each quad is two triangles.
+"""
+import base64, json, struct
+
+def f32(*v): return struct.pack(f"<{len(v)}f", *v)
+
+def strip(columns, influences, joints, mode=4, morph=False, anim=False, tris=None):
+    """influences(c) -> [(joint, weight)] of column c's two vertices."""
+    blob = bytearray()
+    views, accessors = [], []
+    def acc(data, ctype, kind, count, minmax=None, target=34962):
+        while len(blob) % 4: blob.append(0)
+        v = {"buffer": 0, "byteOffset": len(blob), "byteLength": len(data)}
+        if target: v["target"] = target
+        views.append(v)
+        blob.extend(data)
+        a = {"bufferView": len(views) - 1, "componentType": ctype, "count": count, "type": kind}
+        if minmax: a["min"], a["max"] = minmax
+        accessors.append(a)
+        return len(accessors) - 1
+    pos, js, ws = [], [], []
+    for c in range(columns):
+        for y in (0.0, 1.0):
+            pos += [float(c), y, 0.0]
+            inf = influences(c) + [(0, 0.0)] * 4
+            js += [j for j, _ in inf[:4]]
+            ws += [w for _, w in inf[:4]]
+    n = 2 * columns
+    attrs = {"POSITION": acc(f32(*pos), 5126, "VEC3", n,
+                             ([0.0, 0.0, 0.0], [float(columns - 1), 1.0, 0.0])),
+             "JOINTS_0": acc(struct.pack(f"<{4*n}B", *js), 5121, "VEC4", n),
+             "WEIGHTS_0": acc(f32(*ws), 5126, "VEC4", n)}
+    if tris is None:
+        tris = []
+        for c in range(columns - 1):
+            b, t, b1, t1 = 2 * c, 2 * c + 1, 2 * c + 2, 2 * c + 3
+            tris += [b, b1, t, b1, t1, t]
+    prim = {"attributes": attrs, "indices": acc(struct.pack(f"<{len(tris)}H", *tris), 5123, "SCALAR",
+                                                len(tris), target=34963),
+            "material": 0, "extras": {"kept": True}}
+    if mode != 4:
+        prim["mode"] = mode
+    mesh = {"name": "strip", "primitives": [prim]}
+    if morph:
+        d = [0.0, 0.0, 0.25] * n
+        prim["targets"] = [{"POSITION": acc(f32(*d), 5126, "VEC3", n, ([0.0, 0.0, 0.25], [0.0, 0.0, 0.25]))}]
+        mesh["weights"] = [0.5]
+    ibm = []
+    for j in range(joints):
+        ibm += [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -float(j), 0, 0, 1]
+    nodes = [{"name": "strip", "mesh": 0, "skin": 0}]
+    for j in range(joints):
+        node = {"name": f"joint{j}", "translation": [0.0 if j == 0 else 1.0, 0.0, 0.0]}
+        if j + 1 < joints:
+            node["children"] = [j + 2]
+        nodes.append(node)
+    doc = {"asset": {"version": "2.0", "generator": "spec/vectors/split/make_vectors.py"},
+           "scene": 0, "scenes": [{"nodes": [0, 1]}], "nodes": nodes, "meshes": [mesh],
+           "materials": [{"name": "paint"}],
+           "skins": [{"name": "rig", "joints": list(range(1, joints + 1)),
+                      "inverseBindMatrices": acc(f32(*ibm), 5126, "MAT4", joints, target=None)}]}
+    if anim:
+        times = acc(f32(0.0, 1.0), 5126, "SCALAR", 2, ([0.0], [1.0]), target=None)
+        rot = acc(f32(0, 0, 0, 1, 0, 0, 0.38268343, 0.9238795), 5126, "VEC4", 2, target=None)
+        mw = acc(f32(0.0, 1.0), 5126, "SCALAR", 2, target=None)
+        doc["animations"] = [{"name": "bend", "samplers": [
+            {"input": times, "output": rot}, {"input": times, "output": mw}],
+            "channels": [{"sampler": 0, "target": {"node": 3, "path": "rotation"}},
+                         {"sampler": 1, "target": {"node": 0, "path": "weights"}}]}]
+    doc["accessors"] = accessors
+    doc["bufferViews"] = views
+    doc["buffers"] = [{"byteLength": len(blob),
+                       "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(blob)).decode()}]
+    return doc
+
+def write(name, doc):
+    with open(name, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+one = lambda c: [(c, 1.0)]
+# SP1: a skin within the budget is left as it was.
+write("within.gltf", strip(3, one, 3))
+# SP2: only joints with weight count: a 6-joint skin of which the strip weights 2.
+write("unused-joints.gltf", strip(2, one, 6))
+# SP3-SP6: six columns, one joint each; morph target, `weights` channel and material carried.
+write("strip.gltf", strip(6, one, 6, morph=True, anim=True))
+# SP7/SP8: one triangle over three joints; vertex 0 blends joints 1 (0.9) and 0 (0.1).
+blend = lambda c: [(1, 0.9), (0, 0.1)] if c == 0 else [(c, 1.0)]
+write("triangle-over-budget.gltf", strip(3, blend, 3, tris=[0, 2, 4]))
+# SP8: every joint of the triangle is the only one of a vertex: nothing can be taken off.
+write("triangle-unfixable.gltf", strip(3, one, 3, tris=[0, 2, 4]))
+# SP9: a triangle strip is not split.
+write("triangle-strip.gltf", strip(3, one, 3, mode=5, tris=[0, 1, 2, 3, 4, 5]))
+
+with open("vectors.json", "w") as f:
+    json.dump([
+        {"file": "within.gltf", "maxJoints": 3, "reduce": False, "rule": "SP1"},
+        {"file": "unused-joints.gltf", "maxJoints": 2, "reduce": False, "rule": "SP2"},
+        {"file": "strip.gltf", "maxJoints": 3, "reduce": False, "rule": "SP3"},
+        {"file": "strip.gltf", "maxJoints": 2, "reduce": False, "rule": "SP4"},
+        {"file": "triangle-over-budget.gltf", "maxJoints": 2, "reduce": False, "rule": "SP7"},
+        {"file": "triangle-over-budget.gltf", "maxJoints": 2, "reduce": True, "rule": "SP8"},
+        {"file": "triangle-unfixable.gltf", "maxJoints": 2, "reduce": True, "rule": "SP8"},
+        {"file": "triangle-strip.gltf", "maxJoints": 2, "reduce": False, "rule": "SP9"},
+    ], f, indent=1)
+    f.write("\n")

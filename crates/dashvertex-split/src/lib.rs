@@ -11,7 +11,7 @@
 //!   [`Options::reduce`], its vertices lose their least influences ([`repair`]) and the
 //!   displacement that causes is measured with `dashvertex-skin` ([`measure`]) and
 //!   bounded. Nothing is dropped silently.
-//! - [`write`]: parts whose joints fit together share a mesh; each mesh gets its own
+//! - [`write`](mod@write): parts whose joints fit together share a mesh; each mesh gets its own
 //!   node and skin (the subset of the original joint nodes, inverse bind matrices
 //!   copied), `JOINTS_n` renumbered to the skin's joints, vertices written once per part
 //!   that uses them. Morph targets, `weights` animation channels, materials, extras and

@@ -42,6 +42,32 @@ fn first_non_finite(data: &AccessorData<'_>, from: usize) -> Option<(usize, usiz
     found
 }
 
+/// How many components of `data` from element `from` on are NaN or infinite.
+fn non_finite_count(data: &AccessorData<'_>, from: usize) -> usize {
+    let n = data.components;
+    if n > 4 {
+        return (from..data.count)
+            .flat_map(|k| (0..n).map(move |c| (k, c)))
+            .filter(|&(k, c)| !data.get(k, c).is_finite())
+            .count();
+    }
+    let mut count = 0;
+    data.for_each4(from, |_, v| {
+        count += v.iter().take(n).filter(|x| !x.is_finite()).count();
+        true
+    });
+    count
+}
+
+/// ` (N non-finite values in all)` when there is more than one.
+fn in_all(count: usize) -> String {
+    if count > 1 {
+        format!(" ({count} non-finite values in all)")
+    } else {
+        String::new()
+    }
+}
+
 /// An accessor that cannot be read, as `GLTF_ACCESSOR_DATA` at the place that reads it
 /// (unless its cause is reported once elsewhere).
 fn unreadable(doc: &Doc, sink: &mut Sink, pointer: &str, what: &str, e: &AccessorError) {
@@ -137,10 +163,7 @@ pub(crate) fn animations(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink
                 let Some((i, c, x)) = first_non_finite(&data, 0) else {
                     continue;
                 };
-                let more = (i..data.count)
-                    .flat_map(|k| (0..data.components).map(move |c| (k, c)))
-                    .filter(|&(k, c)| !data.get(k, c).is_finite())
-                    .count();
+                let more = non_finite_count(&data, i);
                 sink.report(
                     Code::GLTF_ANIMATION_NON_FINITE,
                     || Location {
@@ -148,11 +171,7 @@ pub(crate) fn animations(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink
                         ..doc.at(&ptr)
                     },
                     || {
-                        let rest = if more > 1 {
-                            format!(" ({more} non-finite values in all)")
-                        } else {
-                            String::new()
-                        };
+                        let rest = in_all(more);
                         format!("{what}: accessor {index} element {i} component {c} is {x}{rest}")
                     },
                 );
@@ -207,19 +226,7 @@ pub(crate) fn others(
         let Some((e, c, x)) = first_non_finite(&data, 0) else {
             continue;
         };
-        let mut more = 0usize;
-        let n = data.components;
-        if n <= 4 {
-            data.for_each4(e, |_, v| {
-                more += v.iter().take(n).filter(|x| !x.is_finite()).count();
-                true
-            });
-        } else {
-            more = (e..data.count)
-                .flat_map(|k| (0..n).map(move |c| (k, c)))
-                .filter(|&(k, c)| !data.get(k, c).is_finite())
-                .count();
-        }
+        let more = non_finite_count(&data, e);
         let ptr = format!("/accessors/{i}");
         sink.report(
             Code::GLTF_ACCESSOR_NON_FINITE,
@@ -228,11 +235,7 @@ pub(crate) fn others(
                 ..doc.at(&ptr)
             },
             || {
-                let rest = if more > 1 {
-                    format!(" ({more} non-finite values in all)")
-                } else {
-                    String::new()
-                };
+                let rest = in_all(more);
                 format!("accessor {i}: element {e} component {c} is {x}{rest}")
             },
         );

@@ -6,7 +6,8 @@
 # inspector of issue 30 (web/, web/test/inspector.mjs): corpus models and broken vectors
 # through its file input against `dash-validate --format json`, its colour modes against
 # an independent reader, screenshots in target/web-test/inspector-*.png, and a generated
-# 100,000-vertex GLB timed from the file input to "ready". Installs what it needs when missing:
+# 100,000-vertex GLB timed from the file input to "ready"; and `dashvertex split` outputs read by
+# three.js's GLTFLoader (js/dash-three/test/split.html) against their inputs. Installs what it needs when missing:
 # chromium (apt-get), the wasm32 target (rustup), wasm-bindgen-cli at Cargo.lock's
 # wasm-bindgen version (cargo install). Prints SKIPPED, and succeeds, only when there is no
 # browser to be had; any other failure fails.
@@ -60,10 +61,17 @@ bin="${CARGO_TARGET_DIR:-target}/debug"
 "$bin/dashvertex" convert examples/rig.json "$out/rig.json.json"
 "$bin/dashvertex" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit --empty zero -q
 "$bin/dash-validate" --format json examples/rig.dmx >"$out/rig.report.json"
+splits=()
+for case in CesiumMan:8 Fox:8 Fox:4; do
+  f=${case%%:*} n=${case##*:}
+  "$bin/dashvertex" split "fixtures/corpus/gltf/khronos_samples/$f.glb" -o "$out/$f.split$n.glb" \
+    --max-joints "$n" --report "$out/$f.split$n.json" -q
+  splits+=(--split "fixtures/corpus/gltf/khronos_samples/$f.glb=$out/$f.split$n.glb=$n=$out/$f.split$n.json")
+done
 
 note "the example page in $("$CHROMIUM" --version 2>/dev/null || echo chromium)"
 node js/dash-three/test/browser.mjs --shots "$out" --inspector "$bin/dash-validate" \
   --expected rig.dmx="$out/rig.dmx.json" \
   --expected rig.json="$out/rig.json.json" \
   --reduced ../js/dash-three/test/six-influences.json="$out/six.reduced.json" \
-  --report examples/rig.dmx="$out/rig.report.json"
+  --report examples/rig.dmx="$out/rig.report.json" "${splits[@]}"

@@ -3,6 +3,7 @@
 //
 //   node browser.mjs --expected rig.dmx=/tmp/rig.dmx.json [--expected rig.json=…] --shots DIR
 //       [--reduced ../js/dash-three/test/six-influences.json=REDUCED.json] [--report examples/rig.dmx=REPORT.json]
+//       [--split IN.glb=SPLIT.glb=N=REPORT.json]
 //   node browser.mjs --bench FILE.dmx          (decode benchmark; prints times, checks nothing)
 //
 // For each file it loads examples/web/?file=FILE, reads back from the page the vertex count,
@@ -11,7 +12,10 @@
 // bound to it moves and one bound elsewhere does not; saves a screenshot and fails when the
 // canvas is blank. With --reduced, a file of more than four influences must come out as
 // `dashvertex reduce --normalize unit` writes it, with the dropped weight reported; with --report,
-// validate() must give the `dash-validate --format json` report. Ends with "N passed, N failed".
+// validate() must give the `dash-validate --format json` report. With --split, three.js's own
+// GLTFLoader must read the split file as the report's parts (SkinnedMeshes of at most N joints)
+// that skin to exactly the input's triangles and draw the input's picture, at the rest pose and
+// through the first animation (js/dash-three/test/split.html). Ends with "N passed, N failed".
 
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -29,6 +33,8 @@ const opt = (name) => {
 const expected = opt('--expected').map((s) => s.split('='));
 const reduced = opt('--reduced').map((s) => s.split('='));
 const reports = opt('--report').map((s) => s.split('='));
+// --split IN.glb=OUT.glb=N=REPORT.json: OUT is `dashvertex split IN --max-joints N --report REPORT.json`.
+const splits = opt('--split').map((s) => s.split('='));
 const shots = resolve(opt('--shots')[0] ?? join(repo, 'target/web-test'));
 const bench = opt('--bench')[0];
 // --inspector DASH-VALIDATE: also the skin inspector's test (web/test/inspector.mjs), in the
@@ -319,6 +325,41 @@ async function testDisplay(browser, base) {
   await page.close();
 }
 
+/**
+ * `dashvertex split` seen by three.js: the split file loads as the report's parts, each a
+ * SkinnedMesh of at most N joints, and at the rest pose and at times through the first
+ * animation it skins to the input's triangles (as a multiset, on the CPU as the shader does)
+ * and draws the input's picture (render targets compared pixel by pixel).
+ */
+async function testSplit(browser, base, input, output, n, reportPath) {
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.setViewport({ width: 640, height: 400 });
+  const url = new URL('../../js/dash-three/test/split.html', base).href;
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction('window.splitCheck?.ready', { timeout: 30000 });
+  const name = input.split('/').pop();
+  const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+  const parts = report.primitives.reduce((k, p) => k + p.parts.length, 0);
+  const b64 = (f) => readFileSync(resolve(repo, f)).toString('base64');
+  const got = await page.evaluate((a, b) => window.splitCheck.compare(a, b, [0, 0.4, 0.9, 1.7]), b64(input), b64(output));
+  const what = `${name} split to ${n} joints`;
+  check(got.skinnedB > got.skinnedA, `${what}: three.js reads more SkinnedMeshes`, `${got.skinnedA} -> ${got.skinnedB}`);
+  check(got.skinnedB === got.skinnedA - report.primitives.length + parts, `${what}: as many as the report's parts`, `${got.skinnedB}, report ${parts} parts`);
+  check(got.usedB.every((j) => j <= n) && got.jointsB.every((j) => j <= n), `${what}: every SkinnedMesh has at most ${n} joints`, `skeletons ${got.jointsB.join(' ')}; in use ${got.usedB.join(' ')}`);
+  for (const f of got.frames) {
+    const at = `${what}, t = ${f.t.toFixed(2)} s`;
+    check(f.trianglesA > 0 && f.trianglesA === f.trianglesB && f.differentTriangles === 0, `${at}: the same skinned triangles`, `${f.trianglesA} vs ${f.trianglesB}, ${f.differentTriangles} differ`);
+    check(f.drawn > f.pixels / 50, `${at}: the input draws something`, `${f.drawn} of ${f.pixels} pixels`);
+    check(f.differentPixels <= f.pixels / 1000, `${at}: the same picture`, `${f.differentPixels} of ${f.pixels} pixels differ`);
+  }
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, `split-${name.replace(/\.[^.]*$/, '')}-${n}.png`) });
+  check(errors.length === 0, `${what}: no page errors`, errors.join(' | '));
+  await page.close();
+}
+
 /** validate() in the page gives the report `dash-validate --format json` printed. */
 async function testReport(browser, base, file, reportPath) {
   const { page } = await open(browser, base, 'rig.dmx');
@@ -368,6 +409,7 @@ try {
     for (const [file, json] of expected) await testFile(browser, url, file, json);
     for (const [file, json] of reduced) await testReduced(browser, url, file, json);
     for (const [file, json] of reports) await testReport(browser, url, file, json);
+    for (const [input, output, n, report] of splits) await testSplit(browser, url, input, output, Number(n), report);
     await testDisplay(browser, url);
     if (expected.length === 0) check(false, 'no --expected file given');
     if (inspectorBin) {

@@ -62,11 +62,11 @@ bin="${CARGO_TARGET_DIR:-target}/debug"
 "$bin/dashvertex" reduce js/dash-three/test/six-influences.json -o "$out/six.reduced.json" --normalize unit --empty zero -q
 "$bin/dash-validate" --format json examples/rig.dmx >"$out/rig.report.json"
 splits=()
-for case in CesiumMan:8 Fox:8 Fox:4; do
-  f=${case%%:*} n=${case##*:}
-  "$bin/dashvertex" split "fixtures/corpus/gltf/khronos_samples/$f.glb" -o "$out/$f.split$n.glb" \
-    --max-joints "$n" --report "$out/$f.split$n.json" -q
-  splits+=(--split "fixtures/corpus/gltf/khronos_samples/$f.glb=$out/$f.split$n.glb=$n=$out/$f.split$n.json")
+k=fixtures/corpus/gltf/khronos_samples v=spec/vectors/split
+for case in $k/CesiumMan.glb:8 $k/Fox.glb:8 $k/Fox.glb:4 $v/triangle-strip.gltf:2 $v/triangle-fan.gltf:3; do
+  f=${case%:*} n=${case##*:} name=$(basename "${case%.*}")
+  "$bin/dashvertex" split "$f" -o "$out/$name.split$n.glb" --max-joints "$n" --report "$out/$name.split$n.json" -q
+  splits+=(--split "$f=$out/$name.split$n.glb=$n=$out/$name.split$n.json")
 done
 
 note "the example page in $("$CHROMIUM" --version 2>/dev/null || echo chromium)"

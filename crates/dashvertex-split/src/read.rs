@@ -153,7 +153,10 @@ impl PartInfluences<'_> {
 pub struct Read {
     /// Vertices per element.
     pub arity: usize,
-    /// Element vertex indices.
+    /// The list mode its elements are drawn with as parts: POINTS (0), LINES (1) or
+    /// TRIANGLES (4); a strip, fan or loop is read as the list it draws.
+    pub mode: u32,
+    /// Element vertex indices, `arity` per element.
     pub indices: Vec<u32>,
     /// The index accessor's component type (UNSIGNED_SHORT when there is none).
     pub index_type: u32,
@@ -161,6 +164,71 @@ pub struct Read {
     pub vertices: usize,
     /// The influence sets.
     pub stored: Stored,
+}
+
+/// How a primitive's index sequence makes elements (glTF 2.0, 3.7.2.1 "Topology Types").
+#[derive(Clone, Copy)]
+enum List {
+    Points,
+    Lines,
+    LineLoop,
+    LineStrip,
+    Triangles,
+    TriangleStrip,
+    TriangleFan,
+}
+
+impl List {
+    /// The list mode the elements are written with.
+    fn list_mode(self) -> u32 {
+        match self {
+            Self::Points => 0,
+            Self::Lines | Self::LineLoop | Self::LineStrip => 1,
+            Self::Triangles | Self::TriangleStrip | Self::TriangleFan => 4,
+        }
+    }
+
+    /// The elements of the index sequence `v`, as a list: a strip or fan of n indices
+    /// draws n - 2 triangles (a strip's odd ones with their last two corners swapped, so
+    /// every triangle keeps the strip's winding), a line strip n - 1 lines and a loop n. At most
+    /// three indices per index of `v`: bounded by what the file carries.
+    fn elements(self, v: Vec<u32>) -> Vec<u32> {
+        let n = v.len();
+        let at = |i: usize| v.get(i).copied().unwrap_or(0);
+        match self {
+            Self::Points | Self::Lines | Self::Triangles => v,
+            Self::LineStrip | Self::LineLoop => {
+                let closed = matches!(self, Self::LineLoop) && n >= 2;
+                let lines = n.saturating_sub(1) + usize::from(closed);
+                let mut out = Vec::with_capacity(2 * lines);
+                for i in 1..n {
+                    out.extend([at(i - 1), at(i)]);
+                }
+                if closed {
+                    out.extend([at(n - 1), at(0)]);
+                }
+                out
+            }
+            Self::TriangleStrip => {
+                let mut out = Vec::with_capacity(3 * n.saturating_sub(2));
+                for i in 2..n {
+                    if i % 2 == 0 {
+                        out.extend([at(i - 2), at(i - 1), at(i)]);
+                    } else {
+                        out.extend([at(i - 2), at(i), at(i - 1)]);
+                    }
+                }
+                out
+            }
+            Self::TriangleFan => {
+                let mut out = Vec::with_capacity(3 * n.saturating_sub(2));
+                for i in 2..n {
+                    out.extend([at(i - 1), at(i), at(0)]);
+                }
+                out
+            }
+        }
+    }
 }
 
 /// Refuses primitive `p` with `what`, located at `pointer` under it.
@@ -198,18 +266,19 @@ pub fn read(
         .get("mode")
         .and_then(serde_json::Value::as_u64)
         .unwrap_or(4);
-    let arity = match mode {
-        0 => 1,
-        1 => 2,
-        4 => 3,
+    let (arity, list) = match mode {
+        0 => (1, List::Points),
+        1 => (2, List::Lines),
+        2 => (2, List::LineLoop),
+        3 => (2, List::LineStrip),
+        4 => (3, List::Triangles),
+        5 => (3, List::TriangleStrip),
+        6 => (3, List::TriangleFan),
         m => {
             return Err(refuse(
                 p,
                 "/mode",
-                format!(
-                    "mode {m} (strips, fans and loops) is not split; export the primitive as \
-                     TRIANGLES (4), LINES (1) or POINTS (0)"
-                ),
+                format!("mode {m} is not a glTF primitive mode (0 to 6)"),
             ));
         }
     };
@@ -385,6 +454,7 @@ pub fn read(
             (out, d.component_type)
         }
     };
+    let indices = list.elements(indices);
     if indices.len() % arity != 0 {
         return Err(refuse(
             p,
@@ -397,6 +467,7 @@ pub fn read(
     }
     Ok(Read {
         arity,
+        mode: list.list_mode(),
         indices,
         index_type,
         vertices: n,

@@ -264,6 +264,12 @@ fn part_primitive(
         }
         let idx = ed.add_indices(&indices, read.index_type)?;
         o.insert("indices".into(), json!(idx));
+        // A strip, fan or loop was cut as the list it draws: the part is that list.
+        if read.mode == 4 {
+            o.remove("mode");
+        } else {
+            o.insert("mode".into(), json!(read.mode));
+        }
     }
     if let Some(targets) = orig.get("targets").and_then(Value::as_array) {
         let mut out = Vec::with_capacity(targets.len());

@@ -77,6 +77,7 @@ fn split_vectors() {
                             "name": m["name"],
                             "weights": m["weights"],
                             "primitives": m["primitives"].as_array().unwrap().len(),
+                            "mode": m["primitives"][0]["mode"],
                             "targets": m["primitives"][0]["targets"].as_array().map(Vec::len),
                             "material": m["primitives"][0]["material"],
                             "extras": m["primitives"][0]["extras"],

@@ -54,8 +54,9 @@ function pose(file, t) {
 
 /**
  * The skinned triangles of every SkinnedMesh, in world space, each as its three corners'
- * coordinates rounded to `grid` and sorted so that the order of triangles and of parts
- * does not matter (a triangle keeps its own corner order: winding is part of the picture).
+ * coordinates rounded to `grid`, rotated to start at the least corner and sorted, so that
+ * neither the order of triangles and parts nor where a triangle's corner list starts
+ * matters (its winding, part of the picture, does).
  */
 function triangles(file, grid) {
   const out = [];
@@ -68,9 +69,11 @@ function triangles(file, grid) {
     for (let i = 0; i < count; i++) {
       m.getVertexPosition(at(i), v);
       v.applyMatrix4(m.matrixWorld);
-      corner.push(Math.round(v.x / grid), Math.round(v.y / grid), Math.round(v.z / grid));
-      if (corner.length === 9) {
-        out.push(corner.join(','));
+      corner.push(`${Math.round(v.x / grid)},${Math.round(v.y / grid)},${Math.round(v.z / grid)}`);
+      if (corner.length === 3) {
+        // Rotated to start at its least corner: the same triangle, the same winding.
+        const k = corner.indexOf([...corner].sort()[0]);
+        out.push([0, 1, 2].map((i) => corner[(k + i) % 3]).join(';'));
         corner.length = 0;
       }
     }

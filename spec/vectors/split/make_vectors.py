@@ -98,8 +98,14 @@ blend = lambda c: [(1, 0.9), (0, 0.1)] if c == 0 else [(c, 1.0)]
 write("triangle-over-budget.gltf", strip(3, blend, 3, tris=[0, 2, 4]))
 # SP8: every joint of the triangle is the only one of a vertex: nothing can be taken off.
 write("triangle-unfixable.gltf", strip(3, one, 3, tris=[0, 2, 4]))
-# SP9: a triangle strip is not split.
-write("triangle-strip.gltf", strip(3, one, 3, mode=5, tris=[0, 1, 2, 3, 4, 5]))
+# SP9: strips, fans and loops are split as the lists they draw. A triangle strip along the
+# quads, top-bottom zigzag (its odd triangles wound as the strip winds them); a fan around
+# vertex 0 over the top vertices, right to left; both face +z, as the other vectors do, so a
+# conversion that got the winding wrong is culled in three.js. A line strip along the
+# bottom edge.
+write("triangle-strip.gltf", strip(4, one, 4, mode=5, tris=[1, 0, 3, 2, 5, 4, 7, 6], morph=True, anim=True))
+write("triangle-fan.gltf", strip(4, one, 4, mode=6, tris=[0, 7, 5, 3, 1], morph=True, anim=True))
+write("line-strip.gltf", strip(4, one, 4, mode=3, tris=[0, 2, 4, 6]))
 
 with open("vectors.json", "w") as f:
     json.dump([
@@ -111,5 +117,7 @@ with open("vectors.json", "w") as f:
         {"file": "triangle-over-budget.gltf", "maxJoints": 2, "reduce": True, "rule": "SP8"},
         {"file": "triangle-unfixable.gltf", "maxJoints": 2, "reduce": True, "rule": "SP8"},
         {"file": "triangle-strip.gltf", "maxJoints": 2, "reduce": False, "rule": "SP9"},
+        {"file": "triangle-fan.gltf", "maxJoints": 3, "reduce": False, "rule": "SP9"},
+        {"file": "line-strip.gltf", "maxJoints": 2, "reduce": False, "rule": "SP9"},
     ], f, indent=1)
     f.write("\n")

@@ -7,7 +7,7 @@
 //! the growth falls back to filling parts in index order, which is linear).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
 /// Compressed rows: row `i` is `items[start[i]..start[i + 1]]`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,6 +41,20 @@ impl Rows {
     /// Whether there is no row.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The length of the longest row (0 when there is none).
+    pub fn widest(&self) -> usize {
+        self.start
+            .windows(2)
+            .map(|w| {
+                w.get(1)
+                    .copied()
+                    .unwrap_or(0)
+                    .saturating_sub(w.first().copied().unwrap_or(0))
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// Row `i` (empty beyond the last).
@@ -114,12 +128,17 @@ pub fn element_joints(shape: &Shape<'_>) -> Rows {
     let mut out = Rows::new();
     let mut scratch: Vec<u32> = Vec::new();
     for e in 0..shape.elements() {
+        // A handful of joints per element: kept sorted and distinct by insertion, which
+        // beats a general sort at this size.
         scratch.clear();
         for &v in shape.element(e) {
-            scratch.extend_from_slice(shape.vertex_joints.row(v as usize));
+            for &j in shape.vertex_joints.row(v as usize) {
+                let at = scratch.partition_point(|&x| x < j);
+                if scratch.get(at) != Some(&j) {
+                    scratch.insert(at, j);
+                }
+            }
         }
-        scratch.sort_unstable();
-        scratch.dedup();
         out.push(scratch.iter().copied());
     }
     out
@@ -184,11 +203,15 @@ const NONE: u32 = u32::MAX;
 /// earliest tried, is kept.
 pub fn partition(shape: &Shape<'_>, max: usize) -> Vec<Part> {
     let ej = element_joints(shape);
+    // Built once for the growths over neighbours.
+    let adj = vertex_elements(shape);
     let mut mark = vec![0u32; shape.vertex_joints.len()];
     let mut stamp = 0u32;
     let mut best: Option<(usize, usize, Vec<Part>)> = None;
+    // One growth at a time: side by side on two threads they took a quarter less time and
+    // a quarter more memory on the benchmark rig (benches/README.md, "split").
     for how in [Growth::ADJACENT, Growth::FILL, Growth::INDEX_ORDER] {
-        let mut parts = grow(shape, &ej, max, how);
+        let mut parts = grow(shape, &ej, &adj, max, how);
         merge(&mut parts, shape.joints, max);
         parts.retain(|p| !p.elements.is_empty());
         let mut written = 0;
@@ -248,16 +271,60 @@ impl Growth {
     };
 }
 
+/// The candidate elements of a growing part, least cost first and, at equal cost, in the
+/// order they were offered: one queue per cost (a cost is the joints an element would add,
+/// at most the widest element's joints), so offering and taking are O(1) amortized.
+struct Candidates {
+    by_cost: Vec<VecDeque<u32>>,
+    /// No queue below this one holds anything.
+    least: usize,
+}
+
+impl Candidates {
+    fn new(widest: usize) -> Candidates {
+        Candidates {
+            by_cost: (0..=widest).map(|_| VecDeque::new()).collect(),
+            least: 0,
+        }
+    }
+
+    /// Offers element `e` at `cost` (clamped to the widest: never more is asked).
+    fn push(&mut self, cost: usize, e: u32) {
+        let c = cost.min(self.by_cost.len().saturating_sub(1));
+        if let Some(q) = self.by_cost.get_mut(c) {
+            q.push_back(e);
+            self.least = self.least.min(c);
+        }
+    }
+
+    /// The cheapest candidate offered first, with its cost.
+    fn pop(&mut self) -> Option<(usize, u32)> {
+        while let Some(q) = self.by_cost.get_mut(self.least) {
+            if let Some(e) = q.pop_front() {
+                return Some((self.least, e));
+            }
+            self.least += 1;
+        }
+        None
+    }
+
+    fn clear(&mut self) {
+        for q in &mut self.by_cost {
+            q.clear();
+        }
+        self.least = 0;
+    }
+}
+
 /// The growth state of one part.
 struct Grow<'s> {
     shape: &'s Shape<'s>,
     ej: &'s Rows,
-    adj: Rows,
+    adj: &'s Rows,
     owner: Vec<u32>,
     joint_mark: Vec<u32>,
     vertex_mark: Vec<u32>,
-    heap: BinaryHeap<Reverse<(usize, u64, u32)>>,
-    seq: u64,
+    heap: Candidates,
     work: u64,
     budget: u64,
     adjacent: bool,
@@ -314,8 +381,7 @@ impl Grow<'_> {
                 }
                 let c = self.cost(n as usize, stamp);
                 if part.joints.len() + c <= max {
-                    self.heap.push(Reverse((c, self.seq, n)));
-                    self.seq += 1;
+                    self.heap.push(c, n);
                 }
             }
         }
@@ -325,7 +391,7 @@ impl Grow<'_> {
 impl Grow<'_> {
     /// Grows part `p` over the candidates in the heap, cheapest first, while they fit.
     fn drain(&mut self, p: u32, stamp: u32, part: &mut Part, max: usize) {
-        while let Some(Reverse((cost, _, e))) = self.heap.pop() {
+        while let Some((cost, e)) = self.heap.pop() {
             let e = e as usize;
             if self.owner.get(e).copied() != Some(NONE) {
                 continue;
@@ -333,9 +399,7 @@ impl Grow<'_> {
             let now = self.cost(e, stamp);
             if now < cost {
                 // The part gained some of its joints since it was pushed.
-                self.heap
-                    .push(Reverse((now, self.seq, u32::try_from(e).unwrap_or(NONE))));
-                self.seq += 1;
+                self.heap.push(now, u32::try_from(e).unwrap_or(NONE));
                 continue;
             }
             if part.joints.len() + now <= max {
@@ -350,18 +414,17 @@ impl Grow<'_> {
 /// equal cost) while it fits; then each later element that still fits, in index order,
 /// growing again from it. Past the work budget, the remaining elements fill parts in
 /// index order.
-fn grow(shape: &Shape<'_>, ej: &Rows, max: usize, how: Growth) -> Vec<Part> {
+fn grow(shape: &Shape<'_>, ej: &Rows, adj: &Rows, max: usize, how: Growth) -> Vec<Part> {
     let n = shape.elements();
     let incidences = shape.indices.len() as u64 + shape.vertex_joints.len() as u64;
     let mut g = Grow {
         shape,
         ej,
-        adj: vertex_elements(shape),
+        adj,
         owner: vec![NONE; n],
         joint_mark: vec![0; shape.joints],
         vertex_mark: vec![0; shape.vertex_joints.len()],
-        heap: BinaryHeap::new(),
-        seq: 0,
+        heap: Candidates::new(max.min(ej.widest())),
         work: 0,
         budget: incidences
             .saturating_mul(WORK_PER_INCIDENCE)

@@ -38,6 +38,10 @@ pub struct FixJob<'a> {
     pub report: Option<&'a Path>,
     /// Check only: write no output (a report file is still written).
     pub dry_run: bool,
+    /// How many changed vertices per part the returned report lists with their slots
+    /// (`None`: all); the others are counted. The report file, when asked for, always
+    /// lists every change, whatever this says.
+    pub listed: Option<usize>,
     /// Limits and folders.
     pub ctx: &'a Context<'a>,
 }
@@ -145,6 +149,7 @@ pub struct Fixed {
 ///     embed: false,
 ///     report: None,
 ///     dry_run: false,
+///     listed: None,
 ///     ctx: &ctx,
 /// })?;
 /// println!("{}", fix::summary(&done.report));
@@ -251,9 +256,7 @@ pub fn summary(report: &Report) -> String {
     let parts = report
         .parts
         .iter()
-        .filter(|p| {
-            !p.report.changes.is_empty() || !p.notes.is_empty() || p.report.sets_dropped > 0
-        })
+        .filter(|p| p.report.changed() || !p.notes.is_empty())
         .count();
     let notes: usize = report.parts.iter().map(|p| p.notes.len()).sum::<usize>()
         + report.skins.iter().map(|s| s.notes.len()).sum::<usize>()
@@ -337,8 +340,9 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
             },
             ..a.policy
         };
-        let fixed =
-            dashvertex_fix::fix_gltf(&g, &policy, limits).map_err(|e| input_error(a.input, e))?;
+        let listed = if a.report.is_some() { None } else { a.listed };
+        let fixed = dashvertex_fix::fix_gltf_listing(&g, &policy, limits, listed)
+            .map_err(|e| input_error(a.input, e))?;
         let notes = if g.byte_order_mark {
             vec![dashvertex_fix::Note::ByteOrderMark]
         } else {

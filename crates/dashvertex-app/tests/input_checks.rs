@@ -175,6 +175,7 @@ fn reduce_fix_and_remap_refuse_a_broken_document_and_write_nothing() {
             embed: false,
             report: None,
             dry_run: false,
+            listed: None,
             ctx: &c,
         };
         expect("fix", fix::run(&job).map(drop));

@@ -201,6 +201,7 @@ fn fix_dry_run_reports_without_writing_and_remap_keeps_the_order() {
         embed: false,
         report: None,
         dry_run,
+        listed: None,
         ctx: &c,
     };
     // Under the defaults an out-of-range joint is refused: which bone was meant cannot

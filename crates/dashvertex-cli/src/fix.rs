@@ -153,6 +153,11 @@ impl FixCli {
             embed: self.embed,
             report: self.report.as_deref(),
             dry_run: self.dry_run,
+            // The JSON report lists every change; the text report only its --list.
+            listed: match self.format {
+                ReportFormat::Json => None,
+                ReportFormat::Text => self.list.0,
+            },
             ctx,
         })?;
         if self.report.is_some() {

@@ -81,11 +81,12 @@ pub fn fix_document(
         bones,
         root,
         skinned: mesh.is_skinned(),
+        listed: None,
     };
     let positions = |v: usize| mesh.vertices().get(v).map_or([0.0; 3], |x| x.position);
     let report =
         part::fix(&mut inf, &positions, &ctx).map_err(|r| FixError::of_part(MESH, r, &|_| None))?;
-    if !report.changes.is_empty() || report.sets_dropped > 0 || !notes.is_empty() {
+    if report.changed() || !notes.is_empty() {
         let width = inf.sets * SLOTS;
         let set_at = |v: usize, s: usize| -> InfluenceSet {
             let at = v * width + s * SLOTS;

@@ -50,11 +50,25 @@ fn type_name(data: &AccessorData<'_>) -> String {
     }
 }
 
-/// Repairs every skinned primitive and every skin of `gltf`.
+/// Repairs every skinned primitive and every skin of `gltf`; the report lists every
+/// changed vertex.
 pub fn fix_gltf<'g>(
     gltf: &'g Gltf,
     policy: &Policy,
     limits: &Limits,
+) -> Result<Fixed<'g>, FixError> {
+    fix_gltf_listing(gltf, policy, limits, None)
+}
+
+/// [`fix_gltf`], the report listing at most `listed` changed vertices per primitive with
+/// their slots (`None`: all) and counting the others: what a caller that shows only the
+/// first changes asks for, so that a file changed in millions of vertices is not held
+/// twice.
+pub fn fix_gltf_listing<'g>(
+    gltf: &'g Gltf,
+    policy: &Policy,
+    limits: &Limits,
+    listed: Option<usize>,
 ) -> Result<Fixed<'g>, FixError> {
     let root = &gltf.root;
     let users = skinning::mesh_nodes(root);
@@ -69,7 +83,7 @@ pub fn fix_gltf<'g>(
             root,
             users.get(ps.mesh).map(Vec::as_slice).unwrap_or_default(),
         );
-        let (part, written) = match fix_primitive(gltf, &ps, skin, policy, limits) {
+        let (part, written) = match fix_primitive(gltf, &ps, skin, policy, limits, listed) {
             Ok(done) => done,
             // Refusals of every part are reported together; anything else at once.
             Err(e @ (FixError::Refused { .. } | FixError::Several(_))) => {
@@ -180,6 +194,7 @@ fn fix_primitive(
     skin: Option<(usize, usize)>,
     policy: &Policy,
     limits: &Limits,
+    listed: Option<usize>,
 ) -> Result<(Part, Option<Written>), FixError> {
     let label = format!("mesh {} primitive {}", ps.mesh, ps.primitive);
     let mut notes = Vec::new();
@@ -293,37 +308,6 @@ fn fix_primitive(
     } else {
         storages.first().copied().unwrap_or(Storage::Float)
     };
-    let sets = joints.len();
-    let mut inf = Influences {
-        sets,
-        joints: Vec::with_capacity(count * sets * SLOTS),
-        weights: Vec::with_capacity(count * sets * SLOTS),
-        storage,
-    };
-    for v in 0..count {
-        for (s, ((jp, jd), wd)) in joints.iter().zip(&weights).enumerate() {
-            let j = jd.get4(v);
-            for (k, x) in j.into_iter().enumerate() {
-                if !((0.0..=65535.0).contains(&x) && x.fract() == 0.0) {
-                    return Err(FixError::Unfixable {
-                        pointer: jp.clone(),
-                        message: format!(
-                            "vertex {v} set {s} slot {k}: joint {x} is not a whole number in 0 ..= 65535; dashvertex fix does not guess the joint"
-                        ),
-                    });
-                }
-                inf.joints.push(to_u32(x));
-            }
-            let from = storages.get(s).copied().unwrap_or(Storage::Float);
-            for x in wd.get4(v) {
-                inf.weights.push(match (from, storage) {
-                    (Storage::Float, _) => f64::from(to_f32(x)),
-                    (Storage::Unorm(max), Storage::Float) => f64::from(to_f32(x / f64::from(max))),
-                    (Storage::Unorm(_), Storage::Unorm(_)) => x,
-                });
-            }
-        }
-    }
     let (bones, root) = match skin {
         Some((s, len)) => {
             let root = dashvertex_gltf::import::skeleton(gltf, s)
@@ -333,6 +317,35 @@ fn fix_primitive(
         }
         None => (None, 0),
     };
+    let ctx = PartContext {
+        policy,
+        bones,
+        root,
+        skinned: true,
+        listed,
+    };
+    let sets = joints.len();
+    let slots = Slots {
+        joints: &joints,
+        weights: &weights,
+        storages: &storages,
+        storage,
+    };
+    // A part nothing is wrong with (the common case: a valid export) is told by a
+    // parallel pass over small chunks; only a part that changes is held whole.
+    let fill = |first: usize, j: &mut [u32], w: &mut [f64]| slots.fill(first, j, w).is_ok();
+    let untouched = notes.is_empty() && part::untouched(count, sets, storage, &fill, &ctx);
+    let mut inf = Influences {
+        sets,
+        joints: Vec::new(),
+        weights: Vec::new(),
+        storage,
+    };
+    if !untouched {
+        inf.joints = vec![0; count * sets * SLOTS];
+        inf.weights = vec![0.0; count * sets * SLOTS];
+        slots.fill_parallel(&mut inf.joints, &mut inf.weights)?;
+    }
     let positions = match ps
         .attributes
         .iter()
@@ -353,18 +366,27 @@ fn fix_primitive(
         });
     }
     let position = |v: usize| dashvertex_gltf::import::position_at(positions.as_ref(), v);
-    let ctx = PartContext {
-        policy,
-        bones,
-        root,
-        skinned: true,
-    };
+    if untouched {
+        let report = crate::report::PartReport {
+            vertices: count as u64,
+            ..Default::default()
+        };
+        return Ok((
+            Part {
+                label,
+                pointer: Some(ps.pointer()),
+                notes,
+                report,
+            },
+            None,
+        ));
+    }
     let report = part::fix(&mut inf, &position, &ctx).map_err(|r| {
         FixError::of_part(&label, r, &|slot| {
             Some(ps.attribute_pointer(&format!("WEIGHTS_{}", slot.map_or(0, |s| s.0))))
         })
     })?;
-    let changed = !notes.is_empty() || !report.changes.is_empty() || report.sets_dropped > 0;
+    let changed = !notes.is_empty() || report.changed();
     if changed && mixed {
         notes.push(Note::WeightsType {
             from: "mixed across sets".into(),
@@ -395,6 +417,83 @@ fn fix_primitive(
     ))
 }
 
+/// A primitive's influence accessors, read into [`Influences`]'s layout.
+struct Slots<'a, 'g> {
+    /// Each set's joints accessor, with its JSON Pointer.
+    joints: &'a [(String, AccessorData<'g>)],
+    /// Each set's weights accessor.
+    weights: &'a [AccessorData<'g>],
+    /// Each set's own weight storage.
+    storages: &'a [Storage],
+    /// The storage the part is repaired in (FLOAT when the sets' storages differ).
+    storage: Storage,
+}
+
+impl Slots<'_, '_> {
+    /// [`Slots::fill`] of every vertex, in chunks on the thread pool; the error of the
+    /// first vertex that has one, as the serial fill would give it.
+    fn fill_parallel(&self, joints: &mut [u32], weights: &mut [f64]) -> Result<(), FixError> {
+        use rayon::prelude::*;
+        const CHUNK: usize = 16 * 1024;
+        let width = self.joints.len() * SLOTS;
+        if width == 0 {
+            return Ok(());
+        }
+        joints
+            .par_chunks_mut(width * CHUNK)
+            .zip(weights.par_chunks_mut(width * CHUNK))
+            .enumerate()
+            .map(|(c, (j, w))| self.fill(c * CHUNK, j, w))
+            .collect::<Vec<_>>()
+            .into_iter()
+            .collect()
+    }
+
+    /// Writes the slots of the vertices from `first` on (as many as `joints` holds) into
+    /// `joints` and `weights`; refuses a joint that is not a whole number in 0 ..= 65535.
+    fn fill(&self, first: usize, joints: &mut [u32], weights: &mut [f64]) -> Result<(), FixError> {
+        let width = self.joints.len() * SLOTS;
+        if width == 0 {
+            return Ok(());
+        }
+        let rows = joints
+            .chunks_exact_mut(width)
+            .zip(weights.chunks_exact_mut(width));
+        for (k, (vj, vw)) in rows.enumerate() {
+            let v = first + k;
+            let sets = self.joints.iter().zip(self.weights);
+            let slots = vj.chunks_exact_mut(SLOTS).zip(vw.chunks_exact_mut(SLOTS));
+            for (s, (((jp, jd), wd), (sj, sw))) in sets.zip(slots).enumerate() {
+                for (k, (x, out)) in jd.get4(v).into_iter().zip(sj).enumerate() {
+                    // A whole number in range is the one the saturating cast gives back
+                    // (NaN and fractions are not); no call to `trunc`.
+                    let j = to_u32(x);
+                    if !(x <= 65535.0 && f64::from(j) == x) {
+                        return Err(FixError::Unfixable {
+                            pointer: jp.clone(),
+                            message: format!(
+                                "vertex {v} set {s} slot {k}: joint {x} is not a whole number in 0 ..= 65535; dashvertex fix does not guess the joint"
+                            ),
+                        });
+                    }
+                    *out = j;
+                }
+                let from = self.storages.get(s).copied().unwrap_or(Storage::Float);
+                for (x, out) in wd.get4(v).into_iter().zip(sw) {
+                    *out = match (from, self.storage) {
+                        (Storage::Float, _) => f64::from(to_f32(x)),
+                        (Storage::Unorm(max), Storage::Float) => {
+                            f64::from(to_f32(x / f64::from(max)))
+                        }
+                        (Storage::Unorm(_), Storage::Unorm(_)) => x,
+                    };
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 fn misaligned(gltf: &Gltf, accessor: u64) -> bool {
     let Some(a) = usize::try_from(accessor)
         .ok()
@@ -414,7 +513,7 @@ fn misaligned(gltf: &Gltf, accessor: u64) -> bool {
 #[allow(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss,
-    reason = "checked by the caller: a whole number in 0 ..= 65535"
+    reason = "saturating: the callers keep the result only for a whole number in 0 ..= 65535"
 )]
 fn to_u32(x: f64) -> u32 {
     x as u32

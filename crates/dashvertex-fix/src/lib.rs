@@ -24,7 +24,7 @@ pub mod vertex;
 
 pub use document::fix_document;
 pub use error::FixError;
-pub use gltf::{Fixed, fix_gltf};
+pub use gltf::{Fixed, fix_gltf, fix_gltf_listing};
 pub use policy::{BadWeights, OutOfRange, Policy, SkinnedFlag, SumRule, ZeroSum};
 pub use report::{Note, Part, PartReport, Report, SkinReport, Slots, VertexChange, Weight, schema};
 pub use step::{Step, Steps};

@@ -61,6 +61,10 @@ pub struct PartContext<'a> {
     pub root: u32,
     /// Whether the part is skinned (an unskinned DashVertex mesh is left alone).
     pub skinned: bool,
+    /// How many changed vertices the report lists with their slots before and after
+    /// (`None`: all of them); the others are only counted. A caller that shows the first
+    /// few changes of a part that changes in every vertex does not hold them all.
+    pub listed: Option<usize>,
 }
 
 /// A vertex that cannot be repaired.
@@ -103,7 +107,6 @@ pub fn fix(
     // vertices it changed, and the chunks are joined in vertex order, so the result is
     // the same at any thread count.
     let chunk_vertices = CHUNK_VERTICES;
-    let storage = inf.storage;
     let chunks: Vec<ChunkResult> = {
         use rayon::prelude::*;
         inf.joints
@@ -111,16 +114,28 @@ pub fn fix(
             .zip(inf.weights.par_chunks_mut(width * chunk_vertices))
             .enumerate()
             .map(|(c, (joints, weights))| {
-                fix_chunk(c * chunk_vertices, joints, weights, width, &vctx, storage)
+                let first = c * chunk_vertices;
+                fix_chunk(first, joints, weights, width, &vctx, ctx.listed)
             })
             .collect()
     };
+    let listed = ctx.listed.unwrap_or(usize::MAX);
     let mut before_of: Vec<(usize, Slots, Steps)> = Vec::new();
     let mut pending: Vec<usize> = Vec::new();
     // Every kind of refusal, the first vertex of each (chunks are in vertex order).
     let mut refused: Vec<PartRefusal> = Vec::new();
     for chunk in chunks {
-        before_of.extend(chunk.changed);
+        // Each chunk listed its own first changes; the part lists the first overall.
+        let room = listed.saturating_sub(before_of.len());
+        let mut changed = chunk.changed;
+        for (_, _, steps) in changed.drain(room.min(changed.len())..) {
+            count_unlisted(&mut report, steps);
+        }
+        before_of.extend(changed);
+        report.unlisted += chunk.unlisted;
+        for (step, n) in chunk.tally {
+            *report.steps.entry(step).or_default() += n;
+        }
         pending.extend(chunk.pending);
         for r in chunk.refused {
             match refused.iter_mut().find(|e| e.kind == r.kind) {
@@ -134,7 +149,10 @@ pub fn fix(
         return Err(refused);
     }
     if !pending.is_empty() {
-        nearest(inf, positions, &pending, &mut before_of).map_err(|r| vec![r])?;
+        let unlisted = nearest(inf, positions, &pending, &mut before_of).map_err(|r| vec![r])?;
+        if unlisted > 0 {
+            *report.steps.entry(Step::ZeroSumNearest).or_default() += unlisted;
+        }
     }
     drop_trailing_sets(inf, &mut report);
     for (v, before, steps) in before_of {
@@ -154,8 +172,105 @@ pub fn fix(
     Ok(report)
 }
 
+/// A changed vertex the report does not list: counted, its steps tallied.
+fn count_unlisted(report: &mut PartReport, steps: Steps) {
+    report.unlisted += 1;
+    for step in steps.iter() {
+        *report.steps.entry(step).or_default() += 1;
+    }
+}
+
 /// Vertices per parallel chunk.
 const CHUNK_VERTICES: usize = 16 * 1024;
+
+/// Writes the slots of the vertices from a first one on, as [`untouched`] asks for them.
+pub type Fill<'a> = dyn Fn(usize, &mut [u32], &mut [f64]) -> bool + Sync + 'a;
+
+/// Whether the repair of a part would leave every vertex exactly as it is, and keep
+/// every set: the per-vertex repair of [`fix`], run over chunks of 16 Ki vertices in
+/// parallel without ever holding the whole part's slots. A large valid file is checked in
+/// a few chunk-sized buffers per thread instead of a copy of all its influences.
+///
+/// `fill(first, joints, weights)` writes the slots of the vertices from `first` on
+/// (`joints.len() / (sets × 4)` of them) in [`Influences`]'s layout and returns `false`
+/// when a slot cannot be held (a joint that is not a whole number in 0 ..= 65535); the
+/// part is then not untouched, and the caller's full repair reports why.
+pub fn untouched(
+    count: usize,
+    sets: usize,
+    storage: Storage,
+    fill: &Fill<'_>,
+    ctx: &PartContext<'_>,
+) -> bool {
+    use rayon::prelude::*;
+    if !ctx.skinned || sets == 0 {
+        return true;
+    }
+    let width = sets * SLOTS;
+    let vctx = Context {
+        policy: ctx.policy,
+        storage,
+        bones: ctx.bones,
+        root: ctx.root,
+    };
+    let chunks = count.div_ceil(CHUNK_VERTICES);
+    // Once one chunk needs the full repair, the others are not looked at: the answer is
+    // no whichever chunk said it, so stopping early changes nothing but the time.
+    let needs_repair = std::sync::atomic::AtomicBool::new(false);
+    // The highest set any vertex uses, or `None` once a chunk needs the full repair.
+    let used = (0..chunks)
+        .into_par_iter()
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(joints, weights): &mut (Vec<u32>, Vec<f64>), c| {
+                use std::sync::atomic::Ordering::Relaxed;
+                if needs_repair.load(Relaxed) {
+                    return None;
+                }
+                let first = c * CHUNK_VERTICES;
+                let n = CHUNK_VERTICES.min(count - first);
+                joints.clear();
+                joints.resize(n * width, 0);
+                weights.clear();
+                weights.resize(n * width, 0.0);
+                let out = fill(first, joints, weights)
+                    .then(|| fix_chunk(first, joints, weights, width, &vctx, Some(0)));
+                if !out.is_some_and(|o| {
+                    o.unlisted == 0 && o.pending.is_empty() && o.refused.is_empty()
+                }) {
+                    needs_repair.store(true, Relaxed);
+                    return None;
+                }
+                Some(highest_set_used(joints, weights, sets))
+            },
+        )
+        .try_reduce(|| 1, |a, b| Some(a.max(b)));
+    used == Some(sets)
+}
+
+/// The number of leading sets that hold any joint or weight (at least 1): the sets after
+/// them are the ones [`drop_trailing_sets`] drops.
+fn highest_set_used(joints: &[u32], weights: &[f64], sets: usize) -> usize {
+    let width = sets * SLOTS;
+    let mut used = 1;
+    for (j, w) in joints.chunks_exact(width).zip(weights.chunks_exact(width)) {
+        for s in (used..sets).rev() {
+            let range = s * SLOTS..(s + 1) * SLOTS;
+            let any = w
+                .get(range.clone())
+                .is_some_and(|x| x.iter().any(|&x| x != 0.0))
+                || j.get(range).is_some_and(|x| x.iter().any(|&x| x != 0));
+            if any {
+                used = s + 1;
+                break;
+            }
+        }
+        if used == sets {
+            break;
+        }
+    }
+    used
+}
 
 /// What one chunk of vertices gave: the changed vertices with their slots before, and
 /// those waiting for `--zero-sum nearest`.
@@ -163,6 +278,10 @@ type ChunkResult = Chunk;
 
 struct Chunk {
     changed: Vec<(usize, Slots, Steps)>,
+    /// Changed vertices past the chunk's `listed` first ones, and their steps' tally
+    /// (without `--zero-sum nearest`, tallied once the nearest vertices are found).
+    unlisted: u64,
+    tally: Vec<(Step, u64)>,
     pending: Vec<usize>,
     /// The first refusal of each kind, with how many vertices it refused.
     refused: Vec<PartRefusal>,
@@ -176,11 +295,15 @@ fn fix_chunk(
     weights: &mut [f64],
     width: usize,
     vctx: &Context<'_>,
-    storage: Storage,
+    listed: Option<usize>,
 ) -> ChunkResult {
+    let storage = vctx.storage;
+    let listed = listed.unwrap_or(usize::MAX);
     let mut scratch = Scratch::default();
     let mut out = Chunk {
         changed: Vec::new(),
+        unlisted: 0,
+        tally: Vec::new(),
         pending: Vec::new(),
         refused: Vec::new(),
     };
@@ -223,7 +346,15 @@ fn fix_chunk(
         if nearest {
             out.pending.push(v);
         }
-        if !steps.is_empty() || nearest {
+        if (!steps.is_empty() || nearest) && out.changed.len() >= listed {
+            out.unlisted += 1;
+            for step in steps.iter() {
+                match out.tally.iter_mut().find(|e| e.0 == step) {
+                    Some(e) => e.1 += 1,
+                    None => out.tally.push((step, 1)),
+                }
+            }
+        } else if !steps.is_empty() || nearest {
             let before = Slots {
                 joints: old_j.clone(),
                 weights: old_w.iter().map(|&x| Weight::of(x, storage)).collect(),
@@ -241,7 +372,8 @@ fn nearest(
     positions: &dyn Fn(usize) -> [f32; 3],
     pending: &[usize],
     before_of: &mut [(usize, Slots, Steps)],
-) -> Result<(), PartRefusal> {
+) -> Result<u64, PartRefusal> {
+    let mut unlisted = 0;
     let width = inf.width();
     let weighted = (0..inf.vertices()).filter(|&v| {
         inf.weights
@@ -289,13 +421,16 @@ fn nearest(
             w.copy_from_slice(&weights);
         }
         // Sorted by vertex (chunks are joined in order): a binary search, not a scan.
-        if let Ok(i) = before_of.binary_search_by_key(&v, |e| e.0)
-            && let Some(entry) = before_of.get_mut(i)
-        {
-            entry.2.add(Step::ZeroSumNearest);
+        match before_of.binary_search_by_key(&v, |e| e.0) {
+            Ok(i) => {
+                if let Some(entry) = before_of.get_mut(i) {
+                    entry.2.add(Step::ZeroSumNearest);
+                }
+            }
+            Err(_) => unlisted += 1,
         }
     }
-    Ok(())
+    Ok(unlisted)
 }
 
 /// Sets after the last one any vertex uses are dropped (set 0 always stays).

@@ -114,8 +114,26 @@ pub struct PartReport {
     /// Sets before the drop (0 when none was dropped).
     #[serde(skip_serializing_if = "is_zero")]
     pub sets_before: usize,
-    /// Every changed vertex, in vertex order.
+    /// The changed vertices, in vertex order: every one, or the first ones when the repair
+    /// was asked to list only some (the others are counted in `unlisted`).
     pub changes: Vec<VertexChange>,
+    /// Changed vertices counted (in `steps` too) but not listed in `changes`: 0 unless
+    /// the repair was asked to list only some. Never in the JSON report, which is made
+    /// from a repair that lists every change.
+    #[serde(skip)]
+    pub unlisted: u64,
+}
+
+impl PartReport {
+    /// How many vertices changed, listed or not.
+    pub fn changed_vertices(&self) -> u64 {
+        self.changes.len() as u64 + self.unlisted
+    }
+
+    /// Whether anything in the part changed: a vertex, or the sets (notes aside).
+    pub fn changed(&self) -> bool {
+        self.changed_vertices() > 0 || self.sets_dropped > 0
+    }
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -228,7 +246,7 @@ impl Report {
             file,
             policy,
             unchanged: false,
-            vertices_changed: parts.iter().map(|p| p.report.changes.len() as u64).sum(),
+            vertices_changed: parts.iter().map(|p| p.report.changed_vertices()).sum(),
             parts,
             skins,
             notes,
@@ -239,9 +257,10 @@ impl Report {
 
     /// Whether anything changed.
     pub fn changed(&self) -> bool {
-        self.parts.iter().any(|p| {
-            !p.notes.is_empty() || !p.report.changes.is_empty() || p.report.sets_dropped > 0
-        }) || !self.skins.is_empty()
+        self.parts
+            .iter()
+            .any(|p| !p.notes.is_empty() || p.report.changed())
+            || !self.skins.is_empty()
             || !self.notes.is_empty()
     }
 
@@ -256,9 +275,10 @@ impl Report {
         }
         for p in &self.parts {
             let r = &p.report;
-            if r.changes.is_empty() && p.notes.is_empty() && r.sets_dropped == 0 {
+            if !r.changed() && p.notes.is_empty() {
                 continue;
             }
+            let changed = r.changed_vertices();
             let steps: Vec<String> = r
                 .steps
                 .iter()
@@ -268,12 +288,8 @@ impl Report {
                 out,
                 "{}: {} {} of {} changed{}{}",
                 p.label,
-                r.changes.len(),
-                if r.changes.len() == 1 {
-                    "vertex"
-                } else {
-                    "vertices"
-                },
+                changed,
+                if changed == 1 { "vertex" } else { "vertices" },
                 if r.vertices == 1 {
                     "1 vertex".to_owned()
                 } else {
@@ -305,16 +321,12 @@ impl Report {
                     c.after
                 );
             }
-            if shown < r.changes.len() {
+            let more = changed - shown as u64;
+            if more > 0 {
                 let _ = writeln!(
                     out,
-                    "  … and {} more changed {} (every change is in the JSON report)",
-                    r.changes.len() - shown,
-                    if r.changes.len() - shown == 1 {
-                        "vertex"
-                    } else {
-                        "vertices"
-                    }
+                    "  … and {more} more changed {} (every change is in the JSON report)",
+                    if more == 1 { "vertex" } else { "vertices" }
                 );
             }
         }

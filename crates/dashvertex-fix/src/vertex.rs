@@ -264,37 +264,10 @@ fn steps(
             }
         }
     }
-    // 3. A joint weighted twice: added into its first slot.
-    scratch.order.clear();
-    scratch.order.extend(
-        joints
-            .iter()
-            .zip(weights.iter())
-            .enumerate()
-            .filter(|(_, (_, w))| **w != 0.0)
-            .map(|(i, (j, _))| (*j, i)),
-    );
-    scratch.order.sort_unstable();
-    let mut k = 0;
-    while k < scratch.order.len() {
-        let (joint, first) = scratch.order.get(k).copied().unwrap_or_default();
-        let mut next = k + 1;
-        while let Some(&(_, later)) = scratch.order.get(next).filter(|e| e.0 == joint) {
-            let add = weights.get(later).copied().unwrap_or(0.0);
-            if let Some(w) = weights.get_mut(first) {
-                *w = if float {
-                    f64::from(to_f32(*w + add))
-                } else {
-                    *w + add
-                };
-            }
-            if let Some(w) = weights.get_mut(later) {
-                *w = 0.0;
-            }
-            steps.add(Step::DuplicateJoint);
-            next += 1;
-        }
-        k = next;
+    // 3. A joint weighted twice: added into its first slot. Most vertices have none,
+    // told without sorting when their joints are below 128.
+    if has_duplicates(joints, weights) {
+        merge_duplicates(joints, weights, float, scratch, &mut steps);
     }
     // 4. Canonical padding.
     pad(joints, weights, &mut steps);
@@ -349,6 +322,68 @@ fn steps(
     Outcome::Fixed(steps)
 }
 
+/// Whether two weighted slots name the same joint: a bit set for joints below 128, the
+/// sort of [`merge_duplicates`] only for the rest.
+fn has_duplicates(joints: &[u32], weights: &[f64]) -> bool {
+    let mut seen = 0u128;
+    for (&j, &w) in joints.iter().zip(weights) {
+        if w == 0.0 {
+            continue;
+        }
+        if j >= 128 {
+            return true;
+        }
+        let bit = 1u128 << j;
+        if seen & bit != 0 {
+            return true;
+        }
+        seen |= bit;
+    }
+    false
+}
+
+/// Adds the weight of every later slot of a joint into its first slot (rounded to
+/// binary32 for FLOAT storage) and clears the later ones.
+fn merge_duplicates(
+    joints: &[u32],
+    weights: &mut [f64],
+    float: bool,
+    scratch: &mut Scratch,
+    steps: &mut Steps,
+) {
+    scratch.order.clear();
+    scratch.order.extend(
+        joints
+            .iter()
+            .zip(weights.iter())
+            .enumerate()
+            .filter(|(_, (_, w))| **w != 0.0)
+            .map(|(i, (j, _))| (*j, i)),
+    );
+    scratch.order.sort_unstable();
+    let mut k = 0;
+    while k < scratch.order.len() {
+        let (joint, first) = scratch.order.get(k).copied().unwrap_or_default();
+        let mut next = k + 1;
+        while let Some(&(_, later)) = scratch.order.get(next).filter(|e| e.0 == joint) {
+            let add = weights.get(later).copied().unwrap_or(0.0);
+            if let Some(w) = weights.get_mut(first) {
+                *w = if float {
+                    f64::from(to_f32(*w + add))
+                } else {
+                    *w + add
+                };
+            }
+            if let Some(w) = weights.get_mut(later) {
+                *w = 0.0;
+            }
+            steps.add(Step::DuplicateJoint);
+            next += 1;
+        }
+        k = next;
+    }
+}
+
 /// A full weight in the storage.
 pub fn full(storage: Storage) -> f64 {
     match storage {
@@ -388,10 +423,17 @@ fn lay_out(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, keep:
             .filter(|(_, w)| **w != 0.0)
             .map(|(j, w)| (*j, *w)),
     );
+    // The order is total (weighted joints are distinct by now), so the `keep` first are
+    // the same whether the rest is sorted or only split off.
+    if keep < scratch.used.len() {
+        scratch
+            .used
+            .select_nth_unstable_by(keep, dashvertex_core::canonical_order);
+        scratch.used.truncate(keep);
+    }
     scratch
         .used
         .sort_unstable_by(dashvertex_core::canonical_order);
-    scratch.used.truncate(keep);
     for (i, (j, w)) in joints.iter_mut().zip(weights.iter_mut()).enumerate() {
         (*j, *w) = scratch.used.get(i).copied().unwrap_or((0, 0.0));
     }

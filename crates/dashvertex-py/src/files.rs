@@ -361,6 +361,8 @@ pub fn fix_file(
                 embed,
                 report: report_path.as_deref(),
                 dry_run,
+                // The report comes back as a dict with every change.
+                listed: None,
                 ctx: &ctx,
             })?)
         })?

@@ -48,3 +48,43 @@ proptest! {
         prop_assert!(second.editor.is_none(), "{:?}", second.parts);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// A repair asked to list only the first changes counts the same changes and steps,
+    /// and lists a prefix of the full list.
+    #[test]
+    fn listing_only_some_changes_counts_them_all(
+        seed in 1u64..1_000_000,
+        sets in 1usize..4,
+        fault_every in 1usize..4,
+        listed in 0usize..5,
+    ) {
+        let glb = SkinnedGlb { vertices: 60, primitives: 2, sets, joints: 12, fault_every, seed }.build();
+        let gltf = load(&glb, &NoFiles, &Limits::default()).unwrap();
+        let policy = Policy {
+            out_of_range: OutOfRange::Drop,
+            zero_sum: ZeroSum::Nearest,
+            ..Policy::for_rule(SumRule::Gltf)
+        };
+        let all = fix_gltf(&gltf, &policy, &Limits::default()).unwrap();
+        let some = dashvertex_fix::fix_gltf_listing(&gltf, &policy, &Limits::default(), Some(listed)).unwrap();
+        prop_assert_eq!(all.parts.len(), some.parts.len());
+        for (a, s) in all.parts.iter().zip(&some.parts) {
+            prop_assert_eq!(a.report.changed_vertices(), s.report.changed_vertices());
+            prop_assert_eq!(&a.report.steps, &s.report.steps);
+            prop_assert_eq!(a.report.sets_dropped, s.report.sets_dropped);
+            prop_assert_eq!(s.report.changes.len(), listed.min(a.report.changes.len()));
+            // NaN weights are in the slots before: compared as text.
+            prop_assert_eq!(
+                format!("{:?}", &a.report.changes[..s.report.changes.len()]),
+                format!("{:?}", &s.report.changes[..])
+            );
+        }
+        prop_assert_eq!(all.editor.is_some(), some.editor.is_some());
+        if let (Some(a), Some(s)) = (all.editor, some.editor) {
+            prop_assert_eq!(a.finish(Container::Glb).unwrap(), s.finish(Container::Glb).unwrap());
+        }
+    }
+}

@@ -11,6 +11,7 @@
 mod gltf;
 mod properties;
 mod steps;
+mod untouched;
 
 #[test]
 fn checked_in_fix_report_schema_matches_the_types() {

@@ -10,13 +10,18 @@ machine hits every command alike; the table gives medians and ratios.
                                      vs  Assimp: import + aiProcess_LimitBoneWeights(4)
                                      vs  gltfpack -noq (Debian's gltfpack; it also welds
                                          and reorders, so it does more than dash)
+  dashvertex fix FILE -o OUT          (a valid file: nothing to fix)   vs  cp
+  dashvertex fix --target threejs    vs  dashvertex reduce --target threejs
+  dashvertex remap FILE --manifest M vs  cp (M numbered by `manifest init` from FILE)
   cat FILE > /dev/null               the read floor
   cp FILE COPY                       the read + write floor of a command that rewrites FILE
+  cp FILE COPY && sync COPY          the same with the copy on disk: dash's outputs are
+                                     synced before they replace a file, as cp's are not
   python3 -c 'open(FILE).read()'     reading the file into memory, page faults included
 
 Usage: python3 benches/peers.py [--shape synthetic|blender|FILE.glb] [--vertices N]
                                 [--rounds R] [--threads T] [--keep] [--out DIR]
-                                [--baseline DIR] [--no-build]
+                                [--baseline DIR] [--no-build] [--without PEER]...
 The input is generated once, deterministically, by benches/src/bin/make_skinned_glb.rs
 into target/peers/ (or --out DIR, for a disk outside the repository): `synthetic` (default: 3,300,000 vertices, 64 joints, u16 joints, no
 indices, about 422 MB) or `blender` (the shape of a Blender 3.4 export: 3,485,411
@@ -103,6 +108,9 @@ def main():
     ap.add_argument("--baseline", default=None,
                     help="a folder with an earlier dashvertex and dash-validate to run beside")
     ap.add_argument("--no-build", action="store_true", help="use target/release as it is")
+    ap.add_argument("--without", action="append", default=[],
+                    choices=["oracle", "assimp", "gltfpack", "fix", "remap"],
+                    help="leave a peer or a dash command out (repeatable)")
     a = ap.parse_args()
     global OUT
     if a.out:
@@ -131,12 +139,18 @@ def main():
     copied = os.path.join(OUT, "copy.glb")
     packed = os.path.join(OUT, "packed.glb")
     threads = ["--threads", str(a.threads)] if a.threads else []
-    val, why_val = oracle()
-    asp, why_asp = assimp()
-    gp, why_gp = gltfpack()
+    val, why_val = oracle() if "oracle" not in a.without else (None, "--without oracle")
+    asp, why_asp = assimp() if "assimp" not in a.without else (None, "--without assimp")
+    gp, why_gp = gltfpack() if "gltfpack" not in a.without else (None, "--without gltfpack")
+    manifest = os.path.join(OUT, "remap.manifest.json")
+    if "remap" not in a.without and not os.path.exists(manifest):
+        sh([os.path.join(REL, "dashvertex"), "manifest", "init", src, "-o", manifest,
+            "-q"], check=True)
     cmds = {
         "read floor (cat)": ["sh", "-c", f"cat '{src}' > /dev/null"],
         "read + write floor (cp)": ["cp", src, copied],
+        "read + write + sync floor (cp; sync)": ["sh", "-c",
+                                                 f"cp '{src}' '{copied}' && sync '{copied}'"],
         # What holding the file in memory costs (page faults of fresh memory included).
         "read into memory (python)": [sys.executable, "-c",
                                       "import sys; open(sys.argv[1], 'rb').read()", src],
@@ -144,8 +158,29 @@ def main():
         "dashvertex reduce": [os.path.join(REL, "dashvertex"), "reduce", src, "-o", reduced,
                         "--max-influences", "4", "--normalize", "unit", "-q"] + threads,
     }
+    def more(bin_dir, tag):
+        """The fix, target and remap commands of the dashvertex in `bin_dir`."""
+        dv = os.path.join(bin_dir, "dashvertex")
+        out = {}
+        if "fix" not in a.without:
+            out["dashvertex fix (valid file)" + tag] = [
+                dv, "fix", src, "-o", reduced + tag + ".fix.glb", "-q"] + threads
+            # (its text report, the first changes, goes to standard output: discarded)
+            out["dashvertex fix --target threejs" + tag] = [
+                dv, "fix", src, "--target", "threejs", "-o", reduced + tag + ".fixt.glb",
+                "-q"] + threads
+            out["dashvertex reduce --target threejs" + tag] = [
+                dv, "reduce", src, "--target", "threejs", "-o",
+                reduced + tag + ".redt.glb", "-q"] + threads
+        if "remap" not in a.without:
+            out["dashvertex remap" + tag] = [
+                dv, "remap", src, "--manifest", manifest, "-o", reduced + tag + ".remap.glb",
+                "-q"] + threads
+        return out
+    cmds.update(more(REL, ""))
     if a.baseline:
         base = os.path.abspath(a.baseline)
+        cmds.update(more(base, " (baseline)"))
         cmds["dash-validate (baseline)"] = [os.path.join(base, "dash-validate")] + threads + [src]
         cmds["dashvertex reduce (baseline)"] = [
             os.path.join(base, "dashvertex"), "reduce", src, "-o", reduced + ".base.glb",
@@ -200,12 +235,20 @@ def main():
             line += f"; peak RSS {mb(rss)} vs input + output + 64 MB = {mb(budget)}"
         print(line)
     cp_t = med["read + write floor (cp)"][0]
-    for ours in ("dashvertex reduce", "dashvertex reduce (baseline)"):
-        if ours in med:
-            print(f"- {ours} vs cp of the input: {med[ours][0] / cp_t:.2f}× the copy's "
-                  f"time (target ≤ 1.5×)")
+    sync_t = med["read + write + sync floor (cp; sync)"][0]
+    for tag in ("", " (baseline)"):
+        for ours, target in (("dashvertex reduce", 1.5), ("dashvertex fix (valid file)", 1.2),
+                             ("dashvertex remap", 1.5)):
+            if ours + tag in med:
+                t = med[ours + tag][0]
+                print(f"- {ours}{tag} vs cp of the input: {t / cp_t:.2f}× the copy's time "
+                      f"(target ≤ {target}×); {t / sync_t:.2f}× cp and sync")
+        fixt, redt = "dashvertex fix --target threejs" + tag, "dashvertex reduce --target threejs" + tag
+        if fixt in med and redt in med:
+            print(f"- {fixt} vs {redt}: {med[fixt][0] / med[redt][0]:.2f}× its time "
+                  f"(target ≤ 2×), {med[fixt][1] / med[redt][1]:.2f}× its memory")
     if a.baseline:
-        for ours in ("dash-validate", "dashvertex reduce"):
+        for ours in [k for k in med if k + " (baseline)" in med]:
             b = med[ours + " (baseline)"]
             print(f"- {ours}: baseline {b[0]:.2f} s -> {med[ours][0]:.2f} s "
                   f"({b[0] / med[ours][0]:.2f}× faster)")
@@ -214,8 +257,9 @@ def main():
         print(f"- reduced output {'identical to' if same else 'DIFFERS from'} the baseline's")
     if out_size:
         print(f"- reduced output: {mb(out_size)} ({out_size / size:.2f}× the input)")
-    for f in (reduced, copied, packed, reduced + ".base.glb"):
-        if os.path.exists(f) and not (a.keep and f == reduced):
+    for f in os.listdir(OUT):
+        f = os.path.join(OUT, f)
+        if f.startswith(reduced) and not (a.keep and f == reduced) or f in (copied, packed):
             os.remove(f)
 
 

@@ -27,6 +27,7 @@ use crate::skinning;
 
 mod build;
 mod emit;
+mod encode;
 mod place;
 mod plan;
 mod refs;
@@ -58,7 +59,7 @@ pub enum WeightFormat {
 
 /// Influence sets to write, read vertex by vertex: the exporter encodes them straight
 /// into the output, so a caller need not lay them out in memory again.
-pub trait InfluenceSource {
+pub trait InfluenceSource: Sync {
     /// Number of sets.
     fn sets(&self) -> usize;
     /// Number of vertices.
@@ -403,12 +404,7 @@ impl<'g> Editor<'g> {
         src: &dyn InfluenceSource,
     ) -> Result<Vec<(String, usize)>, ExportError> {
         let (sets, count) = (src.sets(), src.vertices());
-        let mut max = 0u32;
-        for s in 0..sets {
-            for v in 0..count {
-                max = max.max(src.joints(s, v).into_iter().max().unwrap_or(0));
-            }
-        }
+        let max = encode::max_joint(src);
         if max > u32::from(u16::MAX) {
             return Err(ExportError::Shape(format!(
                 "joint index {max} does not fit UNSIGNED_SHORT"
@@ -417,20 +413,7 @@ impl<'g> Editor<'g> {
         let wide = max > 255;
         let mut new_attrs: Vec<(String, usize)> = Vec::new();
         for s in 0..sets {
-            let mut bytes = Vec::with_capacity(count * if wide { 8 } else { 4 });
-            for v in 0..count {
-                for j in src.joints(s, v) {
-                    // Only a source whose joints change between calls fails here.
-                    let too_big =
-                        |t: &str| ExportError::Shape(format!("joint index {j} does not fit {t}"));
-                    if wide {
-                        let j = u16::try_from(j).map_err(|_| too_big("UNSIGNED_SHORT"))?;
-                        bytes.extend_from_slice(&j.to_le_bytes());
-                    } else {
-                        bytes.push(u8::try_from(j).map_err(|_| too_big("UNSIGNED_BYTE"))?);
-                    }
-                }
-            }
+            let bytes = encode::joints(src, s, wide)?;
             let view = self.view(bytes, Some(34962))?;
             let a = self.accessor(
                 view,
@@ -440,38 +423,12 @@ impl<'g> Editor<'g> {
                 false,
             )?;
             new_attrs.push((format!("JOINTS_{s}"), a));
-            let (size, ctype, norm) = match src.format() {
-                WeightFormat::F32 => (16, component::F32, false),
-                WeightFormat::Unorm8 => (4, component::U8, true),
-                WeightFormat::Unorm16 => (8, component::U16, true),
+            let (ctype, norm) = match src.format() {
+                WeightFormat::F32 => (component::F32, false),
+                WeightFormat::Unorm8 => (component::U8, true),
+                WeightFormat::Unorm16 => (component::U16, true),
             };
-            let mut bytes = Vec::with_capacity(count * size);
-            for v in 0..count {
-                match src.format() {
-                    WeightFormat::F32 => {
-                        for w in src.weights_f32(s, v) {
-                            bytes.extend_from_slice(&w.to_le_bytes());
-                        }
-                    }
-                    WeightFormat::Unorm8 => {
-                        for x in src.weights_int(s, v) {
-                            bytes.push(u8::try_from(x).map_err(|_| {
-                                ExportError::Shape(format!("weight {x} does not fit UNSIGNED_BYTE"))
-                            })?);
-                        }
-                    }
-                    WeightFormat::Unorm16 => {
-                        for x in src.weights_int(s, v) {
-                            let x = u16::try_from(x).map_err(|_| {
-                                ExportError::Shape(format!(
-                                    "weight {x} does not fit UNSIGNED_SHORT"
-                                ))
-                            })?;
-                            bytes.extend_from_slice(&x.to_le_bytes());
-                        }
-                    }
-                }
-            }
+            let bytes = encode::weights(src, s)?;
             let view = self.view(bytes, Some(34962))?;
             let a = self.accessor(view, ctype, "VEC4", count, norm)?;
             new_attrs.push((format!("WEIGHTS_{s}"), a));

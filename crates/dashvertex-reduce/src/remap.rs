@@ -531,21 +531,30 @@ impl<'g, 'm> Renumbered<'g, 'm> {
             ));
         }
         // Every joint value must name a joint: an out-of-range one has no new number.
+        // Checked in chunks on the thread pool; the first fault by set, then vertex.
         for (k, (jd, wd)) in sets.iter().enumerate() {
-            for v in 0..count {
-                let (js, ws) = (jd.get4(v), wd.get4(v));
-                for (c, (&j, &w)) in js.iter().zip(&ws).enumerate() {
-                    let padding = j == 0.0 && w == 0.0;
-                    if !padding && to_index(j).and_then(|j| map.get(j)).is_none() {
-                        return Err(bad(
-                            format!("JOINTS_{k}"),
-                            format!(
-                                "vertex {v} component {c}: joint {j} is beyond the skin's {} joints",
-                                map.len()
-                            ),
-                        ));
-                    }
-                }
+            use rayon::prelude::*;
+            const CHUNK: usize = 16 * 1024;
+            let fault = (0..count.div_ceil(CHUNK))
+                .into_par_iter()
+                .find_map_first(|c| {
+                    (c * CHUNK..count.min((c + 1) * CHUNK)).find_map(|v| {
+                        let (js, ws) = (jd.get4(v), wd.get4(v));
+                        js.iter().zip(&ws).enumerate().find_map(|(c, (&j, &w))| {
+                            let padding = j == 0.0 && w == 0.0;
+                            (!padding && to_index(j).and_then(|j| map.get(j)).is_none())
+                                .then_some((v, c, j))
+                        })
+                    })
+                });
+            if let Some((v, c, j)) = fault {
+                return Err(bad(
+                    format!("JOINTS_{k}"),
+                    format!(
+                        "vertex {v} component {c}: joint {j} is beyond the skin's {} joints",
+                        map.len()
+                    ),
+                ));
             }
         }
         Ok(Renumbered {

@@ -16,7 +16,7 @@ import numpy as np
 _ATTRIBUTE_PREFIX = "dashvertex_w"
 
 
-def _socket(sockets, kind, name=None):
+def socket(sockets, kind, name=None):
     """The first socket of `sockets` of RNA type `kind` (and `name`, when given)."""
     for s in sockets:
         if s.type == kind and (name is None or s.name == name):
@@ -24,7 +24,7 @@ def _socket(sockets, kind, name=None):
     raise LookupError(f"no {kind} socket {name or ''}")
 
 
-def _geometry_sockets(tree):
+def geometry_sockets(tree):
     """Give `tree` a geometry input and output (the 3.x and the 4.x interface API)."""
     if hasattr(tree, "interface"):
         tree.interface.new_socket(name="Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
@@ -38,7 +38,7 @@ def _copy_tree(group_names):
     """A geometry node group storing group ``i`` as float attribute ``PREFIX_i``."""
     tree = bpy.data.node_groups.new("dashvertex read weights", "GeometryNodeTree")
     try:
-        _geometry_sockets(tree)
+        geometry_sockets(tree)
         node_in = tree.nodes.new("NodeGroupInput")
         node_out = tree.nodes.new("NodeGroupOutput")
         geometry = node_in.outputs[0]
@@ -51,7 +51,7 @@ def _copy_tree(group_names):
             store.domain = "POINT"
             store.inputs["Name"].default_value = f"{_ATTRIBUTE_PREFIX}{i}"
             tree.links.new(geometry, store.inputs["Geometry"])
-            tree.links.new(_socket(read.outputs, "VALUE"), _socket(store.inputs, "VALUE", "Value"))
+            tree.links.new(socket(read.outputs, "VALUE"), socket(store.inputs, "VALUE", "Value"))
             geometry = store.outputs[0]
         tree.links.new(geometry, node_out.inputs[0])
     except Exception:

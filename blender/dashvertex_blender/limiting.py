@@ -11,6 +11,7 @@ keeps the bones, and gets the weights, that ``export_mesh.dashvertex`` writes fo
 import os
 from dataclasses import dataclass
 
+import bpy
 import numpy as np
 
 from . import exporter_view, group_weights, runtime, skeleton
@@ -21,12 +22,14 @@ class Limited:
     """What `limit` did: vertices whose bone weights changed, bone influences removed,
     kept influences whose normalized weight is at or below the glTF exporter's 0.0001
     (the exporter will ignore them: a bone dash keeps, with a weight too small for the
-    exporter), and dash's `dashvertex.ReduceReport`."""
+    exporter), dash's `dashvertex.ReduceReport`, and how the weights were written
+    (`write_group_weights`: "nodes", "loop", "removes" or "none")."""
 
     changed: int
     removed: int
     below_exporter_threshold: int
     report: object
+    written_by: str = "none"
 
 
 def export_indices(skin, manifest_path=""):
@@ -63,51 +66,197 @@ def reduced(view, max_influences=4, manifest_path=""):
     return result, report
 
 
-def write_group_weights(obj, old, new):
-    """Write `new` (vertices, vertex groups) into `obj`'s vertex groups where it differs
-    from `old` (their current weights, same layout): entries `new` zeroes are removed
-    from their group, one call per group; then each changed vertex's remaining entries
-    are set in one ``foreach_set`` (every entry `new` keeps is already there: the reducer
-    only drops). Returns ``(vertices changed, entries removed)``."""
-    changed = np.nonzero((old != new).any(axis=1))[0]
-    if not len(changed):
-        return 0, 0
-    removed = 0
-    groups = obj.vertex_groups
-    before, after = old[changed], new[changed]
-    for g in np.nonzero((before != after).any(axis=0))[0].tolist():
-        drop = changed[(before[:, g] != 0) & (after[:, g] == 0)]
-        if len(drop):
-            groups[g].remove(drop.tolist())
-            removed += len(drop)
+#: Prefix of the temporary float attributes `write_nodes` stores vertex groups from.
+_ATTRIBUTE_PREFIX = "dashvertex_new_w"
+
+#: Names Blender's geometry nodes resolve to a mesh's own data before a vertex group:
+#: a Store Named Attribute to one of them would not reach the group.
+_BUILTIN_NAMES = frozenset(("position", "normal", "id", "material_index", "shade_smooth",
+                            "sharp_face", "sharp_edge", "crease", "radius", "velocity"))
+
+
+class NodesUnavailable(RuntimeError):
+    """`write_nodes` cannot write this mesh's vertex groups (shape keys, shared or
+    linked data, a group name geometry nodes would not resolve to the group, an
+    operator that failed); the weights are unchanged."""
+
+
+def _store_tree(columns):
+    """A geometry node group storing, for each ``(group name, attribute name)`` of
+    `columns`, the float POINT attribute into the vertex group."""
+    tree = bpy.data.node_groups.new("dashvertex write weights", "GeometryNodeTree")
+    try:
+        group_weights.geometry_sockets(tree)
+        node_in = tree.nodes.new("NodeGroupInput")
+        node_out = tree.nodes.new("NodeGroupOutput")
+        geometry = node_in.outputs[0]
+        for group, attribute in columns:
+            read = tree.nodes.new("GeometryNodeInputNamedAttribute")
+            read.data_type = "FLOAT"
+            read.inputs["Name"].default_value = attribute
+            store = tree.nodes.new("GeometryNodeStoreNamedAttribute")
+            store.data_type = "FLOAT"
+            store.domain = "POINT"
+            store.inputs["Name"].default_value = group
+            tree.links.new(geometry, store.inputs["Geometry"])
+            tree.links.new(group_weights.socket(read.outputs, "VALUE"),
+                           group_weights.socket(store.inputs, "VALUE", "Value"))
+            geometry = store.outputs[0]
+        tree.links.new(geometry, node_out.inputs[0])
+    except Exception:
+        bpy.data.node_groups.remove(tree)
+        raise
+    return tree
+
+
+def _nodes_refusal(obj, groups):
+    """Why `write_nodes` cannot write vertex groups `groups` (indices) of `obj`, or
+    None. Applying a modifier refuses shape keys and shared or linked meshes; a group
+    named like a mesh attribute would be written to that attribute instead."""
+    mesh = obj.data
+    if mesh.shape_keys is not None:
+        return "the mesh has shape keys"
+    if mesh.users > 1 or mesh.library is not None or obj.library is not None:
+        return "the mesh is shared or linked"
+    if getattr(obj, "override_library", None) is not None:
+        return "the object is a library override"
+    if bpy.context.view_layer.objects.get(obj.name) != obj:
+        return "the object is not in the current view layer"
+    taken = set(mesh.attributes.keys()) | _BUILTIN_NAMES
+    for g in groups:
+        name = obj.vertex_groups[g].name
+        if name in taken or name.startswith(".") or name.startswith(_ATTRIBUTE_PREFIX):
+            return f"vertex group {name!r} is named like a mesh attribute"
+    if any(name.startswith(_ATTRIBUTE_PREFIX) for name in mesh.attributes.keys()):
+        return "the mesh has attributes named like the temporary ones"
+    return None
+
+
+def write_nodes(obj, new, groups):
+    """Set, in one geometry-nodes modifier applied to `obj`, every vertex's weight in
+    each vertex group of `groups` (indices) to column ``new[:, g]``: the columns go
+    into temporary float attributes, a Store Named Attribute per group copies them
+    into the groups, the modifier is moved first and applied (it alone is evaluated:
+    the Armature modifier and the others stay as they are), then the attributes go.
+
+    Blender 3.4's vertex-group attribute writer sets the weight of every vertex that
+    is in the group and adds the vertex where the value is non-zero; a zero keeps the
+    vertex in the group at weight 0. So the caller removes dropped entries first and
+    passes weights only where the vertex is (or stays) in the group.
+    Raises `NodesUnavailable` where this cannot be done: then no weight was written,
+    and the temporary attributes, modifier and node group are gone."""
+    why = _nodes_refusal(obj, groups)
+    if why:
+        raise NodesUnavailable(why)
+    mesh = obj.data
+    columns = []
+    tree = mod = None
+    # each operator call re-evaluates the object (bpy.ops updates the view layer before
+    # and after): with the stack off meanwhile that is a copy of the mesh, not an
+    # Armature deform (or a Subdivision) per call; the stack is evaluated once, after
+    shown = [m for m in obj.modifiers if m.show_viewport]
+    try:
+        for m in shown:
+            m.show_viewport = False
+        for g in groups:
+            attribute = mesh.attributes.new(f"{_ATTRIBUTE_PREFIX}{g}", "FLOAT", "POINT")
+            attribute.data.foreach_set("value", np.ascontiguousarray(new[:, g], dtype=np.float32))
+            columns.append((obj.vertex_groups[g].name, attribute.name))
+        tree = _store_tree(columns)
+        mod = obj.modifiers.new("dashvertex write weights", "NODES")
+        mod.node_group = tree
+        mod.show_viewport = False  # applied, never evaluated with the stack
+        with bpy.context.temp_override(object=obj, active_object=obj):
+            bpy.ops.object.modifier_move_to_index(modifier=mod.name, index=0)
+            done = bpy.ops.object.modifier_apply(modifier=mod.name)
+        if "FINISHED" not in done:
+            raise NodesUnavailable("applying the modifier was cancelled")
+        mod = None
+    except NodesUnavailable:
+        raise
+    # bpy.ops reports an operator's error as RuntimeError; the others are a Blender
+    # whose node or operator API differs from the one this was written against
+    except (RuntimeError, LookupError, AttributeError, TypeError) as e:
+        raise NodesUnavailable(f"{type(e).__name__}: {e}") from e
+    finally:
+        if mod is not None and mod.name in obj.modifiers:
+            obj.modifiers.remove(mod)
+        for _, attribute in columns:
+            if attribute in mesh.attributes:
+                mesh.attributes.remove(mesh.attributes[attribute])
+        if tree is not None:
+            bpy.data.node_groups.remove(tree)
+        for m in shown:
+            m.show_viewport = True
+
+
+def write_loop(obj, new, changed):
+    """Set each vertex of `changed` (indices) to its row of `new` in every vertex group
+    it is in, one ``foreach_set`` per vertex (slow)."""
     vertices = obj.data.vertices
     width = new.shape[1]
-    for v, row in zip(changed.tolist(), after.tolist()):
+    for v, row in zip(changed.tolist(), new[changed].tolist()):
         elements = vertices[v].groups
         ids = [0] * len(elements)
         elements.foreach_get("group", ids)
         elements.foreach_set("weight", [row[g] if g < width else 0.0 for g in ids])
-    return len(changed), removed
 
 
-def limit(obj, max_influences=4, manifest_path=""):
+def write_group_weights(obj, old, new, use_nodes=True):
+    """Write `new` (vertices, vertex groups) into `obj`'s vertex groups where it differs
+    from `old` (their current weights, same layout): entries `new` zeroes are removed
+    from their group, one call per group; then the remaining weights of the groups
+    that change are set, by `write_nodes` (with `use_nodes`) or else `write_loop` (every
+    entry `new` keeps is already there: the reducer only drops). Either way a vertex
+    leaves exactly the groups `new` zeroes for it, and no 0-weight entry is made.
+    Returns ``(vertices changed, entries removed, how)``: how is "nodes" or "loop", or
+    "removes" when only entries were removed, "none" when nothing changed."""
+    changed = np.nonzero((old != new).any(axis=1))[0]
+    if not len(changed):
+        return 0, 0, "none"
+    removed = 0
+    vertex_groups = obj.vertex_groups
+    before, after = old[changed], new[changed]
+    differs = before != after
+    dropped = differs & (after == 0)
+    for g in np.nonzero(dropped.any(axis=0))[0].tolist():
+        drop = changed[dropped[:, g]]
+        vertex_groups[g].remove(drop.tolist())
+        removed += len(drop)
+    # a group that only lost entries needs no weight written
+    weighted = np.nonzero((differs & ~dropped).any(axis=0))[0].tolist()
+    if not weighted:
+        return len(changed), removed, "removes"
+    if use_nodes:
+        try:
+            write_nodes(obj, new, weighted)
+            return len(changed), removed, "nodes"
+        except NodesUnavailable:
+            pass
+    write_loop(obj, new, changed)
+    return len(changed), removed, "loop"
+
+
+def limit(obj, max_influences=4, manifest_path="", use_nodes=True):
     """Keep, per vertex of mesh object `obj`, the `max_influences` bone influences dash's
     reducer keeps for the export of `obj` (bone indices from `manifest_path` when given,
     which only break ties), normalized to sum 1, written into the vertex groups.
     Bone weights at or below the exporter's threshold go too; non-bone groups and
-    vertices without bone weights are left alone. Returns `Limited`."""
+    vertices without bone weights are left alone. The weights are written by geometry
+    nodes where `use_nodes` and the mesh allows it, else vertex by vertex; both give
+    the same groups and weights. Returns `Limited`."""
     dense = group_weights.read(obj)
     view = exporter_view.gather(obj, dense)
     new, report = reduced(view, max_influences, manifest_path)
     written = dense.copy()
     keep = ~view.unweighted  # vertices without bone weights are left as they are
     names = {g.name: g.index for g in obj.vertex_groups}
-    for j, joint in enumerate(view.skin.joints):
-        g = names.get(joint.name)
-        if g is not None:
-            written[keep, g] = new[keep, j]
-    changed, removed = write_group_weights(obj, dense, written)
+    pairs = [(names[joint.name], j) for j, joint in enumerate(view.skin.joints) if joint.name in names]
+    if pairs:
+        columns, joints = (list(c) for c in zip(*pairs))
+        written[:, columns] = np.where(keep[:, None], new[:, joints], dense[:, columns])
+    changed, removed, path = write_group_weights(obj, dense, written, use_nodes)
     obj.data.update()
     kept = new[keep]
     tiny = int(np.count_nonzero((kept > 0) & (kept <= np.float32(exporter_view.EXPORTER_MIN_WEIGHT))))
-    return Limited(changed, removed, tiny, report)
+    return Limited(changed, removed, tiny, report, path)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Blender add-on's CI step (run by .ci/run from the repository root): Blender and
 # numpy from apt when missing, the dashvertex wheel (built here unless DASH_WHEEL names
-# one), the tests inside Blender against the dashvertex binary, the extension zip (and,
+# one), the tests inside Blender against the dashvertex binary, undo under Xvfb (when
+# xvfb-run is installed), the extension zip (and,
 # with DASH_BPY_PYTHON, the tests on it installed in Blender 4.2+), the timings.
 # SKIPPED only where Blender cannot be installed.
 set -euo pipefail
@@ -35,6 +36,13 @@ cargo build -q --bin dashvertex
 export PYTHONPATH="$work/site" DASH_BIN_DIR="$PWD/target/debug" DASH_WHEEL="$wheel"
 blender -b --factory-startup --python-exit-code 1 --python blender/tests/run.py 2>&1 \
   | grep -v -e "Draco mesh compression is not available" -e " | INFO: "
+# undo needs an interactive Blender: under a virtual display when xvfb-run is there
+if command -v xvfb-run >/dev/null; then
+  xvfb-run -a -s "-screen 0 1280x1024x24" blender --factory-startup --python blender/tests/undo.py 2>&1 \
+    | grep "^undo:"
+else
+  echo "SKIPPED: the undo test (blender/tests/undo.py) needs xvfb-run"
+fi
 # Blender 4.2+ as an extension: with DASH_BPY_PYTHON naming a Python that has the PyPI
 # bpy module (4.2 or later), the same tests run on the installed extension zip.
 if [ -n "${DASH_BPY_PYTHON:-}" ]; then

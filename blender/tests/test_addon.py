@@ -35,6 +35,13 @@ def bone_weights(obj, above=0.0001):
     return out
 
 
+def group_entries(obj):
+    """Every vertex's ``(group name, weight)`` entries, sorted, zero weights included:
+    vertex-group membership exactly as Blender holds it."""
+    names = [g.name for g in obj.vertex_groups]
+    return [sorted((names[g.group], g.weight) for g in v.groups) for v in obj.data.vertices]
+
+
 class RigCase(unittest.TestCase):
     """A fresh scene with a 12-bone rig (moved and turned) and a 12×12 grid parented to
     it, 8 influences at most."""
@@ -227,6 +234,91 @@ class LimitTest(RigCase):
             for b, w in row.items():
                 self.assertAlmostEqual(inf[j][b], w, delta=3e-7, msg=f"vertex {j} {b}")
         self.assertEqual(tiny, done.below_exporter_threshold)
+
+
+class WritePathTest(RigCase):
+    """limit's two ways of writing the weights (one applied geometry-nodes modifier, the
+    vertex loop kept for meshes a modifier cannot be applied to) give the same groups."""
+
+    def fresh(self):
+        """The rig of `setUp` again, from scratch."""
+        self.tearDown()
+        self.setUp()
+
+    def limited(self, use_nodes, prepare=None):
+        """A fresh rig, `prepare(obj)` run on it, then limited: (`Limited`, entries)."""
+        self.fresh()
+        if prepare:
+            prepare(self.obj)
+        done = dashvertex_blender.limit(self.obj, K, use_nodes=use_nodes)
+        return done, group_entries(self.obj)
+
+    def test_nodes_write_what_the_loop_writes(self):
+        """The geometry-nodes write leaves every vertex in exactly the groups, at exactly
+        the weights, the loop does: dropped entries removed (no 0-weight entry left), a
+        0-weight entry that was there kept; the stack (which modifiers show in the
+        viewport too), positions, active group and locks untouched."""
+        def prepare(obj):
+            obj.vertex_groups["bone_03"].add([3], 0.0, "REPLACE")  # a 0 entry of its own
+            obj.modifiers.new("Subdivision", "SUBSURF").levels = 1  # after the Armature
+            obj.modifiers.new("Hidden", "SMOOTH").show_viewport = False
+            self.arm.pose.bones["bone_02"].location = (0.3, 0.1, 0.2)  # posed: deforms
+            obj.vertex_groups.active_index = 2
+            obj.vertex_groups[1].lock_weight = True
+
+        results = {}
+        for use_nodes in (True, False):
+            self.fresh()
+            prepare(self.obj)
+            before = group_entries(self.obj)
+            co = [tuple(v.co) for v in self.obj.data.vertices]
+            done = dashvertex_blender.limit(self.obj, K, use_nodes=use_nodes)
+            results[use_nodes] = (done, group_entries(self.obj))
+            self.assertEqual([(m.name, m.show_viewport) for m in self.obj.modifiers],
+                             [("Armature", True), ("Subdivision", True), ("Hidden", False)])
+            self.assertEqual([tuple(v.co) for v in self.obj.data.vertices], co)
+            self.assertEqual(list(self.obj.data.attributes.keys()), [])
+            self.assertEqual(len(bpy.data.node_groups), 0)
+            self.assertEqual(self.obj.vertex_groups.active_index, 2)
+            self.assertEqual([g.lock_weight for g in self.obj.vertex_groups][:3], [False, True, False])
+        (nodes, by_nodes), (loop, by_loop) = results[True], results[False]
+        self.assertEqual((nodes.written_by, loop.written_by), ("nodes", "loop"))
+        self.assertEqual(by_nodes, by_loop)
+        self.assertEqual((nodes.changed, nodes.removed), (loop.changed, loop.removed))
+        self.assertGreater(nodes.removed, 0)
+        self.assertIn(("bone_03", 0.0), by_nodes[3])
+        zeros = [(v, e) for v, row in enumerate(by_nodes) for e in row if e[1] == 0.0]
+        self.assertEqual(zeros, [(3, ("bone_03", 0.0))])
+        # every entry left was there before: nothing added
+        for v, row in enumerate(by_nodes):
+            self.assertLessEqual({n for n, _ in row}, {n for n, _ in before[v]}, f"vertex {v}")
+
+    def test_shape_keys_fall_back_to_the_loop(self):
+        """A mesh with shape keys (a modifier cannot be applied to it) is written by the
+        loop, with the groups and weights the geometry-nodes write gives without them;
+        its shape keys stay."""
+        def keys(obj):
+            obj.shape_key_add(name="Basis")
+            obj.shape_key_add(name="Smile").data[0].co = (1.0, 2.0, 3.0)
+
+        plain, by_nodes = self.limited(True)
+        keyed, by_loop = self.limited(True, keys)
+        self.assertEqual((plain.written_by, keyed.written_by), ("nodes", "loop"))
+        self.assertEqual(by_nodes, by_loop)
+        blocks = self.obj.data.shape_keys.key_blocks
+        self.assertEqual([k.name for k in blocks], ["Basis", "Smile"])
+        self.assertEqual(tuple(blocks["Smile"].data[0].co), (1.0, 2.0, 3.0))
+        self.assertEqual([m.name for m in self.obj.modifiers], ["Armature"])
+
+    def test_shared_mesh_falls_back_to_the_loop(self):
+        """A mesh two objects share is written by the loop (applying a modifier would
+        need it single-user) and stays shared."""
+        _, by_nodes = self.limited(True)
+        twin = []
+        done, by_loop = self.limited(True, lambda obj: twin.append(bpy.data.objects.new("Twin", obj.data)))
+        self.assertEqual(done.written_by, "loop")
+        self.assertEqual(by_loop, by_nodes)
+        self.assertIs(twin[0].data, self.obj.data)
 
 
 class ExportTest(RigCase):

@@ -38,7 +38,8 @@ blender -b --factory-startup --python-exit-code 1 --python blender/tests/run.py 
   | grep -v -e "Draco mesh compression is not available" -e " | INFO: "
 # undo needs an interactive Blender: under a virtual display when xvfb-run is there
 if command -v xvfb-run >/dev/null; then
-  xvfb-run -a -s "-screen 0 1280x1024x24" blender --factory-startup --python blender/tests/undo.py 2>&1 \
+  timeout 300 xvfb-run -a -s "-screen 0 1280x1024x24" blender --factory-startup \
+    --python blender/tests/undo.py 2>&1 \
     | grep "^undo:"
 else
   echo "SKIPPED: the undo test (blender/tests/undo.py) needs xvfb-run"

@@ -116,6 +116,8 @@ fn clean(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> bool {
     let float = ctx.storage == Storage::Float;
     let (mut seen, mut used) = (0u128, 0usize);
     let (mut lightest_before, mut free_before) = (f64::INFINITY, false);
+    // A vertex over the target's influence count is told as soon as it is.
+    let limit = ctx.policy.max_influences.unwrap_or(usize::MAX);
     for (js, ws) in joints.chunks(SLOTS).zip(weights.chunks(SLOTS)) {
         let (mut heaviest, mut lightest, mut free, mut any) = (0.0f64, f64::INFINITY, false, false);
         for (&j, &w) in js.iter().zip(ws) {
@@ -139,6 +141,9 @@ fn clean(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> bool {
             }
             seen |= bit;
             used += 1;
+            if used > limit {
+                return false;
+            }
             any = true;
             heaviest = heaviest.max(w);
             lightest = lightest.min(w);
@@ -151,9 +156,6 @@ fn clean(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> bool {
     }
     if used == 0 {
         return ctx.policy.zero_sum == ZeroSum::Keep && ctx.policy.sum == SumRule::Dash;
-    }
-    if ctx.policy.max_influences.is_some_and(|k| used > k) {
-        return false;
     }
     match (ctx.storage, ctx.policy.sum) {
         (Storage::Float, SumRule::Gltf) => {

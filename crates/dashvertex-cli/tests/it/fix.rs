@@ -516,3 +516,79 @@ fn a_gltf_with_its_buffer_beside_it_is_copied_fixed_and_fixed_again() {
         std::fs::read(&again).unwrap()
     );
 }
+
+#[test]
+fn the_text_report_lists_its_first_changes_and_counts_the_rest() {
+    // spec/fix.md §5: --list N keeps N changes per part, and counts every one.
+    let dir = Scratch::new("fix-list");
+    let glb = SkinnedGlb {
+        vertices: 300,
+        primitives: 1,
+        sets: 2,
+        joints: 12,
+        fault_every: 2,
+        seed: 7,
+    }
+    .build();
+    let input = dir.path().join("in.glb");
+    std::fs::write(&input, glb).unwrap();
+    let (inp, out) = (input.to_str().unwrap(), dir.path().join("o.glb"));
+    let policy = [
+        "--out-of-range",
+        "drop",
+        "--zero-sum",
+        "root",
+        "--bad-weights",
+        "zero",
+    ];
+    let mut args = vec!["fix", inp, "-o", out.to_str().unwrap(), "--format", "json"];
+    args.extend(policy);
+    let json = dash(&args);
+    assert!(
+        json.status.success(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let part = &report["parts"][0];
+    let changes = part["changes"].as_array().unwrap();
+    assert!(
+        changes.len() > 3,
+        "the generated faults change {} vertices",
+        changes.len()
+    );
+    let mut args = vec!["fix", inp, "-o", out.to_str().unwrap(), "--list", "2"];
+    args.extend(policy);
+    let text = dash(&args);
+    assert!(
+        text.status.success(),
+        "{}",
+        String::from_utf8_lossy(&text.stderr)
+    );
+    let text = String::from_utf8(text.stdout).unwrap();
+    let steps: Vec<String> = part["steps"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(s, n)| format!("{s} {n}"))
+        .collect();
+    let head = format!(
+        "mesh 0 primitive 0: {} vertices of 300 vertices changed ({})",
+        changes.len(),
+        steps.join(", ")
+    );
+    assert!(text.starts_with(&head), "{text}\nexpected: {head}");
+    let listed: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  vertex "))
+        .collect();
+    assert_eq!(listed.len(), 2, "{text}");
+    for (line, c) in listed.iter().zip(changes) {
+        assert!(
+            line.starts_with(&format!("  vertex {}:", c["vertex"])),
+            "{line}"
+        );
+    }
+    let more = format!("  … and {} more changed vertices", changes.len() - 2);
+    assert!(text.contains(&more), "{text}\nexpected: {more}");
+}

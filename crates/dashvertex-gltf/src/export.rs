@@ -57,6 +57,9 @@ pub enum WeightFormat {
     Unorm16,
 }
 
+/// The joint indices of set `s` of vertex `v`, as [`Editor::set_joints_from`] reads them.
+pub type JointsOf<'a> = dyn Fn(usize, usize) -> [u32; 4] + Sync + 'a;
+
 /// Influence sets to write, read vertex by vertex: the exporter encodes them straight
 /// into the output, so a caller need not lay them out in memory again.
 pub trait InfluenceSource: Sync {
@@ -403,26 +406,11 @@ impl<'g> Editor<'g> {
         &mut self,
         src: &dyn InfluenceSource,
     ) -> Result<Vec<(String, usize)>, ExportError> {
-        let (sets, count) = (src.sets(), src.vertices());
-        let max = encode::max_joint(src);
-        if max > u32::from(u16::MAX) {
-            return Err(ExportError::Shape(format!(
-                "joint index {max} does not fit UNSIGNED_SHORT"
-            )));
-        }
-        let wide = max > 255;
-        let mut new_attrs: Vec<(String, usize)> = Vec::new();
-        for s in 0..sets {
-            let bytes = encode::joints(src, s, wide)?;
-            let view = self.view(bytes, Some(34962))?;
-            let a = self.accessor(
-                view,
-                if wide { component::U16 } else { component::U8 },
-                "VEC4",
-                count,
-                false,
-            )?;
-            new_attrs.push((format!("JOINTS_{s}"), a));
+        let count = src.vertices();
+        let mut new_attrs = Vec::new();
+        let joints = self.joint_accessors(src.sets(), count, &|s, v| src.joints(s, v))?;
+        for (s, (name, a)) in joints.into_iter().enumerate() {
+            new_attrs.push((name, a));
             let (ctype, norm) = match src.format() {
                 WeightFormat::F32 => (component::F32, false),
                 WeightFormat::Unorm8 => (component::U8, true),
@@ -434,6 +422,66 @@ impl<'g> Editor<'g> {
             new_attrs.push((format!("WEIGHTS_{s}"), a));
         }
         Ok(new_attrs)
+    }
+
+    /// Adds one `JOINTS_n` accessor per set of `count` vertices, set `s` of vertex `v`
+    /// being `joints(s, v)`: UNSIGNED_BYTE when every index is below 256, else
+    /// UNSIGNED_SHORT. Returns `(attribute name, accessor)` in set order.
+    fn joint_accessors(
+        &mut self,
+        sets: usize,
+        count: usize,
+        joints: &JointsOf<'_>,
+    ) -> Result<Vec<(String, usize)>, ExportError> {
+        let max = encode::max_joint(sets, count, joints);
+        if max > u32::from(u16::MAX) {
+            return Err(ExportError::Shape(format!(
+                "joint index {max} does not fit UNSIGNED_SHORT"
+            )));
+        }
+        let wide = max > 255;
+        let mut out = Vec::with_capacity(sets);
+        for s in 0..sets {
+            let bytes = encode::joints(count, joints, s, wide)?;
+            let view = self.view(bytes, Some(34962))?;
+            let ctype = if wide { component::U16 } else { component::U8 };
+            let a = self.accessor(view, ctype, "VEC4", count, false)?;
+            out.push((format!("JOINTS_{s}"), a));
+        }
+        Ok(out)
+    }
+
+    /// Replaces the `JOINTS_n` attributes of a primitive with `sets` sets of `count`
+    /// vertices, set `s` of vertex `v` being `joints(s, v)`, and keeps its `WEIGHTS_n`
+    /// accessors as they are: for a renumbering that changes no weight. The old joint
+    /// accessors are marked replaced.
+    pub fn set_joints_from(
+        &mut self,
+        mesh: usize,
+        primitive: usize,
+        sets: usize,
+        count: usize,
+        joints: &JointsOf<'_>,
+    ) -> Result<(), ExportError> {
+        let new_attrs = self.joint_accessors(sets, count, joints)?;
+        let attrs = self
+            .value
+            .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}/attributes"))
+            .and_then(Value::as_object_mut)
+            .ok_or_else(|| {
+                ExportError::Missing(format!("mesh {mesh} primitive {primitive} does not exist"))
+            })?;
+        for (k, a) in new_attrs {
+            // An index beyond usize names no accessor.
+            if let Some(i) = attrs
+                .insert(k, json!(a))
+                .and_then(|v| v.as_u64())
+                .and_then(|i| usize::try_from(i).ok())
+            {
+                self.replaced.insert(i);
+            }
+        }
+        Ok(())
     }
 
     /// Rewrites skin `skin`'s joint list to `slots` (index = new joint index), with the

@@ -7,9 +7,9 @@
 //! become placeholder joints, so every manifest bone keeps its index, and joints the
 //! manifest does not have follow the manifest's bones in their file order (or, locked,
 //! the remap is refused, naming them). Every primitive whose mesh a remapped skin
-//! deforms gets its `JOINTS_n` values renumbered; its weights are written back as
-//! stored (FLOAT bits and normalized integers unchanged), slot by slot, so skinning
-//! sums the same terms in the same order and gives the same bits.
+//! deforms gets new `JOINTS_n` accessors with its joint values renumbered; its
+//! `WEIGHTS_n` accessors are kept as they are, so skinning sums the same terms in the
+//! same order and gives the same bits.
 //!
 //! ```no_run
 //! use dashvertex_reduce::remap::{Options, remap};
@@ -30,9 +30,7 @@ use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
 use dashvertex_gltf::accessor::{self, AccessorData};
 use dashvertex_gltf::document::component;
-use dashvertex_gltf::export::{
-    BufferFiles, Editor, ExportError, InfluenceSource, JointSlot, WeightFormat, Written,
-};
+use dashvertex_gltf::export::{BufferFiles, Editor, ExportError, JointSlot, Written};
 use dashvertex_gltf::skinning;
 
 use crate::manifest::{Manifest, OrderMismatch};
@@ -449,7 +447,15 @@ pub fn remap<'g>(
             }
         }
         if let (Some(ed), Some(_)) = (ed.as_mut(), map) {
-            ed.set_influences_from(p.mesh, p.primitive, &source)?;
+            // Only the joint values change: the weights accessors stay as they are.
+            let joints = |s: usize, v: usize| source.joints(s, v);
+            ed.set_joints_from(
+                p.mesh,
+                p.primitive,
+                source.sets(),
+                source.vertices(),
+                &joints,
+            )?;
             if let Some(r) = skins.get_mut(s) {
                 r.primitives.push((p.mesh, p.primitive));
             }
@@ -458,11 +464,10 @@ pub fn remap<'g>(
     Ok(Remap { editor: ed, skins })
 }
 
-/// A primitive's influence sets read in place, joint values renumbered, weights as
-/// stored.
+/// A primitive's influence sets read in place, joint values renumbered (the weights are
+/// read only to tell padding and weighted slots apart).
 struct Renumbered<'g, 'm> {
     sets: Vec<(AccessorData<'g>, AccessorData<'g>)>,
-    format: WeightFormat,
     map: &'m [u32],
     count: usize,
 }
@@ -474,7 +479,6 @@ impl<'g, 'm> Renumbered<'g, 'm> {
         map: &'m [u32],
     ) -> Result<Self, RemapError> {
         let mut sets = Vec::with_capacity(p.sets.len());
-        let mut format = None;
         let bad = |name: String, why: String| RemapError::Data {
             pointer: p.attribute_pointer(&name),
             why,
@@ -501,21 +505,15 @@ impl<'g, 'm> Renumbered<'g, 'm> {
                     "joints must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
                 ));
             }
-            let f = match (wd.component_type, wd.components) {
-                (component::F32, 4) => WeightFormat::F32,
-                (component::U8, 4) => WeightFormat::Unorm8,
-                (component::U16, 4) => WeightFormat::Unorm16,
-                _ => {
-                    return Err(bad(
-                        wn,
-                        "weights must be VEC4 FLOAT, UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
-                    ));
-                }
-            };
-            if *format.get_or_insert(f) != f {
+            if wd.components != 4
+                || !matches!(
+                    wd.component_type,
+                    component::F32 | component::U8 | component::U16
+                )
+            {
                 return Err(bad(
                     wn,
-                    "the sets store weights in different formats; one output format cannot keep them all as stored".into(),
+                    "weights must be VEC4 FLOAT, UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
                 ));
             }
             if wd.count != jd.count {
@@ -557,12 +555,7 @@ impl<'g, 'm> Renumbered<'g, 'm> {
                 ));
             }
         }
-        Ok(Renumbered {
-            sets,
-            format: format.unwrap_or(WeightFormat::F32),
-            map,
-            count,
-        })
+        Ok(Renumbered { sets, map, count })
     }
 
     /// The first `(set, vertex, joint)` with non-zero weight on a joint `flagged` marks
@@ -594,13 +587,16 @@ fn to_index(j: f64) -> Option<usize> {
     (0.0..=65535.0).contains(&j).then_some(j as usize)
 }
 
-impl InfluenceSource for Renumbered<'_, '_> {
+impl Renumbered<'_, '_> {
+    /// Number of sets.
     fn sets(&self) -> usize {
         self.sets.len()
     }
+    /// Number of vertices.
     fn vertices(&self) -> usize {
         self.count
     }
+    /// The renumbered joints of set `s` of vertex `v`.
     fn joints(&self, s: usize, v: usize) -> [u32; 4] {
         let Some((jd, wd)) = self.sets.get(s) else {
             return [0; 4];
@@ -618,27 +614,5 @@ impl InfluenceSource for Renumbered<'_, '_> {
                 _ => 0,
             }
         })
-    }
-    fn format(&self) -> WeightFormat {
-        self.format
-    }
-    #[allow(
-        clippy::cast_possible_truncation,
-        reason = "FLOAT weights read as f64 are exact f32 values: the cast gives back the stored bits"
-    )]
-    fn weights_f32(&self, s: usize, v: usize) -> [f32; 4] {
-        self.sets
-            .get(s)
-            .map_or([0.0; 4], |(_, wd)| wd.get4(v).map(|x| x as f32))
-    }
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "integer weights are UNSIGNED_BYTE or UNSIGNED_SHORT values, exact in f64"
-    )]
-    fn weights_int(&self, s: usize, v: usize) -> [u32; 4] {
-        self.sets
-            .get(s)
-            .map_or([0; 4], |(_, wd)| wd.get4(v).map(|x| x as u32))
     }
 }

@@ -5,22 +5,21 @@
 
 use rayon::prelude::*;
 
-use super::{ExportError, InfluenceSource, WeightFormat};
+use super::{ExportError, InfluenceSource, JointsOf, WeightFormat};
 
 /// Vertices per parallel chunk.
 const CHUNK: usize = 16 * 1024;
 
-/// The largest joint index of every set of `src`.
-pub(super) fn max_joint(src: &dyn InfluenceSource) -> u32 {
-    let count = src.vertices();
-    (0..src.sets())
+/// The largest joint index of `sets` sets of `count` vertices.
+pub(super) fn max_joint(sets: usize, count: usize, joints: &JointsOf<'_>) -> u32 {
+    (0..sets)
         .flat_map(|s| (0..count.div_ceil(CHUNK)).map(move |c| (s, c)))
         .collect::<Vec<_>>()
         .into_par_iter()
         .map(|(s, c)| {
             let vertices = c * CHUNK..count.min((c + 1) * CHUNK);
             vertices
-                .map(|v| src.joints(s, v).into_iter().max().unwrap_or(0))
+                .map(|v| joints(s, v).into_iter().max().unwrap_or(0))
                 .max()
                 .unwrap_or(0)
         })
@@ -55,15 +54,17 @@ fn rows(count: usize, size: usize, put: &Put<'_>) -> Result<Vec<u8>, ExportError
     }
 }
 
-/// Set `s`'s joints, four per vertex: UNSIGNED_SHORT when `wide`, else UNSIGNED_BYTE.
+/// Set `s`'s joints of `count` vertices, four per vertex: UNSIGNED_SHORT when `wide`,
+/// else UNSIGNED_BYTE.
 pub(super) fn joints(
-    src: &dyn InfluenceSource,
+    count: usize,
+    joints_of: &JointsOf<'_>,
     s: usize,
     wide: bool,
 ) -> Result<Vec<u8>, ExportError> {
     let size = if wide { 8 } else { 4 };
-    rows(src.vertices(), size, &|v, row| {
-        for (k, j) in src.joints(s, v).into_iter().enumerate() {
+    rows(count, size, &|v, row| {
+        for (k, j) in joints_of(s, v).into_iter().enumerate() {
             // Only a source whose joints change between calls fails here.
             let too_big = |t: &str| ExportError::Shape(format!("joint index {j} does not fit {t}"));
             if wide {

@@ -408,3 +408,62 @@ fn a_manifest_of_two_million_bones_is_matched_without_building_per_bone() {
     // placeholders (or an O(n^2) lookup) would still miss by far.
     assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
 }
+
+/// The weights accessors are kept as they are (their `name` stays; a rewrite would drop
+/// it), so sets may store weights in different formats: here set 0 FLOAT, set 1
+/// normalized UNSIGNED_BYTE.
+#[test]
+fn weights_accessors_are_kept_and_may_differ_in_format() {
+    let g = load_file("spec/vectors/gltf/multiset-valid.gltf");
+    let mut bin = g.buffer(0).unwrap().unwrap().to_vec();
+    let mut doc: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(repo().join("spec/vectors/gltf/multiset-valid.gltf")).unwrap(),
+    )
+    .unwrap();
+    // Set 1's FLOAT weights (accessor 4), as normalized UNSIGNED_BYTE in a new view.
+    let w1 = dashvertex_gltf::accessor::read(&g, 4, &Limits::default()).unwrap();
+    let offset = bin.len();
+    for v in 0..w1.count {
+        for c in 0..4 {
+            bin.push((w1.get(v, c) * 255.0).round() as u8);
+        }
+    }
+    doc["buffers"][0] = serde_json::json!({"uri": "buf.bin", "byteLength": bin.len()});
+    let views = doc["bufferViews"].as_array_mut().unwrap();
+    views.push(serde_json::json!({"buffer": 0, "byteOffset": offset, "byteLength": w1.count * 4, "target": 34962}));
+    let view = views.len() - 1;
+    let accessors = doc["accessors"].as_array_mut().unwrap();
+    accessors[2]["name"] = "set 0 weights".into();
+    accessors.push(serde_json::json!({"bufferView": view, "componentType": 5121, "normalized": true, "count": w1.count, "type": "VEC4", "name": "set 1 weights"}));
+    let unorm = accessors.len() - 1;
+    doc["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_1"] = unorm.into();
+    let text = serde_json::to_vec(&doc).unwrap();
+    let files = MemoryFiles {
+        files: vec![("buf.bin", bin.as_slice())],
+    };
+    let mixed = dashvertex_gltf::load(&text, &files, &Limits::default()).unwrap();
+    let m = manifest(
+        &[
+            "joint5", "joint2", "joint7", "joint0", "joint6", "joint1", "joint4", "joint3",
+        ],
+        &[],
+    );
+    let written = remap(&mixed, &m, &Options::default())
+        .unwrap()
+        .finish(Container::Glb, &BufferFiles::Embed)
+        .unwrap()
+        .unwrap();
+    assert_skins_identically(&mixed, &load_written(&written));
+    // The GLB's JSON chunk: after the 12-byte header, a length and a type.
+    let len = u32::from_le_bytes(written.main[12..16].try_into().unwrap()) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&written.main[20..20 + len]).unwrap();
+    let attributes = &json["meshes"][0]["primitives"][0]["attributes"];
+    let accessor = |name: &str| &json["accessors"][attributes[name].as_u64().unwrap() as usize];
+    assert_eq!(accessor("WEIGHTS_0")["name"], "set 0 weights");
+    assert_eq!(accessor("WEIGHTS_1")["name"], "set 1 weights");
+    assert_eq!(accessor("WEIGHTS_1")["normalized"], true);
+    assert!(
+        accessor("JOINTS_0").get("name").is_none(),
+        "the joints are new accessors"
+    );
+}

@@ -34,22 +34,24 @@ def geometry_sockets(tree):
         tree.outputs.new("NodeSocketGeometry", "Geometry")
 
 
-def _copy_tree(group_names):
-    """A geometry node group storing group ``i`` as float attribute ``PREFIX_i``."""
-    tree = bpy.data.node_groups.new("dashvertex read weights", "GeometryNodeTree")
+def copy_tree(label, pairs):
+    """A geometry node group named `label` that stores, for each ``(source, target)``
+    name of `pairs` in order, the float POINT attribute `source` as `target` (a vertex
+    group's name writes that group)."""
+    tree = bpy.data.node_groups.new(label, "GeometryNodeTree")
     try:
         geometry_sockets(tree)
         node_in = tree.nodes.new("NodeGroupInput")
         node_out = tree.nodes.new("NodeGroupOutput")
         geometry = node_in.outputs[0]
-        for i, name in enumerate(group_names):
+        for source, target in pairs:
             read = tree.nodes.new("GeometryNodeInputNamedAttribute")
             read.data_type = "FLOAT"
-            read.inputs["Name"].default_value = name
+            read.inputs["Name"].default_value = source
             store = tree.nodes.new("GeometryNodeStoreNamedAttribute")
             store.data_type = "FLOAT"
             store.domain = "POINT"
-            store.inputs["Name"].default_value = f"{_ATTRIBUTE_PREFIX}{i}"
+            store.inputs["Name"].default_value = target
             tree.links.new(geometry, store.inputs["Geometry"])
             tree.links.new(socket(read.outputs, "VALUE"), socket(store.inputs, "VALUE", "Value"))
             geometry = store.outputs[0]
@@ -58,6 +60,12 @@ def _copy_tree(group_names):
         bpy.data.node_groups.remove(tree)
         raise
     return tree
+
+
+def _copy_tree(group_names):
+    """A geometry node group storing group ``i`` as float attribute ``PREFIX_i``."""
+    return copy_tree("dashvertex read weights",
+                     [(name, f"{_ATTRIBUTE_PREFIX}{i}") for i, name in enumerate(group_names)])
 
 
 def read_nodes(obj):

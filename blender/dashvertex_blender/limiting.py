@@ -84,29 +84,8 @@ class NodesUnavailable(RuntimeError):
 def _store_tree(columns):
     """A geometry node group storing, for each ``(group name, attribute name)`` of
     `columns`, the float POINT attribute into the vertex group."""
-    tree = bpy.data.node_groups.new("dashvertex write weights", "GeometryNodeTree")
-    try:
-        group_weights.geometry_sockets(tree)
-        node_in = tree.nodes.new("NodeGroupInput")
-        node_out = tree.nodes.new("NodeGroupOutput")
-        geometry = node_in.outputs[0]
-        for group, attribute in columns:
-            read = tree.nodes.new("GeometryNodeInputNamedAttribute")
-            read.data_type = "FLOAT"
-            read.inputs["Name"].default_value = attribute
-            store = tree.nodes.new("GeometryNodeStoreNamedAttribute")
-            store.data_type = "FLOAT"
-            store.domain = "POINT"
-            store.inputs["Name"].default_value = group
-            tree.links.new(geometry, store.inputs["Geometry"])
-            tree.links.new(group_weights.socket(read.outputs, "VALUE"),
-                           group_weights.socket(store.inputs, "VALUE", "Value"))
-            geometry = store.outputs[0]
-        tree.links.new(geometry, node_out.inputs[0])
-    except Exception:
-        bpy.data.node_groups.remove(tree)
-        raise
-    return tree
+    return group_weights.copy_tree("dashvertex write weights",
+                                   [(attribute, group) for group, attribute in columns])
 
 
 def _nodes_refusal(obj, groups):

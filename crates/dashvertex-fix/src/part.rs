@@ -439,29 +439,9 @@ fn drop_trailing_sets(inf: &mut Influences, report: &mut PartReport) {
     if inf.sets <= 1 || width == 0 {
         return;
     }
-    let mut used = 1;
-    for v in 0..inf.vertices() {
-        let Some(w) = inf.weights.get(v * width..(v + 1) * width) else {
-            break;
-        };
-        let j = inf
-            .joints
-            .get(v * width..(v + 1) * width)
-            .unwrap_or_default();
-        for s in (used..inf.sets).rev() {
-            let range = s * SLOTS..(s + 1) * SLOTS;
-            let any = w
-                .get(range.clone())
-                .is_some_and(|x| x.iter().any(|&x| x != 0.0))
-                || j.get(range).is_some_and(|x| x.iter().any(|&x| x != 0));
-            if any {
-                used = s + 1;
-                break;
-            }
-        }
-        if used == inf.sets {
-            return;
-        }
+    let used = highest_set_used(&inf.joints, &inf.weights, inf.sets);
+    if used == inf.sets {
+        return;
     }
     let keep = used * SLOTS;
     let n = inf.vertices();

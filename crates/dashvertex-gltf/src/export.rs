@@ -57,6 +57,20 @@ pub enum WeightFormat {
     Unorm16,
 }
 
+/// The `attributes` object of primitive `primitive` of mesh `mesh` in the document.
+fn attributes_mut(
+    value: &mut Value,
+    mesh: usize,
+    primitive: usize,
+) -> Result<&mut serde_json::Map<String, Value>, ExportError> {
+    value
+        .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}/attributes"))
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| {
+            ExportError::Missing(format!("mesh {mesh} primitive {primitive} does not exist"))
+        })
+}
+
 /// The joint indices of set `s` of vertex `v`, as [`Editor::set_joints_from`] reads them.
 pub type JointsOf<'a> = dyn Fn(usize, usize) -> [u32; 4] + Sync + 'a;
 
@@ -371,13 +385,7 @@ impl<'g> Editor<'g> {
         src: &dyn InfluenceSource,
     ) -> Result<(), ExportError> {
         let new_attrs = self.influence_accessors(src)?;
-        let attrs = self
-            .value
-            .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}/attributes"))
-            .and_then(Value::as_object_mut)
-            .ok_or_else(|| {
-                ExportError::Missing(format!("mesh {mesh} primitive {primitive} does not exist"))
-            })?;
+        let attrs = attributes_mut(&mut self.value, mesh, primitive)?;
         let old: Vec<String> = attrs
             .keys()
             .filter(|k| k.starts_with("JOINTS_") || k.starts_with("WEIGHTS_"))
@@ -464,13 +472,7 @@ impl<'g> Editor<'g> {
         joints: &JointsOf<'_>,
     ) -> Result<(), ExportError> {
         let new_attrs = self.joint_accessors(sets, count, joints)?;
-        let attrs = self
-            .value
-            .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}/attributes"))
-            .and_then(Value::as_object_mut)
-            .ok_or_else(|| {
-                ExportError::Missing(format!("mesh {mesh} primitive {primitive} does not exist"))
-            })?;
+        let attrs = attributes_mut(&mut self.value, mesh, primitive)?;
         for (k, a) in new_attrs {
             // An index beyond usize names no accessor.
             if let Some(i) = attrs
@@ -678,13 +680,7 @@ impl<'g> Editor<'g> {
         primitive: usize,
         names: &[&str],
     ) -> Result<(), ExportError> {
-        let attrs = self
-            .value
-            .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}/attributes"))
-            .and_then(Value::as_object_mut)
-            .ok_or_else(|| {
-                ExportError::Missing(format!("mesh {mesh} primitive {primitive} does not exist"))
-            })?;
+        let attrs = attributes_mut(&mut self.value, mesh, primitive)?;
         for name in names {
             if let Some(i) = attrs
                 .remove(*name)

@@ -434,7 +434,7 @@ impl Slots<'_, '_> {
     /// first vertex that has one, as the serial fill would give it.
     fn fill_parallel(&self, joints: &mut [u32], weights: &mut [f64]) -> Result<(), FixError> {
         use rayon::prelude::*;
-        const CHUNK: usize = 16 * 1024;
+        const CHUNK: usize = part::CHUNK_VERTICES;
         let width = self.joints.len() * SLOTS;
         if width == 0 {
             return Ok(());

@@ -2,6 +2,8 @@
 //! its repair: every vertex, then the vertices left without weight under
 //! `--zero-sum nearest`, then the trailing sets no vertex uses.
 
+use std::collections::BTreeMap;
+
 use dashvertex_core::SLOTS;
 
 use crate::nearest::Tree;
@@ -129,7 +131,8 @@ pub fn fix(
         let room = listed.saturating_sub(before_of.len());
         let mut changed = chunk.changed;
         for (_, _, steps) in changed.drain(room.min(changed.len())..) {
-            count_unlisted(&mut report, steps);
+            report.unlisted += 1;
+            tally(&mut report.steps, steps);
         }
         before_of.extend(changed);
         report.unlisted += chunk.unlisted;
@@ -172,16 +175,15 @@ pub fn fix(
     Ok(report)
 }
 
-/// A changed vertex the report does not list: counted, its steps tallied.
-fn count_unlisted(report: &mut PartReport, steps: Steps) {
-    report.unlisted += 1;
+/// Adds one vertex's steps to a tally of vertices per step.
+fn tally(into: &mut BTreeMap<Step, u64>, steps: Steps) {
     for step in steps.iter() {
-        *report.steps.entry(step).or_default() += 1;
+        *into.entry(step).or_default() += 1;
     }
 }
 
-/// Vertices per parallel chunk.
-const CHUNK_VERTICES: usize = 16 * 1024;
+/// Vertices per parallel chunk, for every chunked pass over a part's vertices.
+pub const CHUNK_VERTICES: usize = 16 * 1024;
 
 /// Writes the slots of the vertices from a first one on, as [`untouched`] asks for them.
 pub type Fill<'a> = dyn Fn(usize, &mut [u32], &mut [f64]) -> bool + Sync + 'a;
@@ -281,7 +283,7 @@ struct Chunk {
     /// Changed vertices past the chunk's `listed` first ones, and their steps' tally
     /// (without `--zero-sum nearest`, tallied once the nearest vertices are found).
     unlisted: u64,
-    tally: Vec<(Step, u64)>,
+    tally: BTreeMap<Step, u64>,
     pending: Vec<usize>,
     /// The first refusal of each kind, with how many vertices it refused.
     refused: Vec<PartRefusal>,
@@ -303,7 +305,7 @@ fn fix_chunk(
     let mut out = Chunk {
         changed: Vec::new(),
         unlisted: 0,
-        tally: Vec::new(),
+        tally: BTreeMap::new(),
         pending: Vec::new(),
         refused: Vec::new(),
     };
@@ -348,12 +350,7 @@ fn fix_chunk(
         }
         if (!steps.is_empty() || nearest) && out.changed.len() >= listed {
             out.unlisted += 1;
-            for step in steps.iter() {
-                match out.tally.iter_mut().find(|e| e.0 == step) {
-                    Some(e) => e.1 += 1,
-                    None => out.tally.push((step, 1)),
-                }
-            }
+            tally(&mut out.tally, steps);
         } else if !steps.is_empty() || nearest {
             let before = Slots {
                 joints: old_j.clone(),

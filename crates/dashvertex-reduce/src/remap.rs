@@ -472,6 +472,10 @@ struct Renumbered<'g, 'm> {
     count: usize,
 }
 
+/// Set `s` of one vertex as stored: its four joint values, and which of its four weights
+/// are zero (the stored value 0; a FLOAT `-0.0` too).
+type Stored = ([u32; 4], [bool; 4]);
+
 impl<'g, 'm> Renumbered<'g, 'm> {
     fn read(
         gltf: &'g Gltf,
@@ -537,11 +541,10 @@ impl<'g, 'm> Renumbered<'g, 'm> {
                 .into_par_iter()
                 .find_map_first(|c| {
                     (c * CHUNK..count.min((c + 1) * CHUNK)).find_map(|v| {
-                        let (js, ws) = (jd.get4(v), wd.get4(v));
-                        js.iter().zip(&ws).enumerate().find_map(|(c, (&j, &w))| {
-                            let padding = j == 0.0 && w == 0.0;
-                            (!padding && to_index(j).and_then(|j| map.get(j)).is_none())
-                                .then_some((v, c, j))
+                        let (js, zero) = stored(jd, wd, v);
+                        js.iter().zip(&zero).enumerate().find_map(|(c, (&j, &z))| {
+                            let padding = j == 0 && z;
+                            (!padding && map.get(j as usize).is_none()).then_some((v, c, j))
                         })
                     })
                 });
@@ -566,25 +569,63 @@ impl<'g, 'm> Renumbered<'g, 'm> {
         }
         (0..self.count).find_map(|v| {
             self.sets.iter().enumerate().find_map(|(k, (jd, wd))| {
-                let (js, ws) = (jd.get4(v), wd.get4(v));
-                js.iter().zip(&ws).find_map(|(&j, &w)| {
-                    let j = to_index(j)?;
-                    (w != 0.0 && flagged.get(j).copied().unwrap_or(false)).then_some((k, v, j))
+                let (js, zero) = stored(jd, wd, v);
+                js.iter().zip(&zero).find_map(|(&j, &z)| {
+                    let j = j as usize;
+                    (!z && flagged.get(j).copied().unwrap_or(false)).then_some((k, v, j))
                 })
             })
         })
     }
 }
 
-/// A stored joint value (a whole number in 0 ..= 65535, checked by the format) as an
-/// index.
+/// Set `(jd, wd)` of vertex `v` as stored (see [`Stored`]). The usual storage (VEC4
+/// UNSIGNED_BYTE or UNSIGNED_SHORT joints; FLOAT, UNSIGNED_BYTE or UNSIGNED_SHORT
+/// weights; no sparse data) is decoded from the bytes in place; anything else through
+/// [`AccessorData::get4`], which gives the same values.
+#[inline]
 #[allow(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss,
-    reason = "joint values are UNSIGNED_BYTE or UNSIGNED_SHORT: whole numbers in 0..=65535"
+    reason = "joint values are UNSIGNED_BYTE or UNSIGNED_SHORT (`read` checks): whole \
+              numbers in 0..=65535"
 )]
-fn to_index(j: f64) -> Option<usize> {
-    (0.0..=65535.0).contains(&j).then_some(j as usize)
+fn stored(jd: &AccessorData<'_>, wd: &AccessorData<'_>, v: usize) -> Stored {
+    let joints = match jd.component_type {
+        component::U8 => jd
+            .vec4_bytes(v, 1)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(|b| b.map(u32::from)),
+        _ => jd.vec4_bytes(v, 2).and_then(|b| {
+            let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).ok()?;
+            Some([[a0, a1], [b0, b1], [c0, c1], [d0, d1]].map(|x| u32::from(u16::from_le_bytes(x))))
+        }),
+    };
+    let zero = match wd.component_type {
+        component::F32 => wd.vec4_bytes(v, 4).and_then(|b| {
+            let (w, []) = b.as_chunks::<4>() else {
+                return None;
+            };
+            let [a, b, c, d] = <[[u8; 4]; 4]>::try_from(w).ok()?;
+            Some([a, b, c, d].map(|x| u32::from_le_bytes(x) & 0x7fff_ffff == 0))
+        }),
+        component::U8 => wd
+            .vec4_bytes(v, 1)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(|b| b.map(|x| x == 0)),
+        _ => wd.vec4_bytes(v, 2).and_then(|b| {
+            let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).ok()?;
+            Some([[a0, a1], [b0, b1], [c0, c1], [d0, d1]].map(|x| x == [0, 0]))
+        }),
+    };
+    match (joints, zero) {
+        (Some(j), Some(z)) => (j, z),
+        _ => {
+            let (js, ws) = (jd.get4(v), wd.get4(v));
+            // Joint values are whole numbers in 0..=65535: exact.
+            (js.map(|j| j as u32), ws.map(|w| w == 0.0))
+        }
+    }
 }
 
 impl Renumbered<'_, '_> {
@@ -601,17 +642,14 @@ impl Renumbered<'_, '_> {
         let Some((jd, wd)) = self.sets.get(s) else {
             return [0; 4];
         };
-        let (js, ws) = (jd.get4(v), wd.get4(v));
+        let (js, zero) = stored(jd, wd, v);
         std::array::from_fn(|c| {
-            let (j, w) = (js.get(c).copied(), ws.get(c).copied());
-            match (j, w) {
-                // Canonical padding stays canonical padding.
-                (Some(j), Some(w)) if j == 0.0 && w == 0.0 => 0,
-                (Some(j), _) => to_index(j)
-                    .and_then(|j| self.map.get(j))
-                    .copied()
-                    .unwrap_or(0),
-                _ => 0,
+            let j = js.get(c).copied().unwrap_or(0);
+            // Canonical padding stays canonical padding.
+            if j == 0 && zero.get(c).copied().unwrap_or(false) {
+                0
+            } else {
+                self.map.get(j as usize).copied().unwrap_or(0)
             }
         })
     }

@@ -12,7 +12,7 @@ also validates and writes its output (part of the command's promise).
 A budget at which a triangle needs more joints than N: dash refuses the file (exit 1,
 naming the triangle); Assimp 5.2.5 loops forever, so each Assimp run has a time limit.
 """
-import argparse, json, os, re, statistics, subprocess, sys, tempfile
+import argparse, json, os, re, signal, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "target", "split-peers")
@@ -24,12 +24,18 @@ LIMIT = 10  # seconds an Assimp run may take
 def timed(cmd, limit=None):
     """(exit code or None on timeout, wall s, peak RSS MB, stdout)."""
     t = ["/usr/bin/time", "-f", "%e %M"] + cmd
-    try:
-        r = subprocess.run(t, capture_output=True, text=True, timeout=limit)
-    except subprocess.TimeoutExpired:
-        return None, float(limit), 0.0, ""
-    wall, rss = r.stderr.strip().splitlines()[-1].split()
-    return r.returncode, float(wall), int(rss) / 1024, r.stdout
+    # A session of its own, so that a timeout stops the command itself and not only
+    # `time` (Assimp's split of a triangle over the budget loops, allocating, forever).
+    with subprocess.Popen(t, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as p:
+        try:
+            out, err = p.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            return None, float(limit), 0.0, ""
+    wall, rss = err.strip().splitlines()[-1].split()
+    return p.returncode, float(wall), int(rss) / 1024, out
 
 
 def main():

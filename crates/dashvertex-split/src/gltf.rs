@@ -188,7 +188,7 @@ fn split_primitive(
                 *o = stamp;
             }
         }
-        part_vertices.push(stats::part_vertices(&shape, p, &mut mark, stamp).len());
+        part_vertices.push(stats::part_vertex_count(&shape, p, &mut mark, stamp));
     }
     let seam_edges = stats::seam_edges(&shape, &owner);
     let total: usize = part_vertices.iter().sum();

@@ -125,14 +125,28 @@ pub const MERGE_CANDIDATES: usize = 64;
 
 /// Per element, the joints its vertices use together, sorted and distinct.
 pub fn element_joints(shape: &Shape<'_>) -> Rows {
-    let mut out = Rows::new();
+    let n = shape.elements();
+    let mut out = Rows {
+        start: Vec::with_capacity(n + 1),
+        items: Vec::with_capacity(n.saturating_mul(4)),
+    };
+    out.start.push(0);
     let mut scratch: Vec<u32> = Vec::new();
-    for e in 0..shape.elements() {
+    for e in 0..n {
         // A handful of joints per element: kept sorted and distinct by insertion, which
-        // beats a general sort at this size.
+        // beats a general sort at this size. Neighbouring vertices mostly use the same
+        // joints: a vertex whose row is the one gathered so far adds nothing.
         scratch.clear();
         for &v in shape.element(e) {
-            for &j in shape.vertex_joints.row(v as usize) {
+            let row = shape.vertex_joints.row(v as usize);
+            if row == scratch.as_slice() {
+                continue;
+            }
+            if scratch.is_empty() {
+                scratch.extend_from_slice(row);
+                continue;
+            }
+            for &j in row {
                 let at = scratch.partition_point(|&x| x < j);
                 if scratch.get(at) != Some(&j) {
                     scratch.insert(at, j);
@@ -160,8 +174,9 @@ pub fn infeasible(ej: &Rows, max: usize) -> Option<Infeasible> {
     (count > 0).then_some(Infeasible { count, first })
 }
 
-/// Per vertex, the elements that use it (ascending).
-fn vertex_elements(shape: &Shape<'_>) -> Rows {
+/// Per vertex, the elements that use it (ascending; an element using a vertex twice is
+/// listed twice).
+pub(crate) fn vertex_elements(shape: &Shape<'_>) -> Rows {
     let n = shape.vertex_joints.len();
     let mut count = vec![0usize; n + 1];
     for &v in shape.indices {
@@ -208,9 +223,16 @@ pub fn partition(shape: &Shape<'_>, max: usize) -> Vec<Part> {
     let mut mark = vec![0u32; shape.vertex_joints.len()];
     let mut stamp = 0u32;
     let mut best: Option<(usize, usize, Vec<Part>)> = None;
+    // What no growth can beat: ⌈joints used / max⌉ parts, each vertex written once. A
+    // growth reaching both ends the search (a later one could only tie, and ties keep the
+    // earliest), so a primitive that splits cleanly is grown once.
+    let floor = floor(shape, &ej, max, &mut mark);
     // One growth at a time: side by side on two threads they took a quarter less time and
     // a quarter more memory on the benchmark rig (benches/README.md, "split").
     for how in [Growth::ADJACENT, Growth::FILL, Growth::INDEX_ORDER] {
+        if best.as_ref().is_some_and(|(n, w, _)| (*n, *w) <= floor) {
+            break;
+        }
         let mut parts = grow(shape, &ej, &adj, max, how);
         merge(&mut parts, shape.joints, max);
         parts.retain(|p| !p.elements.is_empty());
@@ -245,6 +267,32 @@ pub fn partition(shape: &Shape<'_>, max: usize) -> Vec<Part> {
     }
     parts.sort_by_key(|p| p.elements.first().copied());
     parts
+}
+
+/// The fewest parts and vertices written any split of `shape` can have: `(⌈joints
+/// used / max⌉, vertices used)`. Leaves `mark` all zero.
+fn floor(shape: &Shape<'_>, ej: &Rows, max: usize, mark: &mut [u32]) -> (usize, usize) {
+    let mut seen = vec![false; shape.joints];
+    let mut joints: usize = 0;
+    for &j in &ej.items {
+        if let Some(s) = seen.get_mut(j as usize)
+            && !*s
+        {
+            *s = true;
+            joints += 1;
+        }
+    }
+    let mut vertices = 0;
+    for &v in shape.indices {
+        if let Some(m) = mark.get_mut(v as usize)
+            && *m == 0
+        {
+            *m = 1;
+            vertices += 1;
+        }
+    }
+    mark.fill(0);
+    (joints.div_ceil(max.max(1)), vertices)
 }
 
 /// How parts grow.

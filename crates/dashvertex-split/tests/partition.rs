@@ -11,6 +11,7 @@
 )]
 
 use dashvertex_split::partition::{Rows, Shape, element_joints, infeasible, partition};
+use dashvertex_split::stats::{part_vertex_count, seam_edges};
 use proptest::prelude::*;
 
 /// A random rig: vertices with 1–4 joints each (out of `joints`), triangles over them.
@@ -68,6 +69,47 @@ proptest! {
         }
         prop_assert!(seen.iter().all(|&n| n == 1), "every element in exactly one part");
         prop_assert!(parts.len() >= used.len().div_ceil(max));
+    }
+
+    #[test]
+    fn seams_and_vertex_counts_match_their_definitions(
+        (joints, rows, indices) in rig(),
+        budget in 1usize..16,
+        lines in any::<bool>(),
+    ) {
+        // Triangles as drawn, or the same indices read as lines (degenerate elements
+        // included: the random triangles repeat vertices).
+        let arity = if lines { 2 } else { 3 };
+        let n = indices.len() - indices.len() % arity;
+        let shape = Shape { arity, indices: &indices[..n], vertex_joints: &rows, joints };
+        let ej = element_joints(&shape);
+        let max = budget.max((0..ej.len()).map(|e| ej.row(e).len()).max().unwrap_or(0));
+        let parts = partition(&shape, max);
+        let mut owner = vec![0u32; shape.elements()];
+        let mut mark = vec![0u32; rows.len()];
+        for (k, p) in parts.iter().enumerate() {
+            for &e in &p.elements {
+                owner[e as usize] = k as u32 + 1;
+            }
+            let mut vs: Vec<u32> = p.elements.iter().flat_map(|&e| shape.element(e as usize).to_vec()).collect();
+            vs.sort_unstable();
+            vs.dedup();
+            prop_assert_eq!(part_vertex_count(&shape, p, &mut mark, k as u32 + 1), vs.len());
+        }
+        // By definition: every edge (unordered pair of an element's consecutive
+        // vertices), grouped, a seam when its elements lie in more than one part.
+        let mut parts_of: std::collections::BTreeMap<(u32, u32), std::collections::BTreeSet<u32>> =
+            std::collections::BTreeMap::new();
+        for (e, &part) in owner.iter().enumerate() {
+            let vs = shape.element(e);
+            let pairs = if vs.len() == 2 { 1 } else { vs.len() };
+            for k in 0..pairs {
+                let (a, b) = (vs[k], vs[(k + 1) % vs.len()]);
+                parts_of.entry((a.min(b), a.max(b))).or_default().insert(part);
+            }
+        }
+        let expected = parts_of.values().filter(|s| s.len() > 1).count();
+        prop_assert_eq!(seam_edges(&shape, &owner), expected);
     }
 }
 

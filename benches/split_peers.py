@@ -66,16 +66,16 @@ def main():
                 at.append(w); ar.append(m)
                 if acode is None:
                     break  # a loop: once is enough
-            # Wall time: hyperfine, both commands in one run (RSS above, from /usr/bin/time).
-            if dcode == 0 or acode == 0:
-                hf = os.path.join(tmp, "hf.json")
-                cmds = [" ".join(dcmd)] + ([" ".join(acmd)] if acode == 0 else [])
-                subprocess.run(["hyperfine", "-N", "-i", "-w", "3", "-r", str(10 * a.rounds),
-                                "--export-json", hf] + cmds, capture_output=True, check=True)
-                res = json.load(open(hf))["results"]
-                dt = [res[0]["median"]]
-                if acode == 0:
-                    at = [res[1]["median"]]
+            # Wall time: hyperfine, both commands in one run (RSS above, from /usr/bin/time);
+            # a refusal is timed too (`-i`), /usr/bin/time's 10 ms steps are too coarse.
+            hf = os.path.join(tmp, "hf.json")
+            cmds = [" ".join(dcmd)] + ([" ".join(acmd)] if acode == 0 else [])
+            subprocess.run(["hyperfine", "-N", "-i", "-w", "3", "-r", str(10 * a.rounds),
+                            "--export-json", hf] + cmds, capture_output=True, check=True)
+            res = json.load(open(hf))["results"]
+            dt = [res[0]["median"]]
+            if acode == 0:
+                at = [res[1]["median"]]
             row = {"file": name, "n": n}
             if dcode == 0:
                 r = json.load(open(rep))

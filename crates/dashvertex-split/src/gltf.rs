@@ -10,7 +10,7 @@ use dashvertex_gltf::export::Editor;
 use dashvertex_gltf::skinning::{self, PrimitiveSets};
 use dashvertex_skin::Animation;
 
-use crate::partition::{self, Part, Shape};
+use crate::partition::{self, Part, Rows, Shape, TableFull};
 use crate::read::{self, Read};
 use crate::report::{Added, PartReport, PrimitiveReport, Reduced, Report};
 use crate::write::{self, Cut, Pair, Tree};
@@ -70,30 +70,30 @@ fn split_primitive(
     let skin_joints = gltf.root.skins.get(skin).map_or(0, |s| s.joints.len());
     let mut read = read::read(gltf, sets, skin_joints, limits)?;
     let (mesh, primitive) = (sets.mesh, sets.primitive);
-    let mut reduced = None;
-    let check = |read: &Read| {
-        let vj = read.stored.vertex_joints();
+    // A primitive whose tables would pass u32::MAX entries is refused, located.
+    let too_large = |e: TableFull| SplitError::Unsupported {
+        mesh,
+        primitive,
+        pointer: sets.pointer(),
+        what: e.to_string(),
+    };
+    // Per vertex and per element, the joints used: built once, and again only after a
+    // repair changed the influences.
+    let tables = |read: &Read| -> Result<(Rows<u16>, Rows<u16>), SplitError> {
+        let vj = read.stored.vertex_joints().map_err(too_large)?;
         let shape = Shape {
             arity: read.arity,
             indices: &read.indices,
             vertex_joints: &vj,
             joints: skin_joints,
         };
-        partition::infeasible(&partition::element_joints(&shape), max)
+        let ej = partition::element_joints(&shape).map_err(too_large)?;
+        Ok((vj, ej))
     };
-    if let Some(bad) = check(&read) {
+    let (mut vj, mut ej) = tables(&read)?;
+    let mut reduced = None;
+    if let Some(bad) = partition::infeasible(&ej, max) {
         if !opts.reduce {
-            let needed = {
-                let vj = read.stored.vertex_joints();
-                let shape = Shape {
-                    arity: read.arity,
-                    indices: &read.indices,
-                    vertex_joints: &vj,
-                    joints: skin_joints,
-                };
-                let ej = partition::element_joints(&shape);
-                (0..ej.len()).map(|e| ej.row(e).len()).max().unwrap_or(0)
-            };
             return Err(SplitError::TooManyJoints {
                 mesh,
                 primitive,
@@ -104,9 +104,11 @@ fn split_primitive(
                     .into_iter()
                     .map(|(e, j)| refused(gltf, &read, skin, e, j))
                     .collect(),
-                needed,
+                needed: ej.widest(),
             });
         }
+        // Not needed while the repair runs; rebuilt after it.
+        drop((vj, ej));
         let before = read.stored.clone();
         let rep = repair::repair(&mut read, max).map_err(|u| SplitError::Unfixable {
             mesh,
@@ -152,15 +154,16 @@ fn split_primitive(
             moments: moved.moments,
             moments_full: moved.moments_full,
         });
+        (vj, ej) = tables(&read)?;
     }
-    let vj = read.stored.vertex_joints();
     let shape = Shape {
         arity: read.arity,
         indices: &read.indices,
         vertex_joints: &vj,
         joints: skin_joints,
     };
-    let parts = partition::partition(&shape, max);
+    let parts = partition::partition(&shape, &ej, max).map_err(too_large)?;
+    drop(ej);
     // Figures.
     let mut referenced = vec![false; read.vertices];
     for &v in &read.indices {
@@ -190,7 +193,7 @@ fn split_primitive(
         }
         part_vertices.push(stats::part_vertex_count(&shape, p, &mut mark, stamp));
     }
-    let seam_edges = stats::seam_edges(&shape, &owner);
+    let seam_edges = stats::seam_edges(&shape, &owner).map_err(too_large)?;
     let total: usize = part_vertices.iter().sum();
     let whole = parts.len() == 1 && used_vertices == read.vertices;
     let fills: Vec<f64> = parts

@@ -9,28 +9,63 @@
 use std::cmp::Reverse;
 use std::collections::VecDeque;
 
-/// Compressed rows: row `i` is `items[start[i]..start[i + 1]]`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Rows {
+/// Compressed rows: row `i` is `items[start[i]..start[i + 1]]`. Starts are `u32`, which
+/// halves the table's overhead on large primitives; a table refuses to grow past
+/// `u32::MAX` items ([`TableFull`]) rather than wrap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rows<T = u32> {
     /// Row starts, one more than the rows.
-    pub start: Vec<usize>,
+    start: Vec<u32>,
     /// The items of every row, one row after another.
-    pub items: Vec<u32>,
+    items: Vec<T>,
 }
 
-impl Rows {
+/// A table of [`Rows`] would hold more than `u32::MAX` items: the primitive is too large
+/// for the split (4,294,967,295 vertex indices, or joints summed over its vertices or
+/// elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "more than 4294967295 entries in one table (vertex indices, or joints summed over the vertices or elements): split the primitive into smaller ones first"
+)]
+pub struct TableFull;
+
+impl<T: Copy> Default for Rows<T> {
+    fn default() -> Self {
+        Rows::new()
+    }
+}
+
+impl<T: Copy> Rows<T> {
     /// An empty table (no rows).
-    pub fn new() -> Rows {
+    pub fn new() -> Rows<T> {
+        Rows::with_capacity(0, 0)
+    }
+
+    /// An empty table with room for `rows` rows of `items` items in all.
+    pub fn with_capacity(rows: usize, items: usize) -> Rows<T> {
+        let mut start = Vec::with_capacity(rows.saturating_add(1));
+        start.push(0);
         Rows {
-            start: vec![0],
-            items: Vec::new(),
+            start,
+            items: Vec::with_capacity(items),
         }
     }
 
-    /// Appends a row.
-    pub fn push(&mut self, row: impl IntoIterator<Item = u32>) {
+    /// Appends a row; refused (the table unchanged) when the table would pass `u32::MAX`
+    /// items.
+    pub fn push(&mut self, row: impl IntoIterator<Item = T>) -> Result<(), TableFull> {
+        let before = self.items.len();
         self.items.extend(row);
-        self.start.push(self.items.len());
+        match u32::try_from(self.items.len()) {
+            Ok(end) => {
+                self.start.push(end);
+                Ok(())
+            }
+            Err(_) => {
+                self.items.truncate(before);
+                Err(TableFull)
+            }
+        }
     }
 
     /// Number of rows.
@@ -43,24 +78,27 @@ impl Rows {
         self.len() == 0
     }
 
+    /// Every item, row after row.
+    pub fn items(&self) -> &[T] {
+        &self.items
+    }
+
     /// The length of the longest row (0 when there is none).
     pub fn widest(&self) -> usize {
         self.start
             .windows(2)
-            .map(|w| {
-                w.get(1)
-                    .copied()
-                    .unwrap_or(0)
-                    .saturating_sub(w.first().copied().unwrap_or(0))
+            .map(|w| match w {
+                [a, b] => b.saturating_sub(*a) as usize,
+                _ => 0,
             })
             .max()
             .unwrap_or(0)
     }
 
     /// Row `i` (empty beyond the last).
-    pub fn row(&self, i: usize) -> &[u32] {
+    pub fn row(&self, i: usize) -> &[T] {
         match (self.start.get(i), self.start.get(i + 1)) {
-            (Some(&a), Some(&b)) => self.items.get(a..b).unwrap_or_default(),
+            (Some(&a), Some(&b)) => self.items.get(a as usize..b as usize).unwrap_or_default(),
             _ => &[],
         }
     }
@@ -74,8 +112,9 @@ pub struct Shape<'a> {
     /// The elements' vertex indices, `arity` per element (each below `vertex_joints`'
     /// row count).
     pub indices: &'a [u32],
-    /// Per vertex, the joints it uses (non-zero weight), sorted and distinct.
-    pub vertex_joints: &'a Rows,
+    /// Per vertex, the joints it uses (non-zero weight), sorted and distinct (a joint
+    /// index is a glTF `JOINTS_n` value, so it fits 16 bits).
+    pub vertex_joints: &'a Rows<u16>,
     /// Joints of the skin (every joint index is below it).
     pub joints: usize,
 }
@@ -124,14 +163,10 @@ pub const WORK_PER_INCIDENCE: u64 = 64;
 pub const MERGE_CANDIDATES: usize = 64;
 
 /// Per element, the joints its vertices use together, sorted and distinct.
-pub fn element_joints(shape: &Shape<'_>) -> Rows {
+pub fn element_joints(shape: &Shape<'_>) -> Result<Rows<u16>, TableFull> {
     let n = shape.elements();
-    let mut out = Rows {
-        start: Vec::with_capacity(n + 1),
-        items: Vec::with_capacity(n.saturating_mul(4)),
-    };
-    out.start.push(0);
-    let mut scratch: Vec<u32> = Vec::new();
+    let mut out = Rows::with_capacity(n, n.saturating_mul(4));
+    let mut scratch: Vec<u16> = Vec::new();
     for e in 0..n {
         // A handful of joints per element: kept sorted and distinct by insertion, which
         // beats a general sort at this size. Neighbouring vertices mostly use the same
@@ -153,13 +188,13 @@ pub fn element_joints(shape: &Shape<'_>) -> Rows {
                 }
             }
         }
-        out.push(scratch.iter().copied());
+        out.push(scratch.iter().copied())?;
     }
-    out
+    Ok(out)
 }
 
 /// The elements that need more than `max` joints (none when every element fits).
-pub fn infeasible(ej: &Rows, max: usize) -> Option<Infeasible> {
+pub fn infeasible(ej: &Rows<u16>, max: usize) -> Option<Infeasible> {
     let mut count = 0;
     let mut first = Vec::new();
     for e in 0..ej.len() {
@@ -167,7 +202,7 @@ pub fn infeasible(ej: &Rows, max: usize) -> Option<Infeasible> {
         if row.len() > max {
             count += 1;
             if first.len() < Infeasible::SHOWN {
-                first.push((e, row.to_vec()));
+                first.push((e, row.iter().map(|&j| u32::from(j)).collect()));
             }
         }
     }
@@ -176,9 +211,12 @@ pub fn infeasible(ej: &Rows, max: usize) -> Option<Infeasible> {
 
 /// Per vertex, the elements that use it (ascending; an element using a vertex twice is
 /// listed twice).
-pub(crate) fn vertex_elements(shape: &Shape<'_>) -> Rows {
+pub(crate) fn vertex_elements(shape: &Shape<'_>) -> Result<Rows, TableFull> {
+    if u32::try_from(shape.indices.len()).is_err() {
+        return Err(TableFull);
+    }
     let n = shape.vertex_joints.len();
-    let mut count = vec![0usize; n + 1];
+    let mut count = vec![0u32; n + 1];
     for &v in shape.indices {
         if let Some(c) = count.get_mut(v as usize + 1) {
             *c += 1;
@@ -196,14 +234,14 @@ pub(crate) fn vertex_elements(shape: &Shape<'_>) -> Rows {
     for e in 0..shape.elements() {
         for &v in shape.element(e) {
             if let Some(at) = fill.get_mut(v as usize) {
-                if let Some(slot) = items.get_mut(*at) {
+                if let Some(slot) = items.get_mut(*at as usize) {
                     *slot = u32::try_from(e).unwrap_or(u32::MAX);
                 }
                 *at += 1;
             }
         }
     }
-    Rows { start, items }
+    Ok(Rows { start, items })
 }
 
 const NONE: u32 = u32::MAX;
@@ -215,25 +253,25 @@ const NONE: u32 = u32::MAX;
 /// Three growths are tried — over neighbours only, over neighbours and then every later
 /// element that fits, and in index order only (no neighbours) — each followed by the
 /// merge; the one with the fewest parts, then the fewest vertices written, then the
-/// earliest tried, is kept.
-pub fn partition(shape: &Shape<'_>, max: usize) -> Vec<Part> {
-    let ej = element_joints(shape);
+/// earliest tried, is kept. `ej` is [`element_joints`] of `shape` (the caller has it
+/// already, from [`infeasible`]).
+pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, max: usize) -> Result<Vec<Part>, TableFull> {
     // Built once for the growths over neighbours.
-    let adj = vertex_elements(shape);
+    let adj = vertex_elements(shape)?;
     let mut mark = vec![0u32; shape.vertex_joints.len()];
     let mut stamp = 0u32;
     let mut best: Option<(usize, usize, Vec<Part>)> = None;
     // What no growth can beat: ⌈joints used / max⌉ parts, each vertex written once. A
     // growth reaching both ends the search (a later one could only tie, and ties keep the
     // earliest), so a primitive that splits cleanly is grown once.
-    let floor = floor(shape, &ej, max, &mut mark);
+    let floor = floor(shape, ej, max, &mut mark);
     // One growth at a time: side by side on two threads they took a quarter less time and
     // a quarter more memory on the benchmark rig (benches/README.md, "split").
     for how in [Growth::ADJACENT, Growth::FILL, Growth::INDEX_ORDER] {
         if best.as_ref().is_some_and(|(n, w, _)| (*n, *w) <= floor) {
             break;
         }
-        let mut parts = grow(shape, &ej, &adj, max, how);
+        let mut parts = grow(shape, ej, &adj, max, how);
         merge(&mut parts, shape.joints, max);
         parts.retain(|p| !p.elements.is_empty());
         let mut written = 0;
@@ -266,15 +304,15 @@ pub fn partition(shape: &Shape<'_>, max: usize) -> Vec<Part> {
         p.elements.sort_unstable();
     }
     parts.sort_by_key(|p| p.elements.first().copied());
-    parts
+    Ok(parts)
 }
 
 /// The fewest parts and vertices written any split of `shape` can have: `(⌈joints
 /// used / max⌉, vertices used)`. Leaves `mark` all zero.
-fn floor(shape: &Shape<'_>, ej: &Rows, max: usize, mark: &mut [u32]) -> (usize, usize) {
+fn floor(shape: &Shape<'_>, ej: &Rows<u16>, max: usize, mark: &mut [u32]) -> (usize, usize) {
     let mut seen = vec![false; shape.joints];
     let mut joints: usize = 0;
-    for &j in &ej.items {
+    for &j in ej.items() {
         if let Some(s) = seen.get_mut(j as usize)
             && !*s
         {
@@ -367,7 +405,7 @@ impl Candidates {
 /// The growth state of one part.
 struct Grow<'s> {
     shape: &'s Shape<'s>,
-    ej: &'s Rows,
+    ej: &'s Rows<u16>,
     adj: &'s Rows,
     owner: Vec<u32>,
     joint_mark: Vec<u32>,
@@ -400,7 +438,7 @@ impl Grow<'_> {
                 && *m != stamp
             {
                 *m = stamp;
-                part.joints.push(j);
+                part.joints.push(u32::from(j));
             }
         }
         if self.work > self.budget || !self.adjacent {
@@ -415,14 +453,8 @@ impl Grow<'_> {
                 continue;
             }
             *m = stamp;
-            let (a, b) = (
-                self.adj.start.get(v as usize).copied().unwrap_or(0),
-                self.adj.start.get(v as usize + 1).copied().unwrap_or(0),
-            );
-            for k in a..b {
-                let Some(&n) = self.adj.items.get(k) else {
-                    continue;
-                };
+            let adj = self.adj;
+            for &n in adj.row(v as usize) {
                 self.work += 1;
                 if self.owner.get(n as usize).copied() != Some(NONE) {
                     continue;
@@ -462,7 +494,7 @@ impl Grow<'_> {
 /// equal cost) while it fits; then each later element that still fits, in index order,
 /// growing again from it. Past the work budget, the remaining elements fill parts in
 /// index order.
-fn grow(shape: &Shape<'_>, ej: &Rows, adj: &Rows, max: usize, how: Growth) -> Vec<Part> {
+fn grow(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize, how: Growth) -> Vec<Part> {
     let n = shape.elements();
     let incidences = shape.indices.len() as u64 + shape.vertex_joints.len() as u64;
     let mut g = Grow {
@@ -489,12 +521,17 @@ fn grow(shape: &Shape<'_>, ej: &Rows, adj: &Rows, max: usize, how: Growth) -> Ve
             // Index order: the element joins the open part if it fits, else opens one.
             let row = ej.row(seed);
             let part = fallback.get_or_insert_with(Part::default);
-            let mut union: Vec<u32> = part.joints.iter().chain(row).copied().collect();
+            let mut union: Vec<u32> = part
+                .joints
+                .iter()
+                .copied()
+                .chain(row.iter().map(|&j| u32::from(j)))
+                .collect();
             union.sort_unstable();
             union.dedup();
             if union.len() > max && !part.elements.is_empty() {
                 parts.push(std::mem::take(part));
-                union = row.to_vec();
+                union = row.iter().map(|&j| u32::from(j)).collect();
             }
             part.joints = union;
             part.elements.push(u32::try_from(seed).unwrap_or(NONE));

@@ -10,7 +10,7 @@ use dashvertex_gltf::export::{InfluenceSource, WeightFormat};
 use dashvertex_gltf::skinning::PrimitiveSets;
 
 use crate::SplitError;
-use crate::partition::Rows;
+use crate::partition::{Rows, TableFull};
 
 /// Influence sets with their stored values.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,8 +19,9 @@ pub struct Stored {
     pub sets: usize,
     /// How every set stores its weights.
     pub format: WeightFormat,
-    /// Joint of slot `k` of set `s` of vertex `v` at `v × 4 × sets + 4 × s + k`.
-    pub joints: Vec<u32>,
+    /// Joint of slot `k` of set `s` of vertex `v` at `v × 4 × sets + 4 × s + k` (a
+    /// `JOINTS_n` value: 8 or 16 bits).
+    pub joints: Vec<u16>,
     /// The stored weight of the same slot: an f32's bits, or the integer.
     pub weights: Vec<u32>,
 }
@@ -68,7 +69,9 @@ impl Stored {
             .map(|s| {
                 let at = v * self.slots() + 4 * s;
                 InfluenceSet {
-                    joints: std::array::from_fn(|k| self.joints.get(at + k).copied().unwrap_or(0)),
+                    joints: std::array::from_fn(|k| {
+                        self.joints.get(at + k).copied().map_or(0, u32::from)
+                    }),
                     weights: std::array::from_fn(|k| self.weight(at + k)),
                 }
             })
@@ -76,8 +79,8 @@ impl Stored {
     }
 
     /// Per vertex, the joints with weight, sorted and distinct.
-    pub fn vertex_joints(&self) -> Rows {
-        let mut rows = Rows::new();
+    pub fn vertex_joints(&self) -> Result<Rows<u16>, TableFull> {
+        let mut rows = Rows::with_capacity(self.vertices(), self.joints.len());
         let mut scratch = Vec::new();
         for v in 0..self.vertices() {
             scratch.clear();
@@ -89,9 +92,9 @@ impl Stored {
             }
             scratch.sort_unstable();
             scratch.dedup();
-            rows.push(scratch.iter().copied());
+            rows.push(scratch.iter().copied())?;
         }
-        rows
+        Ok(rows)
     }
 }
 
@@ -391,7 +394,7 @@ pub fn read(
                     reason = "JOINTS and integer WEIGHTS are whole numbers of u8/u16 (checked above)"
                 )]
                 let (ji, raw) = (
-                    jk as u32,
+                    jk as u16,
                     match format {
                         WeightFormat::F32 => (wk as f32).to_bits(),
                         _ => wk as u32,
@@ -399,6 +402,7 @@ pub fn read(
                 );
                 let at = stored.joints.len();
                 stored.joints.push(ji);
+                let ji = u32::from(ji);
                 stored.weights.push(raw);
                 if stored.used(at) && ji as usize >= skin_joints {
                     return Err(refuse(

@@ -35,7 +35,7 @@ fn joints_of(stored: &Stored, v: usize, out: &mut Vec<(u32, f64)>) {
         if !stored.used(i) {
             continue;
         }
-        let j = stored.joints.get(i).copied().unwrap_or(0);
+        let j = stored.joints.get(i).copied().map_or(0, u32::from);
         let w = f64::from(stored.weight(i));
         match out.iter_mut().find(|e| e.0 == j) {
             Some(e) => e.1 += w,
@@ -51,7 +51,7 @@ fn remove(stored: &mut Stored, v: usize, j: u32) -> f64 {
     let at = v * slots;
     let mut lost = 0.0;
     for i in at..at + slots {
-        if stored.joints.get(i) == Some(&j) && stored.used(i) {
+        if stored.joints.get(i).copied().map(u32::from) == Some(j) && stored.used(i) {
             lost += f64::from(stored.weight(i));
             if let Some(w) = stored.weights.get_mut(i) {
                 *w = 0;

@@ -15,9 +15,9 @@ use dashvertex_split::stats::{part_vertex_count, seam_edges};
 use proptest::prelude::*;
 
 /// A random rig: vertices with 1–4 joints each (out of `joints`), triangles over them.
-fn rig() -> impl Strategy<Value = (usize, Rows, Vec<u32>)> {
+fn rig() -> impl Strategy<Value = (usize, Rows<u16>, Vec<u32>)> {
     (2usize..40, 3usize..200).prop_flat_map(|(joints, vertices)| {
-        let j = joints as u32;
+        let j = joints as u16;
         let per_vertex = proptest::collection::vec(
             proptest::collection::btree_set(0..j, 1..=4.min(joints)),
             vertices,
@@ -28,7 +28,7 @@ fn rig() -> impl Strategy<Value = (usize, Rows, Vec<u32>)> {
         (Just(joints), per_vertex, tris).prop_map(|(joints, pv, tris)| {
             let mut rows = Rows::new();
             for s in pv {
-                rows.push(s);
+                rows.push(s).unwrap();
             }
             (joints, rows, tris.into_iter().flatten().collect())
         })
@@ -44,7 +44,7 @@ proptest! {
         budget in 1usize..16,
     ) {
         let shape = Shape { arity: 3, indices: &indices, vertex_joints: &rows, joints };
-        let ej = element_joints(&shape);
+        let ej = element_joints(&shape).unwrap();
         // The smallest budget every element fits, at least the one drawn.
         let needed = (0..ej.len()).map(|e| ej.row(e).len()).max().unwrap_or(0);
         let max = budget.max(needed);
@@ -52,13 +52,13 @@ proptest! {
         if needed > budget {
             prop_assert!(infeasible(&ej, budget).is_some());
         }
-        let parts = partition(&shape, max);
-        prop_assert_eq!(&parts, &partition(&shape, max), "deterministic");
+        let parts = partition(&shape, &ej, max).unwrap();
+        prop_assert_eq!(&parts, &partition(&shape, &ej, max).unwrap(), "deterministic");
         let mut seen = vec![0u32; shape.elements()];
         let mut used = std::collections::BTreeSet::new();
         for p in &parts {
             prop_assert!(p.joints.len() <= max);
-            let mut union: Vec<u32> = p.elements.iter().flat_map(|&e| ej.row(e as usize).to_vec()).collect();
+            let mut union: Vec<u32> = p.elements.iter().flat_map(|&e| ej.row(e as usize).iter().map(|&j| u32::from(j))).collect();
             union.sort_unstable();
             union.dedup();
             prop_assert_eq!(&union, &p.joints, "a part's joints are its elements'");
@@ -82,9 +82,9 @@ proptest! {
         let arity = if lines { 2 } else { 3 };
         let n = indices.len() - indices.len() % arity;
         let shape = Shape { arity, indices: &indices[..n], vertex_joints: &rows, joints };
-        let ej = element_joints(&shape);
+        let ej = element_joints(&shape).unwrap();
         let max = budget.max((0..ej.len()).map(|e| ej.row(e).len()).max().unwrap_or(0));
-        let parts = partition(&shape, max);
+        let parts = partition(&shape, &ej, max).unwrap();
         let mut owner = vec![0u32; shape.elements()];
         let mut mark = vec![0u32; rows.len()];
         for (k, p) in parts.iter().enumerate() {
@@ -109,7 +109,7 @@ proptest! {
             }
         }
         let expected = parts_of.values().filter(|s| s.len() > 1).count();
-        prop_assert_eq!(seam_edges(&shape, &owner), expected);
+        prop_assert_eq!(seam_edges(&shape, &owner).unwrap(), expected);
     }
 }
 
@@ -119,10 +119,10 @@ fn a_fan_of_distinct_joints_is_split_in_bounded_work() {
     // the growth meets the same large vertex in every part.
     let n = 3_000u32;
     let mut rows = Rows::new();
-    rows.push([0u32]);
-    for t in 0..n {
-        rows.push([1 + 2 * t]);
-        rows.push([2 + 2 * t]);
+    rows.push([0u16]).unwrap();
+    for t in 0..n as u16 {
+        rows.push([1 + 2 * t]).unwrap();
+        rows.push([2 + 2 * t]).unwrap();
     }
     let indices: Vec<u32> = (0..n).flat_map(|t| [0, 1 + 2 * t, 2 + 2 * t]).collect();
     let shape = Shape {
@@ -131,7 +131,8 @@ fn a_fan_of_distinct_joints_is_split_in_bounded_work() {
         vertex_joints: &rows,
         joints: 1 + 2 * n as usize,
     };
-    let parts = partition(&shape, 9);
+    let ej = element_joints(&shape).unwrap();
+    let parts = partition(&shape, &ej, 9).unwrap();
     assert_eq!(
         parts.iter().map(|p| p.elements.len()).sum::<usize>(),
         n as usize

@@ -12,7 +12,7 @@ from typing import List
 
 import numpy as np
 
-from . import group_weights, skeleton
+from . import group_weights, runtime, skeleton
 
 #: The exporter ignores weights at or below this (``min_influence``).
 EXPORTER_MIN_WEIGHT = 0.0001
@@ -101,7 +101,28 @@ def gather(obj, dense=None):
 def sorted_influences(bones):
     """Per vertex, the non-zero influences heaviest first as the exporter lays them out:
     ``(joints, weights)`` of shape (vertices, 4 × sets), padding joint 0 weight 0. Equal
-    weights may come in any order: the values (and so the exporter's sums) are the same."""
+    weights may come in any order (the values, and so the exporter's sums, are the same);
+    here the lower joint comes first.
+
+    The sort is dash's reducer keeping every influence unnormalized (its order: heaviest
+    first, ties by joint), about half the time of numpy's partition and sort on 100 k
+    vertices; numpy's `sorted_influences_numpy` where the reducer refuses the matrix."""
+    n, b = bones.shape
+    width = max(int(np.count_nonzero(bones, axis=1).max(initial=0)), 1)
+    if n and b:
+        dv = runtime.dashvertex()
+        try:
+            joints, weights, _ = dv.reduce(None, bones, max_influences=width,
+                                           normalize="none", empty="zero")
+        except dv.DashError:
+            pass  # e.g. a weight above 1, set through the API: numpy lays it out
+        else:
+            return joints.astype(np.uint32), weights
+    return sorted_influences_numpy(bones)
+
+
+def sorted_influences_numpy(bones):
+    """`sorted_influences` in numpy (equal weights in the order the partition leaves)."""
     n, b = bones.shape
     width = max(int(np.count_nonzero(bones, axis=1).max(initial=0)), 1)
     sets = (width + 3) // 4

@@ -121,6 +121,48 @@ class ReadTest(RigCase):
         self.assertTrue(np.array_equal(p.weights[at], q.weights))
 
 
+class LayoutTest(unittest.TestCase):
+    """`exporter_view.sorted_influences` (dash's reducer keeping every influence) against
+    the numpy layout it replaced, on random sparse weights with ties and empty rows."""
+
+    def setUp(self):
+        rng = np.random.default_rng(7)
+        n, b = 2000, 25
+        self.bones = np.zeros((n, b), dtype=np.float32)
+        for _ in range(9):
+            self.bones[np.arange(n), rng.integers(0, b, n)] = rng.random(n, dtype=np.float32)
+        self.bones[::7] = 0.0  # unweighted vertices
+        self.bones[3, [2, 5, 11]] = 0.25  # a tie
+
+    def test_same_weights_and_joint_sets_as_numpy(self):
+        """Slot for slot the same weights; per vertex the same joints, equal weights
+        lowest joint first; padding joint 0 weight 0."""
+        j, w = exporter_view.sorted_influences(self.bones)
+        nj, nw = exporter_view.sorted_influences_numpy(self.bones)
+        self.assertEqual(j.dtype, np.uint32)
+        self.assertEqual(w.shape, nw.shape)
+        self.assertTrue(np.array_equal(w, nw))
+        for v in range(len(w)):
+            used = w[v] > 0
+            self.assertEqual(sorted(j[v][used]), sorted(nj[v][used]))
+            self.assertTrue(np.all(j[v][~used] == 0))
+            self.assertTrue(np.array_equal(self.bones[v, j[v][used]], w[v][used]))
+            for a in range(used.sum() - 1):
+                self.assertTrue(w[v, a] > w[v, a + 1] or j[v, a] < j[v, a + 1])
+        self.assertEqual(list(j[3][w[3] == np.float32(0.25)]), [2, 5, 11])
+
+    def test_a_weight_above_one_is_laid_out_by_numpy(self):
+        """The reducer refuses a weight above 1 unnormalized; the layout still comes."""
+        bones = self.bones.copy()
+        bones[1, 4] = 1.5
+        with self.assertRaises(dashvertex.DashError):
+            dashvertex.reduce(None, bones, max_influences=12, normalize="none", empty="zero")
+        j, w = exporter_view.sorted_influences(bones)
+        self.assertEqual(w[1, 0], np.float32(1.5))
+        self.assertEqual(j[1, 0], 4)
+        self.assertTrue(np.array_equal(w, exporter_view.sorted_influences_numpy(bones)[1]))
+
+
 class CheckTest(RigCase):
     def test_counts_and_selection(self):
         """Counts per code, and exactly the vertices over K or without a bone selected."""

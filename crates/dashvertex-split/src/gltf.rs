@@ -162,7 +162,8 @@ fn split_primitive(
         vertex_joints: &vj,
         joints: skin_joints,
     };
-    let parts = partition::partition(&shape, &ej, max).map_err(too_large)?;
+    let adj = partition::vertex_elements(&shape).map_err(too_large)?;
+    let parts = partition::partition(&shape, &ej, &adj, max);
     drop(ej);
     // Figures.
     let mut referenced = vec![false; read.vertices];
@@ -193,7 +194,8 @@ fn split_primitive(
         }
         part_vertices.push(stats::part_vertex_count(&shape, p, &mut mark, stamp));
     }
-    let seam_edges = stats::seam_edges(&shape, &owner).map_err(too_large)?;
+    let seam_edges = stats::seam_edges(&shape, &adj, &owner);
+    drop(adj);
     let total: usize = part_vertices.iter().sum();
     let whole = parts.len() == 1 && used_vertices == read.vertices;
     let fills: Vec<f64> = parts

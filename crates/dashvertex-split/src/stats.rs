@@ -1,7 +1,7 @@
 //! The quality figures of a split primitive (`spec/split.md` §4): vertices each part
 //! writes, the duplication they cause, how full each palette is, and the seam edges.
 
-use crate::partition::{Part, Shape, TableFull};
+use crate::partition::{Part, Rows, Shape};
 
 /// How many distinct vertices the elements of `part` use (the vertices it writes).
 /// `mark` has a slot per vertex, none of them equal to `stamp` yet.
@@ -21,17 +21,17 @@ pub fn part_vertex_count(shape: &Shape<'_>, part: &Part, mark: &mut [u32], stamp
 }
 
 /// Edges (pairs of vertices of an element) whose elements lie in different parts.
-/// `owner` gives each element's part.
+/// `owner` gives each element's part, `adj` is [`crate::partition::vertex_elements`] of
+/// `shape`.
 ///
 /// Each edge is looked at from its lower vertex, over the elements using that vertex
 /// (a vertex → elements table built by counting): linear in the indices, where sorting
 /// every edge took an eighth of a large split.
-pub fn seam_edges(shape: &Shape<'_>, owner: &[u32]) -> Result<usize, TableFull> {
+pub fn seam_edges(shape: &Shape<'_>, adj: &Rows, owner: &[u32]) -> usize {
     if shape.arity < 2 {
-        return Ok(0);
+        return 0;
     }
     let n = shape.vertex_joints.len();
-    let adj = crate::partition::vertex_elements(shape)?;
     // Per higher vertex b of an edge (a, b) seen from a: `seen[b] == a + 1` when the edge
     // was met already, with the part of its first element and whether it is a seam yet.
     let mut seen = vec![0u32; n];
@@ -75,5 +75,5 @@ pub fn seam_edges(shape: &Shape<'_>, owner: &[u32]) -> Result<usize, TableFull> 
             }
         }
     }
-    Ok(seams)
+    seams
 }

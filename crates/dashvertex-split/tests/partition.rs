@@ -10,7 +10,9 @@
     clippy::cast_possible_truncation
 )]
 
-use dashvertex_split::partition::{Rows, Shape, element_joints, infeasible, partition};
+use dashvertex_split::partition::{
+    Rows, Shape, element_joints, infeasible, partition, vertex_elements,
+};
 use dashvertex_split::stats::{part_vertex_count, seam_edges};
 use proptest::prelude::*;
 
@@ -52,8 +54,12 @@ proptest! {
         if needed > budget {
             prop_assert!(infeasible(&ej, budget).is_some());
         }
-        let parts = partition(&shape, &ej, max).unwrap();
-        prop_assert_eq!(&parts, &partition(&shape, &ej, max).unwrap(), "deterministic");
+        let adj = vertex_elements(&shape).unwrap();
+        let parts = partition(&shape, &ej, &adj, max);
+        prop_assert_eq!(&parts, &partition(&shape, &ej, &adj, max), "deterministic");
+        for p in &parts {
+            prop_assert!(p.elements.windows(2).all(|w| w[0] < w[1]), "elements ascending");
+        }
         let mut seen = vec![0u32; shape.elements()];
         let mut used = std::collections::BTreeSet::new();
         for p in &parts {
@@ -84,7 +90,8 @@ proptest! {
         let shape = Shape { arity, indices: &indices[..n], vertex_joints: &rows, joints };
         let ej = element_joints(&shape).unwrap();
         let max = budget.max((0..ej.len()).map(|e| ej.row(e).len()).max().unwrap_or(0));
-        let parts = partition(&shape, &ej, max).unwrap();
+        let adj = vertex_elements(&shape).unwrap();
+        let parts = partition(&shape, &ej, &adj, max);
         let mut owner = vec![0u32; shape.elements()];
         let mut mark = vec![0u32; rows.len()];
         for (k, p) in parts.iter().enumerate() {
@@ -109,7 +116,7 @@ proptest! {
             }
         }
         let expected = parts_of.values().filter(|s| s.len() > 1).count();
-        prop_assert_eq!(seam_edges(&shape, &owner).unwrap(), expected);
+        prop_assert_eq!(seam_edges(&shape, &adj, &owner), expected);
     }
 }
 
@@ -132,7 +139,8 @@ fn a_fan_of_distinct_joints_is_split_in_bounded_work() {
         joints: 1 + 2 * n as usize,
     };
     let ej = element_joints(&shape).unwrap();
-    let parts = partition(&shape, &ej, 9).unwrap();
+    let adj = vertex_elements(&shape).unwrap();
+    let parts = partition(&shape, &ej, &adj, 9);
     assert_eq!(
         parts.iter().map(|p| p.elements.len()).sum::<usize>(),
         n as usize

@@ -222,6 +222,9 @@ fn input_from_sets(
     }
 }
 
+/// Columns one pass over a dense matrix's rows copies out.
+const COLUMNS_PER_PASS: usize = 16;
+
 /// The reducer's input from a dense `(n, bones)` matrix: column `b` is bone `b`'s weight
 /// on every vertex (Blender's per-bone attributes, a weights document).
 fn input_from_matrix(weights: ArrayView2<'_, f32>) -> Result<(Input<'static>, Vec<u32>)> {
@@ -229,10 +232,41 @@ fn input_from_matrix(weights: ArrayView2<'_, f32>) -> Result<(Input<'static>, Ve
     let index = |b: usize| {
         u32::try_from(b).map_err(|_| Failure::option("weights has more than 2^32 columns"))
     };
-    let columns: Vec<(u32, Vec<f32>)> = (0..bones)
-        .into_par_iter()
-        .map(|b| Ok((index(b)?, weights.column(b).to_vec())))
+    let mut columns: Vec<(u32, Vec<f32>)> = (0..bones)
+        .map(|b| Ok((index(b)?, Vec::with_capacity(n))))
         .collect::<Result<_>>()?;
+    // Transposed a few columns at a time, rows read in order: a column copied alone reads
+    // one weight per cache line of a row-major matrix (a fifth of a dense reduce's time).
+    // Groups of at most 16 columns (a cache line of each row), enough of them for every
+    // thread.
+    let group = bones
+        .div_ceil(rayon::current_num_threads().max(1))
+        .clamp(1, COLUMNS_PER_PASS);
+    let rows = weights.as_slice();
+    columns
+        .par_chunks_mut(group)
+        .enumerate()
+        .for_each(|(g, cols)| {
+            let first = g * group;
+            match rows {
+                // C order: row v is `rows[v * bones..][..bones]`.
+                Some(rows) => {
+                    for row in rows.chunks_exact(bones.max(1)) {
+                        let row = row.get(first..).unwrap_or_default();
+                        for ((_, col), &w) in cols.iter_mut().zip(row) {
+                            col.push(w);
+                        }
+                    }
+                }
+                None => {
+                    for row in weights.rows() {
+                        for (c, (_, col)) in cols.iter_mut().enumerate() {
+                            col.push(row.get(first + c).copied().unwrap_or(0.0));
+                        }
+                    }
+                }
+            }
+        });
     let names = (0..bones)
         .map(|b| BoneRef {
             name: format!("#{b}"),

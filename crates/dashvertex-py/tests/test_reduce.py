@@ -85,6 +85,23 @@ def test_dense_per_bone_matrix() -> None:
     j2, w2, _ = dashvertex.reduce(cols, dense, max_influences=4)
     assert np.array_equal(j, j2) and w.tobytes() == w2.tobytes()
     assert report.dropped_over_limit > 0
+    # The matrix is copied out by groups of columns, per thread: every layout and thread
+    # count reads the same weights (30 columns: groups of 16 + 14 on one thread, 10 on
+    # three, and a strided or Fortran-order view goes through the general path).
+    wide = np.zeros((200, 60), dtype=np.float32)
+    wide[:, ::2] = dense
+    for m, threads in (
+        (dense, 1),
+        (dense, 3),
+        (np.asfortranarray(dense), None),
+        (wide[:, ::2], None),
+        (dense[:, :17], 2),
+    ):
+        want = (j, w)
+        if m.shape[1] != 30:
+            want = dashvertex.reduce(None, np.ascontiguousarray(m), max_influences=4)[:2]
+        got = dashvertex.reduce(None, m, max_influences=4, threads=threads)
+        assert np.array_equal(got[0], want[0]) and got[1].tobytes() == want[1].tobytes()
 
 
 influence_arrays = st.integers(1, 40).flatmap(

@@ -710,6 +710,25 @@ mod tests {
         ]
     }
 
+    /// A skinned float checker.
+    fn float_checker(profile: Profile, bones: Option<u64>, removed: Vec<u32>) -> Checker {
+        Checker {
+            profile,
+            bones,
+            removed: removed.into(),
+            foreign: Default::default(),
+            names: Default::default(),
+            skinned: true,
+            encoding: Encoding::Float,
+            target: None,
+        }
+    }
+
+    /// Bone indices on both sides of 64 and of 128 (where the shortcut's bit set ends).
+    fn bone() -> impl Strategy<Value = u32> {
+        prop_oneof![0u32..6, 62u32..67, 126u32..131]
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 4000, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -722,16 +741,7 @@ mod tests {
             bones in proptest::option::of(1u64..4),
             removed in proptest::sample::subsequence(vec![0u32, 1, 2, 3], 0..=2),
         ) {
-            let checker = Checker {
-                profile: if gltf { Profile::Gltf } else { Profile::Dash },
-                bones,
-                removed: removed.into(),
-                foreign: Default::default(),
-                names: Default::default(),
-                skinned: true,
-                encoding: Encoding::Float,
-                target: None,
-            };
+            let checker = float_checker(if gltf { Profile::Gltf } else { Profile::Dash }, bones, removed);
             let set = InfluenceSet { joints, weights };
             let (mut a, mut b) = (Sink::new(100), Sink::new(100));
             let (mut sa, mut sb) = (MeshStats::default(), MeshStats::default());
@@ -743,29 +753,43 @@ mod tests {
             prop_assert_eq!(sa.set_used, sb.set_used);
         }
 
+        /// Every slot used, the weights summing to exactly 1 (1/4, 1/8 or 1/16 each): the
+        /// vertex is clean unless a bone repeats, is out of range or is removed, and the
+        /// shortcut must tell those apart from clean ones on both sides of 128 as well.
+        #[test]
+        fn multi_set_shortcut_finds_repeated_bones(
+            sets in prop_oneof![Just(1usize), Just(2), Just(4)],
+            bones16 in proptest::collection::vec(bone(), 16),
+            skeleton in proptest::option::of(prop_oneof![1u64..7, 60u64..140]),
+            removed in proptest::sample::subsequence(vec![0u32, 63, 64, 129], 0..=1),
+        ) {
+            let checker = float_checker(Profile::Gltf, skeleton, removed);
+            let w = 1.0 / (4 * sets) as f32;
+            let sets: Vec<InfluenceSet> = bones16
+                .chunks_exact(4)
+                .take(sets)
+                .map(|b| InfluenceSet { joints: [b[0], b[1], b[2], b[3]], weights: [w; 4] })
+                .collect();
+            let mut full = Sink::new(100);
+            checker.full(3, &sets, None, &NoLoc, &mut full, &mut Scratch::default());
+            prop_assert_eq!(checker.clean_float(&sets), full.total() == 0);
+        }
+
         /// The multi-set shortcut says "clean" exactly when the full checks find nothing
-        /// (bones below 128, where it never falls back for want of room).
+        /// (at most 16 slots, so it never falls back for want of room; bones on both
+        /// sides of 128, where its bit set ends, and removed ones on both sides too).
         #[test]
         fn multi_set_shortcut_equals_the_full_checks(
             sets in proptest::collection::vec(
-                ([0u32..6, 0u32..6, 0u32..6, 0u32..6], [weight(), weight(), weight(), weight()]),
+                ([bone(), bone(), bone(), bone()], [weight(), weight(), weight(), weight()]),
                 1..5,
             ),
             gltf in any::<bool>(),
-            bones in proptest::option::of(1u64..7),
-            removed in proptest::sample::subsequence(vec![0u32, 1, 2, 3, 4, 5], 0..=2),
+            bones in proptest::option::of(prop_oneof![1u64..7, 60u64..140]),
+            removed in proptest::sample::subsequence(vec![0u32, 1, 2, 3, 4, 5, 63, 64, 129], 0..=3),
             sorted in any::<bool>(),
         ) {
-            let checker = Checker {
-                profile: if gltf { Profile::Gltf } else { Profile::Dash },
-                bones,
-                removed: removed.into(),
-                foreign: Default::default(),
-                names: Default::default(),
-                skinned: true,
-                encoding: Encoding::Float,
-                target: None,
-            };
+            let checker = float_checker(if gltf { Profile::Gltf } else { Profile::Dash }, bones, removed);
             let mut sets: Vec<InfluenceSet> = sets
                 .into_iter()
                 .map(|(joints, weights)| InfluenceSet { joints, weights })
@@ -775,7 +799,7 @@ mod tests {
                 for (s, set) in sets.iter_mut().enumerate() {
                     set.weights.sort_by(|a, b| b.total_cmp(a));
                     for (k, j) in set.joints.iter_mut().enumerate() {
-                        *j = (s * 4 + k) as u32 % 6;
+                        *j = [0, 1, 2, 63, 64, 129][(s * 4 + k) % 6];
                     }
                 }
             }

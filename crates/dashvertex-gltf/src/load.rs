@@ -319,37 +319,36 @@ fn load_from(
             message: "the glTF root is not a JSON object".into(),
         });
     }
-    let mut track = serde_path_to_error::Track::new();
-    let typed =
-        serde::Deserialize::deserialize(serde_path_to_error::Deserializer::new(&value, &mut track));
     // JSON has one number type: an integer written with a zero fraction (`1.0`) is still
     // the integer, so a document refused only for that is read again with such numbers
-    // made integers (the document's own value is left as written).
-    let typed = match typed {
-        Err(_) => match integral_numbers(&value) {
-            Some(fixed) => <Root as serde::Deserialize>::deserialize(&fixed)
-                .map_err(|_| ())
-                .or_else(|()| {
-                    track = serde_path_to_error::Track::new();
-                    serde::Deserialize::deserialize(serde_path_to_error::Deserializer::new(
-                        &value, &mut track,
-                    ))
-                }),
-            None => typed,
-        },
-        ok => ok,
-    };
+    // made integers (the document's own value is left as written). Only a document that
+    // is refused either way is read a third time, tracking the path, to say where: the
+    // tracking costs more than the read itself.
+    let typed = <Root as serde::Deserialize>::deserialize(&value).or_else(|_| {
+        integral_numbers(&value)
+            .ok_or(())
+            .and_then(|fixed| <Root as serde::Deserialize>::deserialize(&fixed).map_err(|_| ()))
+    });
     let root: Root = match typed {
         Ok(r) => r,
-        Err(e) => {
-            let pointer = dashvertex_json::pointer::pointer_of(&track.path());
-            let (line, column) = Locator::new(&text).line_col(&pointer).unwrap_or((1, 1));
-            return Err(LoadError::Json {
-                pointer,
-                line,
-                column,
-                message: e.to_string(),
-            });
+        Err(()) => {
+            let mut track = serde_path_to_error::Track::new();
+            let tracked: Result<Root, _> = serde::Deserialize::deserialize(
+                serde_path_to_error::Deserializer::new(&value, &mut track),
+            );
+            match tracked {
+                Ok(r) => r,
+                Err(e) => {
+                    let pointer = dashvertex_json::pointer::pointer_of(&track.path());
+                    let (line, column) = Locator::new(&text).line_col(&pointer).unwrap_or((1, 1));
+                    return Err(LoadError::Json {
+                        pointer,
+                        line,
+                        column,
+                        message: e.to_string(),
+                    });
+                }
+            }
         }
     };
     let mut buffers = Vec::with_capacity(root.buffers.len());

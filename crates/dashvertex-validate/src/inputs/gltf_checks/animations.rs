@@ -89,7 +89,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
         }
         let mut targets: BTreeMap<(u64, &str), usize> = BTreeMap::new();
         for (c, channel) in members(anim, "channels").iter().enumerate() {
-            let target_ptr = format!("/animations/{a}/channels/{c}/target");
+            let target_ptr = || format!("/animations/{a}/channels/{c}/target");
             let target = channel.get("target");
             let path = target
                 .and_then(|t| t.get("path"))
@@ -105,7 +105,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
                         sink,
                         Code::GLTF_ANIMATION_TARGET,
                         "ANIMATION_CHANNEL_TARGET_NODE_MATRIX",
-                        &target_ptr,
+                        &target_ptr(),
                         || format!("channel {c} animates the {path} of a node with a matrix"),
                     );
                 }
@@ -115,7 +115,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
                         sink,
                         Code::GLTF_ANIMATION_TARGET,
                         "ANIMATION_CHANNEL_TARGET_NODE_WEIGHTS_NO_MORPHS",
-                        &target_ptr,
+                        &target_ptr(),
                         || {
                             format!(
                                 "channel {c} animates morph weights of a node whose mesh has no morph targets"
@@ -164,7 +164,7 @@ fn sampler_checks(
     sampler: &Value,
 ) {
     let root = &gltf.value;
-    let base = format!("/animations/{a}/samplers/{s}");
+    let base = || format!("/animations/{a}/samplers/{s}");
     let cubic = sampler.get("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
     for part in ["input", "output"] {
         let Some(acc) = sampler
@@ -180,7 +180,7 @@ fn sampler_checks(
                 sink,
                 Code::GLTF_ANIMATION_SAMPLER,
                 "ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE",
-                &format!("{base}/{part}"),
+                &format!("{}/{part}", base()),
                 || {
                     format!(
                         "the {part} accessor's buffer view has a byteStride; animation data are tightly packed"
@@ -189,7 +189,7 @@ fn sampler_checks(
             );
         }
     }
-    let ptr = format!("{base}/input");
+    let ptr = || format!("{}/input", base());
     let Some(index) = sampler.get("input").and_then(Value::as_u64) else {
         return;
     };
@@ -203,7 +203,7 @@ fn sampler_checks(
             sink,
             Code::GLTF_ANIMATION_SAMPLER,
             "ANIMATION_SAMPLER_INPUT_ACCESSOR_INVALID_FORMAT",
-            &ptr,
+            &ptr(),
             || {
                 format!(
                     "the input accessor is {kind} {}; keyframe times are SCALAR FLOAT",
@@ -219,7 +219,7 @@ fn sampler_checks(
             sink,
             Code::GLTF_ANIMATION_SAMPLER,
             "ANIMATION_SAMPLER_INPUT_ACCESSOR_WITHOUT_BOUNDS",
-            &ptr,
+            &ptr(),
             || "the input accessor has no min and max; keyframe times need both".to_owned(),
         );
     }
@@ -229,7 +229,7 @@ fn sampler_checks(
             sink,
             Code::GLTF_ANIMATION_SAMPLER,
             "ANIMATION_SAMPLER_INPUT_ACCESSOR_TOO_FEW_ELEMENTS",
-            &ptr,
+            &ptr(),
             || {
                 format!(
                     "a CUBICSPLINE sampler has {} keyframe(s); it needs at least 2",
@@ -255,7 +255,7 @@ fn sampler_checks(
                 sink,
                 Code::GLTF_ANIMATION_INPUT,
                 "ACCESSOR_ANIMATION_INPUT_NEGATIVE",
-                &ptr,
+                &ptr(),
                 || format!("keyframe 0 is at time {t}, before 0"),
             );
         }
@@ -267,7 +267,7 @@ fn sampler_checks(
                 sink,
                 Code::GLTF_ANIMATION_INPUT,
                 "ACCESSOR_ANIMATION_INPUT_NON_INCREASING",
-                &ptr,
+                &ptr(),
                 || {
                     format!(
                         "keyframe {k} is at time {t}, not after keyframe {}'s {p}",
@@ -294,7 +294,7 @@ fn channel_output(
     node: Option<&Value>,
 ) {
     let root = &gltf.value;
-    let ptr = format!("/animations/{a}/channels/{c}/sampler");
+    let ptr = || format!("/animations/{a}/channels/{c}/sampler");
     let Some(out_index) = sampler.get("output").and_then(Value::as_u64) else {
         return;
     };
@@ -308,7 +308,7 @@ fn channel_output(
             sink,
             Code::GLTF_ANIMATION_SAMPLER,
             "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_FORMAT",
-            &ptr,
+            &ptr(),
             || {
                 format!(
                     "the output accessor is {} {}{} , which path {path} cannot use",
@@ -340,7 +340,7 @@ fn channel_output(
                 sink,
                 Code::GLTF_ANIMATION_SAMPLER,
                 "ANIMATION_SAMPLER_OUTPUT_ACCESSOR_INVALID_COUNT",
-                &ptr,
+                &ptr(),
                 || {
                     format!(
                         "the output accessor has {have} elements; {want} are needed for {} keyframe(s)",
@@ -372,7 +372,7 @@ fn channel_output(
                 sink,
                 Code::GLTF_ANIMATION_ROTATION,
                 "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION",
-                &ptr,
+                &ptr(),
                 || {
                     format!(
                         "rotation keyframe {} has length {len}, not 1",

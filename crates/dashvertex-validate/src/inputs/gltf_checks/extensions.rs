@@ -57,22 +57,25 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             );
         }
     }
-    // Every `extensions` object, outside `extras`: (value, its pointer).
-    let mut stack: Vec<(&Value, String)> = vec![(root, String::new())];
-    while let Some((v, ptr)) = stack.pop() {
+    // Every `extensions` object, outside `extras`. The walk keeps, per container it
+    // enters, its parent and the token that leads to it; a pointer is spelled only for
+    // a finding (most documents have none, and spelling one per member cost more than
+    // the whole walk).
+    let mut steps: Vec<(usize, Token)> = vec![(0, Token::Index(0))];
+    let mut stack: Vec<(&Value, usize)> = vec![(root, 0)];
+    while let Some((v, at)) = stack.pop() {
         match v {
             Value::Object(o) => {
                 for (key, child) in o {
                     if key == "extras" {
                         continue;
                     }
-                    let mut at = ptr.clone();
-                    push_token(&mut at, key);
                     if key == "extensions"
                         && let Some(ext) = child.as_object()
                     {
                         for name in ext.keys().filter(|n| !used.contains(n.as_str())) {
-                            let mut p = at.clone();
+                            let mut p = spell(&steps, at);
+                            push_token(&mut p, key);
                             push_token(&mut p, name);
                             push_as(
                                 doc,
@@ -86,18 +89,47 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                         continue;
                     }
                     if child.is_object() || child.is_array() {
-                        stack.push((child, at));
+                        steps.push((at, Token::Key(key)));
+                        stack.push((child, steps.len() - 1));
                     }
                 }
             }
             Value::Array(a) => {
                 for (k, child) in a.iter().enumerate() {
                     if child.is_object() || child.is_array() {
-                        stack.push((child, format!("{ptr}/{k}")));
+                        steps.push((at, Token::Index(k)));
+                        stack.push((child, steps.len() - 1));
                     }
                 }
             }
             _ => {}
         }
     }
+}
+
+/// How a container of the walk is reached from its parent.
+#[derive(Clone, Copy)]
+enum Token<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The JSON Pointer of walk step `at` (step 0 is the root), from its chain of parents.
+fn spell(steps: &[(usize, Token)], mut at: usize) -> String {
+    let mut tokens = Vec::new();
+    while at != 0 {
+        let Some(&(parent, token)) = steps.get(at) else {
+            break;
+        };
+        tokens.push(token);
+        at = parent;
+    }
+    let mut p = String::new();
+    for t in tokens.iter().rev() {
+        match t {
+            Token::Key(k) => push_token(&mut p, k),
+            Token::Index(i) => push_token(&mut p, &i.to_string()),
+        }
+    }
+    p
 }

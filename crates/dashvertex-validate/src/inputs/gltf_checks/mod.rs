@@ -67,3 +67,63 @@ pub(crate) fn view_strided(root: &Value, view: &Value) -> bool {
         .and_then(|v| array(root, "bufferViews").get(usize::try_from(v).ok()?))
         .is_some_and(|v| v.get("byteStride").is_some())
 }
+
+/// A JSON Pointer held as a chain of tokens on the stack, spelled only when a finding
+/// needs it: the checks walk every element of the document, and most documents have no
+/// finding, so spelling each element's pointer up front cost more than the checks.
+#[derive(Clone, Copy)]
+pub(crate) struct Ptr<'a> {
+    parent: Option<&'a Ptr<'a>>,
+    token: Tok<'a>,
+}
+
+/// One reference token of a [`Ptr`].
+#[derive(Clone, Copy)]
+enum Tok<'a> {
+    Root,
+    Key(&'a str),
+    Index(usize),
+}
+
+impl<'a> Ptr<'a> {
+    /// The whole document (the pointer "").
+    pub(crate) const ROOT: Ptr<'static> = Ptr {
+        parent: None,
+        token: Tok::Root,
+    };
+
+    /// Member `key` of the value this points at.
+    pub(crate) fn key(&'a self, key: &'a str) -> Ptr<'a> {
+        Ptr {
+            parent: Some(self),
+            token: Tok::Key(key),
+        }
+    }
+
+    /// Element `i` of the array this points at.
+    pub(crate) fn index(&'a self, i: usize) -> Ptr<'a> {
+        Ptr {
+            parent: Some(self),
+            token: Tok::Index(i),
+        }
+    }
+
+    /// The pointer's text (RFC 6901, `~` and `/` escaped).
+    pub(crate) fn spell(&self) -> String {
+        let mut tokens = Vec::new();
+        let mut at = Some(self);
+        while let Some(p) = at {
+            tokens.push(p.token);
+            at = p.parent;
+        }
+        let mut out = String::new();
+        for t in tokens.iter().rev() {
+            match t {
+                Tok::Root => {}
+                Tok::Key(k) => dashvertex_json::pointer::push_token(&mut out, k),
+                Tok::Index(i) => dashvertex_json::pointer::push_token(&mut out, &i.to_string()),
+            }
+        }
+        out
+    }
+}

@@ -5,22 +5,22 @@
 //! checked where their data are read (`GLTF_ACCESSOR_DATA`); nodes, scenes, skins and
 //! buffer views by the structure checks.
 
-use dashvertex_json::pointer::push_token;
 use serde_json::Value;
 
-use super::{array, members};
+use super::{Ptr, array, members};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
 
-/// Reports each index at `pointer` that is not below the length of `target`.
-fn check(root: &Value, doc: &Doc, sink: &mut Sink, v: Option<&Value>, target: &str, pointer: &str) {
+/// Reports each index at `at` that is not below the length of `target`.
+fn check(root: &Value, doc: &Doc, sink: &mut Sink, v: Option<&Value>, target: &str, at: &Ptr) {
     let Some(v) = v else { return };
     let have = array(root, target).len();
     // Wrong types are the type checks' findings, not unresolved references.
     let Some(i) = v.as_u64() else { return };
     if i >= have as u64 {
-        doc.push(sink, Code::GLTF_REFERENCE, pointer, || {
+        let pointer = at.spell();
+        doc.push(sink, Code::GLTF_REFERENCE, &pointer, || {
             format!("{pointer} names {target} {i}, which does not exist ({have} defined)")
         });
     }
@@ -33,87 +33,84 @@ fn influence(name: &str) -> bool {
 
 /// Reports every unresolved reference listed in the module comment.
 pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
+    let top = Ptr::ROOT;
+    let list = top.key("accessors");
     for (i, a) in array(root, "accessors").iter().enumerate() {
-        let base = format!("/accessors/{i}");
+        let base = list.index(i);
+        let view = a.get("bufferView");
         check(
             root,
             doc,
             sink,
-            a.get("bufferView"),
+            view,
             "bufferViews",
-            &format!("{base}/bufferView"),
+            &base.key("bufferView"),
         );
         if let Some(sparse) = a.get("sparse") {
+            let at = base.key("sparse");
             for part in ["indices", "values"] {
-                check(
-                    root,
-                    doc,
-                    sink,
-                    sparse.get(part).and_then(|p| p.get("bufferView")),
-                    "bufferViews",
-                    &format!("{base}/sparse/{part}/bufferView"),
-                );
+                let view = sparse.get(part).and_then(|p| p.get("bufferView"));
+                let at = at.key(part);
+                check(root, doc, sink, view, "bufferViews", &at.key("bufferView"));
             }
         }
     }
+    let list = top.key("meshes");
     for (m, mesh) in array(root, "meshes").iter().enumerate() {
+        let mesh_at = list.index(m);
+        let prims = mesh_at.key("primitives");
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
-            let base = format!("/meshes/{m}/primitives/{p}");
+            let base = prims.index(p);
+            let indices = prim.get("indices");
+            check(root, doc, sink, indices, "accessors", &base.key("indices"));
+            let material = prim.get("material");
             check(
                 root,
                 doc,
                 sink,
-                prim.get("indices"),
-                "accessors",
-                &format!("{base}/indices"),
-            );
-            check(
-                root,
-                doc,
-                sink,
-                prim.get("material"),
+                material,
                 "materials",
-                &format!("{base}/material"),
+                &base.key("material"),
             );
             if let Some(attrs) = prim.get("attributes").and_then(Value::as_object) {
+                let at = base.key("attributes");
                 for (name, v) in attrs.iter().filter(|(n, _)| !influence(n)) {
-                    let mut ptr = format!("{base}/attributes");
-                    push_token(&mut ptr, name);
-                    check(root, doc, sink, Some(v), "accessors", &ptr);
+                    check(root, doc, sink, Some(v), "accessors", &at.key(name));
                 }
             }
+            let targets = base.key("targets");
             for (t, target) in members(prim, "targets").iter().enumerate() {
+                let at = targets.index(t);
                 for (name, v) in target.as_object().into_iter().flatten() {
-                    let mut ptr = format!("{base}/targets/{t}");
-                    push_token(&mut ptr, name);
-                    check(root, doc, sink, Some(v), "accessors", &ptr);
+                    check(root, doc, sink, Some(v), "accessors", &at.key(name));
                 }
             }
         }
     }
+    let list = top.key("animations");
     for (a, anim) in array(root, "animations").iter().enumerate() {
+        let anim_at = list.index(a);
         let samplers = members(anim, "samplers").len();
+        let channels = anim_at.key("channels");
         for (c, channel) in members(anim, "channels").iter().enumerate() {
-            let ptr = format!("/animations/{a}/channels/{c}/sampler");
+            let at = channels.index(c);
             if let Some(s) = channel
                 .get("sampler")
                 .and_then(Value::as_u64)
                 .filter(|&s| s >= samplers as u64)
             {
+                let ptr = at.key("sampler").spell();
                 doc.push(sink, Code::GLTF_REFERENCE, &ptr, || {
                     format!("{ptr} names sampler {s} of animation {a}, which has {samplers}")
                 });
             }
-            check(
-                root,
-                doc,
-                sink,
-                channel.get("target").and_then(|t| t.get("node")),
-                "nodes",
-                &format!("/animations/{a}/channels/{c}/target/node"),
-            );
+            let node = channel.get("target").and_then(|t| t.get("node"));
+            let target = at.key("target");
+            check(root, doc, sink, node, "nodes", &target.key("node"));
         }
+        let sampler_list = anim_at.key("samplers");
         for (s, sampler) in members(anim, "samplers").iter().enumerate() {
+            let at = sampler_list.index(s);
             for part in ["input", "output"] {
                 check(
                     root,
@@ -121,20 +118,29 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                     sink,
                     sampler.get(part),
                     "accessors",
-                    &format!("/animations/{a}/samplers/{s}/{part}"),
+                    &at.key(part),
                 );
             }
         }
     }
+    let list = top.key("nodes");
     for (n, node) in array(root, "nodes").iter().enumerate() {
+        let at = list.index(n);
         check(
             root,
             doc,
             sink,
             node.get("camera"),
             "cameras",
-            &format!("/nodes/{n}/camera"),
+            &at.key("camera"),
         );
     }
-    check(root, doc, sink, root.get("scene"), "scenes", "/scene");
+    check(
+        root,
+        doc,
+        sink,
+        root.get("scene"),
+        "scenes",
+        &top.key("scene"),
+    );
 }

@@ -4,10 +4,9 @@
 //! collections and extension values of the wrong JSON type (`GLTF_JSON`). The typed reader
 //! refuses a wrong type in the members skinning reads; these are the ones it ignores.
 
-use dashvertex_json::pointer::push_token;
 use serde_json::Value;
 
-use super::{array, members};
+use super::{Ptr, array, members};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
@@ -29,14 +28,19 @@ const COLLECTIONS: &[&str] = &[
     "textures",
 ];
 
-/// Reports each of `names` that the object `v` (at `pointer`) lacks. Values that are not
+/// Reports each of `names` that the object `v` (at `at`) lacks. Values that are not
 /// objects are left to the type checks.
-fn require(doc: &Doc, sink: &mut Sink, v: &Value, pointer: &str, names: &[&str]) {
+fn require(doc: &Doc, sink: &mut Sink, v: &Value, at: &Ptr, names: &[&str]) {
     let Some(obj) = v.as_object() else { return };
     for name in names {
         if !obj.contains_key(*name) {
-            let at = if pointer.is_empty() { "/" } else { pointer };
-            doc.push(sink, Code::GLTF_REQUIRED, at, || {
+            let pointer = at.spell();
+            let pointer = if pointer.is_empty() {
+                "/".to_owned()
+            } else {
+                pointer
+            };
+            doc.push(sink, Code::GLTF_REQUIRED, &pointer, || {
                 format!("`{name}` is required here and missing")
             });
         }
@@ -44,43 +48,45 @@ fn require(doc: &Doc, sink: &mut Sink, v: &Value, pointer: &str, names: &[&str])
 }
 
 /// Reports member `key` of `v` when it is an empty array or object.
-fn non_empty(doc: &Doc, sink: &mut Sink, v: &Value, pointer: &str, key: &str) {
+fn non_empty(doc: &Doc, sink: &mut Sink, v: &Value, at: &Ptr, key: &str) {
     let empty = match v.get(key) {
         Some(Value::Array(a)) => a.is_empty(),
         Some(Value::Object(o)) => o.is_empty(),
         _ => false,
     };
     if empty {
-        let ptr = format!("{pointer}/{key}");
+        let ptr = at.key(key).spell();
         doc.push(sink, Code::GLTF_EMPTY_ARRAY, &ptr, || {
             format!("`{key}` is empty; leave it out instead")
         });
     }
 }
 
-fn type_mismatch(doc: &Doc, sink: &mut Sink, pointer: &str, want: &str) {
+fn type_mismatch(doc: &Doc, sink: &mut Sink, at: &Ptr, want: &str) {
     let code = Code::GLTF_JSON;
+    let pointer = at.spell();
     sink.push(code, || {
         let mut d = crate::diagnostic::Diagnostic::new(
             code,
             format!("{pointer} is not {want}"),
-            doc.at(pointer),
+            doc.at(&pointer),
         );
         d.khronos = vec!["TYPE_MISMATCH"];
         d
     });
 }
 
-/// Member `key` of `v` (at `pointer`), when present, must be an array of objects: a value
+/// Member `key` of `v` (at `at`), when present, must be an array of objects: a value
 /// of another type is `TYPE_MISMATCH`, and elements that are not objects one
 /// `ARRAY_TYPE_MISMATCH` at the array (the official pointer), naming the first.
-fn list_of_objects(doc: &Doc, sink: &mut Sink, v: &Value, pointer: &str, key: &str) {
-    let ptr = format!("{pointer}/{key}");
+fn list_of_objects(doc: &Doc, sink: &mut Sink, v: &Value, at: &Ptr, key: &str) {
+    let at = at.key(key);
     match v.get(key) {
         None => {}
         Some(Value::Array(items)) => {
             if let Some(i) = items.iter().position(|x| !x.is_object()) {
                 let code = Code::GLTF_JSON;
+                let ptr = at.spell();
                 sink.push(code, || {
                     let mut d = crate::diagnostic::Diagnostic::new(
                         code,
@@ -92,74 +98,73 @@ fn list_of_objects(doc: &Doc, sink: &mut Sink, v: &Value, pointer: &str, key: &s
                 });
             }
         }
-        Some(_) => type_mismatch(doc, sink, &ptr, "an array"),
+        Some(_) => type_mismatch(doc, sink, &at, "an array"),
     }
 }
 
 /// Runs the checks of the module comment over the document `root`.
 pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
-    require(doc, sink, root, "", &["asset"]);
+    let top = Ptr::ROOT;
+    require(doc, sink, root, &top, &["asset"]);
     if let Some(asset) = root.get("asset") {
-        require(doc, sink, asset, "/asset", &["version"]);
+        require(doc, sink, asset, &top.key("asset"), &["version"]);
     }
     for key in COLLECTIONS {
+        let list = top.key(key);
         match root.get(*key) {
             None | Some(Value::Array(_)) => {}
-            Some(_) => type_mismatch(doc, sink, &format!("/{key}"), "an array"),
+            Some(_) => type_mismatch(doc, sink, &list, "an array"),
         }
         for (i, v) in array(root, key).iter().enumerate() {
             if !v.is_object() {
-                type_mismatch(doc, sink, &format!("/{key}/{i}"), "an object");
+                type_mismatch(doc, sink, &list.index(i), "an object");
             }
         }
     }
     if let Some(ext) = root.get("extensions").and_then(Value::as_object) {
+        let exts = top.key("extensions");
         for (name, _) in ext.iter().filter(|(_, v)| !v.is_object()) {
-            let mut ptr = "/extensions".to_owned();
-            push_token(&mut ptr, name);
-            type_mismatch(doc, sink, &ptr, "an object");
+            type_mismatch(doc, sink, &exts.key(name), "an object");
         }
     }
+    let list = top.key("accessors");
     for (i, a) in array(root, "accessors").iter().enumerate() {
-        let base = format!("/accessors/{i}");
+        let base = list.index(i);
         require(doc, sink, a, &base, &["componentType", "count", "type"]);
         if let Some(sparse) = a.get("sparse") {
-            let base = format!("{base}/sparse");
+            let base = base.key("sparse");
             require(doc, sink, sparse, &base, &["count", "indices", "values"]);
             if let Some(ix) = sparse.get("indices") {
                 require(
                     doc,
                     sink,
                     ix,
-                    &format!("{base}/indices"),
+                    &base.key("indices"),
                     &["bufferView", "componentType"],
                 );
             }
             if let Some(vals) = sparse.get("values") {
-                require(doc, sink, vals, &format!("{base}/values"), &["bufferView"]);
+                require(doc, sink, vals, &base.key("values"), &["bufferView"]);
             }
         }
     }
+    let list = top.key("animations");
     for (i, a) in array(root, "animations").iter().enumerate() {
-        let base = format!("/animations/{i}");
+        let base = list.index(i);
         require(doc, sink, a, &base, &["channels", "samplers"]);
         non_empty(doc, sink, a, &base, "channels");
         non_empty(doc, sink, a, &base, "samplers");
+        let channels = base.key("channels");
         for (c, ch) in members(a, "channels").iter().enumerate() {
-            let cb = format!("{base}/channels/{c}");
+            let cb = channels.index(c);
             require(doc, sink, ch, &cb, &["sampler", "target"]);
             if let Some(t) = ch.get("target") {
-                require(doc, sink, t, &format!("{cb}/target"), &["path"]);
+                require(doc, sink, t, &cb.key("target"), &["path"]);
             }
         }
+        let samplers = base.key("samplers");
         for (s, sm) in members(a, "samplers").iter().enumerate() {
-            require(
-                doc,
-                sink,
-                sm,
-                &format!("{base}/samplers/{s}"),
-                &["input", "output"],
-            );
+            require(doc, sink, sm, &samplers.index(s), &["input", "output"]);
         }
     }
     for (key, what) in [("buffers", "buffer"), ("bufferViews", "buffer view")] {
@@ -168,8 +173,9 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         } else {
             &["buffer", "byteLength"]
         };
+        let list = top.key(key);
         for (i, b) in array(root, key).iter().enumerate() {
-            let base = format!("/{key}/{i}");
+            let base = list.index(i);
             require(doc, sink, b, &base, names);
             if b.get("byteLength").and_then(Value::as_u64) == Some(0) {
                 super::push_as(
@@ -177,31 +183,34 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                     sink,
                     Code::GLTF_VALUE_RANGE,
                     "VALUE_NOT_IN_RANGE",
-                    &format!("{base}/byteLength"),
+                    &base.key("byteLength").spell(),
                     || format!("{what} {i} has byteLength 0; it must be at least 1"),
                 );
             }
         }
     }
+    let list = top.key("meshes");
     for (m, mesh) in array(root, "meshes").iter().enumerate() {
-        let base = format!("/meshes/{m}");
+        let base = list.index(m);
         require(doc, sink, mesh, &base, &["primitives"]);
         non_empty(doc, sink, mesh, &base, "primitives");
         list_of_objects(doc, sink, mesh, &base, "primitives");
+        let prims = base.key("primitives");
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
-            let pb = format!("{base}/primitives/{p}");
+            let pb = prims.index(p);
             require(doc, sink, prim, &pb, &["attributes"]);
             non_empty(doc, sink, prim, &pb, "attributes");
             if prim.get("targets").is_some_and(Value::is_array) {
                 non_empty(doc, sink, prim, &pb, "targets");
             }
             if prim.get("attributes").is_some_and(|a| !a.is_object()) {
-                type_mismatch(doc, sink, &format!("{pb}/attributes"), "an object");
+                type_mismatch(doc, sink, &pb.key("attributes"), "an object");
             }
             list_of_objects(doc, sink, prim, &pb, "targets");
+            let targets = pb.key("targets");
             for (t, target) in members(prim, "targets").iter().enumerate() {
                 if target.as_object().is_some_and(serde_json::Map::is_empty) {
-                    let ptr = format!("{pb}/targets/{t}");
+                    let ptr = targets.index(t).spell();
                     doc.push(sink, Code::GLTF_EMPTY_ARRAY, &ptr, || {
                         format!("morph target {t} is an empty object")
                     });
@@ -209,13 +218,16 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             }
         }
     }
+    let list = top.key("nodes");
     for (n, node) in array(root, "nodes").iter().enumerate() {
-        non_empty(doc, sink, node, &format!("/nodes/{n}"), "children");
+        non_empty(doc, sink, node, &list.index(n), "children");
     }
+    let list = top.key("scenes");
     for (s, scene) in array(root, "scenes").iter().enumerate() {
-        non_empty(doc, sink, scene, &format!("/scenes/{s}"), "nodes");
+        non_empty(doc, sink, scene, &list.index(s), "nodes");
     }
+    let list = top.key("skins");
     for (s, skin) in array(root, "skins").iter().enumerate() {
-        require(doc, sink, skin, &format!("/skins/{s}"), &["joints"]);
+        require(doc, sink, skin, &list.index(s), &["joints"]);
     }
 }

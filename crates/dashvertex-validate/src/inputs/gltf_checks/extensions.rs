@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use dashvertex_json::pointer::push_token;
 use serde_json::Value;
 
-use super::{array, push_as};
+use super::{Tok, array, push_as};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
@@ -61,7 +61,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     // enters, its parent and the token that leads to it; a pointer is spelled only for
     // a finding (most documents have none, and spelling one per member cost more than
     // the whole walk).
-    let mut steps: Vec<(usize, Token)> = vec![(0, Token::Index(0))];
+    let mut steps: Vec<(usize, Tok)> = vec![(0, Tok::Root)];
     let mut stack: Vec<(&Value, usize)> = vec![(root, 0)];
     while let Some((v, at)) = stack.pop() {
         match v {
@@ -74,7 +74,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                         && let Some(ext) = child.as_object()
                     {
                         for name in ext.keys().filter(|n| !used.contains(n.as_str())) {
-                            let mut p = spell(&steps, at);
+                            let mut p = pointer_of(&steps, at);
                             push_token(&mut p, key);
                             push_token(&mut p, name);
                             push_as(
@@ -89,7 +89,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                         continue;
                     }
                     if child.is_object() || child.is_array() {
-                        steps.push((at, Token::Key(key)));
+                        steps.push((at, Tok::Key(key)));
                         stack.push((child, steps.len() - 1));
                     }
                 }
@@ -97,7 +97,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             Value::Array(a) => {
                 for (k, child) in a.iter().enumerate() {
                     if child.is_object() || child.is_array() {
-                        steps.push((at, Token::Index(k)));
+                        steps.push((at, Tok::Index(k)));
                         stack.push((child, steps.len() - 1));
                     }
                 }
@@ -107,15 +107,8 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     }
 }
 
-/// How a container of the walk is reached from its parent.
-#[derive(Clone, Copy)]
-enum Token<'a> {
-    Key(&'a str),
-    Index(usize),
-}
-
 /// The JSON Pointer of walk step `at` (step 0 is the root), from its chain of parents.
-fn spell(steps: &[(usize, Token)], mut at: usize) -> String {
+fn pointer_of(steps: &[(usize, Tok)], mut at: usize) -> String {
     let mut tokens = Vec::new();
     while at != 0 {
         let Some(&(parent, token)) = steps.get(at) else {
@@ -124,12 +117,6 @@ fn spell(steps: &[(usize, Token)], mut at: usize) -> String {
         tokens.push(token);
         at = parent;
     }
-    let mut p = String::new();
-    for t in tokens.iter().rev() {
-        match t {
-            Token::Key(k) => push_token(&mut p, k),
-            Token::Index(i) => push_token(&mut p, &i.to_string()),
-        }
-    }
-    p
+    tokens.reverse();
+    super::spell(&tokens)
 }

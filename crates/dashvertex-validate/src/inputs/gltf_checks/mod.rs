@@ -77,9 +77,10 @@ pub(crate) struct Ptr<'a> {
     token: Tok<'a>,
 }
 
-/// One reference token of a [`Ptr`].
+/// One reference token of a JSON Pointer: of a [`Ptr`], or of a walk that keeps its own
+/// parent links (the extensions walk).
 #[derive(Clone, Copy)]
-enum Tok<'a> {
+pub(crate) enum Tok<'a> {
     Root,
     Key(&'a str),
     Index(usize),
@@ -116,14 +117,21 @@ impl<'a> Ptr<'a> {
             tokens.push(p.token);
             at = p.parent;
         }
-        let mut out = String::new();
-        for t in tokens.iter().rev() {
-            match t {
-                Tok::Root => {}
-                Tok::Key(k) => dashvertex_json::pointer::push_token(&mut out, k),
-                Tok::Index(i) => dashvertex_json::pointer::push_token(&mut out, &i.to_string()),
-            }
-        }
-        out
+        tokens.reverse();
+        spell(&tokens)
     }
+}
+
+/// The text of the JSON Pointer made of `tokens`, root first (RFC 6901, `~` and `/`
+/// escaped; [`Tok::Root`] adds nothing).
+pub(crate) fn spell(tokens: &[Tok]) -> String {
+    let mut out = String::new();
+    for t in tokens {
+        match t {
+            Tok::Root => {}
+            Tok::Key(k) => dashvertex_json::pointer::push_token(&mut out, k),
+            Tok::Index(i) => dashvertex_json::pointer::push_token(&mut out, &i.to_string()),
+        }
+    }
+    out
 }

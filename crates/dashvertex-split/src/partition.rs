@@ -8,6 +8,7 @@
 
 use std::cmp::Reverse;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Compressed rows: row `i` is `items[start[i]..start[i + 1]]`. Starts are `u32`, which
 /// halves the table's overhead on large primitives; a table refuses to grow past
@@ -246,6 +247,9 @@ pub fn vertex_elements(shape: &Shape<'_>) -> Result<Rows, TableFull> {
 
 const NONE: u32 = u32::MAX;
 
+/// How many elements a part's fill looks at between two looks at its stop flag.
+const STOP_STRIDE: usize = 1 << 14;
+
 /// Splits `shape` into parts of at most `max` joints each. Every element must fit
 /// ([`infeasible`] says which do not): an element that does not is put in a part of its
 /// own, over the budget, for the caller to have refused first.
@@ -256,52 +260,103 @@ const NONE: u32 = u32::MAX;
 /// earliest tried, is kept. `ej` is [`element_joints`] of `shape` (the caller has it
 /// already, from [`infeasible`]) and `adj` its [`vertex_elements`] (built once for the
 /// growths and the seam count).
+///
+/// The first growth runs beside the other two (one after the other) when the thread
+/// pool has a second thread; which growth is kept does not depend on it, so the parts
+/// are the same at any thread count.
 pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> Vec<Part> {
-    let mut mark = vec![0u32; shape.vertex_joints.len()];
-    let mut stamp = 0u32;
-    let mut best: Option<(usize, usize, Vec<Part>)> = None;
     // What no growth can beat: ⌈joints used / max⌉ parts, each vertex written once. A
     // growth reaching both ends the search (a later one could only tie, and ties keep the
     // earliest), so a primitive that splits cleanly is grown once.
-    let floor = floor(shape, ej, max, &mut mark);
-    // One growth at a time: side by side on two threads they took a quarter less time and
-    // a quarter more memory on the benchmark rig (benches/README.md, "split").
-    for how in [Growth::ADJACENT, Growth::FILL, Growth::INDEX_ORDER] {
-        if best.as_ref().is_some_and(|(n, w, _)| (*n, *w) <= floor) {
-            break;
-        }
-        let mut parts = grow(shape, ej, adj, max, how);
-        merge(&mut parts, shape.joints, max);
-        parts.retain(|p| !p.elements.is_empty());
-        let mut written = 0;
-        for p in &parts {
-            stamp = stamp.wrapping_add(1);
-            if stamp == 0 {
-                mark.fill(0);
-                stamp = 1;
+    let floor = floor(shape, ej, max);
+    let stop = AtomicBool::new(false);
+    let (first, later) = rayon::join(
+        || {
+            let never = AtomicBool::new(false);
+            let tried = attempt(shape, ej, adj, max, Growth::ADJACENT, &never, &mut None);
+            if tried.as_ref().is_some_and(|t| t.rank() <= floor) {
+                stop.store(true, Ordering::Relaxed);
             }
-            for &e in &p.elements {
-                for &v in shape.element(e as usize) {
-                    if let Some(m) = mark.get_mut(v as usize)
-                        && *m != stamp
-                    {
-                        *m = stamp;
-                        written += 1;
-                    }
+            tried
+        },
+        || {
+            let mut scratch = None;
+            let mut out = Vec::new();
+            for how in [Growth::FILL, Growth::INDEX_ORDER] {
+                let Some(t) = attempt(shape, ej, adj, max, how, &stop, &mut scratch) else {
+                    break;
+                };
+                let done = t.rank() <= floor;
+                out.push(t);
+                if done {
+                    break;
                 }
             }
-        }
-        if best
-            .as_ref()
-            .is_none_or(|(n, w, _)| (parts.len(), written) < (*n, *w))
-        {
-            best = Some((parts.len(), written, parts));
+            out
+        },
+    );
+    // The first at the floor has stopped the others, whose growths it beats or ties.
+    let mut best: Option<Tried> = None;
+    for t in first.into_iter().chain(later) {
+        if best.as_ref().is_none_or(|b| t.rank() < b.rank()) {
+            best = Some(t);
         }
     }
-    let mut parts = best.map(|b| b.2).unwrap_or_default();
+    let mut parts = best.map(|b| b.parts).unwrap_or_default();
     ascending(&mut parts, shape.elements());
     parts.sort_by_key(|p| p.elements.first().copied());
     parts
+}
+
+/// The parts one growth and its merge made, with the vertices they write.
+struct Tried {
+    parts: Vec<Part>,
+    written: usize,
+}
+
+impl Tried {
+    /// What the choice between growths compares: fewer parts, then fewer vertices.
+    fn rank(&self) -> (usize, usize) {
+        (self.parts.len(), self.written)
+    }
+}
+
+/// Grows `shape` as `how` says and merges the parts; `None` when `stop` was raised on
+/// the way. `scratch` holds the growth's tables from one attempt to the next on the
+/// same thread (made at the first): allocating them afresh cost as much in page faults
+/// as clearing them costs in writes, twice over.
+fn attempt(
+    shape: &Shape<'_>,
+    ej: &Rows<u16>,
+    adj: &Rows,
+    max: usize,
+    how: Growth,
+    stop: &AtomicBool,
+    scratch: &mut Option<Scratch>,
+) -> Option<Tried> {
+    let s = scratch.get_or_insert_with(|| Scratch::new(shape, max.min(ej.widest())));
+    let mut parts = grow(shape, ej, adj, max, how, stop, s)?;
+    merge(&mut parts, shape.joints, max);
+    parts.retain(|p| !p.elements.is_empty());
+    // Vertices written: once per part that uses them, counted with the vertex marks the
+    // growth no longer needs.
+    let mark = &mut s.vertex_mark;
+    mark.fill(0);
+    let mut written = 0;
+    for (k, p) in parts.iter().enumerate() {
+        let stamp = u32::try_from(k + 1).unwrap_or(NONE);
+        for &e in &p.elements {
+            for &v in shape.element(e as usize) {
+                if let Some(m) = mark.get_mut(v as usize)
+                    && *m != stamp
+                {
+                    *m = stamp;
+                    written += 1;
+                }
+            }
+        }
+    }
+    Some(Tried { parts, written })
 }
 
 /// Puts each part's elements in ascending order with one pass over the `n` elements
@@ -329,8 +384,9 @@ fn ascending(parts: &mut [Part], n: usize) {
 }
 
 /// The fewest parts and vertices written any split of `shape` can have: `(⌈joints
-/// used / max⌉, vertices used)`. Leaves `mark` all zero.
-fn floor(shape: &Shape<'_>, ej: &Rows<u16>, max: usize, mark: &mut [u32]) -> (usize, usize) {
+/// used / max⌉, vertices used)`.
+fn floor(shape: &Shape<'_>, ej: &Rows<u16>, max: usize) -> (usize, usize) {
+    let mut mark = vec![false; shape.vertex_joints.len()];
     let mut seen = vec![false; shape.joints];
     let mut joints: usize = 0;
     for &j in ej.items() {
@@ -344,13 +400,12 @@ fn floor(shape: &Shape<'_>, ej: &Rows<u16>, max: usize, mark: &mut [u32]) -> (us
     let mut vertices = 0;
     for &v in shape.indices {
         if let Some(m) = mark.get_mut(v as usize)
-            && *m == 0
+            && !*m
         {
-            *m = 1;
+            *m = true;
             vertices += 1;
         }
     }
-    mark.fill(0);
     (joints.div_ceil(max.max(1)), vertices)
 }
 
@@ -423,15 +478,59 @@ impl Candidates {
     }
 }
 
+/// The tables of a growth, kept from one growth to the next on a thread.
+struct Scratch {
+    /// Per element, the part it is in ([`NONE`] while in none).
+    owner: Vec<u32>,
+    /// Per joint, the stamp of the last part that took it.
+    joint_mark: Vec<u32>,
+    /// Per vertex, the stamp of the last part that offered its elements.
+    vertex_mark: Vec<u32>,
+    /// Per element, whether the candidates of a part held it at cost 0. Such an element
+    /// is taken when popped (its joints are all the part's, and the part fits), and an
+    /// element's cost only falls as its part grows, so offering it again changes
+    /// nothing: the offer is skipped. A part ends with no candidate left, so a marked
+    /// element is either a candidate of the growing part or in a part: the mark needs no
+    /// clearing between parts. On a mesh most neighbours of a growing part are offered
+    /// at cost 0 several times, once per shared vertex.
+    free: Vec<bool>,
+    heap: Candidates,
+    /// Whether the tables are as [`Scratch::new`] made them.
+    fresh: bool,
+}
+
+impl Scratch {
+    /// Tables for `shape`, candidates of cost up to `widest`.
+    fn new(shape: &Shape<'_>, widest: usize) -> Scratch {
+        Scratch {
+            owner: vec![NONE; shape.elements()],
+            joint_mark: vec![0; shape.joints],
+            vertex_mark: vec![0; shape.vertex_joints.len()],
+            free: vec![false; shape.elements()],
+            heap: Candidates::new(widest),
+            fresh: true,
+        }
+    }
+
+    /// As new, for another growth.
+    fn reset(&mut self) {
+        if std::mem::replace(&mut self.fresh, false) {
+            return;
+        }
+        self.owner.fill(NONE);
+        self.joint_mark.fill(0);
+        self.vertex_mark.fill(0);
+        self.free.fill(false);
+        self.heap.clear();
+    }
+}
+
 /// The growth state of one part.
 struct Grow<'s> {
     shape: &'s Shape<'s>,
     ej: &'s Rows<u16>,
     adj: &'s Rows,
-    owner: Vec<u32>,
-    joint_mark: Vec<u32>,
-    vertex_mark: Vec<u32>,
-    heap: Candidates,
+    s: &'s mut Scratch,
     work: u64,
     budget: u64,
     adjacent: bool,
@@ -443,19 +542,19 @@ impl Grow<'_> {
         let row = self.ej.row(e);
         self.work += row.len() as u64 + 1;
         row.iter()
-            .filter(|&&j| self.joint_mark.get(j as usize).copied() != Some(stamp))
+            .filter(|&&j| self.s.joint_mark.get(j as usize).copied() != Some(stamp))
             .count()
     }
 
     /// Puts element `e` in part `p` (`stamp` = p + 1), and its neighbours (elements
     /// sharing a vertex not yet expanded for this part) in the candidate heap.
     fn add(&mut self, e: usize, p: u32, stamp: u32, part: &mut Part, max: usize) {
-        if let Some(o) = self.owner.get_mut(e) {
+        if let Some(o) = self.s.owner.get_mut(e) {
             *o = p;
         }
         part.elements.push(u32::try_from(e).unwrap_or(NONE));
         for &j in self.ej.row(e) {
-            if let Some(m) = self.joint_mark.get_mut(j as usize)
+            if let Some(m) = self.s.joint_mark.get_mut(j as usize)
                 && *m != stamp
             {
                 *m = stamp;
@@ -467,7 +566,7 @@ impl Grow<'_> {
         }
         let shape = self.shape;
         for &v in shape.element(e) {
-            let Some(m) = self.vertex_mark.get_mut(v as usize) else {
+            let Some(m) = self.s.vertex_mark.get_mut(v as usize) else {
                 continue;
             };
             if *m == stamp {
@@ -477,12 +576,18 @@ impl Grow<'_> {
             let adj = self.adj;
             for &n in adj.row(v as usize) {
                 self.work += 1;
-                if self.owner.get(n as usize).copied() != Some(NONE) {
+                if self.s.owner.get(n as usize).copied() != Some(NONE) {
+                    continue;
+                }
+                if self.s.free.get(n as usize) == Some(&true) {
+                    // Counted as the cost would have been, so the work budget, and
+                    // with it where the growth falls back, is as without the skip.
+                    self.work += self.ej.row(n as usize).len() as u64 + 1;
                     continue;
                 }
                 let c = self.cost(n as usize, stamp);
                 if part.joints.len() + c <= max {
-                    self.heap.push(c, n);
+                    self.offer(c, n);
                 }
             }
         }
@@ -490,17 +595,27 @@ impl Grow<'_> {
 }
 
 impl Grow<'_> {
+    /// Puts element `e` among the candidates of the growing part at `cost`.
+    fn offer(&mut self, cost: usize, e: u32) {
+        if cost == 0
+            && let Some(f) = self.s.free.get_mut(e as usize)
+        {
+            *f = true;
+        }
+        self.s.heap.push(cost, e);
+    }
+
     /// Grows part `p` over the candidates in the heap, cheapest first, while they fit.
     fn drain(&mut self, p: u32, stamp: u32, part: &mut Part, max: usize) {
-        while let Some((cost, e)) = self.heap.pop() {
+        while let Some((cost, e)) = self.s.heap.pop() {
             let e = e as usize;
-            if self.owner.get(e).copied() != Some(NONE) {
+            if self.s.owner.get(e).copied() != Some(NONE) {
                 continue;
             }
             let now = self.cost(e, stamp);
             if now < cost {
                 // The part gained some of its joints since it was pushed.
-                self.heap.push(now, u32::try_from(e).unwrap_or(NONE));
+                self.offer(now, u32::try_from(e).unwrap_or(NONE));
                 continue;
             }
             if part.joints.len() + now <= max {
@@ -515,17 +630,26 @@ impl Grow<'_> {
 /// equal cost) while it fits; then each later element that still fits, in index order,
 /// growing again from it. Past the work budget, the remaining elements fill parts in
 /// index order.
-fn grow(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize, how: Growth) -> Vec<Part> {
+///
+/// `None` when `stop` is raised before the growth ends (looked at once per part, and
+/// every [`STOP_STRIDE`] elements while a part is filled).
+fn grow(
+    shape: &Shape<'_>,
+    ej: &Rows<u16>,
+    adj: &Rows,
+    max: usize,
+    how: Growth,
+    stop: &AtomicBool,
+    scratch: &mut Scratch,
+) -> Option<Vec<Part>> {
     let n = shape.elements();
     let incidences = shape.indices.len() as u64 + shape.vertex_joints.len() as u64;
+    scratch.reset();
     let mut g = Grow {
         shape,
         ej,
         adj,
-        owner: vec![NONE; n],
-        joint_mark: vec![0; shape.joints],
-        vertex_mark: vec![0; shape.vertex_joints.len()],
-        heap: Candidates::new(max.min(ej.widest())),
+        s: scratch,
         work: 0,
         budget: incidences
             .saturating_mul(WORK_PER_INCIDENCE)
@@ -535,8 +659,11 @@ fn grow(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize, how: Growth) 
     let mut parts: Vec<Part> = Vec::new();
     let mut fallback: Option<Part> = None;
     for seed in 0..n {
-        if g.owner.get(seed).copied() != Some(NONE) {
+        if g.s.owner.get(seed).copied() != Some(NONE) {
             continue;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return None;
         }
         if g.work > g.budget {
             // Index order: the element joins the open part if it fits, else opens one.
@@ -556,7 +683,7 @@ fn grow(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize, how: Growth) 
             }
             part.joints = union;
             part.elements.push(u32::try_from(seed).unwrap_or(NONE));
-            if let Some(o) = g.owner.get_mut(seed) {
+            if let Some(o) = g.s.owner.get_mut(seed) {
                 *o = 0;
             }
             continue;
@@ -564,7 +691,7 @@ fn grow(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize, how: Growth) 
         let p = u32::try_from(parts.len()).unwrap_or(NONE - 1);
         let stamp = p.wrapping_add(1).max(1);
         let mut part = Part::default();
-        g.heap.clear();
+        g.s.heap.clear();
         g.add(seed, p, stamp, &mut part, max);
         g.drain(p, stamp, &mut part, max);
         // Then every later element that still fits, in index order, each growing the
@@ -573,8 +700,11 @@ fn grow(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize, how: Growth) 
             if g.work > g.budget || !how.fill {
                 break;
             }
+            if e % STOP_STRIDE == 0 && stop.load(Ordering::Relaxed) {
+                return None;
+            }
             g.work += 1;
-            if g.owner.get(e).copied() != Some(NONE) {
+            if g.s.owner.get(e).copied() != Some(NONE) {
                 continue;
             }
             if part.joints.len() + g.cost(e, stamp) <= max {
@@ -588,7 +718,7 @@ fn grow(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize, how: Growth) 
     if let Some(part) = fallback.filter(|p| !p.elements.is_empty()) {
         parts.push(part);
     }
-    parts
+    Some(parts)
 }
 
 /// The size of the union of two sorted joint lists, or `None` past `max`.

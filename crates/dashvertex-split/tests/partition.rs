@@ -1,6 +1,6 @@
 //! Property tests of the partition on random rigs: every part within the budget, every
 //! element in exactly one part, each part's joints exactly those its elements use, at
-//! least the lower bound of parts, and the same parts every time.
+//! least the lower bound of parts, and the same parts every time, at any thread count.
 
 #![allow(
     clippy::unwrap_used,
@@ -57,6 +57,13 @@ proptest! {
         let adj = vertex_elements(&shape).unwrap();
         let parts = partition(&shape, &ej, &adj, max);
         prop_assert_eq!(&parts, &partition(&shape, &ej, &adj, max), "deterministic");
+        // The growths run side by side on two threads and one after another on one:
+        // the same parts either way.
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let alone = pool.install(|| partition(&shape, &ej, &adj, max));
+            prop_assert_eq!(&parts, &alone, "the same parts on {} thread(s)", threads);
+        }
         for p in &parts {
             prop_assert!(p.elements.windows(2).all(|w| w[0] < w[1]), "elements ascending");
         }

@@ -90,7 +90,14 @@ fn split_primitive(
         let ej = partition::element_joints(&shape).map_err(too_large)?;
         Ok((vj, ej))
     };
-    let (mut vj, mut ej) = tables(&read)?;
+    // The vertex → element table needs only the indices (a repair keeps them): it is
+    // built beside the joint tables.
+    let (joint_tables, adj) = rayon::join(
+        || tables(&read),
+        || partition::elements_of_vertices(read.arity, &read.indices, read.vertices),
+    );
+    let (mut vj, mut ej) = joint_tables?;
+    let adj = adj.map_err(too_large)?;
     let mut reduced = None;
     if let Some(bad) = partition::infeasible(&ej, max) {
         if !opts.reduce {
@@ -162,7 +169,6 @@ fn split_primitive(
         vertex_joints: &vj,
         joints: skin_joints,
     };
-    let adj = partition::vertex_elements(&shape).map_err(too_large)?;
     let parts = partition::partition(&shape, &ej, &adj, max);
     drop(ej);
     // Figures.

@@ -213,10 +213,27 @@ pub fn infeasible(ej: &Rows<u16>, max: usize) -> Option<Infeasible> {
 /// Per vertex, the elements that use it (ascending; an element using a vertex twice is
 /// listed twice).
 pub fn vertex_elements(shape: &Shape<'_>) -> Result<Rows, TableFull> {
-    if u32::try_from(shape.indices.len()).is_err() {
+    elements_of_vertices(shape.arity, shape.indices, shape.vertex_joints.len())
+}
+
+/// [`vertex_elements`] of elements of `arity` vertices given by `indices`, over
+/// `vertices` vertices (what it needs of a [`Shape`], so that it can be built before the
+/// shape's joint tables are).
+pub fn elements_of_vertices(
+    arity: usize,
+    indices: &[u32],
+    vertices: usize,
+) -> Result<Rows, TableFull> {
+    if u32::try_from(indices.len()).is_err() {
         return Err(TableFull);
     }
-    let n = shape.vertex_joints.len();
+    let shape = Shape {
+        arity,
+        indices,
+        vertex_joints: &Rows::new(),
+        joints: 0,
+    };
+    let n = vertices;
     let mut count = vec![0u32; n + 1];
     for &v in shape.indices {
         if let Some(c) = count.get_mut(v as usize + 1) {
@@ -261,8 +278,8 @@ const STOP_STRIDE: usize = 1 << 14;
 /// already, from [`infeasible`]) and `adj` its [`vertex_elements`] (built once for the
 /// growths and the seam count).
 ///
-/// The first growth runs beside the other two (one after the other) when the thread
-/// pool has a second thread; which growth is kept does not depend on it, so the parts
+/// The fill runs beside the other two (one after the other) when the thread pool has a
+/// second thread; which growth is kept does not depend on it, so the parts
 /// are the same at any thread count.
 pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> Vec<Part> {
     // What no growth can beat: ⌈joints used / max⌉ parts, each vertex written once. A
@@ -270,34 +287,43 @@ pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> V
     // earliest), so a primitive that splits cleanly is grown once.
     let floor = floor(shape, ej, max);
     let stop = AtomicBool::new(false);
-    let (first, later) = rayon::join(
-        || {
-            let never = AtomicBool::new(false);
-            let tried = attempt(shape, ej, adj, max, Growth::ADJACENT, &never, &mut None);
-            if tried.as_ref().is_some_and(|t| t.rank() <= floor) {
-                stop.store(true, Ordering::Relaxed);
-            }
-            tried
-        },
+    let stopped = || stop.load(Ordering::Relaxed);
+    // Over neighbours then in index order on one side, the fill on the other: the fill
+    // takes about as long as the other two together.
+    let ((adjacent, index_order), fill) = rayon::join(
         || {
             let mut scratch = None;
-            let mut out = Vec::new();
-            for how in [Growth::FILL, Growth::INDEX_ORDER] {
-                let Some(t) = attempt(shape, ej, adj, max, how, &stop, &mut scratch) else {
-                    break;
-                };
-                let done = t.rank() <= floor;
-                out.push(t);
-                if done {
-                    break;
-                }
+            let never = AtomicBool::new(false);
+            let adjacent = attempt(shape, ej, adj, max, Growth::ADJACENT, &never, &mut scratch);
+            if adjacent.as_ref().is_some_and(|t| t.rank() <= floor) {
+                stop.store(true, Ordering::Relaxed);
+                return (adjacent, None);
             }
-            out
+            if stopped() {
+                return (adjacent, None);
+            }
+            let index_order = attempt(
+                shape,
+                ej,
+                adj,
+                max,
+                Growth::INDEX_ORDER,
+                &stop,
+                &mut scratch,
+            );
+            (adjacent, index_order)
+        },
+        || {
+            let fill = attempt(shape, ej, adj, max, Growth::FILL, &stop, &mut None);
+            if fill.as_ref().is_some_and(|t| t.rank() <= floor) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            fill
         },
     );
-    // The first at the floor has stopped the others, whose growths it beats or ties.
+    // Whichever reached the floor first stopped the later ones, which it beats or ties.
     let mut best: Option<Tried> = None;
-    for t in first.into_iter().chain(later) {
+    for t in [adjacent, fill, index_order].into_iter().flatten() {
         if best.as_ref().is_none_or(|b| t.rank() < b.rank()) {
             best = Some(t);
         }

@@ -364,6 +364,9 @@ fn attempt(
     let mut parts = grow(shape, ej, adj, max, how, stop, s)?;
     merge(&mut parts, shape.joints, max);
     parts.retain(|p| !p.elements.is_empty());
+    for p in &mut parts {
+        p.elements.shrink_to_fit();
+    }
     // Vertices written: once per part that uses them, counted with the vertex marks the
     // growth no longer needs.
     let mark = &mut s.vertex_mark;
@@ -739,6 +742,9 @@ fn grow(
             }
         }
         part.joints.sort_unstable();
+        // Growth by doubling leaves up to half of a large part unused, and three
+        // growths' parts can be held at once.
+        part.elements.shrink_to_fit();
         parts.push(part);
     }
     if let Some(part) = fallback.filter(|p| !p.elements.is_empty()) {

@@ -28,17 +28,38 @@ pub fn part_vertex_count(shape: &Shape<'_>, part: &Part, mark: &mut [u32], stamp
 /// (a vertex → elements table built by counting): linear in the indices, where sorting
 /// every edge took an eighth of a large split.
 pub fn seam_edges(shape: &Shape<'_>, adj: &Rows, owner: &[u32]) -> usize {
+    use rayon::prelude::*;
     if shape.arity < 2 {
         return 0;
     }
     let n = shape.vertex_joints.len();
-    // Per higher vertex b of an edge (a, b) seen from a: `seen[b] == a + 1` when the edge
-    // was met already, with the part of its first element and whether it is a seam yet.
-    let mut seen = vec![0u32; n];
-    let mut first = vec![0u32; n];
-    let mut seam = vec![false; n];
+    // One range of lower vertices per thread (each edge is counted from its lower
+    // vertex alone, so the ranges add up to the whole at any thread count).
+    let pieces = rayon::current_num_threads().clamp(1, n.max(1));
+    let per = n.div_ceil(pieces);
+    (0..pieces)
+        .into_par_iter()
+        .map(|k| seams_from(shape, adj, owner, k * per..n.min((k + 1) * per)))
+        .sum()
+}
+
+/// The seam edges whose lower vertex is in `lower`.
+fn seams_from(
+    shape: &Shape<'_>,
+    adj: &Rows,
+    owner: &[u32],
+    lower: std::ops::Range<usize>,
+) -> usize {
+    // Per higher vertex b of an edge (a, b) seen from a: `seen[b - base] == a + 1` when
+    // the edge was met already, with the part of its first element and whether it is a
+    // seam yet (b is at least a, so at least `base`).
+    let base = lower.start;
+    let above = shape.vertex_joints.len().saturating_sub(base);
+    let mut seen = vec![0u32; above];
+    let mut first = vec![0u32; above];
+    let mut seam = vec![false; above];
     let mut seams = 0;
-    for a in 0..n {
+    for a in lower {
         let tag = u32::try_from(a + 1).unwrap_or(u32::MAX);
         let mut last = None;
         for &e in adj.row(a) {
@@ -58,7 +79,7 @@ pub fn seam_edges(shape: &Shape<'_>, adj: &Rows, owner: &[u32]) -> usize {
                 if x.min(y) as usize != a {
                     continue;
                 }
-                let b = x.max(y) as usize;
+                let b = x.max(y) as usize - base;
                 let (Some(s), Some(f), Some(m)) =
                     (seen.get_mut(b), first.get_mut(b), seam.get_mut(b))
                 else {

@@ -124,6 +124,11 @@ proptest! {
         }
         let expected = parts_of.values().filter(|s| s.len() > 1).count();
         prop_assert_eq!(seam_edges(&shape, &adj, &owner), expected);
+        // Counted over one range of vertices per thread: the same at any count.
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            prop_assert_eq!(pool.install(|| seam_edges(&shape, &adj, &owner)), expected);
+        }
     }
 }
 

@@ -316,7 +316,8 @@ impl Drop for Output {
 struct Replaced {
     dest: PathBuf,
     /// A hard link to the file `dest` held before (named like a temporary file, so a
-    /// killed run's is cleaned up as one); `None` when `dest` did not exist.
+    /// killed run's is cleaned up as one); `None` when `dest` did not exist, and for the
+    /// batch's last file, which is never undone (nothing after it can fail the renames).
     backup: Option<PathBuf>,
 }
 
@@ -395,9 +396,20 @@ impl<'a> Batch<'a> {
             ready.push(out);
         }
         let mut done: Vec<Replaced> = Vec::with_capacity(ready.len());
-        for out in ready {
-            match out.replace() {
-                Ok(r) => done.push(r),
+        let mut folders: Vec<PathBuf> = Vec::new();
+        let last = ready.len().saturating_sub(1);
+        for (k, out) in ready.into_iter().enumerate() {
+            // The old file is kept only while a later rename could fail and need it
+            // back: never for the last one.
+            match out.replace(k < last) {
+                Ok(r) => {
+                    if let Some(dir) = r.dest.parent().filter(|d| !d.as_os_str().is_empty())
+                        && !folders.iter().any(|f| f == dir)
+                    {
+                        folders.push(dir.to_path_buf());
+                    }
+                    done.push(r);
+                }
                 Err(e) => {
                     for r in done.into_iter().rev() {
                         r.undo();
@@ -405,6 +417,11 @@ impl<'a> Batch<'a> {
                     return Err(e);
                 }
             }
+        }
+        // Each folder synced once, after its last rename.
+        for dir in &folders {
+            // Some filesystems cannot sync a folder; the renames stand anyway.
+            let _ = File::open(dir).and_then(|d| d.sync_all());
         }
         for r in done {
             r.forget();
@@ -434,8 +451,8 @@ impl Output {
     }
 
     /// Renames the temporary file over the destination, keeping a link to the old file
-    /// (batch step two).
-    fn replace(mut self) -> Result<Replaced, FsError> {
+    /// when `keep_old` (batch step two; the caller syncs the folder).
+    fn replace(mut self, keep_old: bool) -> Result<Replaced, FsError> {
         let Target::Atomic { file, tmp, dest } = std::mem::replace(&mut self.target, Target::Done)
         else {
             return Err(FsError::io(
@@ -445,7 +462,7 @@ impl Output {
         };
         drop(file);
         let existed = std::fs::symlink_metadata(&dest).is_ok_and(|m| m.is_file());
-        let backup = if existed {
+        let backup = if existed && keep_old {
             let b = tmp.with_file_name(format!(
                 "{}old-{}",
                 tmp.file_name()
@@ -470,9 +487,6 @@ impl Output {
                 pending(|l| l.retain(|p| p != &b));
             }
             return Err(FsError::io(&self.name, e));
-        }
-        if let Some(dir) = dest.parent().filter(|d| !d.as_os_str().is_empty()) {
-            let _ = File::open(dir).and_then(|d| d.sync_all());
         }
         Ok(Replaced {
             dest,

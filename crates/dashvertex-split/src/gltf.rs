@@ -92,7 +92,8 @@ fn split_primitive(
     };
     // The vertex → element table needs only the indices (a repair keeps them): it is
     // built beside the joint tables.
-    let (joint_tables, adj) = rayon::join(
+    let (joint_tables, adj) = partition::join(
+        read.indices.len() >= partition::PARALLEL_FROM,
         || tables(&read),
         || partition::elements_of_vertices(read.arity, &read.indices, read.vertices),
     );

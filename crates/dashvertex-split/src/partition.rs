@@ -264,6 +264,26 @@ pub fn elements_of_vertices(
 
 const NONE: u32 = u32::MAX;
 
+/// Below this many element-vertex incidences a primitive is split on the calling thread
+/// alone: handing work to another thread costs more than the work.
+pub const PARALLEL_FROM: usize = 1 << 15;
+
+/// `rayon::join` of `a` and `b` when `parallel`, else `a` then `b` on this thread. The
+/// callers' results do not depend on which.
+pub(crate) fn join<A, B, RA, RB>(parallel: bool, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if parallel {
+        rayon::join(a, b)
+    } else {
+        (a(), b())
+    }
+}
+
 /// How many elements a part's fill looks at between two looks at its stop flag.
 const STOP_STRIDE: usize = 1 << 14;
 
@@ -290,7 +310,8 @@ pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> V
     let stopped = || stop.load(Ordering::Relaxed);
     // Over neighbours then in index order on one side, the fill on the other: the fill
     // takes about as long as the other two together.
-    let ((adjacent, index_order), fill) = rayon::join(
+    let ((adjacent, index_order), fill) = join(
+        shape.indices.len() >= PARALLEL_FROM,
         || {
             let mut scratch = None;
             let never = AtomicBool::new(false);

@@ -35,7 +35,11 @@ pub fn seam_edges(shape: &Shape<'_>, adj: &Rows, owner: &[u32]) -> usize {
     let n = shape.vertex_joints.len();
     // One range of lower vertices per thread (each edge is counted from its lower
     // vertex alone, so the ranges add up to the whole at any thread count).
-    let pieces = rayon::current_num_threads().clamp(1, n.max(1));
+    let pieces = if shape.indices.len() < crate::partition::PARALLEL_FROM {
+        1
+    } else {
+        rayon::current_num_threads().clamp(1, n.max(1))
+    };
     let per = n.div_ceil(pieces);
     (0..pieces)
         .into_par_iter()

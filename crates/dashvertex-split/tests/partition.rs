@@ -161,3 +161,74 @@ fn a_fan_of_distinct_joints_is_split_in_bounded_work() {
     // Four triangles a part (1 + 4 × 2 joints): the lower bound.
     assert_eq!(parts.len(), (n as usize).div_ceil(4));
 }
+
+#[test]
+fn a_grid_large_enough_for_two_threads_splits_the_same_on_one() {
+    // 130 × 90 quads (70,200 incidences, past PARALLEL_FROM), each vertex bound to the
+    // corners of its cell in a 13 × 9 grid of joints, as the benchmark rig is.
+    let (w, h) = (131usize, 91usize);
+    let (jw, jh) = (13usize, 9usize);
+    let mut rows = Rows::new();
+    for y in 0..h {
+        for x in 0..w {
+            let (cx, cy) = ((x * (jw - 1)) / (w - 1), (y * (jh - 1)) / (h - 1));
+            let mut js: Vec<u16> = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                .iter()
+                .map(|&(dx, dy)| ((cy + dy).min(jh - 1) * jw + (cx + dx).min(jw - 1)) as u16)
+                .collect();
+            js.sort_unstable();
+            js.dedup();
+            rows.push(js).unwrap();
+        }
+    }
+    let at = |x: usize, y: usize| (y * w + x) as u32;
+    let mut indices = Vec::new();
+    for y in 0..h - 1 {
+        for x in 0..w - 1 {
+            indices.extend([at(x, y), at(x + 1, y), at(x, y + 1)]);
+            indices.extend([at(x + 1, y), at(x + 1, y + 1), at(x, y + 1)]);
+        }
+    }
+    assert!(indices.len() >= dashvertex_split::partition::PARALLEL_FROM);
+    let shape = Shape {
+        arity: 3,
+        indices: &indices,
+        vertex_joints: &rows,
+        joints: jw * jh,
+    };
+    let ej = element_joints(&shape).unwrap();
+    let adj = vertex_elements(&shape).unwrap();
+    for max in [9, 16, 40] {
+        let on = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let parts = partition(&shape, &ej, &adj, max);
+                let mut owner = vec![0u32; shape.elements()];
+                for (k, p) in parts.iter().enumerate() {
+                    for &e in &p.elements {
+                        owner[e as usize] = k as u32 + 1;
+                    }
+                }
+                let seams = seam_edges(&shape, &adj, &owner);
+                (parts, seams)
+            })
+        };
+        let (parts, seams) = on(1);
+        assert!(parts.iter().all(|p| p.joints.len() <= max));
+        assert_eq!(
+            parts.iter().map(|p| p.elements.len()).sum::<usize>(),
+            shape.elements()
+        );
+        assert!(seams > 0 || parts.len() == 1);
+        for threads in [2, 3] {
+            assert_eq!(
+                on(threads),
+                (parts.clone(), seams),
+                "N = {max}, {threads} threads"
+            );
+        }
+    }
+}

@@ -68,8 +68,11 @@ def main():
                     break  # a loop: once is enough
             # Wall time: hyperfine, both commands in one run (RSS above, from /usr/bin/time);
             # a refusal is timed too (`-i`), /usr/bin/time's 10 ms steps are too coarse.
+            # dash is timed as a user runs it, writing the split file only: the report
+            # (a second file, synced) is what the rounds above read the figures from.
             hf = os.path.join(tmp, "hf.json")
-            cmds = [" ".join(dcmd)] + ([" ".join(acmd)] if acode == 0 else [])
+            timed_dash = [x for x in dcmd if x not in ("--report", rep)]
+            cmds = [" ".join(timed_dash)] + ([" ".join(acmd)] if acode == 0 else [])
             subprocess.run(["hyperfine", "-N", "-i", "-w", "3", "-r", str(10 * a.rounds),
                             "--export-json", hf] + cmds, capture_output=True, check=True)
             res = json.load(open(hf))["results"]

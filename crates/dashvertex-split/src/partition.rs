@@ -306,6 +306,12 @@ pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> V
     // growth reaching both ends the search (a later one could only tie, and ties keep the
     // earliest), so a primitive that splits cleanly is grown once.
     let floor = floor(shape, ej, max);
+    let input = Input {
+        shape,
+        ej,
+        adj,
+        max,
+    };
     let stop = AtomicBool::new(false);
     let stopped = || stop.load(Ordering::Relaxed);
     // Over neighbours then in index order on one side, the fill on the other: the fill
@@ -315,7 +321,7 @@ pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> V
         || {
             let mut scratch = None;
             let never = AtomicBool::new(false);
-            let adjacent = attempt(shape, ej, adj, max, Growth::ADJACENT, &never, &mut scratch);
+            let adjacent = attempt(input, Growth::ADJACENT, &never, &mut scratch);
             if adjacent.as_ref().is_some_and(|t| t.rank() <= floor) {
                 stop.store(true, Ordering::Relaxed);
                 return (adjacent, None);
@@ -323,19 +329,11 @@ pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> V
             if stopped() {
                 return (adjacent, None);
             }
-            let index_order = attempt(
-                shape,
-                ej,
-                adj,
-                max,
-                Growth::INDEX_ORDER,
-                &stop,
-                &mut scratch,
-            );
+            let index_order = attempt(input, Growth::INDEX_ORDER, &stop, &mut scratch);
             (adjacent, index_order)
         },
         || {
-            let fill = attempt(shape, ej, adj, max, Growth::FILL, &stop, &mut None);
+            let fill = attempt(input, Growth::FILL, &stop, &mut None);
             if fill.as_ref().is_some_and(|t| t.rank() <= floor) {
                 stop.store(true, Ordering::Relaxed);
             }
@@ -368,21 +366,29 @@ impl Tried {
     }
 }
 
+/// What every growth of one primitive reads: the shape, its [`element_joints`] and
+/// [`vertex_elements`], and the budget.
+#[derive(Clone, Copy)]
+struct Input<'a> {
+    shape: &'a Shape<'a>,
+    ej: &'a Rows<u16>,
+    adj: &'a Rows,
+    max: usize,
+}
+
 /// Grows `shape` as `how` says and merges the parts; `None` when `stop` was raised on
 /// the way. `scratch` holds the growth's tables from one attempt to the next on the
 /// same thread (made at the first): allocating them afresh cost as much in page faults
 /// as clearing them costs in writes, twice over.
 fn attempt(
-    shape: &Shape<'_>,
-    ej: &Rows<u16>,
-    adj: &Rows,
-    max: usize,
+    input: Input<'_>,
     how: Growth,
     stop: &AtomicBool,
     scratch: &mut Option<Scratch>,
 ) -> Option<Tried> {
+    let Input { shape, ej, max, .. } = input;
     let s = scratch.get_or_insert_with(|| Scratch::new(shape, max.min(ej.widest())));
-    let mut parts = grow(shape, ej, adj, max, how, stop, s)?;
+    let mut parts = grow(input, how, stop, s)?;
     merge(&mut parts, shape.joints, max);
     parts.retain(|p| !p.elements.is_empty());
     for p in &mut parts {
@@ -684,14 +690,17 @@ impl Grow<'_> {
 /// `None` when `stop` is raised before the growth ends (looked at once per part, and
 /// every [`STOP_STRIDE`] elements while a part is filled).
 fn grow(
-    shape: &Shape<'_>,
-    ej: &Rows<u16>,
-    adj: &Rows,
-    max: usize,
+    input: Input<'_>,
     how: Growth,
     stop: &AtomicBool,
     scratch: &mut Scratch,
 ) -> Option<Vec<Part>> {
+    let Input {
+        shape,
+        ej,
+        adj,
+        max,
+    } = input;
     let n = shape.elements();
     let incidences = shape.indices.len() as u64 + shape.vertex_joints.len() as u64;
     scratch.reset();

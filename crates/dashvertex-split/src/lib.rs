@@ -27,6 +27,7 @@ pub mod partition;
 pub mod read;
 pub mod repair;
 pub mod report;
+mod rows;
 pub mod stats;
 pub mod write;
 

@@ -1,12 +1,22 @@
 //! The process's thread pool: started once, before any work, with the threads `--threads`
 //! asks for (at most [`PER_CORE`] per core) or as many as the system lets the process
-//! start, halving down to none beside the calling thread; commands run inside it
-//! ([`run`]), so every parallel loop of the libraries uses it.
+//! start, halving down to the calling thread alone; commands run inside it ([`run`]), so
+//! every parallel loop of the libraries uses it.
+//!
+//! The calling (main) thread is the pool's first worker: a command runs on it, and only
+//! the parallel loops go to the other threads. Work on the main thread allocates from
+//! glibc's main arena, which grows its heap in large steps; a secondary arena grows a page
+//! range at a time, one `mprotect` call each, which costs a small file about a tenth of
+//! its run. It also starts one thread fewer.
 //!
 //! rayon's global pool is never built: when `build_global` fails (a thread cannot be
 //! started under an address-space limit), rayon marks the global pool as set while
 //! holding none, and the first parallel loop panics (`GlobalPoolAlreadyInitialized`).
-//! A local pool can be built again with fewer threads after a failure.
+//! A local pool can be built again with fewer threads after a failure; and because rayon
+//! registers the calling thread before it starts the others, a pool that failed to start
+//! a thread would leave the calling thread in a dead pool: so every other thread is
+//! started first, waiting for its part of the pool, and the pool is assembled only
+//! once all of them run.
 //!
 //! The thread count changes only how fast a command runs: every parallel step joins its
 //! results in a fixed order, so outputs and reports are the same at any count.
@@ -16,7 +26,7 @@ use std::sync::OnceLock;
 /// The most threads per core `--threads` can start: more only queue for the cores.
 pub const PER_CORE: usize = 4;
 
-/// Each worker's stack: a main thread's, since commands run on a worker.
+/// Each started worker's stack: a main thread's, as parallel loops may run any step.
 const STACK_BYTES: usize = 8 << 20;
 
 /// The address space one worker thread takes: its stack and, with glibc, the allocator
@@ -51,15 +61,16 @@ pub fn wanted(requested: usize, cores: usize) -> (usize, bool) {
     }
 }
 
-/// One attempt at a pool of `n` threads: the pool, or how many of its threads did start
-/// before one could not (they have ended when this returns).
+/// One attempt at a pool of `n` threads: the pool, or how many of its threads (the
+/// calling one among them) were running when one more could not be started (the others
+/// have ended when this returns).
 pub type Attempt<P> = Result<P, usize>;
 
 /// The first pool `build` can start, trying `wanted` threads first; after a failure
 /// where `k` threads did start, `k / 2`: a pool that barely fits would leave no room for
 /// the data, and under an address-space limit each thread costs its stack and, with
-/// glibc, an allocator arena. `None` when not one thread can be started; the count
-/// tried last otherwise.
+/// glibc, an allocator arena. `None` when no pool beside the calling thread alone can be
+/// started; the count tried last otherwise.
 pub fn first_that_builds<P>(
     wanted: usize,
     mut build: impl FnMut(usize) -> Attempt<P>,
@@ -79,43 +90,63 @@ pub fn first_that_builds<P>(
     }
 }
 
-/// A rayon pool of `n` threads, or how many started before one could not. The threads of
-/// a failed attempt are joined before this returns, so the next attempt finds their
-/// stacks free.
+/// A rayon pool of `n` threads counting the calling thread, or how many threads (the
+/// calling one among them) were running when one more could not be started. The
+/// threads of a failed attempt have ended when this returns, so the next attempt finds
+/// their stacks free.
 fn attempt(n: usize) -> Attempt<rayon::ThreadPool> {
-    let handles = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let spawned = std::sync::Arc::clone(&handles);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .thread_name(|i| format!("dash-worker-{i}"))
-        .spawn_handler(move |thread| {
-            let mut b = std::thread::Builder::new().stack_size(STACK_BYTES);
-            if let Some(name) = thread.name() {
-                b = b.name(name.to_owned());
+    let mut parked = Vec::new();
+    for i in 1..n {
+        match park(format!("dash-worker-{i}")) {
+            Ok(p) => parked.push(p),
+            Err(_) => {
+                let running = parked.len() + 1;
+                // Each ends as soon as its channel closes.
+                for (tx, handle) in parked {
+                    drop(tx);
+                    let _ = handle.join();
+                }
+                return Err(running);
             }
-            let handle = b.spawn(move || thread.run())?;
-            if let Ok(mut list) = spawned.lock() {
-                list.push(handle);
-            }
-            Ok(())
-        })
-        .build();
-    let started: Vec<_> = match handles.lock() {
-        Ok(mut list) => list.drain(..).collect(),
-        Err(_) => Vec::new(),
-    };
-    match pool {
-        // The threads run until the pool is dropped: their handles are let go.
-        Ok(pool) => Ok(pool),
-        Err(_) => {
-            let k = started.len();
-            // rayon has told them to stop; they end as soon as they see it.
-            for h in started {
-                let _ = h.join();
-            }
-            Err(k)
         }
     }
+    let mut waiting = parked.into_iter();
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .use_current_thread()
+        .thread_name(|i| format!("dash-worker-{i}"))
+        .spawn_handler(move |thread| {
+            // The threads run until the pool is dropped: their handles are let go.
+            let (tx, _handle) = waiting
+                .next()
+                .ok_or_else(|| std::io::Error::other("no started thread left"))?;
+            tx.send(thread)
+                .map_err(|_| std::io::Error::other("a started thread has ended"))
+        })
+        .build()
+        // Not reached with every thread running; counted as the calling thread alone.
+        .map_err(|_| 1)
+}
+
+/// A thread started ahead of the pool: it runs the worker it is sent, and ends without
+/// one when the sender is dropped.
+type Parked = (
+    std::sync::mpsc::Sender<rayon::ThreadBuilder>,
+    std::thread::JoinHandle<()>,
+);
+
+/// Starts a thread named `name` that waits for its part of the pool.
+fn park(name: String) -> std::io::Result<Parked> {
+    let (tx, rx) = std::sync::mpsc::channel::<rayon::ThreadBuilder>();
+    let handle = std::thread::Builder::new()
+        .name(name)
+        .stack_size(STACK_BYTES)
+        .spawn(move || {
+            if let Ok(worker) = rx.recv() {
+                worker.run();
+            }
+        })?;
+    Ok((tx, handle))
 }
 
 /// The smaller of the process's address-space and data-size limits (`ulimit -v`,
@@ -135,7 +166,8 @@ pub fn memory_limit_in(limits: &str) -> Option<u64> {
         .min()
 }
 
-/// How many worker threads fit in a memory limit of `limit` bytes (any number without).
+/// How many threads beside the calling one fit in a memory limit of `limit` bytes (any
+/// number without).
 pub fn room(limit: Option<u64>) -> usize {
     limit.map_or(usize::MAX, |l| {
         usize::try_from(l / LIMIT_SHARE / THREAD_ADDRESS_SPACE).unwrap_or(usize::MAX)
@@ -145,12 +177,12 @@ pub fn room(limit: Option<u64>) -> usize {
 /// Starts the process's pool (once; a second call reports the first pool).
 pub fn start(requested: usize, cores: usize) -> Started {
     let (wanted, capped) = wanted(requested, cores);
-    let fit = wanted.min(room(memory_limit()));
+    let fit = wanted.min(room(memory_limit()).saturating_add(1));
     let pool = POOL.get_or_init(|| {
-        match (fit > 0).then(|| first_that_builds(fit, attempt)).flatten() {
+        match first_that_builds(fit, attempt) {
             Some((pool, _)) => pool,
-            // Not one worker fits: the calling thread is the pool's only worker (nothing
-            // to spawn, so nothing to fail but memory itself).
+            // Not one more thread starts: the calling thread is the pool's only worker
+            // (nothing to spawn, so nothing to fail but memory itself).
             None => match rayon::ThreadPoolBuilder::new()
                 .num_threads(1)
                 .use_current_thread()
@@ -169,8 +201,10 @@ pub fn start(requested: usize, cores: usize) -> Started {
 }
 
 /// Building a one-thread pool on the calling thread fails only when that thread already
-/// belongs to a pool, which [`start`] (run once, on the main thread) rules out; should it
-/// happen all the same, the process stops with the same message as any failed start.
+/// belongs to a pool: [`start`] runs once, on the main thread, and an [`attempt`] hands
+/// the calling thread to rayon only once every other thread runs, so that a failed build
+/// cannot leave it in one. Should it happen all the same, the process stops with the
+/// same message as any failed start.
 fn unreachable_pool() -> ! {
     anstream::eprintln!("error: no thread pool could be set up, not even on the calling thread");
     std::process::exit(2)

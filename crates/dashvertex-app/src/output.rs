@@ -330,50 +330,154 @@ pub fn verify_for(
     subject: Option<&Subject<'_>>,
     carried: u64,
 ) -> Result<Vec<u8>, AppError> {
-    let opts = dashvertex_validate::Options {
-        carried_accessors: carried,
-        format: Some(format),
-        limits: *limits,
+    Check {
+        output,
+        format,
+        files,
+        limits,
         profile,
         target,
-        max_diagnostics: 1000,
-        ..dashvertex_validate::Options::default()
-    };
-    let resolver = dashvertex_gltf::MemoryFiles {
-        files: files
+        subject,
+        carried,
+    }
+    .owned(bytes)
+}
+
+/// Outputs at most this large are checked while their temporary files are written and
+/// synced ([`write_checked`]): the check then reads a copy of a GLB's binary chunk (so
+/// at most this much more memory), and the sync, a wait for the disk, takes no time of
+/// its own. A larger output is checked in place first, then written.
+pub const CHECK_BESIDE_WRITE_MAX: usize = 8 << 20;
+
+/// How an output is checked before it is written: [`verify_for`]'s arguments.
+pub struct Check<'a> {
+    /// The output, as named (labels the diagnostics).
+    pub output: &'a Path,
+    /// Its format.
+    pub format: dashvertex_formats::Format,
+    /// The buffer files a `.gltf` output refers to, by the names it uses.
+    pub files: &'a [(String, Vec<u8>)],
+    /// The limits of the job.
+    pub limits: &'a Limits,
+    /// The validator's profile, when the job fixes one.
+    pub profile: Option<dashvertex_validate::Profile>,
+    /// The engine target the output is also checked for.
+    pub target: Option<&'static dashvertex_core::Target>,
+    /// What a DashVertex output was made from, for refusals in the user's terms.
+    pub subject: Option<&'a Subject<'a>>,
+    /// The glTF accessors the output carries unchanged from the input (`0..carried`).
+    pub carried: u64,
+}
+
+impl Check<'_> {
+    fn options(&self) -> dashvertex_validate::Options {
+        dashvertex_validate::Options {
+            carried_accessors: self.carried,
+            format: Some(self.format),
+            limits: *self.limits,
+            profile: self.profile,
+            target: self.target,
+            max_diagnostics: 1000,
+            ..dashvertex_validate::Options::default()
+        }
+    }
+
+    fn resolver(&self) -> dashvertex_gltf::MemoryFiles<'_> {
+        dashvertex_gltf::MemoryFiles {
+            files: self
+                .files
+                .iter()
+                .map(|(n, b)| (n.as_str(), b.as_slice()))
+                .collect(),
+        }
+    }
+
+    /// Checks bytes handed over (a GLB in place), giving them back when valid.
+    pub fn owned(&self, bytes: Vec<u8>) -> Result<Vec<u8>, AppError> {
+        let (report, back) = dashvertex_validate::validate_owned(
+            &self.output.display().to_string(),
+            bytes,
+            &self.resolver(),
+            &self.options(),
+        );
+        if report.counts.errors == 0
+            && let Some(bytes) = back
+        {
+            return Ok(bytes);
+        }
+        Err(self.refusal(&report))
+    }
+
+    /// Checks borrowed bytes (a GLB's binary chunk is copied).
+    pub fn borrowed(&self, bytes: &[u8]) -> Result<(), AppError> {
+        let report = dashvertex_validate::validate_with(
+            &self.output.display().to_string(),
+            bytes,
+            &self.resolver(),
+            &self.options(),
+        );
+        if report.counts.errors == 0 {
+            return Ok(());
+        }
+        Err(self.refusal(&report))
+    }
+
+    /// Why an output with this report is not written: its first error, located.
+    fn refusal(&self, report: &dashvertex_validate::FileReport) -> AppError {
+        let subject = self.subject;
+        let first = report
+            .diagnostics
             .iter()
-            .map(|(n, b)| (n.as_str(), b.as_slice()))
-            .collect(),
-    };
-    let (report, back) =
-        dashvertex_validate::validate_owned(&output.display().to_string(), bytes, &resolver, &opts);
-    if report.counts.errors == 0
-        && let Some(bytes) = back
-    {
-        return Ok(bytes);
+            .find(|d| d.severity == dashvertex_validate::Severity::Error)
+            .map(|d| {
+                let help = subject
+                    .and_then(|s| s.help(d))
+                    .or_else(|| d.help.clone())
+                    .map_or(String::new(), |h| format!("; {h}"));
+                let at = subject.map_or_else(|| d.location.to_string(), |s| s.place(&d.location));
+                format!("{}: {} ({at}){help}", d.code.as_str(), d.message)
+            })
+            .unwrap_or_default();
+        if report.counts.errors == 0 {
+            // Valid, but the checker could not give the bytes back (cannot happen for
+            // what the jobs write: no byte order mark, and a load that failed is an
+            // error).
+            return AppError::Output("nothing written: the output could not be checked".into());
+        }
+        AppError::Output(format!(
+            "nothing written: the output would not be valid ({} error(s)); first: {first}",
+            report.counts.errors
+        ))
     }
-    let first = report
-        .diagnostics
-        .iter()
-        .find(|d| d.severity == dashvertex_validate::Severity::Error)
-        .map(|d| {
-            let help = subject
-                .and_then(|s| s.help(d))
-                .or_else(|| d.help.clone())
-                .map_or(String::new(), |h| format!("; {h}"));
-            let at = subject.map_or_else(|| d.location.to_string(), |s| s.place(&d.location));
-            format!("{}: {} ({at}){help}", d.code.as_str(), d.message)
-        })
-        .unwrap_or_default();
-    if report.counts.errors == 0 {
-        // Valid, but the checker could not give the bytes back (cannot happen for what
-        // reduce writes: no byte order mark, and a load that failed is an error).
-        return Err(AppError::Output(
-            "nothing written: the output could not be checked".into(),
-        ));
+}
+
+/// Checks an output ([`Check`]) and writes it, with its buffer `files` and the files
+/// `before` and `after` it, as one batch: all replaced, or none, and nothing when the
+/// check fails. An output of at most [`CHECK_BESIDE_WRITE_MAX`] bytes is checked while
+/// the batch's temporary files are written and synced, on two threads of the pool;
+/// which finishes first changes nothing but the time.
+pub fn write_checked(
+    check: &Check<'_>,
+    main: Vec<u8>,
+    files: &[(String, Vec<u8>)],
+    before: &[(&Path, &[u8])],
+    after: &[(&Path, &[u8])],
+) -> Result<(), AppError> {
+    let beside = main.len() <= CHECK_BESIDE_WRITE_MAX;
+    let main = if beside { main } else { check.owned(main)? };
+    let mut batch = dashvertex_fs::Batch::new();
+    for (p, bytes) in before {
+        batch.add(p, bytes).map_err(nothing_written)?;
     }
-    Err(AppError::Output(format!(
-        "nothing written: the output would not be valid ({} error(s)); first: {first}",
-        report.counts.errors
-    )))
+    stage_output(&mut batch, check.output, &main, files)?;
+    for (p, bytes) in after {
+        batch.add(p, bytes).map_err(nothing_written)?;
+    }
+    if beside {
+        let (checked, synced) = rayon::join(|| check.borrowed(&main), || batch.sync());
+        // A refusal comes first: the temporary files go with the batch.
+        checked?;
+        synced.map_err(nothing_written)?;
+    }
+    batch.commit().map_err(nothing_written)
 }

@@ -14,8 +14,8 @@ use crate::error::{AppError, input_error};
 use crate::input::{Context, Source, container, load};
 use crate::loss::poses_for;
 use crate::output::{
-    buffer_files, external_buffers, nothing_written, refuse_aliases_before, refuse_written_aliases,
-    stage_output, unchanged_gltf, verify,
+    Check, buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases,
+    unchanged_gltf, write_checked,
 };
 use crate::words::{Job, Opt};
 
@@ -212,7 +212,6 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         }
     };
     let format = format.unwrap_or(Format::Glb);
-    let main = verify(a.output, format, main, &files, &ctx.limits, None, a.target)?;
     refuse_written_aliases(
         a.output,
         &files,
@@ -233,12 +232,21 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         text.push('\n');
         (p, text)
     });
-    let mut batch = dashvertex_fs::Batch::new();
-    stage_output(&mut batch, a.output, &main, &files)?;
-    if let Some((p, text)) = &report_text {
-        batch.add(p, text.as_bytes()).map_err(nothing_written)?;
-    }
-    batch.commit().map_err(nothing_written)?;
+    let after: Vec<(&Path, &[u8])> = report_text
+        .iter()
+        .map(|(p, text)| (*p, text.as_bytes()))
+        .collect();
+    let check = Check {
+        output: a.output,
+        format,
+        files: &files,
+        limits: &ctx.limits,
+        profile: None,
+        target: a.target,
+        subject: None,
+        carried: 0,
+    };
+    write_checked(&check, main, &files, &[], &after)?;
     for line in describe(&report.split) {
         ctx.info(line);
     }

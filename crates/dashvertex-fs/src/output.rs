@@ -355,6 +355,8 @@ pub struct Batch<'a> {
     atomic: Vec<Output>,
     /// Special files, with the bytes to write at commit (`None`: written already).
     direct: Vec<(Output, Option<&'a [u8]>)>,
+    /// How many of `atomic` (the first ones) [`Batch::sync`] has synced.
+    synced: usize,
 }
 
 impl<'a> Batch<'a> {
@@ -386,13 +388,31 @@ impl<'a> Batch<'a> {
         }
     }
 
+    /// Flushes and syncs the temporary files added so far, changing no destination: the
+    /// first step of [`Batch::commit`], taken early so that the wait for the disk can
+    /// overlap other work (checking the output). A batch dropped afterwards removes its
+    /// temporary files as usual.
+    pub fn sync(&mut self) -> Result<(), FsError> {
+        for out in self.atomic.iter_mut().skip(self.synced) {
+            out.sync()?;
+            self.synced += 1;
+        }
+        Ok(())
+    }
+
     /// Replaces every destination, or none (see the type's notes).
     pub fn commit(self) -> Result<(), FsError> {
-        let Batch { atomic, direct } = self;
+        let Batch {
+            atomic,
+            direct,
+            synced,
+        } = self;
         // Everything written and synced before the first rename.
         let mut ready = Vec::with_capacity(atomic.len());
-        for mut out in atomic {
-            out.sync()?;
+        for (k, mut out) in atomic.into_iter().enumerate() {
+            if k >= synced {
+                out.sync()?;
+            }
             ready.push(out);
         }
         let mut done: Vec<Replaced> = Vec::with_capacity(ready.len());
@@ -621,6 +641,32 @@ mod tests {
         b.commit().unwrap();
         assert_eq!(std::fs::read(d.join("m.gltf")).unwrap(), b"new gltf");
         assert_eq!(names(&d), ["m.bin", "m.gltf"]);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_batch_synced_early_changes_nothing_until_its_commit() {
+        let d = dir("synced");
+        std::fs::write(d.join("m.glb"), b"old").unwrap();
+        // Synced, then dropped (the check of the output failed): nothing changed, no
+        // temporary file stays.
+        let mut b = Batch::new();
+        b.add(&d.join("m.glb"), b"new").unwrap();
+        b.sync().unwrap();
+        assert_eq!(std::fs::read(d.join("m.glb")).unwrap(), b"old");
+        drop(b);
+        assert_eq!(std::fs::read(d.join("m.glb")).unwrap(), b"old");
+        assert_eq!(names(&d), ["m.glb"]);
+        // Synced, one more file added, committed: both replaced.
+        let mut b = Batch::new();
+        b.add(&d.join("m.glb"), b"new").unwrap();
+        b.sync().unwrap();
+        b.add(&d.join("r.json"), b"{}").unwrap();
+        b.sync().unwrap();
+        b.commit().unwrap();
+        assert_eq!(std::fs::read(d.join("m.glb")).unwrap(), b"new");
+        assert_eq!(std::fs::read(d.join("r.json")).unwrap(), b"{}");
+        assert_eq!(names(&d), ["m.glb", "r.json"]);
         std::fs::remove_dir_all(&d).unwrap();
     }
 

@@ -15,8 +15,8 @@ use crate::input::{Context, Part, Source, container, load, must_exist};
 use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled};
 use crate::manifest_file::{lock, read_manifest, read_manifest_to_update};
 use crate::output::{
-    Subject, buffer_files, external_buffers, nothing_written, refuse_aliases_before,
-    refuse_written_aliases, stage_output, verify_for,
+    Check, Subject, buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases,
+    write_checked,
 };
 use crate::report::ReduceReport;
 use crate::words::{Opt, warn_neutral_bone};
@@ -749,17 +749,6 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             .map(|e| (e.name.clone(), e.parent.clone()))
             .collect(),
     });
-    let bytes = verify_for(
-        a.output,
-        format,
-        bytes,
-        &files,
-        limits,
-        None,
-        a.target,
-        subject.as_ref(),
-        carried_accessors,
-    )?;
     // The buffer files are named now: none may overwrite a file this run read.
     refuse_written_aliases(
         a.output,
@@ -782,17 +771,27 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         (path, text)
     });
     // The manifest, the output with its buffer files and the report are replaced
-    // together or not at all: a report path that cannot be written leaves the output
-    // and the manifest as they were.
-    let mut batch = dashvertex_fs::Batch::new();
-    if let Some((p, text)) = &manifest_text {
-        batch.add(p, text.as_bytes()).map_err(nothing_written)?;
-    }
-    stage_output(&mut batch, a.output, &bytes, &files)?;
-    if let Some((p, text)) = &report_text {
-        batch.add(p, text.as_bytes()).map_err(nothing_written)?;
-    }
-    batch.commit().map_err(nothing_written)?;
+    // together or not at all, once the output is checked: a report path that cannot be
+    // written leaves the output and the manifest as they were.
+    let before: Vec<(&Path, &[u8])> = manifest_text
+        .iter()
+        .map(|(p, text)| (*p, text.as_bytes()))
+        .collect();
+    let after: Vec<(&Path, &[u8])> = report_text
+        .iter()
+        .map(|(p, text)| (*p, text.as_bytes()))
+        .collect();
+    let check = Check {
+        output: a.output,
+        format,
+        files: &files,
+        limits,
+        profile: None,
+        target: a.target,
+        subject: subject.as_ref(),
+        carried: carried_accessors,
+    };
+    write_checked(&check, bytes, &files, &before, &after)?;
     if a.convert {
         for (r, sets) in &reports {
             let text = describe(r, *sets);

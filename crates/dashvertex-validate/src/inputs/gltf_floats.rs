@@ -17,6 +17,7 @@ use crate::diagnostic::Location;
 use crate::inputs::gltf::{Doc, reported_elsewhere};
 use crate::options::Options;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// The first non-finite component of `data` at or after element `from`: `(element,
 /// component, value)`.
@@ -134,14 +135,14 @@ pub(crate) fn positions(
 /// sampler that reads it, naming the first such value and how many there are.
 pub(crate) fn animations(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) -> HashSet<u64> {
     let mut seen = HashSet::new();
-    let Some(list) = gltf.value.get("animations").and_then(Value::as_array) else {
+    let Some(list) = gltf.value.member("animations").and_then(Value::as_array) else {
         return seen;
     };
     for (a, anim) in list.iter().enumerate() {
-        let samplers = anim.get("samplers").and_then(Value::as_array);
+        let samplers = anim.member("samplers").and_then(Value::as_array);
         for (s, sampler) in samplers.into_iter().flatten().enumerate() {
             for key in ["input", "output"] {
-                let Some(index) = sampler.get(key).and_then(Value::as_u64) else {
+                let Some(index) = sampler.member(key).and_then(Value::as_u64) else {
                     continue;
                 };
                 let is_float = usize::try_from(index)

@@ -11,6 +11,7 @@ use super::{array, push_as};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// Runs the checks of the module comment over every accessor.
 pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
@@ -18,11 +19,11 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     for (i, a) in array(root, "accessors").iter().enumerate() {
         let base = format!("/accessors/{i}");
         let ctype = a
-            .get("componentType")
+            .member("componentType")
             .and_then(Value::as_u64)
             .and_then(|c| u32::try_from(c).ok())
             .unwrap_or(0);
-        if a.get("normalized").and_then(Value::as_bool) == Some(true)
+        if a.member("normalized").and_then(Value::as_bool) == Some(true)
             && matches!(ctype, component::F32 | component::U32)
         {
             push_as(
@@ -39,8 +40,8 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                 },
             );
         }
-        let offset = a.get("byteOffset").and_then(Value::as_u64);
-        let Some(view) = a.get("bufferView").and_then(Value::as_u64) else {
+        let offset = a.member("byteOffset").and_then(Value::as_u64);
+        let Some(view) = a.member("bufferView").and_then(Value::as_u64) else {
             if offset.is_some() {
                 push_as(
                     doc,
@@ -59,7 +60,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         let offset = offset.unwrap_or(0);
         let view_obj = usize::try_from(view).ok().and_then(|v| views.get(v));
         too_long(view_obj, a, ctype, offset, i, doc, sink);
-        let kind = a.get("type").and_then(Value::as_str).unwrap_or("");
+        let kind = a.member("type").and_then(Value::as_str).unwrap_or("");
         if kind.starts_with("MAT") && size < 4 && offset % 4 != 0 {
             push_as(
                 doc,
@@ -90,7 +91,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             );
         }
         let view_offset = view_obj
-            .and_then(|v| v.get("byteOffset"))
+            .and_then(|v| v.member("byteOffset"))
             .and_then(Value::as_u64)
             .unwrap_or(0);
         let total = view_offset.saturating_add(offset);
@@ -126,8 +127,8 @@ fn too_long(
     doc: &Doc,
     sink: &mut Sink,
 ) {
-    let count = a.get("count").and_then(Value::as_u64).unwrap_or(0);
-    let kind = a.get("type").and_then(Value::as_str).unwrap_or("");
+    let count = a.member("count").and_then(Value::as_u64).unwrap_or(0);
+    let kind = a.member("type").and_then(Value::as_str).unwrap_or("");
     let (Some(view), Some((elem, column, rows)), Some(n)) = (
         view,
         dashvertex_gltf::document::element_layout(ctype, kind),
@@ -135,7 +136,7 @@ fn too_long(
     ) else {
         return;
     };
-    let Some(length) = view.get("byteLength").and_then(Value::as_u64) else {
+    let Some(length) = view.member("byteLength").and_then(Value::as_u64) else {
         return;
     };
     if count == 0 || rows == 0 {
@@ -143,13 +144,13 @@ fn too_long(
     }
     let size = component::size(ctype).unwrap_or(0);
     let last = column.saturating_mul(n / rows - 1) + rows * size;
-    let stride = match view.get("byteStride").map(Value::as_u64) {
+    let stride = match view.member("byteStride").map(Value::as_u64) {
         None => elem,
         // A stride out of its range, or on a view of indices, is the cause reported
         // (GLTF_BYTE_STRIDE); the extent it gives is not a second finding.
         Some(Some(s))
             if dashvertex_gltf::document::byte_stride_valid(s)
-                && view.get("target").and_then(Value::as_u64) != Some(34963) =>
+                && view.member("target").and_then(Value::as_u64) != Some(34963) =>
         {
             s
         }

@@ -24,20 +24,23 @@ use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::options::Options;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// `(type, componentType, normalized)` of an accessor object.
 fn format_of(a: &Value) -> (&str, u64, bool) {
     (
-        a.get("type").and_then(Value::as_str).unwrap_or(""),
-        a.get("componentType").and_then(Value::as_u64).unwrap_or(0),
-        a.get("normalized")
+        a.member("type").and_then(Value::as_str).unwrap_or(""),
+        a.member("componentType")
+            .and_then(Value::as_u64)
+            .unwrap_or(0),
+        a.member("normalized")
             .and_then(Value::as_bool)
             .unwrap_or(false),
     )
 }
 
 fn count_of(a: &Value) -> u64 {
-    a.get("count").and_then(Value::as_u64).unwrap_or(0)
+    a.member("count").and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// Whether an output accessor's format suits the channel path.
@@ -57,7 +60,7 @@ fn output_format_ok(path: &str, (kind, ctype, normalized): (&str, u64, bool)) ->
 
 /// Morph targets of the first primitive of node `n`'s mesh (0 without a mesh).
 fn morph_targets(root: &Value, node: &Value) -> usize {
-    node.get("mesh")
+    node.member("mesh")
         .and_then(Value::as_u64)
         .and_then(|m| array(root, "meshes").get(usize::try_from(m).ok()?))
         .and_then(|mesh| members(mesh, "primitives").first())
@@ -90,16 +93,18 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
         let mut targets: BTreeMap<(u64, &str), usize> = BTreeMap::new();
         for (c, channel) in members(anim, "channels").iter().enumerate() {
             let target_ptr = || format!("/animations/{a}/channels/{c}/target");
-            let target = channel.get("target");
+            let target = channel.member("target");
             let path = target
-                .and_then(|t| t.get("path"))
+                .and_then(|t| t.member("path"))
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            let node_index = target.and_then(|t| t.get("node")).and_then(Value::as_u64);
+            let node_index = target
+                .and_then(|t| t.member("node"))
+                .and_then(Value::as_u64);
             let node = node_index.and_then(|n| nodes.get(usize::try_from(n).ok()?));
             if let Some(node) = node {
                 let trs = matches!(path, "translation" | "rotation" | "scale");
-                if trs && node.get("matrix").is_some() {
+                if trs && node.member("matrix").is_some() {
                     push_as(
                         doc,
                         sink,
@@ -142,7 +147,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
                 }
             }
             let Some(sampler) = channel
-                .get("sampler")
+                .member("sampler")
                 .and_then(Value::as_u64)
                 .and_then(|s| samplers.get(usize::try_from(s).ok()?))
             else {
@@ -165,7 +170,7 @@ fn sampler_checks(
 ) {
     let root = &gltf.value;
     let base = || format!("/animations/{a}/samplers/{s}");
-    let cubic = sampler.get("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
+    let cubic = sampler.member("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
     for part in ["input", "output"] {
         let Some(acc) = sampler
             .get(part)
@@ -190,7 +195,7 @@ fn sampler_checks(
         }
     }
     let ptr = || format!("{}/input", base());
-    let Some(index) = sampler.get("input").and_then(Value::as_u64) else {
+    let Some(index) = sampler.member("input").and_then(Value::as_u64) else {
         return;
     };
     let Some(input) = accessor_json(root, index) else {
@@ -213,7 +218,7 @@ fn sampler_checks(
         );
         return;
     }
-    if input.get("min").is_none() || input.get("max").is_none() {
+    if input.member("min").is_none() || input.member("max").is_none() {
         push_as(
             doc,
             sink,
@@ -240,7 +245,7 @@ fn sampler_checks(
     }
     // Keyframe times: read once, where they lie. Without a buffer view there is nothing
     // to walk (the loop never follows a declared count alone).
-    if input.get("bufferView").is_none() {
+    if input.member("bufferView").is_none() {
         return;
     }
     let Ok(times) = accessor::read(gltf, index, &opts.limits) else {
@@ -295,7 +300,7 @@ fn channel_output(
 ) {
     let root = &gltf.value;
     let ptr = || format!("/animations/{a}/channels/{c}/sampler");
-    let Some(out_index) = sampler.get("output").and_then(Value::as_u64) else {
+    let Some(out_index) = sampler.member("output").and_then(Value::as_u64) else {
         return;
     };
     let Some(output) = accessor_json(root, out_index) else {
@@ -320,9 +325,9 @@ fn channel_output(
         );
         return;
     }
-    let cubic = sampler.get("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
+    let cubic = sampler.member("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
     let input = sampler
-        .get("input")
+        .member("input")
         .and_then(Value::as_u64)
         .and_then(|i| accessor_json(root, i));
     if let Some(input) = input {
@@ -351,7 +356,7 @@ fn channel_output(
             return;
         }
     }
-    if path != "rotation" || output.get("bufferView").is_none() {
+    if path != "rotation" || output.member("bufferView").is_none() {
         return;
     }
     let Ok(data) = accessor::read(gltf, out_index, &opts.limits) else {

@@ -14,6 +14,7 @@ use super::{accessor as accessor_json, array, members, push_as};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// `Some((semantic, set))` for a valid name (`set` for indexed semantics), `None` for an
 /// invalid one.
@@ -43,7 +44,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
             let base = format!("/meshes/{m}/primitives/{p}");
             let mut sets: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
-            if let Some(attrs) = prim.get("attributes").and_then(Value::as_object) {
+            if let Some(attrs) = prim.member("attributes").and_then(Value::as_object) {
                 for (name, v) in attrs.iter().filter(|(n, _)| !influence(n)) {
                     let mut ptr = format!("{base}/attributes");
                     push_token(&mut ptr, name);
@@ -69,7 +70,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                     let u32_typed = v
                         .as_u64()
                         .and_then(|i| accessor_json(root, i))
-                        .and_then(|a| a.get("componentType"))
+                        .and_then(|a| a.member("componentType"))
                         .and_then(Value::as_u64)
                         == Some(u64::from(component::U32));
                     if u32_typed {

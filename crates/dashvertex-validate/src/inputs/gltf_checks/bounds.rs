@@ -17,6 +17,7 @@ use crate::diagnostic::Diagnostic;
 use crate::inputs::gltf::Doc;
 use crate::options::Options;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// The declared bound as the accessor's component type holds it (binary32 for FLOAT).
 fn as_stored(ctype: u32, v: f64) -> f64 {
@@ -41,7 +42,7 @@ struct Found {
 pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
     for (i, a) in array(&gltf.value, "accessors").iter().enumerate() {
         let declared = |key: &str| -> Option<Vec<f64>> {
-            a.get(key)?
+            a.member(key)?
                 .as_array()?
                 .iter()
                 .map(Value::as_f64)
@@ -50,8 +51,8 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
         let (min, max) = (declared("min"), declared("max"));
         if (min.is_none() && max.is_none())
             || opts.carried(i as u64)
-            || a.get("bufferView").is_none()
-            || a.get("normalized").and_then(Value::as_bool) == Some(true)
+            || a.member("bufferView").is_none()
+            || a.member("normalized").and_then(Value::as_bool) == Some(true)
         {
             continue;
         }

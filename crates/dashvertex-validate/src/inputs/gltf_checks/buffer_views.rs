@@ -11,6 +11,7 @@ use super::{array, push_as, view_strided};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// ELEMENT_ARRAY_BUFFER: a view of vertex indices.
 const ELEMENT_ARRAY_BUFFER: u64 = 34963;
@@ -19,7 +20,7 @@ const ELEMENT_ARRAY_BUFFER: u64 = 34963;
 pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     for (i, v) in array(root, "bufferViews").iter().enumerate() {
         // A stride out of its range is reported once, with the structure.
-        if v.get("byteStride")
+        if v.member("byteStride")
             .and_then(Value::as_u64)
             .filter(|&s| dashvertex_gltf::document::byte_stride_valid(s))
             .is_none()
@@ -28,7 +29,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         }
         let ptr = format!("/bufferViews/{i}/byteStride");
         // A stride longer than its view is reported with the structure (inputs/gltf.rs).
-        if v.get("target").and_then(Value::as_u64) == Some(ELEMENT_ARRAY_BUFFER) {
+        if v.member("target").and_then(Value::as_u64) == Some(ELEMENT_ARRAY_BUFFER) {
             push_as(
                 doc,
                 sink,
@@ -44,12 +45,12 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         }
     }
     for (i, a) in array(root, "accessors").iter().enumerate() {
-        let Some(sparse) = a.get("sparse") else {
+        let Some(sparse) = a.member("sparse") else {
             continue;
         };
-        let count = a.get("count").and_then(Value::as_u64).unwrap_or(0);
+        let count = a.member("count").and_then(Value::as_u64).unwrap_or(0);
         if let Some(n) = sparse
-            .get("count")
+            .member("count")
             .and_then(Value::as_u64)
             .filter(|&n| n > count)
         {
@@ -63,7 +64,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             );
         }
         for part in ["indices", "values"] {
-            let view = sparse.get(part).and_then(|p| p.get("bufferView"));
+            let view = sparse.get(part).and_then(|p| p.member("bufferView"));
             if view.is_some_and(|v| view_strided(root, v)) {
                 push_as(
                     doc,

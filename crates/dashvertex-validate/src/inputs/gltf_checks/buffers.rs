@@ -17,6 +17,7 @@ use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// What is wrong with a `uri` as a URI reference, with the official code for it.
 fn uri_problem(uri: &str) -> Option<(&'static str, String)> {
@@ -113,7 +114,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
         let base = format!("/buffers/{i}");
         let uri = declared
             .get(i)
-            .and_then(|b| b.get("uri"))
+            .and_then(|b| b.member("uri"))
             .and_then(serde_json::Value::as_str);
         if let Some(uri) = uri {
             let at = format!("{base}/uri");

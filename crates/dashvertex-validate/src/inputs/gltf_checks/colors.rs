@@ -15,13 +15,14 @@ use crate::diagnostic::Location;
 use crate::inputs::gltf::Doc;
 use crate::options::Options;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// Runs the check of the module comment over every primitive's COLOR_n attributes.
 pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
     let mut seen = std::collections::HashSet::new();
     for (m, mesh) in array(&gltf.value, "meshes").iter().enumerate() {
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
-            let attrs = prim.get("attributes").and_then(Value::as_object);
+            let attrs = prim.member("attributes").and_then(Value::as_object);
             for (name, v) in attrs.into_iter().flatten() {
                 let Some(index) = v.as_u64().filter(|_| name.starts_with("COLOR_")) else {
                     continue;

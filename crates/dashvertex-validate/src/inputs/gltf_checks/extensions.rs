@@ -12,6 +12,7 @@ use super::{Tok, array, push_as};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// Runs the checks of the module comment.
 pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
@@ -35,7 +36,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             used = seen;
         }
     }
-    if root.get("extensionsRequired").is_some() && root.get("extensionsUsed").is_none() {
+    if root.member("extensionsRequired").is_some() && root.member("extensionsUsed").is_none() {
         push_as(
             doc,
             sink,

@@ -19,11 +19,12 @@ pub(crate) mod texcoords;
 pub(crate) mod unit_vectors;
 pub(crate) mod vertex_views;
 
+use dashvertex_json::Members;
 use serde_json::Value;
 
 /// The elements of the top-level array `key` (none when absent or not an array).
 pub(crate) fn array<'a>(root: &'a Value, key: &str) -> &'a [Value] {
-    root.get(key)
+    root.member(key)
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
 }
@@ -58,14 +59,15 @@ pub(crate) fn accessor(root: &Value, i: u64) -> Option<&Value> {
 
 /// Whether accessor object `a`'s buffer view has a `byteStride`.
 pub(crate) fn strided(root: &Value, a: &Value) -> bool {
-    a.get("bufferView").is_some_and(|v| view_strided(root, v))
+    a.member("bufferView")
+        .is_some_and(|v| view_strided(root, v))
 }
 
 /// Whether the buffer view a `bufferView` value names has a `byteStride`.
 pub(crate) fn view_strided(root: &Value, view: &Value) -> bool {
     view.as_u64()
         .and_then(|v| array(root, "bufferViews").get(usize::try_from(v).ok()?))
-        .is_some_and(|v| v.get("byteStride").is_some())
+        .is_some_and(|v| v.member("byteStride").is_some())
 }
 
 /// A JSON Pointer held as a chain of tokens on the stack, spelled only when a finding

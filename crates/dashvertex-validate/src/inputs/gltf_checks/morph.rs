@@ -9,10 +9,11 @@ use super::{accessor as accessor_json, array, members, push_as};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 fn count(root: &Value, v: &Value) -> Option<u64> {
     accessor_json(root, v.as_u64()?)?
-        .get("count")
+        .member("count")
         .and_then(Value::as_u64)
 }
 
@@ -27,7 +28,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             let base = format!("/meshes/{m}/primitives/{p}");
             let targets = members(prim, "targets");
             if let Some(f) = first.filter(|&f| f != targets.len()) {
-                let ptr = if prim.get("targets").is_some() {
+                let ptr = if prim.member("targets").is_some() {
                     format!("{base}/targets")
                 } else {
                     base.clone()
@@ -46,12 +47,12 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                     },
                 );
             }
-            let attrs = prim.get("attributes").and_then(Value::as_object);
+            let attrs = prim.member("attributes").and_then(Value::as_object);
             for (t, target) in targets.iter().enumerate() {
                 for (name, v) in target.as_object().into_iter().flatten() {
                     let mut ptr = format!("{base}/targets/{t}");
                     push_token(&mut ptr, name);
-                    match attrs.and_then(|a| a.get(name)) {
+                    match attrs.and_then(|a| a.member(name)) {
                         None => push_as(
                             doc,
                             sink,
@@ -87,7 +88,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             }
         }
         targets_of_mesh.push(first);
-        if let (Some(w), Some(n)) = (mesh.get("weights").and_then(Value::as_array), first)
+        if let (Some(w), Some(n)) = (mesh.member("weights").and_then(Value::as_array), first)
             && w.len() != n
         {
             push_as(
@@ -101,11 +102,11 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         }
     }
     for (i, node) in array(root, "nodes").iter().enumerate() {
-        let Some(w) = node.get("weights").and_then(Value::as_array) else {
+        let Some(w) = node.member("weights").and_then(Value::as_array) else {
             continue;
         };
         let ptr = format!("/nodes/{i}/weights");
-        match node.get("mesh").and_then(Value::as_u64) {
+        match node.member("mesh").and_then(Value::as_u64) {
             None => push_as(
                 doc,
                 sink,

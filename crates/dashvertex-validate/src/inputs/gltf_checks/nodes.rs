@@ -10,6 +10,7 @@ use super::array;
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// How far a rotation's length may be from 1 (the official validator's tolerance for
 /// unit vectors).
@@ -18,7 +19,7 @@ pub(crate) const UNIT_TOLERANCE: f64 = 0.00674;
 /// Runs the two node checks over every node.
 pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     for (n, node) in array(root, "nodes").iter().enumerate() {
-        if let Some(q) = node.get("rotation").and_then(Value::as_array) {
+        if let Some(q) = node.member("rotation").and_then(Value::as_array) {
             let parts: Vec<f64> = q.iter().filter_map(Value::as_f64).collect();
             if parts.len() == 4 {
                 let len = parts.iter().map(|c| c * c).sum::<f64>().sqrt();
@@ -30,7 +31,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                 }
             }
         }
-        if let Some(m) = node.get("matrix").and_then(Value::as_array) {
+        if let Some(m) = node.member("matrix").and_then(Value::as_array) {
             let e: Vec<f64> = m.iter().filter_map(Value::as_f64).collect();
             if let Some(why) = <&[f64; 16]>::try_from(e.as_slice()).ok().and_then(non_trs) {
                 let ptr = format!("/nodes/{n}/matrix");
@@ -39,7 +40,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                 });
             }
         }
-        if node.get("matrix").is_some() {
+        if node.member("matrix").is_some() {
             let also: Vec<&str> = ["translation", "rotation", "scale"]
                 .into_iter()
                 .filter(|k| node.get(*k).is_some())

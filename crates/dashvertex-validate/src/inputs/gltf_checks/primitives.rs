@@ -21,9 +21,10 @@ use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::options::Options;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 fn count_of(a: &Value) -> u64 {
-    a.get("count").and_then(Value::as_u64).unwrap_or(0)
+    a.member("count").and_then(Value::as_u64).unwrap_or(0)
 }
 
 /// The accessor object an attribute value names.
@@ -40,23 +41,26 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
     for (m, mesh) in array(root, "meshes").iter().enumerate() {
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
             let base = format!("/meshes/{m}/primitives/{p}");
-            let attrs = prim.get("attributes").and_then(Value::as_object);
+            let attrs = prim.member("attributes").and_then(Value::as_object);
             let mut positions: Vec<(String, &Value)> = Vec::new();
             if let Some(a) = attrs
-                .and_then(|a| a.get("POSITION"))
+                .and_then(|a| a.member("POSITION"))
                 .and_then(|v| named(root, v))
             {
                 positions.push((format!("{base}/attributes/POSITION"), a));
             }
             for (t, target) in members(prim, "targets").iter().enumerate() {
-                if let Some(a) = target.get("POSITION").and_then(|v| named(root, v)) {
+                if let Some(a) = target.member("POSITION").and_then(|v| named(root, v)) {
                     positions.push((format!("{base}/targets/{t}/POSITION"), a));
                 }
             }
             for (k, (ptr, a)) in positions.iter().enumerate() {
-                let kind = a.get("type").and_then(Value::as_str).unwrap_or("");
-                let ctype = a.get("componentType").and_then(Value::as_u64).unwrap_or(0);
-                let normalized = a.get("normalized").and_then(Value::as_bool) == Some(true);
+                let kind = a.member("type").and_then(Value::as_str).unwrap_or("");
+                let ctype = a
+                    .member("componentType")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                let normalized = a.member("normalized").and_then(Value::as_bool) == Some(true);
                 // Morph target positions are displacements: only the base is typed here.
                 if k == 0
                     && ptr.contains("/attributes/")
@@ -76,7 +80,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
                             )
                         },
                     );
-                } else if a.get("min").is_none() || a.get("max").is_none() {
+                } else if a.member("min").is_none() || a.member("max").is_none() {
                     push_as(
                         doc,
                         sink,
@@ -125,7 +129,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
                 }
             }
             let vertices = vertices.or(first);
-            if let Some(index) = prim.get("indices").and_then(Value::as_u64) {
+            if let Some(index) = prim.member("indices").and_then(Value::as_u64) {
                 indices(
                     gltf,
                     doc,
@@ -154,13 +158,13 @@ fn indices(
     let Some(a) = accessor_json(root, index) else {
         return;
     };
-    let kind = a.get("type").and_then(Value::as_str).unwrap_or("");
+    let kind = a.member("type").and_then(Value::as_str).unwrap_or("");
     let ctype = a
-        .get("componentType")
+        .member("componentType")
         .and_then(Value::as_u64)
         .and_then(|c| u32::try_from(c).ok())
         .unwrap_or(0);
-    let normalized = a.get("normalized").and_then(Value::as_bool) == Some(true);
+    let normalized = a.member("normalized").and_then(Value::as_bool) == Some(true);
     let restart = match ctype {
         component::U8 => u64::from(u8::MAX),
         component::U16 => u64::from(u16::MAX),
@@ -185,10 +189,10 @@ fn indices(
     }
     // A view marked as indices (target 34963) with a stride was reported at the view.
     let marked = a
-        .get("bufferView")
+        .member("bufferView")
         .and_then(Value::as_u64)
         .and_then(|v| array(root, "bufferViews").get(usize::try_from(v).ok()?))
-        .and_then(|v| v.get("target"))
+        .and_then(|v| v.member("target"))
         .and_then(Value::as_u64)
         == Some(34963);
     if strided(root, a) && !marked {
@@ -203,7 +207,7 @@ fn indices(
     }
     // Without a buffer view there is nothing to walk (never a loop over a bare count);
     // carried indices were not changed by the job checking its output.
-    if a.get("bufferView").is_none() || opts.carried(index) {
+    if a.member("bufferView").is_none() || opts.carried(index) {
         return;
     }
     let Ok(data) = accessor::read(gltf, index, &opts.limits) else {

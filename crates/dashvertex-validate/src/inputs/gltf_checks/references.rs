@@ -11,6 +11,7 @@ use super::{Ptr, array, members};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// Reports each index at `at` that is not below the length of `target`.
 fn check(root: &Value, doc: &Doc, sink: &mut Sink, v: Option<&Value>, target: &str, at: &Ptr) {
@@ -37,7 +38,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     let list = top.key("accessors");
     for (i, a) in array(root, "accessors").iter().enumerate() {
         let base = list.index(i);
-        let view = a.get("bufferView");
+        let view = a.member("bufferView");
         check(
             root,
             doc,
@@ -46,10 +47,10 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             "bufferViews",
             &base.key("bufferView"),
         );
-        if let Some(sparse) = a.get("sparse") {
+        if let Some(sparse) = a.member("sparse") {
             let at = base.key("sparse");
             for part in ["indices", "values"] {
-                let view = sparse.get(part).and_then(|p| p.get("bufferView"));
+                let view = sparse.get(part).and_then(|p| p.member("bufferView"));
                 let at = at.key(part);
                 check(root, doc, sink, view, "bufferViews", &at.key("bufferView"));
             }
@@ -61,9 +62,9 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         let prims = mesh_at.key("primitives");
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
             let base = prims.index(p);
-            let indices = prim.get("indices");
+            let indices = prim.member("indices");
             check(root, doc, sink, indices, "accessors", &base.key("indices"));
-            let material = prim.get("material");
+            let material = prim.member("material");
             check(
                 root,
                 doc,
@@ -72,7 +73,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                 "materials",
                 &base.key("material"),
             );
-            if let Some(attrs) = prim.get("attributes").and_then(Value::as_object) {
+            if let Some(attrs) = prim.member("attributes").and_then(Value::as_object) {
                 let at = base.key("attributes");
                 for (name, v) in attrs.iter().filter(|(n, _)| !influence(n)) {
                     check(root, doc, sink, Some(v), "accessors", &at.key(name));
@@ -95,7 +96,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         for (c, channel) in members(anim, "channels").iter().enumerate() {
             let at = channels.index(c);
             if let Some(s) = channel
-                .get("sampler")
+                .member("sampler")
                 .and_then(Value::as_u64)
                 .filter(|&s| s >= samplers as u64)
             {
@@ -104,7 +105,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                     format!("{ptr} names sampler {s} of animation {a}, which has {samplers}")
                 });
             }
-            let node = channel.get("target").and_then(|t| t.get("node"));
+            let node = channel.member("target").and_then(|t| t.member("node"));
             let target = at.key("target");
             check(root, doc, sink, node, "nodes", &target.key("node"));
         }
@@ -130,7 +131,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             root,
             doc,
             sink,
-            node.get("camera"),
+            node.member("camera"),
             "cameras",
             &at.key("camera"),
         );
@@ -139,7 +140,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         root,
         doc,
         sink,
-        root.get("scene"),
+        root.member("scene"),
         "scenes",
         &top.key("scene"),
     );

@@ -10,6 +10,7 @@ use super::{Ptr, array, members};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// The top-level arrays of objects a glTF document may hold.
 const COLLECTIONS: &[&str] = &[
@@ -33,7 +34,7 @@ const COLLECTIONS: &[&str] = &[
 fn require(doc: &Doc, sink: &mut Sink, v: &Value, at: &Ptr, names: &[&str]) {
     let Some(obj) = v.as_object() else { return };
     for name in names {
-        if !obj.contains_key(*name) {
+        if obj.member(name).is_none() {
             let pointer = at.spell();
             let pointer = if pointer.is_empty() {
                 "/".to_owned()
@@ -49,7 +50,7 @@ fn require(doc: &Doc, sink: &mut Sink, v: &Value, at: &Ptr, names: &[&str]) {
 
 /// Reports member `key` of `v` when it is an empty array or object.
 fn non_empty(doc: &Doc, sink: &mut Sink, v: &Value, at: &Ptr, key: &str) {
-    let empty = match v.get(key) {
+    let empty = match v.member(key) {
         Some(Value::Array(a)) => a.is_empty(),
         Some(Value::Object(o)) => o.is_empty(),
         _ => false,
@@ -81,7 +82,7 @@ fn type_mismatch(doc: &Doc, sink: &mut Sink, at: &Ptr, want: &str) {
 /// `ARRAY_TYPE_MISMATCH` at the array (the official pointer), naming the first.
 fn list_of_objects(doc: &Doc, sink: &mut Sink, v: &Value, at: &Ptr, key: &str) {
     let at = at.key(key);
-    match v.get(key) {
+    match v.member(key) {
         None => {}
         Some(Value::Array(items)) => {
             if let Some(i) = items.iter().position(|x| !x.is_object()) {
@@ -106,7 +107,7 @@ fn list_of_objects(doc: &Doc, sink: &mut Sink, v: &Value, at: &Ptr, key: &str) {
 pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     let top = Ptr::ROOT;
     require(doc, sink, root, &top, &["asset"]);
-    if let Some(asset) = root.get("asset") {
+    if let Some(asset) = root.member("asset") {
         require(doc, sink, asset, &top.key("asset"), &["version"]);
     }
     for key in COLLECTIONS {
@@ -121,7 +122,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             }
         }
     }
-    if let Some(ext) = root.get("extensions").and_then(Value::as_object) {
+    if let Some(ext) = root.member("extensions").and_then(Value::as_object) {
         let exts = top.key("extensions");
         for (name, _) in ext.iter().filter(|(_, v)| !v.is_object()) {
             type_mismatch(doc, sink, &exts.key(name), "an object");
@@ -131,10 +132,10 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     for (i, a) in array(root, "accessors").iter().enumerate() {
         let base = list.index(i);
         require(doc, sink, a, &base, &["componentType", "count", "type"]);
-        if let Some(sparse) = a.get("sparse") {
+        if let Some(sparse) = a.member("sparse") {
             let base = base.key("sparse");
             require(doc, sink, sparse, &base, &["count", "indices", "values"]);
-            if let Some(ix) = sparse.get("indices") {
+            if let Some(ix) = sparse.member("indices") {
                 require(
                     doc,
                     sink,
@@ -143,7 +144,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                     &["bufferView", "componentType"],
                 );
             }
-            if let Some(vals) = sparse.get("values") {
+            if let Some(vals) = sparse.member("values") {
                 require(doc, sink, vals, &base.key("values"), &["bufferView"]);
             }
         }
@@ -158,7 +159,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         for (c, ch) in members(a, "channels").iter().enumerate() {
             let cb = channels.index(c);
             require(doc, sink, ch, &cb, &["sampler", "target"]);
-            if let Some(t) = ch.get("target") {
+            if let Some(t) = ch.member("target") {
                 require(doc, sink, t, &cb.key("target"), &["path"]);
             }
         }
@@ -177,7 +178,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         for (i, b) in array(root, key).iter().enumerate() {
             let base = list.index(i);
             require(doc, sink, b, &base, names);
-            if b.get("byteLength").and_then(Value::as_u64) == Some(0) {
+            if b.member("byteLength").and_then(Value::as_u64) == Some(0) {
                 super::push_as(
                     doc,
                     sink,
@@ -200,10 +201,10 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             let pb = prims.index(p);
             require(doc, sink, prim, &pb, &["attributes"]);
             non_empty(doc, sink, prim, &pb, "attributes");
-            if prim.get("targets").is_some_and(Value::is_array) {
+            if prim.member("targets").is_some_and(Value::is_array) {
                 non_empty(doc, sink, prim, &pb, "targets");
             }
-            if prim.get("attributes").is_some_and(|a| !a.is_object()) {
+            if prim.member("attributes").is_some_and(|a| !a.is_object()) {
                 type_mismatch(doc, sink, &pb.key("attributes"), "an object");
             }
             list_of_objects(doc, sink, prim, &pb, "targets");

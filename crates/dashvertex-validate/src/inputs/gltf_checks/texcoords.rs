@@ -15,6 +15,7 @@ use super::{array, members};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// One texture binding of a material: where it is, and the texture coordinate set it reads.
 struct Binding {
@@ -34,10 +35,10 @@ fn bindings(m: usize, material: &Value) -> Vec<Binding> {
             }
             let mut at = ptr.clone();
             dashvertex_json::pointer::push_token(&mut at, key);
-            if key.ends_with("Texture") && child.get("index").is_some() {
+            if key.ends_with("Texture") && child.member("index").is_some() {
                 let set = child
                     .pointer("/extensions/KHR_texture_transform/texCoord")
-                    .or_else(|| child.get("texCoord"))
+                    .or_else(|| child.member("texCoord"))
                     .and_then(Value::as_u64)
                     .unwrap_or(0);
                 found.push(Binding { pointer: at, set });
@@ -60,7 +61,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     for (mi, mesh) in array(root, "meshes").iter().enumerate() {
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
             let Some(m) = prim
-                .get("material")
+                .member("material")
                 .and_then(Value::as_u64)
                 .and_then(|m| usize::try_from(m).ok())
             else {
@@ -70,7 +71,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                 continue;
             };
             let list = slot.get_or_insert_with(|| bindings(m, material));
-            let attrs = prim.get("attributes").and_then(Value::as_object);
+            let attrs = prim.member("attributes").and_then(Value::as_object);
             let ptr = format!("/meshes/{mi}/primitives/{p}/material");
             for b in list.iter() {
                 let name = format!("TEXCOORD_{}", b.set);

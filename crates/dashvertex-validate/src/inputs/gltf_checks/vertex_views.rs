@@ -20,6 +20,7 @@ use super::{accessor, array, members, push_as};
 use crate::codes::Code;
 use crate::inputs::gltf::Doc;
 use crate::sink::Sink;
+use dashvertex_json::Members;
 
 /// ARRAY_BUFFER: a view of vertex attributes.
 const ARRAY_BUFFER: u64 = 34962;
@@ -55,7 +56,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
     let mut state: HashMap<u64, ViewState> = HashMap::new();
     let mut visit = |ptr: &str, a: u64, usage: Usage, sink: &mut Sink| {
         let Some(view) = accessor(root, a)
-            .and_then(|acc| acc.get("bufferView"))
+            .and_then(|acc| acc.member("bufferView"))
             .and_then(Value::as_u64)
         else {
             return;
@@ -64,7 +65,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             return;
         };
         let st = state.entry(view).or_insert_with(|| ViewState {
-            usage: match view_json.get("target").and_then(Value::as_u64) {
+            usage: match view_json.member("target").and_then(Value::as_u64) {
                 Some(ARRAY_BUFFER) => Some(Usage::Vertex),
                 Some(ELEMENT_ARRAY_BUFFER) => Some(Usage::Index),
                 _ => None,
@@ -85,7 +86,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             Some(_) => {}
             None => st.usage = Some(usage),
         }
-        if usage == Usage::Vertex && view_json.get("byteStride").is_none() {
+        if usage == Usage::Vertex && view_json.member("byteStride").is_none() {
             match st.first_attribute {
                 Some(first) if first != a => push_as(
                     doc,
@@ -108,7 +109,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
             let base = format!("/meshes/{m}/primitives/{p}");
             for (name, v) in prim
-                .get("attributes")
+                .member("attributes")
                 .and_then(Value::as_object)
                 .into_iter()
                 .flatten()
@@ -119,7 +120,7 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                 unaligned(root, &ptr, name, a, doc, sink);
                 visit(&ptr, a, Usage::Vertex, sink);
             }
-            if let Some(a) = prim.get("indices").and_then(Value::as_u64) {
+            if let Some(a) = prim.member("indices").and_then(Value::as_u64) {
                 visit(&format!("{base}/indices"), a, Usage::Index, sink);
             }
             for (t, target) in members(prim, "targets").iter().enumerate() {
@@ -140,10 +141,13 @@ fn unaligned(root: &Value, ptr: &str, name: &str, a: u64, doc: &Doc, sink: &mut 
     if name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_") {
         return;
     }
-    let Some(acc) = accessor(root, a).filter(|acc| acc.get("bufferView").is_some()) else {
+    let Some(acc) = accessor(root, a).filter(|acc| acc.member("bufferView").is_some()) else {
         return;
     };
-    let offset = acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
+    let offset = acc
+        .member("byteOffset")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
     if offset % 4 != 0 {
         doc.push(sink, Code::GLTF_ATTRIBUTE_ALIGNMENT, ptr, || {
             format!(

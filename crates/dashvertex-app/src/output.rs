@@ -456,15 +456,26 @@ impl Check<'_> {
 /// check fails. An output of at most [`CHECK_BESIDE_WRITE_MAX`] bytes is checked while
 /// the batch's temporary files are written and synced, on two threads of the pool;
 /// which finishes first changes nothing but the time.
+///
+/// `spent` is what the job no longer needs once the output's bytes exist (its input
+/// document): it is freed before a large output is checked, so the two are never in
+/// memory together, and beside the sync of a small one, off the path of the check.
 pub fn write_checked(
     check: &Check<'_>,
     main: Vec<u8>,
     files: &[(String, Vec<u8>)],
     before: &[(&Path, &[u8])],
     after: &[(&Path, &[u8])],
+    spent: impl Send,
 ) -> Result<(), AppError> {
     let beside = main.len() <= CHECK_BESIDE_WRITE_MAX;
-    let main = if beside { main } else { check.owned(main)? };
+    let mut spent = Some(spent);
+    let main = if beside {
+        main
+    } else {
+        drop(spent.take());
+        check.owned(main)?
+    };
     let mut batch = dashvertex_fs::Batch::new();
     for (p, bytes) in before {
         batch.add(p, bytes).map_err(nothing_written)?;
@@ -474,7 +485,13 @@ pub fn write_checked(
         batch.add(p, bytes).map_err(nothing_written)?;
     }
     if beside {
-        let (checked, synced) = rayon::join(|| check.borrowed(&main), || batch.sync());
+        let (checked, synced) = rayon::join(
+            || check.borrowed(&main),
+            || {
+                drop(spent.take());
+                batch.sync()
+            },
+        );
         // A refusal comes first: the temporary files go with the batch.
         checked?;
         synced.map_err(nothing_written)?;

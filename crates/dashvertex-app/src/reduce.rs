@@ -791,7 +791,8 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         subject: subject.as_ref(),
         carried: carried_accessors,
     };
-    write_checked(&check, bytes, &files, &before, &after)?;
+    // The input was read and freed in the block above.
+    write_checked(&check, bytes, &files, &before, &after, ())?;
     if a.convert {
         for (r, sets) in &reports {
             let text = describe(r, *sets);

@@ -189,12 +189,14 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         .map_err(|e| refusal(a, e))?;
     let unchanged = split.editor.is_none();
     let lib_report = split.report;
-    let (main, files) = match split.editor {
+    // The input is spent once the output's bytes exist (`write_checked` frees it).
+    let (main, files, spent) = match split.editor {
         Some(ed) => {
             let w = ed
                 .finish_files(container, &files)
                 .map_err(|e| input_error(a.input, e))?;
-            (w.main, w.files)
+            drop(anims);
+            (w.main, w.files, Some(gltf))
         }
         None => {
             drop(anims);
@@ -208,7 +210,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
                     "rewritten unchanged into the output's container"
                 }
             ));
-            (u.written.main, u.written.files)
+            (u.written.main, u.written.files, None)
         }
     };
     let format = format.unwrap_or(Format::Glb);
@@ -246,7 +248,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         subject: None,
         carried: 0,
     };
-    write_checked(&check, main, &files, &[], &after)?;
+    write_checked(&check, main, &files, &[], &after, spent)?;
     for line in describe(&report.split) {
         ctx.info(line);
     }

@@ -2,17 +2,18 @@
 """`dashvertex split` beside Assimp's SplitByBoneCount (+ JoinIdenticalVertices) on real
 skinned files of the corpus at several budgets: parts, vertices written against the
 vertices a file draws, and whole-process wall time and peak RSS (`/usr/bin/time`, fresh
-processes; wall time the median of hyperfine's runs of both commands in one run). Assimp's vertex baseline is the file welded by
-JoinIdenticalVertices alone (its split writes one vertex per face corner and welds after);
+processes; wall time the median of `--timed` rounds alternating the two commands, each
+started from Python the same way, so both pay the same start-up). Assimp's vertex
+baseline is the file welded by JoinIdenticalVertices alone (its split writes one vertex per face corner and welds after);
 dash never welds, so its baseline is the file's own vertices. Assimp imports only; dash
 also validates and writes its output (part of the command's promise).
 
-    python3 benches/split_peers.py [--rounds 5]
+    python3 benches/split_peers.py [--rounds 5] [--timed 150]
 
 A budget at which a triangle needs more joints than N: dash refuses the file (exit 1,
 naming the triangle); Assimp 5.2.5 loops forever, so each Assimp run has a time limit.
 """
-import argparse, json, os, re, signal, statistics, subprocess, sys, tempfile
+import argparse, json, os, re, signal, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "target", "split-peers")
@@ -41,6 +42,8 @@ def timed(cmd, limit=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--timed", type=int, default=150,
+                    help="alternating rounds that time the two commands")
     a = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "dashvertex-cli"], cwd=ROOT, check=True)
@@ -66,19 +69,23 @@ def main():
                 at.append(w); ar.append(m)
                 if acode is None:
                     break  # a loop: once is enough
-            # Wall time: hyperfine, both commands in one run (RSS above, from /usr/bin/time);
-            # a refusal is timed too (`-i`), /usr/bin/time's 10 ms steps are too coarse.
+            # Wall time: the median of rounds that alternate the two commands, each a
+            # fresh process, so that a change in the host's load reaches both alike
+            # (hyperfine runs one command's runs, then the other's: on a shared VM the
+            # load drifts between the two blocks by more than the difference measured).
             # dash is timed as a user runs it, writing the split file only: the report
             # (a second file, synced) is what the rounds above read the figures from.
-            hf = os.path.join(tmp, "hf.json")
             timed_dash = [x for x in dcmd if x not in ("--report", rep)]
-            cmds = [" ".join(timed_dash)] + ([" ".join(acmd)] if acode == 0 else [])
-            subprocess.run(["hyperfine", "-N", "-i", "-w", "3", "-r", str(10 * a.rounds),
-                            "--export-json", hf] + cmds, capture_output=True, check=True)
-            res = json.load(open(hf))["results"]
-            dt = [res[0]["median"]]
+            pair = [timed_dash] + ([acmd] if acode == 0 else [])
+            walls = [[] for _ in pair]
+            for _ in range(a.timed):
+                for i, cmd in enumerate(pair):
+                    t0 = time.perf_counter()
+                    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    walls[i].append(time.perf_counter() - t0)
+            dt = walls[0]
             if acode == 0:
-                at = [res[1]["median"]]
+                at = walls[1]
             row = {"file": name, "n": n}
             if dcode == 0:
                 r = json.load(open(rep))

@@ -331,14 +331,11 @@ pub fn verify_for(
     carried: u64,
 ) -> Result<Vec<u8>, AppError> {
     Check {
-        output,
-        format,
-        files,
-        limits,
         profile,
         target,
         subject,
         carried,
+        ..Check::new(output, format, files, limits)
     }
     .owned(bytes)
 }
@@ -369,7 +366,27 @@ pub struct Check<'a> {
     pub carried: u64,
 }
 
-impl Check<'_> {
+impl<'a> Check<'a> {
+    /// The check of `output` by the default profile of its format, for no engine target
+    /// and with no accessor carried (set the fields for more).
+    pub fn new(
+        output: &'a Path,
+        format: dashvertex_formats::Format,
+        files: &'a [(String, Vec<u8>)],
+        limits: &'a Limits,
+    ) -> Check<'a> {
+        Check {
+            output,
+            format,
+            files,
+            limits,
+            profile: None,
+            target: None,
+            subject: None,
+            carried: 0,
+        }
+    }
+
     fn options(&self) -> dashvertex_validate::Options {
         dashvertex_validate::Options {
             carried_accessors: self.carried,
@@ -449,6 +466,16 @@ impl Check<'_> {
             report.counts.errors
         ))
     }
+}
+
+/// Files given as `(path, text)` pairs, as [`write_checked`] takes them.
+pub fn text_files<'a>(
+    texts: impl IntoIterator<Item = &'a (&'a Path, String)>,
+) -> Vec<(&'a Path, &'a [u8])> {
+    texts
+        .into_iter()
+        .map(|(p, text)| (*p, text.as_bytes()))
+        .collect()
 }
 
 /// Checks an output ([`Check`]) and writes it, with its buffer `files` and the files

@@ -16,7 +16,7 @@ use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled}
 use crate::manifest_file::{lock, read_manifest, read_manifest_to_update};
 use crate::output::{
     Check, Subject, buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases,
-    write_checked,
+    text_files, write_checked,
 };
 use crate::report::ReduceReport;
 use crate::words::{Opt, warn_neutral_bone};
@@ -773,26 +773,21 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
     // The manifest, the output with its buffer files and the report are replaced
     // together or not at all, once the output is checked: a report path that cannot be
     // written leaves the output and the manifest as they were.
-    let before: Vec<(&Path, &[u8])> = manifest_text
-        .iter()
-        .map(|(p, text)| (*p, text.as_bytes()))
-        .collect();
-    let after: Vec<(&Path, &[u8])> = report_text
-        .iter()
-        .map(|(p, text)| (*p, text.as_bytes()))
-        .collect();
     let check = Check {
-        output: a.output,
-        format,
-        files: &files,
-        limits,
-        profile: None,
         target: a.target,
         subject: subject.as_ref(),
         carried: carried_accessors,
+        ..Check::new(a.output, format, &files, limits)
     };
     // The input was read and freed in the block above.
-    write_checked(&check, bytes, &files, &before, &after, ())?;
+    write_checked(
+        &check,
+        bytes,
+        &files,
+        &text_files(&manifest_text),
+        &text_files(&report_text),
+        (),
+    )?;
     if a.convert {
         for (r, sets) in &reports {
             let text = describe(r, *sets);

@@ -15,7 +15,7 @@ use crate::input::{Context, Source, container, load};
 use crate::loss::poses_for;
 use crate::output::{
     Check, buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases,
-    unchanged_gltf, write_checked,
+    text_files, unchanged_gltf, write_checked,
 };
 use crate::words::{Job, Opt};
 
@@ -234,20 +234,11 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         text.push('\n');
         (p, text)
     });
-    let after: Vec<(&Path, &[u8])> = report_text
-        .iter()
-        .map(|(p, text)| (*p, text.as_bytes()))
-        .collect();
     let check = Check {
-        output: a.output,
-        format,
-        files: &files,
-        limits: &ctx.limits,
-        profile: None,
         target: a.target,
-        subject: None,
-        carried: 0,
+        ..Check::new(a.output, format, &files, &ctx.limits)
     };
+    let after = text_files(&report_text);
     write_checked(&check, main, &files, &[], &after, spent)?;
     for line in describe(&report.split) {
         ctx.info(line);

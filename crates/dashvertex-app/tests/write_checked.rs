@@ -21,16 +21,7 @@ fn names(dir: &Path) -> Vec<String> {
 }
 
 fn check<'a>(output: &'a Path, limits: &'a Limits) -> Check<'a> {
-    Check {
-        output,
-        format: Format::Glb,
-        files: &[],
-        limits,
-        profile: None,
-        target: None,
-        subject: None,
-        carried: 0,
-    }
+    Check::new(output, Format::Glb, &[], limits)
 }
 
 #[test]

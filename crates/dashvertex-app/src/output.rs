@@ -253,9 +253,12 @@ pub fn verify(
     profile: Option<dashvertex_validate::Profile>,
     target: Option<&'static dashvertex_core::Target>,
 ) -> Result<Vec<u8>, AppError> {
-    verify_for(
-        output, format, bytes, files, limits, profile, target, None, 0,
-    )
+    Check {
+        profile,
+        target,
+        ..Check::new(output, format, files, limits)
+    }
+    .owned(bytes)
 }
 
 /// What a DashVertex output was made from, so that a refusal names things as the user
@@ -315,38 +318,13 @@ impl Subject<'_> {
     }
 }
 
-/// [`verify`], naming what a refusal is about as `subject` says. A glTF output's
-/// accessors `0..carried` are the input's own ([`dashvertex_gltf::export::Written::carried`]):
-/// their elements are not walked again, so the check reads what the job changed.
-#[allow(clippy::too_many_arguments)]
-pub fn verify_for(
-    output: &Path,
-    format: dashvertex_formats::Format,
-    bytes: Vec<u8>,
-    files: &[(String, Vec<u8>)],
-    limits: &Limits,
-    profile: Option<dashvertex_validate::Profile>,
-    target: Option<&'static dashvertex_core::Target>,
-    subject: Option<&Subject<'_>>,
-    carried: u64,
-) -> Result<Vec<u8>, AppError> {
-    Check {
-        profile,
-        target,
-        subject,
-        carried,
-        ..Check::new(output, format, files, limits)
-    }
-    .owned(bytes)
-}
-
 /// Outputs at most this large are checked while their temporary files are written and
 /// synced ([`write_checked`]): the check then reads a copy of a GLB's binary chunk (so
 /// at most this much more memory), and the sync, a wait for the disk, takes no time of
 /// its own. A larger output is checked in place first, then written.
 pub const CHECK_BESIDE_WRITE_MAX: usize = 8 << 20;
 
-/// How an output is checked before it is written: [`verify_for`]'s arguments.
+/// How an output is checked before it is written ([`verify`], [`write_checked`]).
 pub struct Check<'a> {
     /// The output, as named (labels the diagnostics).
     pub output: &'a Path,
@@ -362,7 +340,9 @@ pub struct Check<'a> {
     pub target: Option<&'static dashvertex_core::Target>,
     /// What a DashVertex output was made from, for refusals in the user's terms.
     pub subject: Option<&'a Subject<'a>>,
-    /// The glTF accessors the output carries unchanged from the input (`0..carried`).
+    /// The glTF accessors the output carries unchanged from the input (`0..carried`,
+    /// [`dashvertex_gltf::export::Written::carried`]): their elements are not walked
+    /// again, so the check reads what the job changed.
     pub carried: u64,
 }
 

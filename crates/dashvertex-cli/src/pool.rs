@@ -114,7 +114,6 @@ fn attempt(n: usize) -> Attempt<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(n)
         .use_current_thread()
-        .thread_name(|i| format!("dash-worker-{i}"))
         .spawn_handler(move |thread| {
             // The threads run until the pool is dropped: their handles are let go.
             let (tx, _handle) = waiting

@@ -401,20 +401,14 @@ impl<'a> Batch<'a> {
     }
 
     /// Replaces every destination, or none (see the type's notes).
-    pub fn commit(self) -> Result<(), FsError> {
-        let Batch {
-            atomic,
-            direct,
-            synced,
-        } = self;
+    pub fn commit(mut self) -> Result<(), FsError> {
         // Everything written and synced before the first rename.
-        let mut ready = Vec::with_capacity(atomic.len());
-        for (k, mut out) in atomic.into_iter().enumerate() {
-            if k >= synced {
-                out.sync()?;
-            }
-            ready.push(out);
-        }
+        self.sync()?;
+        let Batch {
+            atomic: ready,
+            direct,
+            ..
+        } = self;
         let mut done: Vec<Replaced> = Vec::with_capacity(ready.len());
         let mut folders: Vec<PathBuf> = Vec::new();
         let last = ready.len().saturating_sub(1);

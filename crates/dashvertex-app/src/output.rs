@@ -460,9 +460,10 @@ pub fn text_files<'a>(
 
 /// Checks an output ([`Check`]) and writes it, with its buffer `files` and the files
 /// `before` and `after` it, as one batch: all replaced, or none, and nothing when the
-/// check fails. An output of at most [`CHECK_BESIDE_WRITE_MAX`] bytes is checked while
-/// the batch's temporary files are written and synced, on two threads of the pool;
-/// which finishes first changes nothing but the time.
+/// check fails. An output of at most [`CHECK_BESIDE_WRITE_MAX`] bytes, all of whose
+/// destinations are regular files, is checked while the batch's temporary files are
+/// written and synced, on two threads of the pool; which finishes first changes nothing
+/// but the time.
 ///
 /// `spent` is what the job no longer needs once the output's bytes exist (its input
 /// document): it is freed before a large output is checked, so the two are never in
@@ -475,9 +476,16 @@ pub fn write_checked(
     after: &[(&Path, &[u8])],
     spent: impl Send,
 ) -> Result<(), AppError> {
-    let beside = main.len() <= CHECK_BESIDE_WRITE_MAX;
+    // A destination written directly (a FIFO, a device) is opened when it is staged, and
+    // that is already seen (a FIFO's open waits for its reader): such a batch is staged
+    // only after the check.
+    let direct = std::iter::once(check.output.to_path_buf())
+        .chain(before.iter().chain(after).map(|(p, _)| p.to_path_buf()))
+        .chain(beside(check.output, files))
+        .any(|p| dashvertex_fs::Output::is_direct(&p));
+    let overlap = main.len() <= CHECK_BESIDE_WRITE_MAX && !direct;
     let mut spent = Some(spent);
-    let main = if beside {
+    let main = if overlap {
         main
     } else {
         drop(spent.take());
@@ -491,7 +499,7 @@ pub fn write_checked(
     for (p, bytes) in after {
         batch.add(p, bytes).map_err(nothing_written)?;
     }
-    if beside {
+    if overlap {
         let (checked, synced) = rayon::join(
             || check.borrowed(&main),
             || {

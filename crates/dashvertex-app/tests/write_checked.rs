@@ -72,3 +72,29 @@ fn an_accepted_output_replaces_every_file_of_the_batch() {
     assert_eq!(std::fs::read(&after).expect("after"), b"{}");
     assert_eq!(names(dir.path()), ["m.json", "out.glb", "r.json"]);
 }
+
+/// A FIFO is written directly, and opening one waits for its reader: a small output
+/// for a FIFO is checked before anything is opened, so a refusal returns at once
+/// rather than waiting for a reader that would then see nothing.
+#[cfg(unix)]
+#[test]
+fn a_refused_output_for_a_fifo_returns_without_opening_it() {
+    let dir = Scratch::new("write-checked-fifo");
+    let out = dir.path().join("out.glb");
+    let made = std::process::Command::new("mkfifo").arg(&out).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return; // no mkfifo on this system
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = out.clone();
+    std::thread::spawn(move || {
+        let limits = Limits::default();
+        let r = write_checked(&check(&path, &limits), vec![b'x'; 64], &[], &[], &[], ());
+        let _ = tx.send(r.map_err(|e| e.to_string()));
+    });
+    let got = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("write_checked waited for a reader on the FIFO");
+    let e = got.expect_err("refused");
+    assert!(e.contains("nothing written"), "{e}");
+}

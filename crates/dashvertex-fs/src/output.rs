@@ -148,6 +148,15 @@ fn remove_stale(dir: &Path, prefix: &str) {
 }
 
 impl Output {
+    /// Whether [`Output::create`] writes `path` directly (`-`, a device, a FIFO, a
+    /// socket) rather than through a temporary file renamed over it: opening such a
+    /// destination is already visible (a FIFO's open waits for its reader), so a caller
+    /// that must refuse an output before anyone sees it decides before opening one.
+    pub fn is_direct(path: &Path) -> bool {
+        path == Path::new("-")
+            || std::fs::metadata(path).is_ok_and(|m| !m.is_dir() && special_kind(&m).is_some())
+    }
+
     /// Opens `path` for writing (`-` is standard output); see the module table.
     pub fn create(path: &Path) -> Result<Output, FsError> {
         let name = path.to_path_buf();

@@ -216,7 +216,7 @@ pub fn run(a: &FixJob) -> Result<Fixed, AppError> {
     // The output, its buffer files and the report file are replaced together or not at
     // all.
     let mut batch = dashvertex_fs::Batch::new();
-    stage_output(&mut batch, a.output, &main, &files)?;
+    stage_output(&mut batch, a.output, &main, None, &files)?;
     if let Some(path) = a.report {
         let out = match json_output(path, &report) {
             Err(AppError::Io(m)) => return Err(AppError::Io(format!("{m}; nothing was written"))),

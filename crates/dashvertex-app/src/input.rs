@@ -136,6 +136,28 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, AppError> {
     }
 }
 
+/// Loads a reducer input as [`load`] does, except that a GLB file is read without the
+/// buffer views only carried accessors use (NORMAL, TANGENT, TEXCOORD_n, COLOR_n,
+/// indices, morph targets: [`dashvertex_gltf::sparse`]): for a job that writes a GLB
+/// and copies those into it unchanged ([`dashvertex_gltf::export::Written::holes`]).
+pub fn load_for_rewrite(path: &Path, ctx: &Context) -> Result<Source, AppError> {
+    if let Some(src) = dashvertex_fs::SpliceSource::open(path, ctx.limits.max_input_bytes)? {
+        let mut magic = [0u8; 4];
+        if src.len() >= 28 && src.read_at(&mut magic, 0).is_ok() && &magic == b"glTF" {
+            drop(src);
+            let gltf = dashvertex_gltf::sparse::load_path_for_rewrite(
+                path,
+                ctx.resource_dirs,
+                &ctx.limits,
+            )
+            .map_err(|e| input_error(path, e))?;
+            check_gltf(path, &gltf, ctx)?;
+            return Ok(Source::Gltf(Box::new(gltf)));
+        }
+    }
+    load(path, ctx)
+}
+
 /// A reducer input from the bytes of a file that is not glTF: a per-bone weights
 /// document, or DashVertex as `from` (default: told by [`formats::decide`]).
 pub fn source_of_bytes(

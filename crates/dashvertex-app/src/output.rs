@@ -183,8 +183,7 @@ pub fn unchanged_gltf(
         return Ok(Unchanged {
             written: dashvertex_gltf::export::Written {
                 main,
-                files: Vec::new(),
-                carried: 0,
+                ..Default::default()
             },
             copied: true,
             present,
@@ -209,7 +208,7 @@ pub fn write_output(
     files: &[(String, Vec<u8>)],
 ) -> Result<(), AppError> {
     let mut batch = dashvertex_fs::Batch::new();
-    stage_output(&mut batch, output, main, files)?;
+    stage_output(&mut batch, output, main, None, files)?;
     batch.commit().map_err(nothing_written)
 }
 
@@ -222,12 +221,14 @@ pub fn nothing_written(e: dashvertex_fs::FsError) -> AppError {
     }
 }
 
-/// Adds an output and its buffer files (in the folder of the file the output finally
-/// names) to `batch`: the buffer files first, so the main file is renamed last.
+/// Adds an output (with the `holes` its writer fills from the input, when it has any)
+/// and its buffer files (in the folder of the file the output finally names) to `batch`:
+/// the buffer files first, so the main file is renamed last.
 pub fn stage_output<'a>(
     batch: &mut dashvertex_fs::Batch<'a>,
     output: &Path,
     main: &'a [u8],
+    holes: Option<&'a dashvertex_fs::Holes>,
     files: &'a [(String, Vec<u8>)],
 ) -> Result<(), AppError> {
     let folder = output_folder(output);
@@ -236,7 +237,11 @@ pub fn stage_output<'a>(
             .add(&folder.join(name), data)
             .map_err(nothing_written)?;
     }
-    batch.add(output, main).map_err(nothing_written)
+    match holes.filter(|h| !h.is_empty()) {
+        Some(h) => batch.add_spliced(output, main, h),
+        None => batch.add(output, main),
+    }
+    .map_err(nothing_written)
 }
 
 /// Runs the validator over an output before it is written: a job writes only
@@ -468,9 +473,14 @@ pub fn text_files<'a>(
 /// `spent` is what the job no longer needs once the output's bytes exist (its input
 /// document): it is freed before a large output is checked, so the two are never in
 /// memory together, and beside the sync of a small one, off the path of the check.
+///
+/// `holes` are ranges of `main` the writer fills from the input file
+/// ([`dashvertex_gltf::export::Written::holes`]): the check reads zeros there, and they
+/// lie only in accessors it does not walk (carried ones).
 pub fn write_checked(
     check: &Check<'_>,
     main: Vec<u8>,
+    holes: &dashvertex_fs::Holes,
     files: &[(String, Vec<u8>)],
     before: &[(&Path, &[u8])],
     after: &[(&Path, &[u8])],
@@ -495,7 +505,7 @@ pub fn write_checked(
     for (p, bytes) in before {
         batch.add(p, bytes).map_err(nothing_written)?;
     }
-    stage_output(&mut batch, check.output, &main, files)?;
+    stage_output(&mut batch, check.output, &main, Some(holes), files)?;
     for (p, bytes) in after {
         batch.add(p, bytes).map_err(nothing_written)?;
     }

@@ -4,14 +4,14 @@
 
 use std::path::Path;
 
-use dashvertex_gltf::Gltf;
+use dashvertex_gltf::{Container, Gltf};
 use dashvertex_reduce::Config;
 use dashvertex_reduce::gltf::PrimitiveInput;
 use dashvertex_reduce::manifest::{Manifest, ManifestError};
 
 use crate::error::{AppError, input_error};
 use crate::formats::{self, Format, Loaded, SaveOptions};
-use crate::input::{Context, Part, Source, container, load, must_exist};
+use crate::input::{Context, Part, Source, container, load, load_for_rewrite, must_exist};
 use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled};
 use crate::manifest_file::{lock, read_manifest, read_manifest_to_update};
 use crate::output::{
@@ -376,7 +376,29 @@ fn path_names(ctx: &Context) -> [String; 4] {
 /// ```
 pub fn run(a: &ReduceJob) -> Result<Reduced, AppError> {
     check_args(a)?;
-    run_source(a, load(a.input, a.ctx)?)
+    // A GLB written from a GLB carries the mesh data the reduction does not change:
+    // read without it, and copied from the input by the writer.
+    let rewrite = container(a.to.or_else(|| Format::from_extension(a.output)))
+        == Some(Container::Glb)
+        && !a.reports()
+        && a.max_error.is_none()
+        && a.poses.is_none();
+    let source = if rewrite {
+        load_for_rewrite(a.input, a.ctx)?
+    } else {
+        load(a.input, a.ctx)?
+    };
+    if let Source::Gltf(g) = &source {
+        let unread: u64 = g.unread(0).iter().map(|r| r.end - r.start).sum();
+        if unread > 0 {
+            a.ctx.detail(format_args!(
+                "{unread} of the input's {} bytes (NORMAL, TANGENT, TEXCOORD, COLOR, indices, \
+                 morph targets) are copied into the output without being read",
+                g.input_len()
+            ));
+        }
+    }
+    run_source(a, source)
 }
 
 impl<'a> ReduceJob<'a> {
@@ -708,8 +730,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
                 (
                     dashvertex_gltf::export::Written {
                         main,
-                        files: Vec::new(),
-                        carried: 0,
+                        ..Default::default()
                     },
                     reports,
                     run.changes,
@@ -733,6 +754,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         main: bytes,
         files,
         carried: carried_accessors,
+        holes,
     } = bytes;
     // The output's format or extension chose its encoder (checked above), so it names
     // the format.
@@ -783,6 +805,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
     write_checked(
         &check,
         bytes,
+        &holes,
         &files,
         &text_files(&manifest_text),
         &text_files(&report_text),

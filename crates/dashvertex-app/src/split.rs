@@ -239,7 +239,15 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         ..Check::new(a.output, format, &files, &ctx.limits)
     };
     let after = text_files(&report_text);
-    write_checked(&check, main, &files, &[], &after, spent)?;
+    write_checked(
+        &check,
+        main,
+        &dashvertex_fs::Holes::default(),
+        &files,
+        &[],
+        &after,
+        spent,
+    )?;
     for line in describe(&report.split) {
         ctx.info(line);
     }

@@ -37,6 +37,7 @@ fn a_refused_output_writes_nothing_small_or_large() {
         let r = write_checked(
             &check(&out, &limits),
             bytes,
+            &Default::default(),
             &[],
             &[],
             &[(report.as_path(), b"{}".as_slice())],
@@ -61,6 +62,7 @@ fn an_accepted_output_replaces_every_file_of_the_batch() {
     write_checked(
         &check(&out, &limits),
         glb.clone(),
+        &Default::default(),
         &[],
         &[(before.as_path(), b"[]".as_slice())],
         &[(after.as_path(), b"{}".as_slice())],
@@ -89,7 +91,15 @@ fn a_refused_output_for_a_fifo_returns_without_opening_it() {
     let path = out.clone();
     std::thread::spawn(move || {
         let limits = Limits::default();
-        let r = write_checked(&check(&path, &limits), vec![b'x'; 64], &[], &[], &[], ());
+        let r = write_checked(
+            &check(&path, &limits),
+            vec![b'x'; 64],
+            &Default::default(),
+            &[],
+            &[],
+            &[],
+            (),
+        );
         let _ = tx.send(r.map_err(|e| e.to_string()));
     });
     let got = rx

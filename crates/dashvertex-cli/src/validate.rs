@@ -198,6 +198,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> Result<ExitCode, CliError> {
         resource_dirs: global.resource_dir.clone(),
         joint_order,
         carried_accessors: 0,
+        unread_accessors: Vec::new(),
     };
     let files = expand(
         &args.inputs,

@@ -17,7 +17,9 @@
 //!   without ending the walk; [`read_regular`] reads what it found without blocking;
 //! - [`FileLock`]: an advisory lock held across a read-modify-write of a shared file,
 //!   on the file its path finally names;
-//! - [`refuse_aliases`]: an output that names an input (however spelled) is refused.
+//! - [`refuse_aliases`]: an output that names an input (however spelled) is refused;
+//! - [`SpliceSource`] and [`Holes`]: an input read only where a job needs it, and the
+//!   ranges it carries unchanged copied from it into the output inside the kernel.
 
 mod alias;
 mod error;
@@ -25,6 +27,7 @@ mod input;
 mod lock;
 mod output;
 mod resource;
+mod splice;
 mod walk;
 
 mod gitignore;
@@ -35,4 +38,5 @@ pub use input::{open_regular, read_input, read_regular};
 pub use lock::FileLock;
 pub use output::{Batch, Output, follow_links, install_signal_cleanup, write_file};
 pub use resource::ResourceRoot;
+pub use splice::{Hole, Holes, SpliceSource};
 pub use walk::{Walk, WalkEntry};

@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::FsError;
 use crate::input::special_kind;
+use crate::splice::Holes;
 
 /// Temporary files not yet renamed or removed, for the signal handler.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -282,6 +283,19 @@ impl Output {
     }
 }
 
+impl Output {
+    /// Writes `bytes` with `holes` filled from their source file ([`Holes::write_to`]):
+    /// a regular file's carried ranges are copied inside the kernel.
+    pub fn write_spliced(&mut self, bytes: &[u8], holes: &Holes) -> std::io::Result<()> {
+        match &mut self.target {
+            Target::Stdout(w) => holes.write_to(bytes, w),
+            Target::Direct(w) => holes.write_to(bytes, w),
+            Target::Atomic { file, .. } => holes.write_to(bytes, file),
+            Target::Done => Err(std::io::Error::other("output already committed")),
+        }
+    }
+}
+
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match &mut self.target {
@@ -351,6 +365,10 @@ impl Replaced {
     }
 }
 
+/// What a special file of a [`Batch`] is sent at commit: bytes, and the holes in them
+/// filled from their source file, if any.
+type Pending<'a> = (&'a [u8], Option<&'a Holes>);
+
 /// Several outputs committed together (a `.gltf` and its `.bin` files, an output with
 /// its manifest and report): every one is written to its temporary file first, so a
 /// destination that cannot be opened or written fails the batch before any destination
@@ -362,8 +380,9 @@ impl Replaced {
 pub struct Batch<'a> {
     /// Regular files, written to their temporary files.
     atomic: Vec<Output>,
-    /// Special files, with the bytes to write at commit (`None`: written already).
-    direct: Vec<(Output, Option<&'a [u8]>)>,
+    /// Special files, with the bytes (and holes) to write at commit (`None`: written
+    /// already).
+    direct: Vec<(Output, Option<Pending<'a>>)>,
     /// How many of `atomic` (the first ones) [`Batch::sync`] has synced.
     synced: usize,
 }
@@ -377,13 +396,36 @@ impl<'a> Batch<'a> {
     /// Opens `path` and, for a regular file, writes `bytes` to its temporary file
     /// (nothing visible yet); a special file is written at [`Batch::commit`].
     pub fn add(&mut self, path: &Path, bytes: &'a [u8]) -> Result<(), FsError> {
+        self.add_with(path, bytes, None)
+    }
+
+    /// As [`Batch::add`], with `holes` in `bytes` filled from their source file
+    /// ([`Output::write_spliced`]).
+    pub fn add_spliced(
+        &mut self,
+        path: &Path,
+        bytes: &'a [u8],
+        holes: &'a Holes,
+    ) -> Result<(), FsError> {
+        self.add_with(path, bytes, Some(holes))
+    }
+
+    fn add_with(
+        &mut self,
+        path: &Path,
+        bytes: &'a [u8],
+        holes: Option<&'a Holes>,
+    ) -> Result<(), FsError> {
         let mut out = Output::create(path)?;
         if matches!(out.target, Target::Atomic { .. }) {
-            out.write_all(bytes)
-                .map_err(|e| FsError::io(out.path().to_path_buf(), e))?;
+            match holes {
+                Some(h) => out.write_spliced(bytes, h),
+                None => out.write_all(bytes),
+            }
+            .map_err(|e| FsError::io(out.path().to_path_buf(), e))?;
             self.atomic.push(out);
         } else {
-            self.direct.push((out, Some(bytes)));
+            self.direct.push((out, Some((bytes, holes))));
         }
         Ok(())
     }
@@ -450,9 +492,12 @@ impl<'a> Batch<'a> {
             r.forget();
         }
         for (mut out, bytes) in direct {
-            if let Some(bytes) = bytes {
-                out.write_all(bytes)
-                    .map_err(|e| FsError::io(out.path().to_path_buf(), e))?;
+            if let Some((bytes, holes)) = bytes {
+                match holes {
+                    Some(h) => out.write_spliced(bytes, h),
+                    None => out.write_all(bytes),
+                }
+                .map_err(|e| FsError::io(out.path().to_path_buf(), e))?;
             }
             out.commit()?;
         }

@@ -316,6 +316,10 @@ struct View<'g> {
     stride: Option<u64>,
 }
 
+fn as_usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
 /// The bytes of buffer view `view`, checked against its buffer.
 fn view_bytes(gltf: &Gltf, index: u64, view: u64) -> Result<View<'_>, AccessorError> {
     let bv = usize::try_from(view)
@@ -342,6 +346,15 @@ fn view_bytes(gltf: &Gltf, index: u64, view: u64) -> Result<View<'_>, AccessorEr
             why: why.to_string(),
         })?;
     let end = bv.byte_offset.checked_add(bv.byte_length);
+    if let Some(e) = end
+        && gltf.is_unread(as_usize(bv.buffer), bv.byte_offset, e)
+    {
+        return Err(AccessorError::Buffer {
+            index,
+            buffer: bv.buffer,
+            why: format!("buffer view {view} was not read (the job carries it unchanged)"),
+        });
+    }
     let bytes = end
         .and_then(|e| buf.get(usize::try_from(bv.byte_offset).ok()?..usize::try_from(e).ok()?))
         .ok_or_else(|| AccessorError::OutOfRange {

@@ -223,6 +223,9 @@ pub enum ExportError {
     /// be copied (the exporter would have to invent them).
     #[error("the file cannot be copied: {0}")]
     ViewRange(#[source] crate::ranges::ViewRangeError),
+    /// A range of the input a sparse load left unread could not be read back.
+    #[error("the input could not be read again: {0}")]
+    Unread(#[source] std::sync::Arc<dashvertex_fs::FsError>),
 }
 
 /// Extensions that never refer to accessors, buffer views or buffers by themselves:
@@ -277,6 +280,11 @@ pub struct Written {
     /// edit's new accessors follow them. A check of the output before it is written
     /// walks only the others' elements (`dashvertex_validate::Options::carried_accessors`).
     pub carried: u64,
+    /// Ranges of `main` (zeros there) that the writer fills from the input file: the
+    /// bytes of carried views a sparse load left unread
+    /// ([`crate::sparse::load_path_for_rewrite`]). Write `main` with
+    /// [`dashvertex_fs::Holes::write_to`] (or [`dashvertex_fs::Batch::add_spliced`]).
+    pub holes: dashvertex_fs::Holes,
 }
 
 /// A new buffer view's bytes.

@@ -25,6 +25,7 @@ mod load;
 pub mod ranges;
 pub mod rest;
 pub mod skinning;
+pub mod sparse;
 
 pub use error::{AccessorError, BufferError, LoadError};
 pub use load::{

@@ -131,6 +131,8 @@ pub struct Gltf {
     /// Bytes of a GLB file after the length its header declares (0 for `.gltf`): allowed
     /// padding, which the validator reports as a warning.
     pub glb_extra_bytes: u64,
+    /// What a sparse load ([`crate::sparse::load_path_for_rewrite`]) left unread.
+    sparse: Option<crate::sparse::Sparse>,
 }
 
 /// The most arrays and objects a glTF document may nest, the root object included
@@ -423,6 +425,7 @@ fn load_from(
         budget,
         input_bytes,
         glb_extra_bytes,
+        sparse: None,
     })
 }
 
@@ -483,9 +486,11 @@ impl Gltf {
 
     /// Gives back the bytes [`load_owned`] took over, unchanged: the GLB file, or the
     /// `.gltf` text (`None` when it was loaded from borrowed bytes, or its byte order
-    /// mark was dropped).
+    /// mark was dropped, or a sparse load left some of them unread).
     pub fn into_input(self) -> Option<Vec<u8>> {
-        if !self.file.is_empty() {
+        if self.sparse.is_some() {
+            None
+        } else if !self.file.is_empty() {
             Some(self.file)
         } else if self.text_taken && !self.byte_order_mark {
             Some(self.text.into_bytes())
@@ -539,6 +544,36 @@ impl Gltf {
     /// external buffers it loaded.
     pub fn input_bytes(&self) -> u64 {
         self.input_bytes
+    }
+
+    pub(crate) fn set_sparse(&mut self, sparse: crate::sparse::Sparse) {
+        self.sparse = Some(sparse);
+    }
+
+    /// The ranges of buffer `b` a sparse load left unread (zeros in
+    /// [`Gltf::buffer`]), sorted and disjoint; none after an ordinary load.
+    pub fn unread(&self, b: usize) -> &[std::ops::Range<u64>] {
+        match &self.sparse {
+            Some(s) if b == 0 => &s.absent,
+            _ => &[],
+        }
+    }
+
+    /// Whether bytes `start..end` of buffer `b` touch a range a sparse load left unread.
+    pub fn is_unread(&self, b: usize, start: u64, end: u64) -> bool {
+        let unread = self.unread(b);
+        // the first range ending after `start`
+        let k = unread.partition_point(|r| r.end <= start);
+        unread.get(k).is_some_and(|r| r.start < end)
+    }
+
+    /// The file an unread range of buffer `b` is copied from, and where the buffer
+    /// starts in it.
+    pub fn unread_source(&self, b: usize) -> Option<(&dashvertex_fs::SpliceSource, u64)> {
+        match &self.sparse {
+            Some(s) if b == 0 => Some((&s.source, s.bin_offset)),
+            _ => None,
+        }
     }
 
     /// Line and column of a JSON Pointer in the document's JSON text.

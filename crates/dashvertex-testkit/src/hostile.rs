@@ -1,6 +1,8 @@
 //! Hostile input files for CLI-level property tests: a seed file from the repository
 //! (DashVertex JSON and DMX, raw records, weights documents, glTF with its buffers, GLB)
-//! damaged by a few mutations, or plain random bytes.
+//! or a generated Blender-shaped GLB whose NORMAL, TEXCOORD and index views are long
+//! enough to be carried unread by a sparse read (spec/security.md [V2]), damaged by a
+//! few mutations, or plain random bytes.
 
 use proptest::prelude::*;
 
@@ -148,6 +150,23 @@ impl HostileFile {
     }
 }
 
+/// The generated seed: a Blender-shaped GLB of 9,000 vertices, whose NORMAL (108 KB),
+/// TEXCOORD_0 (72 KB) and index (81 KB) views each exceed the sparse read's 64 KiB.
+pub fn carried_seed() -> &'static [u8] {
+    static SEED: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    SEED.get_or_init(|| {
+        crate::shaped::ShapedGlb {
+            vertices: 9000,
+            joints: 48,
+            keyframes: 0,
+            blender: true,
+        }
+        .build()
+        .map(|(b, _)| b)
+        .unwrap_or_default()
+    })
+}
+
 /// A seed with one to four mutations (most cases), up to 2 KiB of random bytes under
 /// a name with any of the extensions the commands recognise, or a glTF file whose
 /// declared counts, ranges and floats lie ([`crate::declared`]).
@@ -177,5 +196,18 @@ pub fn hostile() -> impl Strategy<Value = HostileFile> {
             name: format!("random.{ext}"),
             bytes,
         });
-    prop_oneof![5 => seeded, 1 => random, 2 => crate::declared::declared()]
+    // Mutations of the generated GLB: in its JSON (views that overlap, lie or move) or
+    // anywhere in its data.
+    let carried = proptest::collection::vec(mutation(), 1..4).prop_map(|muts| {
+        let mut bytes = carried_seed().to_vec();
+        for m in &muts {
+            apply(&mut bytes, m);
+        }
+        HostileFile {
+            seed: None,
+            name: "carried.glb".into(),
+            bytes,
+        }
+    });
+    prop_oneof![5 => seeded, 1 => random, 2 => crate::declared::declared(), 1 => carried]
 }

@@ -49,6 +49,11 @@ pub struct Options {
     /// its output reads only the data it changed. Every other check still covers them.
     /// 0 (the default) checks every accessor.
     pub carried_accessors: u64,
+    /// glTF accessors whose element walks are skipped as for
+    /// [`Options::carried_accessors`], by index (`true`: skipped): those a job's sparse
+    /// load left unread because it carries them unchanged
+    /// ([`dashvertex_gltf::sparse`]). Empty (the default) skips none.
+    pub unread_accessors: Vec<bool>,
 }
 
 impl Options {
@@ -56,6 +61,10 @@ impl Options {
     /// ([`Options::carried_accessors`]) and not walked again.
     pub fn carried(&self, index: u64) -> bool {
         index < self.carried_accessors
+            || usize::try_from(index)
+                .ok()
+                .and_then(|i| self.unread_accessors.get(i))
+                == Some(&true)
     }
 }
 
@@ -125,6 +134,7 @@ impl Default for Options {
             resource_dirs: Vec::new(),
             joint_order: None,
             carried_accessors: 0,
+            unread_accessors: Vec::new(),
         }
     }
 }

@@ -71,6 +71,7 @@ pub fn refusal(gltf: &Gltf, limits: &Limits) -> Option<Refusal> {
                 .is_some_and(|i| influence.contains(&i))
     };
     let opts = Options {
+        unread_accessors: unread_accessors(gltf),
         limits: *limits,
         profile: Some(crate::Profile::Gltf),
         max_diagnostics: 1 + 8 * influence.len(),
@@ -93,4 +94,31 @@ pub fn refusal(gltf: &Gltf, limits: &Limits) -> Option<Refusal> {
         .into_iter()
         .find(|d| d.severity == Severity::Error && refused(&d.code) && !exempt(d))?;
     Some(Refusal { first, errors })
+}
+
+/// Per accessor, whether its data lies in a range a sparse load left unread: the job
+/// carries it unchanged without reading it, so its elements are not walked
+/// (spec/security.md §5).
+fn unread_accessors(gltf: &Gltf) -> Vec<bool> {
+    if gltf.unread(0).is_empty() {
+        return Vec::new();
+    }
+    gltf.root
+        .accessors
+        .iter()
+        .map(|a| {
+            a.buffer_view
+                .and_then(|v| usize::try_from(v).ok())
+                .and_then(|v| gltf.root.buffer_views.get(v))
+                .is_some_and(|bv| {
+                    usize::try_from(bv.buffer).is_ok_and(|b| {
+                        gltf.is_unread(
+                            b,
+                            bv.byte_offset,
+                            bv.byte_offset.saturating_add(bv.byte_length),
+                        )
+                    })
+                })
+        })
+        .collect()
 }

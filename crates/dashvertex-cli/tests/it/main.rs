@@ -112,6 +112,7 @@ mod pruned_output;
 mod reduce;
 mod reduce_vectors;
 mod remap;
+mod sparse_reduce;
 mod threads;
 mod validate_cli;
 mod validate_hostile_files;

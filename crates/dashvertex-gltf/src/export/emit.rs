@@ -70,6 +70,7 @@ pub(super) fn emit(
     if removed_buf.iter().any(|&r| r) {
         drop_buffers(&mut value, &removed_buf, &buf_map);
     }
+    let mut holes = Vec::new();
     let main = match container {
         Container::Gltf => {
             let mut t = serde_json::to_string_pretty(&value)
@@ -77,7 +78,7 @@ pub(super) fn emit(
             t.push('\n');
             t.into_bytes()
         }
-        Container::Glb => glb(gltf, &value, layout, dest.bin, &mut pending)?,
+        Container::Glb => glb(gltf, &value, layout, dest.bin, &mut pending, &mut holes)?,
     };
     // The source's accessors come first in the edited JSON, and the plan removed only
     // replaced ones: those it kept are carried, with their bytes, in order.
@@ -87,6 +88,12 @@ pub(super) fn emit(
         main,
         files: files_out,
         carried: (n_src - removed_src) as u64,
+        holes: dashvertex_fs::Holes {
+            source: (!holes.is_empty())
+                .then(|| gltf.unread_source(0).map(|(s, _)| s.clone()))
+                .flatten(),
+            holes,
+        },
     })
 }
 
@@ -187,14 +194,16 @@ fn drop_buffers(value: &mut Value, removed_buf: &[bool], buf_map: &[Option<u64>]
 }
 
 /// The GLB file: the compact JSON and, when a buffer goes there, the binary chunk,
-/// framed with checked 32-bit lengths and built in one allocation of the final size
-/// (the binary chunk is filled in place).
+/// framed with checked 32-bit lengths and built in one zeroed allocation of the final
+/// size (the binary chunk is filled in place; ranges a sparse load left unread become
+/// `holes`, untouched zeros).
 fn glb(
     gltf: &Gltf,
     value: &Value,
     layout: &Layout,
     bin: Option<usize>,
     pending: &mut [Option<NewView>],
+    holes: &mut Vec<dashvertex_fs::Hole>,
 ) -> Result<Vec<u8>, ExportError> {
     let text = serde_json::to_vec(value).map_err(|e| ExportError::Shape(e.to_string()))?;
     let bin_len = match bin {
@@ -203,12 +212,15 @@ fn glb(
     };
     let frame = crate::glb::Frame::new(text.len(), bin.map(|_| bin_len))
         .map_err(|_| ExportError::TooLarge)?;
-    let mut out = Vec::with_capacity(frame.total as usize);
-    frame.start(&mut out, &text);
+    let mut head = Vec::with_capacity(text.len() + 32);
+    frame.start(&mut head, &text);
+    let mut out = vec![0u8; frame.total as usize];
+    out.get_mut(..head.len())
+        .ok_or(ExportError::TooLarge)?
+        .copy_from_slice(&head);
     if let Some(b) = bin {
-        layout.append(&mut out, b, gltf, pending)?;
+        layout.fill(&mut out, head.len(), b, gltf, pending, Some(holes))?;
     }
-    frame.finish(&mut out);
     Ok(out)
 }
 

@@ -2,11 +2,12 @@
 //! compacted in their buffer (when pruning; in place otherwise), new views are appended
 //! to buffer 0, and a buffer is copied whole when nothing of it may be dropped. The
 //! bytes themselves are copied only when the output is emitted ([`Layout::bytes`],
-//! [`Layout::append`]).
+//! [`Layout::fill`]), ranges a sparse load left unread as holes the writer fills.
 
 use super::plan::Plan;
 use super::{ExportError, NewView, as_index};
 use crate::load::Gltf;
+use dashvertex_fs::Hole;
 
 /// Where a view's bytes come from.
 #[derive(Clone, Copy, Debug)]
@@ -159,37 +160,54 @@ impl Layout {
         usize::try_from(self.sizes.get(b).copied().unwrap_or(0)).map_err(|_| ExportError::TooLarge)
     }
 
-    /// Buffer `b`'s output bytes, zero-padded to its length.
+    /// Buffer `b`'s output bytes, zero-padded to its length. Ranges a sparse load left
+    /// unread are read from the input file here.
     pub(super) fn bytes(
         &self,
         b: usize,
         gltf: &Gltf,
         pending: &mut [Option<NewView>],
     ) -> Result<Vec<u8>, ExportError> {
-        let size = self.size(b)?;
-        let mut out = Vec::with_capacity(size);
-        self.append(&mut out, b, gltf, pending)?;
-        out.resize(size, 0);
+        let mut out = vec![0u8; self.size(b)?];
+        self.fill(&mut out, 0, b, gltf, pending, None)?;
         Ok(out)
     }
 
-    /// Appends buffer `b`'s output bytes to `out`, in offset order, zeros between views:
-    /// the source buffer whole when kept in place (then only new views are placed), else
-    /// view by view. Each new view's bytes are freed once copied, so the output grows
-    /// while they shrink and the two are never held in full together. Fails (too large)
-    /// only where an offset does not fit a usize.
-    pub(super) fn append(
+    /// Writes buffer `b`'s output bytes into `out` (zeros, at least the buffer's
+    /// length), at `base`: the source buffer whole when kept in place (then only new
+    /// views are placed), else view by view. Each new view's bytes are freed once copied,
+    /// so the output grows while they shrink and the two are never held in full together.
+    /// A source range a sparse load left unread becomes a hole of `holes` (an offset in
+    /// `out`), or, without `holes`, is read from the input file. Fails (too large) only
+    /// where an offset does not fit a usize, or when an unread range cannot be read.
+    pub(super) fn fill(
         &self,
-        out: &mut Vec<u8>,
+        out: &mut [u8],
+        base: usize,
         b: usize,
         gltf: &Gltf,
         new_views: &mut [Option<NewView>],
+        mut holes: Option<&mut Vec<Hole>>,
     ) -> Result<(), ExportError> {
         let in_place = self.whole.get(b) == Some(&true);
-        let base = out.len();
         let src = gltf.buffer(b).and_then(Result::ok).unwrap_or_default();
+        let place = |offset: u64| {
+            usize::try_from(offset)
+                .ok()
+                .and_then(|o| base.checked_add(o))
+                .ok_or(ExportError::TooLarge)
+        };
         if in_place {
-            out.extend_from_slice(src);
+            copy_source(
+                gltf,
+                b,
+                src,
+                0,
+                src.len() as u64,
+                out,
+                base,
+                holes.as_deref_mut(),
+            )?;
         }
         let mut mine: Vec<&Placed> = self
             .placed
@@ -198,24 +216,80 @@ impl Layout {
             .collect();
         mine.sort_by_key(|p| p.offset);
         for p in mine {
-            let at = base + usize::try_from(p.offset).map_err(|_| ExportError::TooLarge)?;
-            if out.len() < at {
-                out.resize(at, 0);
-            }
+            let at = place(p.offset)?;
             match p.from {
                 Origin::Source(off, len) => {
-                    let end = off.saturating_add(len);
-                    out.extend_from_slice(
-                        src.get(as_index(off)..as_index(end)).unwrap_or_default(),
-                    );
+                    copy_source(gltf, b, src, off, len, out, at, holes.as_deref_mut())?;
                 }
                 Origin::New(k) => {
                     if let Some(nv) = new_views.get_mut(k).and_then(Option::take) {
-                        out.extend_from_slice(&nv.bytes);
+                        let end = at
+                            .checked_add(nv.bytes.len())
+                            .ok_or(ExportError::TooLarge)?;
+                        out.get_mut(at..end)
+                            .ok_or(ExportError::TooLarge)?
+                            .copy_from_slice(&nv.bytes);
                     }
                 }
             }
         }
         Ok(())
     }
+}
+
+/// Copies bytes `off..off + len` of source buffer `b` (`src`) to `out` at `at`: what a
+/// sparse load read from memory, what it left unread as holes (offsets in `out`) or,
+/// without `holes`, read from the input file now.
+#[allow(clippy::too_many_arguments)]
+fn copy_source(
+    gltf: &Gltf,
+    b: usize,
+    src: &[u8],
+    off: u64,
+    len: u64,
+    out: &mut [u8],
+    at: usize,
+    mut holes: Option<&mut Vec<Hole>>,
+) -> Result<(), ExportError> {
+    let end = off.saturating_add(len).min(src.len() as u64);
+    // Source bytes `from..to` land at `at + (from - off)`.
+    fn dst(out: &mut [u8], at: usize, from: u64, to: u64) -> Result<&mut [u8], ExportError> {
+        let a = at
+            .checked_add(as_index(from))
+            .ok_or(ExportError::TooLarge)?;
+        let e = a
+            .checked_add(as_index(to - from))
+            .ok_or(ExportError::TooLarge)?;
+        out.get_mut(a..e).ok_or(ExportError::TooLarge)
+    }
+    let mut pos = off;
+    let unread = gltf.unread(b);
+    let first = unread.partition_point(|r| r.end <= off);
+    for r in unread.get(first..).unwrap_or_default() {
+        if r.start >= end {
+            break;
+        }
+        let (u0, u1) = (r.start.max(pos), r.end.min(end));
+        if u0 > pos {
+            dst(out, at, pos - off, u0 - off)?
+                .copy_from_slice(src.get(as_index(pos)..as_index(u0)).unwrap_or_default());
+        }
+        let (source, bin_offset) = gltf.unread_source(b).ok_or(ExportError::TooLarge)?;
+        match holes.as_deref_mut() {
+            Some(h) => h.push(Hole {
+                at: (at as u64) + (u0 - off),
+                from: bin_offset + u0,
+                len: u1 - u0,
+            }),
+            None => source
+                .read_at(dst(out, at, u0 - off, u1 - off)?, bin_offset + u0)
+                .map_err(|e| ExportError::Unread(std::sync::Arc::new(e)))?,
+        }
+        pos = u1;
+    }
+    if end > pos {
+        dst(out, at, pos - off, end - off)?
+            .copy_from_slice(src.get(as_index(pos)..as_index(end)).unwrap_or_default());
+    }
+    Ok(())
 }

@@ -1,0 +1,361 @@
+//! Outputs that carry ranges of an input file unchanged, and the sparse reads that go
+//! with them.
+//!
+//! A job that rewrites a large file but changes only part of it (reduce keeps a mesh's
+//! NORMAL, TEXCOORD and indices byte for byte) need not bring the untouched ranges into
+//! memory at all: it reads only the ranges it uses ([`SpliceSource::read_sparse`]), lays
+//! its output out with *holes* where the carried ranges go, and the writer fills each
+//! hole from the input file inside the kernel (`copy_file_range` where the system has
+//! it, through [`std::io::copy`] between files; a plain copy elsewhere).
+//!
+//! The input must not change between its read and the end of the write: the source is
+//! held open, its length and modification time are taken when it is opened, and the
+//! writer refuses (nothing replaced) when either differs after the last hole is filled,
+//! or when the file ends before a hole's range does.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use crate::error::FsError;
+
+/// `len` bytes of the output at `at` are the source file's bytes at `from`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hole {
+    /// Offset in the output.
+    pub at: u64,
+    /// Offset in the source file.
+    pub from: u64,
+    /// Length in bytes.
+    pub len: u64,
+}
+
+/// An input file held open for a sparse read and the splice of its ranges into an
+/// output, with what it looked like when it was opened.
+#[derive(Clone, Debug)]
+pub struct SpliceSource {
+    file: Arc<File>,
+    path: PathBuf,
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl SpliceSource {
+    /// Opens `path` if it is a regular file of at most `max` bytes; `Ok(None)` for
+    /// anything else (standard input, a FIFO, a device), which a caller reads whole.
+    pub fn open(path: &Path, max: u64) -> Result<Option<SpliceSource>, FsError> {
+        if path == Path::new("-") {
+            return Ok(None);
+        }
+        match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => {}
+            _ => return Ok(None),
+        }
+        let (file, meta) = crate::input::open_regular(path)?;
+        if meta.len() > max {
+            return Err(FsError::TooLarge {
+                path: path.to_path_buf(),
+                size: meta.len(),
+                limit: max,
+            });
+        }
+        if meta.len() == 0 {
+            return Err(FsError::Empty {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(Some(SpliceSource {
+            file: Arc::new(file),
+            path: path.to_path_buf(),
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }))
+    }
+
+    /// The file's length when it was opened.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file was empty when opened (never, for an opened source).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The path it was opened by.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads `buf.len()` bytes at `offset`; a file that ends before them is an error
+    /// (it changed since it was opened).
+    pub fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<(), FsError> {
+        let mut f = &*self.file;
+        f.seek(SeekFrom::Start(offset))
+            .and_then(|_| f.read_exact(buf))
+            .map_err(|e| FsError::io(&self.path, e))
+    }
+
+    /// The whole file in memory except the ranges `absent` (sorted, disjoint, inside
+    /// the file), which stay zero and are never touched: a large allocation is made
+    /// zeroed by the system (fresh pages, mapped on first touch), so an absent range
+    /// costs neither a read nor resident memory.
+    pub fn read_sparse(&self, absent: &[Range<u64>]) -> Result<Vec<u8>, FsError> {
+        let too_large = || FsError::TooLarge {
+            path: self.path.clone(),
+            size: self.len,
+            limit: usize::MAX as u64,
+        };
+        let len = usize::try_from(self.len).map_err(|_| too_large())?;
+        let mut out = vec![0u8; len];
+        let mut at = 0u64;
+        for r in absent.iter().chain(std::iter::once(&(self.len..self.len))) {
+            if r.start < at || r.end < r.start || r.end > self.len {
+                return Err(FsError::io(
+                    &self.path,
+                    std::io::Error::other("sparse read: ranges out of order"),
+                ));
+            }
+            let (a, b) = (
+                usize::try_from(at).map_err(|_| too_large())?,
+                usize::try_from(r.start).map_err(|_| too_large())?,
+            );
+            if let Some(part) = out.get_mut(a..b)
+                && !part.is_empty()
+            {
+                self.read_at(part, at)?;
+            }
+            at = r.end;
+        }
+        Ok(out)
+    }
+
+    /// Refuses a file that is not as it was opened (length, modification time).
+    fn unchanged(&self) -> Result<(), FsError> {
+        let meta = self
+            .file
+            .metadata()
+            .map_err(|e| FsError::io(&self.path, e))?;
+        if meta.len() != self.len || meta.modified().ok() != self.modified {
+            return Err(changed(&self.path));
+        }
+        Ok(())
+    }
+}
+
+fn changed(path: &Path) -> FsError {
+    FsError::io(
+        path,
+        std::io::Error::other(
+            "the input changed while dash was reading and copying it; run the command again",
+        ),
+    )
+}
+
+/// The holes of an output and the file that fills them. Without a source there are no
+/// holes: the output's bytes are all in memory.
+#[derive(Clone, Debug, Default)]
+pub struct Holes {
+    /// The input file the holes are filled from.
+    pub source: Option<SpliceSource>,
+    /// The holes, in output order, disjoint.
+    pub holes: Vec<Hole>,
+}
+
+impl PartialEq for Holes {
+    fn eq(&self, other: &Holes) -> bool {
+        self.holes == other.holes
+            && match (&self.source, &other.source) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(&a.file, &b.file),
+                _ => false,
+            }
+    }
+}
+
+impl Eq for Holes {}
+
+impl Holes {
+    /// Whether every byte of the output is in memory.
+    pub fn is_empty(&self) -> bool {
+        self.holes.is_empty()
+    }
+
+    /// Bytes the holes stand for.
+    pub fn bytes(&self) -> u64 {
+        self.holes.iter().map(|h| h.len).sum()
+    }
+
+    /// Writes `bytes` to `w` with each hole filled from the source: the bytes between
+    /// holes from memory, the holes by a copy between files where `w` is a file
+    /// (`copy_file_range`). Holes that are out of order, overlap, or lie outside
+    /// `bytes`, a source that ends early or changed since it was opened, are errors.
+    pub fn write_to<W: Write>(&self, bytes: &[u8], w: &mut W) -> std::io::Result<()> {
+        let Some(src) = self.source.as_ref().filter(|_| !self.holes.is_empty()) else {
+            return w.write_all(bytes);
+        };
+        let bad = || std::io::Error::other("an output's holes are out of order");
+        let mut at = 0usize;
+        for h in &self.holes {
+            let start = usize::try_from(h.at).map_err(|_| bad())?;
+            let end =
+                h.at.checked_add(h.len)
+                    .and_then(|e| usize::try_from(e).ok())
+                    .ok_or_else(bad)?;
+            let between = bytes.get(at..start).ok_or_else(bad)?;
+            if end > bytes.len() {
+                return Err(bad());
+            }
+            w.write_all(between)?;
+            let mut f = &*src.file;
+            f.seek(SeekFrom::Start(h.from))?;
+            let copied = std::io::copy(&mut f.take(h.len), w)?;
+            if copied != h.len {
+                return Err(std::io::Error::other(
+                    "the input ended early: it changed while dash was copying it",
+                ));
+            }
+            at = end;
+        }
+        w.write_all(bytes.get(at..).ok_or_else(bad)?)?;
+        src.unchanged()
+            .map_err(|_| std::io::Error::other("the input changed while dash was copying it"))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str, bytes: &[u8]) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("dash-splice-{tag}-{}", std::process::id()));
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init, clippy::reversed_empty_ranges)]
+    fn a_sparse_read_leaves_absent_ranges_zero() {
+        let data: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+        let p = scratch("sparse", &data);
+        let s = SpliceSource::open(&p, 1 << 20).unwrap().unwrap();
+        let got = s.read_sparse(&[100..200, 5000..9000]).unwrap();
+        for (i, (&g, &d)) in got.iter().zip(&data).enumerate() {
+            let absent = (100..200).contains(&i) || (5000..9000).contains(&i);
+            assert_eq!(g, if absent { 0 } else { d }, "byte {i}");
+        }
+        assert!(s.read_sparse(&[200..100]).is_err());
+        assert!(s.read_sparse(&[5000..9000, 100..200]).is_err());
+        assert!(s.read_sparse(&[9000..20_000]).is_err());
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn holes_are_filled_from_the_source_into_files_and_buffers() {
+        let data: Vec<u8> = (0..=250u8).cycle().take(300_000).collect();
+        let p = scratch("holes", &data);
+        let src = SpliceSource::open(&p, 1 << 20).unwrap().unwrap();
+        let mut bytes = vec![7u8; 1000];
+        let holes = Holes {
+            source: Some(src),
+            holes: vec![
+                Hole {
+                    at: 10,
+                    from: 5,
+                    len: 90,
+                },
+                Hole {
+                    at: 500,
+                    from: 200_000,
+                    len: 400,
+                },
+            ],
+        };
+        for b in bytes.get_mut(10..100).unwrap() {
+            *b = 0;
+        }
+        let mut expect = bytes.clone();
+        expect
+            .get_mut(10..100)
+            .unwrap()
+            .copy_from_slice(data.get(5..95).unwrap());
+        expect
+            .get_mut(500..900)
+            .unwrap()
+            .copy_from_slice(data.get(200_000..200_400).unwrap());
+        let mut v = Vec::new();
+        holes.write_to(&bytes, &mut v).unwrap();
+        assert_eq!(v, expect);
+        let out = scratch("holes-out", b"");
+        let mut f = std::io::BufWriter::new(File::create(&out).unwrap());
+        holes.write_to(&bytes, &mut f).unwrap();
+        drop(f);
+        assert_eq!(std::fs::read(&out).unwrap(), expect);
+        // overlapping, past the end, and past the source's end
+        for bad in [
+            vec![
+                Hole {
+                    at: 10,
+                    from: 0,
+                    len: 20,
+                },
+                Hole {
+                    at: 20,
+                    from: 0,
+                    len: 5,
+                },
+            ],
+            vec![Hole {
+                at: 990,
+                from: 0,
+                len: 20,
+            }],
+            vec![Hole {
+                at: 0,
+                from: 299_990,
+                len: 20,
+            }],
+        ] {
+            let h = Holes {
+                holes: bad,
+                ..holes.clone()
+            };
+            assert!(h.write_to(&bytes, &mut Vec::new()).is_err());
+        }
+        std::fs::remove_file(p).unwrap();
+        std::fs::remove_file(out).unwrap();
+    }
+
+    #[test]
+    fn a_source_that_changed_is_refused() {
+        let p = scratch("changed", &[1u8; 4096]);
+        let src = SpliceSource::open(&p, 1 << 20).unwrap().unwrap();
+        std::fs::write(&p, [2u8; 8192]).unwrap();
+        let holes = Holes {
+            source: Some(src),
+            holes: vec![Hole {
+                at: 0,
+                from: 0,
+                len: 16,
+            }],
+        };
+        assert!(holes.write_to(&[0u8; 32], &mut Vec::new()).is_err());
+        std::fs::remove_file(p).unwrap();
+    }
+
+    #[test]
+    fn only_regular_files_are_sources() {
+        assert!(SpliceSource::open(Path::new("-"), 10).unwrap().is_none());
+        if Path::new("/dev/zero").exists() {
+            assert!(
+                SpliceSource::open(Path::new("/dev/zero"), 10)
+                    .unwrap()
+                    .is_none()
+            );
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! Loading a GLB without the bytes a rewrite carries through unread.
+//!
+//! A reduction changes a skinned mesh's `JOINTS_n`/`WEIGHTS_n` and leaves its NORMAL,
+//! TANGENT, TEXCOORD_n, COLOR_n, indices and morph targets byte for byte; in a Blender
+//! export those are a third of the file. [`load_path_for_rewrite`] reads a GLB's binary
+//! chunk except the buffer views only such accessors use ([`carried_views`]): those stay
+//! zero, untouched, and [`Gltf`] remembers them, so that
+//! - an accessor read through them fails (never a silent zero: `accessor::read`), and
+//! - the editor writes them as holes filled from the file by the writer
+//!   ([`dashvertex_fs::Holes`]), inside the kernel.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use dashvertex_core::Limits;
+use dashvertex_fs::SpliceSource;
+
+use crate::export::PRUNE_SAFE_EXTENSIONS;
+use crate::load::{FsResolver, Gltf, load_owned};
+use crate::{LoadError, glb};
+
+/// A carried range shorter than this is read with the rest: a hole has a cost of its
+/// own (a system call, a seek) that a short read does not.
+pub const MIN_HOLE: u64 = 64 << 10;
+
+/// What a sparse load left out of a GLB's binary chunk (buffer 0).
+#[derive(Clone, Debug)]
+pub(crate) struct Sparse {
+    /// The file, held open for the writer.
+    pub source: SpliceSource,
+    /// Where the binary chunk's data starts in the file.
+    pub bin_offset: u64,
+    /// Ranges of buffer 0 not read, sorted and disjoint.
+    pub absent: Vec<Range<u64>>,
+}
+
+/// Loads `path` as [`crate::load_path_in`] does, except that a GLB's binary chunk is read
+/// without the buffer views that only accessors a rewrite carries unchanged use
+/// ([`carried_views`]). Anything that is not a regular GLB file (`.gltf` text, standard
+/// input, a FIFO, a file under 28 bytes or with a damaged header) is read whole.
+pub fn load_path_for_rewrite(
+    path: &Path,
+    allowed: &[PathBuf],
+    limits: &Limits,
+) -> Result<Gltf, LoadError> {
+    let Some(source) = SpliceSource::open(path, limits.max_input_bytes)? else {
+        return crate::load_path_in(path, allowed, limits);
+    };
+    let resolver = FsResolver::for_file(path, allowed, limits.max_input_bytes)?;
+    let Plan { bin_offset, absent } = plan(&source)?;
+    let in_file: Vec<Range<u64>> = absent
+        .iter()
+        .map(|r| r.start + bin_offset..r.end + bin_offset)
+        .collect();
+    let bytes = source.read_sparse(&in_file)?;
+    let mut gltf = load_owned(bytes, &resolver, limits)?;
+    if !absent.is_empty() {
+        gltf.set_sparse(Sparse {
+            source,
+            bin_offset,
+            absent,
+        });
+    }
+    Ok(gltf)
+}
+
+/// What of a GLB's binary chunk to leave unread.
+#[derive(Default)]
+struct Plan {
+    /// Where the chunk's data starts in the file.
+    bin_offset: u64,
+    /// Ranges of the chunk (buffer 0) to leave unread, sorted and disjoint.
+    absent: Vec<Range<u64>>,
+}
+
+/// The binary chunk's offset in the file and the ranges of it to leave unread; nothing
+/// to leave when the file is not a GLB whose header, JSON and chunk lengths can be read.
+fn plan(source: &SpliceSource) -> Result<Plan, LoadError> {
+    let mut head = [0u8; 20];
+    if source.len() < 28 {
+        return Ok(Plan::default());
+    }
+    source.read_at(&mut head, 0)?;
+    if !glb::is_glb(&head) {
+        return Ok(Plan::default());
+    }
+    let word = |b: &[u8], at: usize| {
+        b.get(at..at + 4)
+            .and_then(|w| <[u8; 4]>::try_from(w).ok())
+            .map(u32::from_le_bytes)
+    };
+    let (Some(json_len), Some(json_type)) = (word(&head, 12), word(&head, 16)) else {
+        return Ok(Plan::default());
+    };
+    let bin_header = 20 + u64::from(json_len);
+    if json_type != glb::JSON || bin_header + 8 > source.len() {
+        return Ok(Plan::default());
+    }
+    let mut json = vec![0u8; json_len as usize];
+    source.read_at(&mut json, 20)?;
+    let mut bin_head = [0u8; 8];
+    source.read_at(&mut bin_head, bin_header)?;
+    let (Some(bin_len), Some(bin_type)) = (word(&bin_head, 0), word(&bin_head, 4)) else {
+        return Ok(Plan::default());
+    };
+    let bin_offset = bin_header + 8;
+    if bin_type != glb::BIN {
+        return Ok(Plan::default());
+    }
+    let bin_len = u64::from(bin_len).min(source.len() - bin_offset);
+    // A JSON the loader refuses is refused there, with its place: read the file whole.
+    let Ok(value) = serde_json::from_slice::<Value>(&json) else {
+        return Ok(Plan::default());
+    };
+    let absent = carried_views(&value, bin_len)
+        .into_iter()
+        .filter(|r| r.end - r.start >= MIN_HOLE)
+        .collect();
+    Ok(Plan { bin_offset, absent })
+}
+
+/// How an accessor is used, for [`carried_views`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// Named nowhere a rewrite looks.
+    None,
+    /// Only as a mesh attribute a rewrite carries (NORMAL, TANGENT, TEXCOORD_n,
+    /// COLOR_n), as indices, or in a morph target.
+    Carried,
+    /// Anywhere else (POSITION, JOINTS_n, WEIGHTS_n, `_` attributes, inverse bind
+    /// matrices, animation samplers), or sparse.
+    Read,
+}
+
+/// Whether a rewrite carries a primitive attribute of this name without reading it.
+fn carried_attribute(name: &str) -> bool {
+    name == "NORMAL"
+        || name == "TANGENT"
+        || name.starts_with("TEXCOORD_")
+        || name.starts_with("COLOR_")
+}
+
+/// The ranges of buffer 0 (of `bin_len` bytes) that lie only in buffer views that only
+/// carried accessors use ([`Use::Carried`]), sorted and merged; empty when the document
+/// uses an extension that could refer to data on its own.
+pub(crate) fn carried_views(value: &Value, bin_len: u64) -> Vec<Range<u64>> {
+    let used_ok = value
+        .get("extensionsUsed")
+        .and_then(Value::as_array)
+        .is_none_or(|a| {
+            a.iter().all(|e| {
+                e.as_str()
+                    .is_some_and(|n| PRUNE_SAFE_EXTENSIONS.contains(&n))
+            })
+        });
+    let accessors = arr(value.get("accessors"));
+    let views = arr(value.get("bufferViews"));
+    if !used_ok || accessors.is_empty() || views.is_empty() {
+        return Vec::new();
+    }
+    let mut uses = vec![Use::None; accessors.len()];
+    let mut mark = |i: Option<&Value>, u: Use| {
+        if let Some(slot) = i
+            .and_then(Value::as_u64)
+            .and_then(|i| usize::try_from(i).ok())
+            .and_then(|i| uses.get_mut(i))
+            && *slot != Use::Read
+        {
+            *slot = u;
+        }
+    };
+    for m in arr(value.get("meshes")) {
+        for p in arr(m.get("primitives")) {
+            if let Some(attrs) = p.get("attributes").and_then(Value::as_object) {
+                for (name, a) in attrs {
+                    let u = if carried_attribute(name) {
+                        Use::Carried
+                    } else {
+                        Use::Read
+                    };
+                    mark(Some(a), u);
+                }
+            }
+            mark(p.get("indices"), Use::Carried);
+            for t in arr(p.get("targets")) {
+                if let Some(t) = t.as_object() {
+                    for a in t.values() {
+                        mark(Some(a), Use::Carried);
+                    }
+                }
+            }
+        }
+    }
+    for s in arr(value.get("skins")) {
+        mark(s.get("inverseBindMatrices"), Use::Read);
+    }
+    for a in arr(value.get("animations")) {
+        for s in arr(a.get("samplers")) {
+            mark(s.get("input"), Use::Read);
+            mark(s.get("output"), Use::Read);
+        }
+    }
+    // Per view: whether anything reads it, whether a carried accessor names it.
+    let mut read = vec![false; views.len()];
+    let mut carried = vec![false; views.len()];
+    let view_of = |v: Option<&Value>| {
+        v.and_then(Value::as_u64)
+            .and_then(|v| usize::try_from(v).ok())
+    };
+    for (a, u) in accessors.iter().zip(&uses) {
+        let sparse = a.get("sparse");
+        let own = view_of(a.get("bufferView"));
+        let slot = match (u, sparse) {
+            (Use::Carried, None) => &mut carried,
+            _ => &mut read,
+        };
+        if let Some(x) = own.and_then(|v| slot.get_mut(v)) {
+            *x = true;
+        }
+        if let Some(sp) = sparse {
+            for part in ["indices", "values"] {
+                if let Some(x) = view_of(sp.get(part).and_then(|p| p.get("bufferView")))
+                    .and_then(|v| read.get_mut(v))
+                {
+                    *x = true;
+                }
+            }
+        }
+    }
+    for i in arr(value.get("images")) {
+        if let Some(x) = view_of(i.get("bufferView")).and_then(|v| read.get_mut(v)) {
+            *x = true;
+        }
+    }
+    // Ranges in buffer 0: a view that is neither read nor carried (named by nothing
+    // dash knows) stays read, as do views whose range does not fit the chunk.
+    let range_of = |v: &Value| -> Option<Range<u64>> {
+        if v.get("buffer").and_then(Value::as_u64) != Some(0) {
+            return None;
+        }
+        let start = v.get("byteOffset").map_or(Some(0), Value::as_u64)?;
+        let end = start.checked_add(v.get("byteLength").and_then(Value::as_u64)?)?;
+        (end <= bin_len && start < end).then_some(start..end)
+    };
+    let mut skip: Vec<Range<u64>> = Vec::new();
+    let mut keep: Vec<Range<u64>> = Vec::new();
+    for (k, v) in views.iter().enumerate() {
+        let is_carried = carried.get(k) == Some(&true) && read.get(k) == Some(&false);
+        match range_of(v) {
+            Some(r) if is_carried => skip.push(r),
+            Some(r) => keep.push(r),
+            None => {}
+        }
+    }
+    subtract(merge(skip), &merge(keep))
+}
+
+/// The elements of an array member (none when it is absent or not an array).
+fn arr(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array).map_or(&[][..], Vec::as_slice)
+}
+
+/// Sorted, merged ranges.
+fn merge(mut ranges: Vec<Range<u64>>) -> Vec<Range<u64>> {
+    ranges.sort_by_key(|r| (r.start, r.end));
+    let mut out: Vec<Range<u64>> = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
+}
+
+/// `from` without `minus` (both sorted and merged), in one pass over each.
+fn subtract(from: Vec<Range<u64>>, minus: &[Range<u64>]) -> Vec<Range<u64>> {
+    let mut out = Vec::with_capacity(from.len());
+    let mut k = 0;
+    for r in from {
+        let mut start = r.start;
+        while let Some(m) = minus.get(k) {
+            if m.end <= start {
+                k += 1;
+                continue;
+            }
+            if m.start >= r.end {
+                break;
+            }
+            if m.start > start {
+                out.push(start..m.start);
+            }
+            start = start.max(m.end);
+            if m.end >= r.end {
+                break;
+            }
+            k += 1;
+        }
+        if start < r.end {
+            out.push(start..r.end);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    #[allow(clippy::single_range_in_vec_init)]
+    fn ranges_merge_and_subtract() {
+        assert_eq!(merge(vec![5..9, 0..2, 1..3, 9..10]), vec![0..3, 5..10]);
+        assert_eq!(
+            subtract(vec![0..10, 20..30], &[2..4, 8..22, 25..26]),
+            vec![0..2, 4..8, 22..25, 26..30]
+        );
+        assert_eq!(subtract(vec![0..10], &[0..10]), Vec::<Range<u64>>::new());
+        assert_eq!(subtract(vec![0..10], &[]), vec![0..10]);
+    }
+
+    fn doc() -> Value {
+        json!({
+            "buffers": [{"byteLength": 1000}],
+            "bufferViews": [
+                {"buffer": 0, "byteOffset": 0, "byteLength": 100},
+                {"buffer": 0, "byteOffset": 100, "byteLength": 100},
+                {"buffer": 0, "byteOffset": 200, "byteLength": 100},
+                {"buffer": 0, "byteOffset": 300, "byteLength": 100},
+                {"buffer": 0, "byteOffset": 400, "byteLength": 100},
+                {"buffer": 0, "byteOffset": 450, "byteLength": 100},
+                {"buffer": 0, "byteOffset": 600, "byteLength": 100}
+            ],
+            "accessors": [
+                {"bufferView": 0}, {"bufferView": 1}, {"bufferView": 2},
+                {"bufferView": 3}, {"bufferView": 4}, {"bufferView": 5},
+                {"bufferView": 6}
+            ],
+            "meshes": [{"primitives": [
+                {"attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2, "JOINTS_0": 3,
+                                "COLOR_0": 4}, "indices": 6},
+                {"attributes": {"POSITION": 0, "_WEIGHT": 5}}
+            ]}],
+            "skins": [{"joints": [0]}]
+        })
+    }
+
+    #[test]
+    fn only_views_of_carried_accessors_are_left_out() {
+        // NORMAL, TEXCOORD_0, indices; COLOR_0 overlaps the `_` attribute's view
+        assert_eq!(
+            carried_views(&doc(), 1000),
+            vec![100..300, 400..450, 600..700]
+        );
+        // an accessor read elsewhere too is read
+        let mut d = doc();
+        d["skins"][0]["inverseBindMatrices"] = json!(1);
+        assert_eq!(carried_views(&d, 1000), vec![200..300, 400..450, 600..700]);
+        // a view past the chunk is read (the loader reports it)
+        assert_eq!(carried_views(&doc(), 650), vec![100..300, 400..450]);
+        // an image in a view is read
+        let mut d = doc();
+        d["images"] = json!([{"bufferView": 6}]);
+        assert_eq!(carried_views(&d, 1000), vec![100..300, 400..450]);
+        // sparse accessors are read
+        let mut d = doc();
+        d["accessors"][2]["sparse"] = json!({"count": 1,
+            "indices": {"bufferView": 1, "componentType": 5121},
+            "values": {"bufferView": 1}});
+        assert_eq!(carried_views(&d, 1000), vec![400..450, 600..700]);
+    }
+
+    #[test]
+    fn unknown_extensions_leave_nothing_out() {
+        let mut d = doc();
+        d["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
+        assert!(carried_views(&d, 1000).is_empty());
+        d["extensionsUsed"] = json!(["KHR_materials_unlit"]);
+        assert!(!carried_views(&d, 1000).is_empty());
+    }
+}

@@ -177,6 +177,24 @@ pub fn unchanged_gltf(
         .iter()
         .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
     if gltf.container == container && !gltf.byte_order_mark && (!external || same_folder) {
+        // A sparse load's file: the check reads what was read (every accessor counts as
+        // carried: the unread ones are zeros), the writer copies the whole input.
+        let carried = gltf.root.accessors.len() as u64;
+        if !gltf.unread(0).is_empty() {
+            let (main, holes) = gltf.into_input_spliced().ok_or_else(|| {
+                AppError::Output("the input's bytes were not kept for the copy".into())
+            })?;
+            return Ok(Unchanged {
+                written: dashvertex_gltf::export::Written {
+                    main,
+                    files: Vec::new(),
+                    carried,
+                    holes,
+                },
+                copied: true,
+                present,
+            });
+        }
         let main = gltf.into_input().ok_or_else(|| {
             AppError::Output("the input's bytes were not kept for the copy".into())
         })?;
@@ -205,10 +223,11 @@ pub fn unchanged_gltf(
 pub fn write_output(
     output: &Path,
     main: &[u8],
+    holes: Option<&dashvertex_fs::Holes>,
     files: &[(String, Vec<u8>)],
 ) -> Result<(), AppError> {
     let mut batch = dashvertex_fs::Batch::new();
-    stage_output(&mut batch, output, main, None, files)?;
+    stage_output(&mut batch, output, main, holes, files)?;
     batch.commit().map_err(nothing_written)
 }
 

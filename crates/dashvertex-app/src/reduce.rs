@@ -388,16 +388,6 @@ pub fn run(a: &ReduceJob) -> Result<Reduced, AppError> {
     } else {
         load(a.input, a.ctx)?
     };
-    if let Source::Gltf(g) = &source {
-        let unread: u64 = g.unread(0).iter().map(|r| r.end - r.start).sum();
-        if unread > 0 {
-            a.ctx.detail(format_args!(
-                "{unread} of the input's {} bytes (NORMAL, TANGENT, TEXCOORD, COLOR, indices, \
-                 morph targets) are copied into the output without being read",
-                g.input_len()
-            ));
-        }
-    }
     run_source(a, source)
 }
 

@@ -4,10 +4,11 @@
 use std::path::Path;
 
 use dashvertex_formats::Format;
+use dashvertex_gltf::Container;
 use dashvertex_reduce::remap::{self, RemapError};
 
 use crate::error::{AppError, input_error};
-use crate::input::{Context, Source, container, load, must_exist};
+use crate::input::{Context, Source, container, load, load_for_rewrite, must_exist};
 use crate::manifest_file::read_manifest;
 use crate::output::{
     buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases, unchanged_gltf,
@@ -60,7 +61,13 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
             a.output.display()
         ))
     })?;
-    let Source::Gltf(gltf) = load(a.input, ctx)? else {
+    // A GLB written from a GLB carries its mesh data unread (spec/security.md [V2]).
+    let source = if container == Container::Glb {
+        load_for_rewrite(a.input, ctx)?
+    } else {
+        load(a.input, ctx)?
+    };
+    let Source::Gltf(gltf) = source else {
         return Err(input_error(
             a.input,
             format!(
@@ -120,8 +127,8 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
         .finish(container, &files)
         .map_err(|e| input_error(a.input, e))?;
     let mut copied = false;
-    let (main, files) = match written {
-        Some(w) => (w.main, w.files),
+    let (main, files, holes) = match written {
+        Some(w) => (w.main, w.files, w.holes),
         None => {
             // Nothing changes: the same bytes, when they stay valid where they go; else
             // the same document rewritten into the output's container.
@@ -136,7 +143,7 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
                     "; rewritten unchanged into the output's container"
                 }
             ));
-            (u.written.main, u.written.files)
+            (u.written.main, u.written.files, u.written.holes)
         }
     };
     refuse_written_aliases(
@@ -147,6 +154,6 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
         &read_buffers,
         ctx.words,
     )?;
-    write_output(a.output, &main, &files)?;
+    write_output(a.output, &main, Some(&holes), &files)?;
     Ok(Remapped { skins, copied })
 }

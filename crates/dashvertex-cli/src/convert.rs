@@ -139,7 +139,7 @@ fn gltf_to_gltf(a: &ConvertArgs, g: dashvertex_gltf::Gltf, to: Format) -> Result
     let files = buffer_files(&a.output, a.embed);
     let unchanged = unchanged_gltf(g, &a.input, &a.output, container, &files)?;
     let written = unchanged.written;
-    write_output(&a.output, &written.main, &written.files)
+    write_output(&a.output, &written.main, None, &written.files)
 }
 
 /// DashVertex to glTF/GLB: the bones as nodes with their rest pose, a skin whose inverse
@@ -169,7 +169,7 @@ fn dashvertex_to_gltf(
         None,
         None,
     )?;
-    write_output(&a.output, &main, &written.files)?;
+    write_output(&a.output, &main, None, &written.files)?;
     let bones = doc.skeleton.as_ref().map_or(0, |s| s.len());
     crate::common::info(format_args!(
         "converted {} vertices and {bones} bone(s) to glTF: one POINTS primitive (DashVertex holds no faces), the bones as nodes with their rest pose and matching inverse bind matrices",

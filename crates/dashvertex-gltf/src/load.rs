@@ -499,6 +499,27 @@ impl Gltf {
         }
     }
 
+    /// Gives back the file a sparse load took ([`crate::sparse::load_path_for_rewrite`])
+    /// with one hole covering all of it: written through
+    /// [`dashvertex_fs::Holes::write_to`], the whole file is copied from the input inside
+    /// the kernel; checked in memory, the ranges it left unread read as zeros. `None`
+    /// after any other load.
+    pub fn into_input_spliced(self) -> Option<(Vec<u8>, dashvertex_fs::Holes)> {
+        let sparse = self.sparse?;
+        let len = self.file.len() as u64;
+        Some((
+            self.file,
+            dashvertex_fs::Holes {
+                source: Some(sparse.source),
+                holes: vec![dashvertex_fs::Hole {
+                    at: 0,
+                    from: 0,
+                    len,
+                }],
+            },
+        ))
+    }
+
     /// The size of the file it was loaded from: the GLB's bytes, else the JSON text's
     /// (with its byte order mark, when it had one).
     pub fn input_len(&self) -> u64 {

@@ -1,8 +1,8 @@
-//! `dashvertex reduce` from a GLB file to a GLB reads the file sparsely
+//! `dashvertex reduce` and `remap` from a GLB file to a GLB read the file sparsely
 //! (spec/security.md [V2]): the views only NORMAL, TEXCOORD and indices use are left
 //! unread and copied from the input by the writer. The bytes written are the ones a whole
 //! read writes (standard input is always read whole), at any thread count; a fault in the
-//! carried data passes through as it was; data reduce reads is still checked.
+//! carried data passes through as it was; data the job reads is still checked.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -155,4 +155,61 @@ fn carried_faults_pass_through_and_read_faults_refuse() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(!d.join("nan_out.glb").exists());
+}
+
+#[test]
+fn remap_reads_sparsely_and_fix_reads_whole() {
+    // spec: V2
+    let dir = Scratch::new("sparse-fix");
+    let d = dir.path();
+    std::fs::write(d.join("in.glb"), shaped()).unwrap();
+    ok(&run(
+        d,
+        &["manifest", "init", "in.glb", "-o", "m.json"],
+        None,
+    ));
+    // The manifest numbers the joints backwards: remap rewrites every JOINTS_n.
+    let mut m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("m.json")).unwrap()).unwrap();
+    let bones = m["bones"].as_array_mut().unwrap();
+    bones.reverse();
+    for (i, b) in bones.iter_mut().enumerate() {
+        b["index"] = serde_json::json!(i);
+        b.as_object_mut().unwrap().remove("parent");
+    }
+    std::fs::write(d.join("m.json"), m.to_string()).unwrap();
+    let jobs: [&[&str]; 1] = [&["remap", "--manifest", "m.json"]];
+    for job in jobs {
+        let mut whole = vec![job[0], "-", "-o", "whole.glb", "-v"];
+        whole.extend(&job[1..]);
+        let log = ok(&run(d, &whole, Some(Path::new("in.glb"))));
+        assert!(!log.contains("without being read"), "{job:?}: {log}");
+        for threads in ["1", "3"] {
+            let mut sparse = vec![
+                job[0],
+                "in.glb",
+                "-o",
+                "sparse.glb",
+                "-v",
+                "--threads",
+                threads,
+            ];
+            sparse.extend(&job[1..]);
+            let log = ok(&run(d, &sparse, None));
+            assert!(log.contains("without being read"), "{job:?}: {log}");
+            assert_eq!(
+                std::fs::read(d.join("sparse.glb")).unwrap(),
+                std::fs::read(d.join("whole.glb")).unwrap(),
+                "{job:?} at {threads} thread(s)"
+            );
+        }
+    }
+    // fix reads the file whole (its output must pass every check: spec/fix.md [F3]); a
+    // valid file is copied byte for byte.
+    let log = ok(&run(d, &["fix", "in.glb", "-o", "copy.glb", "-v"], None));
+    assert!(!log.contains("without being read"), "{log}");
+    assert_eq!(
+        std::fs::read(d.join("copy.glb")).unwrap(),
+        std::fs::read(d.join("in.glb")).unwrap()
+    );
 }

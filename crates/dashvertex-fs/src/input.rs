@@ -51,6 +51,58 @@ fn read_bounded(mut r: impl Read, path: &Path, max: u64, hint: u64) -> Result<Ve
     Ok(bytes)
 }
 
+/// A regular file at least this large is read in [`READ_PIECE`]-byte pieces on the
+/// threads of the current pool ([`read_parallel`]).
+pub const PARALLEL_READ_MIN: u64 = 16 << 20;
+
+/// The piece each thread of a parallel read reads at once.
+pub const READ_PIECE: usize = 8 << 20;
+
+/// Reads a regular file of `len` bytes (its length when opened) in pieces, on the
+/// threads of the current rayon pool, into a zeroed allocation: the copy out of the page
+/// cache and the faults of fresh memory, the whole cost of reading a cached file, are
+/// shared by the threads (one with `--threads 1`). `None` when the file is smaller than
+/// [`PARALLEL_READ_MIN`], on systems without positioned reads, or when it is no longer
+/// `len` bytes long (it changed while read): the caller then reads it from start to end.
+pub fn read_parallel(file: &File, path: &Path, len: u64) -> Result<Option<Vec<u8>>, FsError> {
+    #[cfg(unix)]
+    {
+        use rayon::prelude::*;
+        use std::os::unix::fs::FileExt;
+        if len < PARALLEL_READ_MIN {
+            return Ok(None);
+        }
+        let Ok(n) = usize::try_from(len) else {
+            return Ok(None);
+        };
+        let mut bytes = vec![0u8; n];
+        let read = bytes
+            .par_chunks_mut(READ_PIECE)
+            .enumerate()
+            .try_for_each(|(i, piece)| file.read_exact_at(piece, (i * READ_PIECE) as u64));
+        match read {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(None),
+            Err(e) => return Err(FsError::io(path, e)),
+        }
+        // A byte past the end: the file grew while it was read.
+        let mut one = [0u8; 1];
+        if file
+            .read_at(&mut one, len)
+            .map_err(|e| FsError::io(path, e))?
+            != 0
+        {
+            return Ok(None);
+        }
+        Ok(Some(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path, len);
+        Ok(None)
+    }
+}
+
 /// Reads a named input whole: a file, a device or FIFO the user named (read until end or
 /// the limit), or standard input for `-`. More than `max` bytes, a directory, or no bytes
 /// at all are errors.
@@ -73,7 +125,15 @@ pub fn read_input(path: &Path, max: u64) -> Result<Vec<u8>, FsError> {
                 limit: max,
             });
         }
-        read_bounded(file, path, max, meta.len())?
+        let parallel = if meta.is_file() {
+            read_parallel(&file, path, meta.len())?
+        } else {
+            None
+        };
+        match parallel {
+            Some(bytes) => bytes,
+            None => read_bounded(file, path, max, meta.len())?,
+        }
     };
     if bytes.is_empty() {
         return Err(FsError::Empty {
@@ -100,7 +160,10 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, FsError> {
             limit: max,
         });
     }
-    let bytes = read_bounded(file, path, max, meta.len())?;
+    let bytes = match read_parallel(&file, path, meta.len())? {
+        Some(bytes) => bytes,
+        None => read_bounded(file, path, max, meta.len())?,
+    };
     if bytes.is_empty() {
         return Err(FsError::Empty {
             path: path.to_path_buf(),
@@ -177,6 +240,27 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    #[allow(clippy::cast_possible_truncation, reason = "test sizes and byte patterns")]
+    fn a_large_file_read_in_parallel_is_the_file() {
+        let p = std::env::temp_dir().join(format!("dash-fs-large-{}", std::process::id()));
+        let n = (PARALLEL_READ_MIN as usize) + 3 * READ_PIECE + 12_345;
+        let data: Vec<u8> = (0..n).map(|i| (i * 7 + i / 4099) as u8).collect();
+        std::fs::write(&p, &data).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let read = pool.install(|| read_input(&p, u64::MAX)).unwrap();
+        assert!(read == data, "the bytes differ");
+        assert!(read_regular(&p, u64::MAX).unwrap() == data);
+        // a file that is not as long as it was: read from start to end instead
+        let f = File::open(&p).unwrap();
+        assert!(read_parallel(&f, &p, n as u64 - 1).unwrap().is_none());
+        assert!(read_parallel(&f, &p, n as u64 + 1).unwrap().is_none());
+        std::fs::remove_file(&p).unwrap();
     }
 
     #[test]

@@ -34,7 +34,9 @@ mod gitignore;
 
 pub use alias::{Named, refuse_aliases};
 pub use error::{FsError, short};
-pub use input::{open_regular, read_input, read_regular};
+pub use input::{
+    PARALLEL_READ_MIN, READ_PIECE, open_regular, read_input, read_parallel, read_regular,
+};
 pub use lock::FileLock;
 pub use output::{Batch, Output, follow_links, install_signal_cleanup, write_file};
 pub use resource::ResourceRoot;

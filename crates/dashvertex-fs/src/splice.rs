@@ -111,6 +111,10 @@ impl SpliceSource {
         };
         let len = usize::try_from(self.len).map_err(|_| too_large())?;
         let mut out = vec![0u8; len];
+        // The ranges to read, cut into pieces of at most READ_PIECE bytes, each a slice
+        // of `out` of its own: read on the threads of the current pool.
+        let mut pieces: Vec<(u64, &mut [u8])> = Vec::new();
+        let mut rest: &mut [u8] = &mut out;
         let mut at = 0u64;
         for r in absent.iter().chain(std::iter::once(&(self.len..self.len))) {
             if r.start < at || r.end < r.start || r.end > self.len {
@@ -119,18 +123,47 @@ impl SpliceSource {
                     std::io::Error::other("sparse read: ranges out of order"),
                 ));
             }
-            let (a, b) = (
-                usize::try_from(at).map_err(|_| too_large())?,
-                usize::try_from(r.start).map_err(|_| too_large())?,
-            );
-            if let Some(part) = out.get_mut(a..b)
-                && !part.is_empty()
-            {
-                self.read_at(part, at)?;
+            let gap = usize::try_from(r.start - at).map_err(|_| too_large())?;
+            let skip = usize::try_from(r.end - r.start).map_err(|_| too_large())?;
+            let (read, after) = std::mem::take(&mut rest).split_at_mut(gap);
+            let mut offset = at;
+            for piece in read.chunks_mut(crate::input::READ_PIECE) {
+                let n = piece.len() as u64;
+                pieces.push((offset, piece));
+                offset += n;
             }
+            rest = after.get_mut(skip..).unwrap_or_default();
             at = r.end;
         }
+        {
+            use rayon::prelude::*;
+            pieces
+                .into_par_iter()
+                .try_for_each(|(offset, piece)| self.read_piece(piece, offset))?;
+        }
         Ok(out)
+    }
+
+    /// Reads `buf.len()` bytes at `offset` without moving the file's offset (positioned
+    /// reads, so that several threads can read one file); a file that ends before them
+    /// is an error.
+    fn read_piece(&self, buf: &mut [u8], offset: u64) -> Result<(), FsError> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file
+                .read_exact_at(buf, offset)
+                .map_err(|e| FsError::io(&self.path, e))
+        }
+        #[cfg(not(unix))]
+        {
+            // One read at a time where positioned reads need the shared offset.
+            static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+            let _guard = ONE
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            self.read_at(buf, offset)
+        }
     }
 
     /// Refuses a file that is not as it was opened (length, modification time).

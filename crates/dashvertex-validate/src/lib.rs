@@ -312,6 +312,14 @@ impl Source<'_> {
         match self {
             Source::Memory(b) => Ok(b),
             Source::File { mut file, len } => {
+                // A large file is read in pieces on the pool's threads.
+                if len <= max
+                    && let Some(all) =
+                        dashvertex_fs::read_parallel(&file, std::path::Path::new("input"), len)
+                            .map_err(|e| std::io::Error::other(e.to_string()))?
+                {
+                    return Ok(Cow::Owned(all));
+                }
                 let mut all = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
                 file.seek(SeekFrom::Start(0))?;
                 file.take(max.saturating_add(1)).read_to_end(&mut all)?;

@@ -154,7 +154,11 @@ pub fn read_source_for_rewrite(path: &Path, ctx: &Context) -> Result<Opened, App
     must_exist(path)?;
     if let Some(src) = dashvertex_fs::SpliceSource::open(path, ctx.limits.max_input_bytes)? {
         let mut magic = [0u8; 4];
-        if src.len() >= 28 && src.read_at(&mut magic, 0).is_ok() && &magic == b"glTF" {
+        // A small file is read whole: a sparse read opens and parses more than it saves.
+        if src.len() >= dashvertex_gltf::sparse::MIN_FILE
+            && src.read_at(&mut magic, 0).is_ok()
+            && &magic == b"glTF"
+        {
             drop(src);
             let gltf = dashvertex_gltf::sparse::load_path_for_rewrite(
                 path,

@@ -243,7 +243,10 @@ mod tests {
     }
 
     #[test]
-    #[allow(clippy::cast_possible_truncation, reason = "test sizes and byte patterns")]
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "test sizes and byte patterns"
+    )]
     fn a_large_file_read_in_parallel_is_the_file() {
         let p = std::env::temp_dir().join(format!("dash-fs-large-{}", std::process::id()));
         let n = (PARALLEL_READ_MIN as usize) + 3 * READ_PIECE + 12_345;

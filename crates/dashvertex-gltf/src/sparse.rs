@@ -25,6 +25,10 @@ use crate::{LoadError, glb};
 /// own (a system call, a seek) that a short read does not.
 pub const MIN_HOLE: u64 = 64 << 10;
 
+/// A file smaller than this is not worth a sparse read: planning it (a second open, the
+/// JSON parsed twice) costs more than the holes it could leave (callers read it whole).
+pub const MIN_FILE: u64 = 512 << 10;
+
 /// What a sparse load left out of a GLB's binary chunk (buffer 0).
 #[derive(Clone, Debug)]
 pub(crate) struct Sparse {
@@ -146,26 +150,26 @@ fn carried_attribute(name: &str) -> bool {
 /// carried accessors use ([`Use::Carried`]), sorted and merged; empty when the document
 /// uses an extension that could refer to data on its own.
 pub(crate) fn carried_views(value: &Value, bin_len: u64) -> Vec<Range<u64>> {
-    let used_ok = value
-        .get("extensionsUsed")
-        .and_then(Value::as_array)
-        .is_none_or(|a| {
+    let used_ok = ["extensionsUsed", "extensionsRequired"].iter().all(|key| {
+        value.get(*key).and_then(Value::as_array).is_none_or(|a| {
             a.iter().all(|e| {
                 e.as_str()
                     .is_some_and(|n| PRUNE_SAFE_EXTENSIONS.contains(&n))
             })
-        });
+        })
+    });
     let accessors = arr(value.get("accessors"));
     let views = arr(value.get("bufferViews"));
-    if !used_ok || accessors.is_empty() || views.is_empty() {
+    // Buffer 0 must be the binary chunk: one with a URI is another file.
+    let bin_is_buffer_0 = arr(value.get("buffers"))
+        .first()
+        .is_some_and(|b| b.get("uri").is_none());
+    if !used_ok || !bin_is_buffer_0 || accessors.is_empty() || views.is_empty() {
         return Vec::new();
     }
     let mut uses = vec![Use::None; accessors.len()];
     let mut mark = |i: Option<&Value>, u: Use| {
-        if let Some(slot) = i
-            .and_then(Value::as_u64)
-            .and_then(|i| usize::try_from(i).ok())
-            .and_then(|i| uses.get_mut(i))
+        if let Some(slot) = i.and_then(index).and_then(|i| uses.get_mut(i))
             && *slot != Use::Read
         {
             *slot = u;
@@ -205,10 +209,7 @@ pub(crate) fn carried_views(value: &Value, bin_len: u64) -> Vec<Range<u64>> {
     // Per view: whether anything reads it, whether a carried accessor names it.
     let mut read = vec![false; views.len()];
     let mut carried = vec![false; views.len()];
-    let view_of = |v: Option<&Value>| {
-        v.and_then(Value::as_u64)
-            .and_then(|v| usize::try_from(v).ok())
-    };
+    let view_of = |v: Option<&Value>| v.and_then(index);
     for (a, u) in accessors.iter().zip(&uses) {
         let sparse = a.get("sparse");
         let own = view_of(a.get("bufferView"));
@@ -237,11 +238,11 @@ pub(crate) fn carried_views(value: &Value, bin_len: u64) -> Vec<Range<u64>> {
     // Ranges in buffer 0: a view that is neither read nor carried (named by nothing
     // dash knows) stays read, as do views whose range does not fit the chunk.
     let range_of = |v: &Value| -> Option<Range<u64>> {
-        if v.get("buffer").and_then(Value::as_u64) != Some(0) {
+        if v.get("buffer").and_then(index) != Some(0) {
             return None;
         }
-        let start = v.get("byteOffset").map_or(Some(0), Value::as_u64)?;
-        let end = start.checked_add(v.get("byteLength").and_then(Value::as_u64)?)?;
+        let start = v.get("byteOffset").map_or(Some(0), number)?;
+        let end = start.checked_add(v.get("byteLength").and_then(number)?)?;
         (end <= bin_len && start < end).then_some(start..end)
     };
     let mut skip: Vec<Range<u64>> = Vec::new();
@@ -255,6 +256,28 @@ pub(crate) fn carried_views(value: &Value, bin_len: u64) -> Vec<Range<u64>> {
         }
     }
     subtract(merge(skip), &merge(keep))
+}
+
+/// A non-negative integer as the loader reads it: also written with a zero fraction
+/// (`3.0`), as the loader accepts it, so that no reference is missed.
+fn number(v: &Value) -> Option<u64> {
+    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+    v.as_u64().or_else(|| {
+        let f = v
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && (0.0..EXACT).contains(f))?;
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "an integer in [0, 2^53)"
+        )]
+        Some(f as u64)
+    })
+}
+
+/// [`number`] as an index.
+fn index(v: &Value) -> Option<usize> {
+    number(v).and_then(|n| usize::try_from(n).ok())
 }
 
 /// The elements of an array member (none when it is absent or not an array).
@@ -375,11 +398,24 @@ mod tests {
     }
 
     #[test]
+    fn indices_written_with_a_fraction_count_and_an_external_buffer_0_leaves_nothing_out() {
+        // POSITION names view 1 as 1.0: the loader reads it, so it is read here too.
+        let mut d = doc();
+        d["accessors"][0]["bufferView"] = json!(1.0);
+        assert_eq!(carried_views(&d, 1000), vec![200..300, 400..450, 600..700]);
+        let mut d = doc();
+        d["buffers"][0]["uri"] = json!("data.bin");
+        assert!(carried_views(&d, 1000).is_empty());
+    }
+
+    #[test]
     fn unknown_extensions_leave_nothing_out() {
         let mut d = doc();
         d["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
         assert!(carried_views(&d, 1000).is_empty());
         d["extensionsUsed"] = json!(["KHR_materials_unlit"]);
         assert!(!carried_views(&d, 1000).is_empty());
+        d["extensionsRequired"] = json!(["EXT_meshopt_compression"]);
+        assert!(carried_views(&d, 1000).is_empty());
     }
 }

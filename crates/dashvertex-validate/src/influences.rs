@@ -246,8 +246,9 @@ impl Checker {
     /// heavier than an earlier one). Only a shortcut: when it says no, the full checks run.
     fn clean_float(&self, sets: &[InfluenceSet]) -> bool {
         let mut sum = SumCheck::new();
-        // Bones below 128 by bit, others (rare) in a short list.
-        let (mut low, mut high) = (0u128, [0u32; 16]);
+        // Bones below 128 by bit (two words: a 128-bit shift costs a branch-free
+        // sequence of five instructions on the hot path), others (rare) in a short list.
+        let (mut low, mut high) = ([0u64; 2], [0u32; 16]);
         let mut n_high = 0usize;
         for k in 0..dashvertex_core::SLOTS {
             for set in sets {
@@ -266,12 +267,12 @@ impl Checker {
                 if !(f32::MIN_POSITIVE..=1.0).contains(&w) || self.is_removed(bone) {
                     return false;
                 }
-                if bone < 128 {
-                    let bit = 1u128 << bone;
-                    if low & bit != 0 {
+                if let Some(word) = low.get_mut((bone >> 6) as usize) {
+                    let bit = 1u64 << (bone & 63);
+                    if *word & bit != 0 {
                         return false;
                     }
-                    low |= bit;
+                    *word |= bit;
                 } else {
                     let seen = high.get(..n_high).unwrap_or_default();
                     if seen.contains(&bone) {

@@ -25,6 +25,16 @@ fn ok(o: &Output) -> String {
     err
 }
 
+/// Asserts that a run refused its input (exit 1).
+fn refused(o: &Output) {
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 /// A Blender-shaped GLB whose NORMAL, TEXCOORD_0 and index views are each over 64 KiB.
 fn shaped() -> Vec<u8> {
     ShapedGlb {
@@ -133,12 +143,7 @@ fn carried_faults_pass_through_and_read_faults_refuse() {
     let mut args = vec!["reduce", "-", "-o", "whole.glb"];
     args.extend(REDUCE);
     let o = run(d, &args, Some(Path::new("normal.glb")));
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    refused(&o);
     assert!(!d.join("whole.glb").exists());
     // A NaN in POSITION, which the reduction reads, refuses the sparse run too.
     let mut glb = shaped();
@@ -148,12 +153,7 @@ fn carried_faults_pass_through_and_read_faults_refuse() {
     let mut args = vec!["reduce", "nan.glb", "-o", "nan_out.glb"];
     args.extend(REDUCE);
     let o = run(d, &args, None);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    refused(&o);
     assert!(!d.join("nan_out.glb").exists());
 }
 

@@ -147,9 +147,10 @@ fn carried_attribute(name: &str) -> bool {
 }
 
 /// The ranges of buffer 0 (of `bin_len` bytes) that lie only in buffer views that only
-/// carried accessors use ([`Use::Carried`]), sorted and merged; empty when the document
+/// carried accessors use (accessors named only as NORMAL, TANGENT, TEXCOORD_n or COLOR_n,
+/// as indices or in morph targets, without sparse data), sorted and merged; empty when the document
 /// uses an extension that could refer to data on its own.
-pub(crate) fn carried_views(value: &Value, bin_len: u64) -> Vec<Range<u64>> {
+pub fn carried_views(value: &Value, bin_len: u64) -> Vec<Range<u64>> {
     let used_ok = ["extensionsUsed", "extensionsRequired"].iter().all(|key| {
         value.get(*key).and_then(Value::as_array).is_none_or(|a| {
             a.iter().all(|e| {

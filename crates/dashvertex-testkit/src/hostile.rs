@@ -1,7 +1,7 @@
 //! Hostile input files for CLI-level property tests: a seed file from the repository
 //! (DashVertex JSON and DMX, raw records, weights documents, glTF with its buffers, GLB)
 //! or a generated Blender-shaped GLB whose NORMAL, TEXCOORD and index views are long
-//! enough to be carried unread by a sparse read (spec/security.md [V2]), damaged by a
+//! enough to be carried unread by a sparse read (spec/security.md \[V2\]), damaged by a
 //! few mutations, or plain random bytes.
 
 use proptest::prelude::*;

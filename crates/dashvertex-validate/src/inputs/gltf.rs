@@ -104,7 +104,48 @@ pub fn validate_keeping(
     let doc = Doc {
         locator: Locator::new(&gltf.text),
     };
-    structure(&gltf, &doc, opts, sink);
+    let prims = skinning::primitive_sets(&gltf.root);
+    // Three parts run side by side, each into a sink of its own, appended in report
+    // order: the document's structure (its element walks run on one thread), the skins
+    // and the influences of every vertex (in parallel chunks), and the float walks.
+    let (first, (middle, last)) = rayon::join(
+        || {
+            let mut s = sink.fork();
+            structure(&gltf, &doc, opts, &mut s);
+            s
+        },
+        || {
+            rayon::join(
+                || {
+                    let mut s = sink.fork();
+                    influences(&gltf, &doc, &prims, profile, opts, &mut s);
+                    s
+                },
+                || {
+                    let mut s = sink.fork();
+                    floats(&gltf, &doc, &prims, opts, &mut s);
+                    s
+                },
+            )
+        },
+    );
+    for part in [first, middle, last] {
+        sink.append(part);
+    }
+    drop(doc);
+    (profile, gltf.into_input())
+}
+
+/// The skins' joint counts for an engine target, the skinned nodes, and every skinned
+/// primitive's influences.
+fn influences(
+    gltf: &Gltf,
+    doc: &Doc,
+    prims: &[skinning::PrimitiveSets],
+    profile: Profile,
+    opts: &Options,
+    sink: &mut Sink,
+) {
     for (s, skin) in gltf.root.skins.iter().enumerate() {
         let ptr = format!("/skins/{s}/joints");
         crate::influences::target_joints(
@@ -115,22 +156,18 @@ pub fn validate_keeping(
             sink,
         );
     }
-    let prims = skinning::primitive_sets(&gltf.root);
     let users = skinning::mesh_nodes(&gltf.root);
-    skins::nodes(&gltf, &doc, &prims, sink);
+    skins::nodes(gltf, doc, prims, sink);
     // Per skin, once: the joints a manifest bars from weight (shared by its primitives).
     let barred: Vec<Barred> = match &opts.joint_order {
         Some(order) => (0..gltf.root.skins.len())
-            .map(|s| skins::barred_joints(&gltf, s, order))
+            .map(|s| skins::barred_joints(gltf, s, order))
             .collect(),
         None => Vec::new(),
     };
-    for p in &prims {
-        primitive::primitive(&gltf, &doc, p, &users, &barred, profile, opts, sink);
+    for p in prims {
+        primitive::primitive(gltf, doc, p, &users, &barred, profile, opts, sink);
     }
-    floats(&gltf, &doc, &prims, opts, sink);
-    drop(doc);
-    (profile, gltf.into_input())
 }
 
 /// The document's own checks, in report order: its framing and JSON, buffers, structure
@@ -204,10 +241,23 @@ pub fn check_document(
     let doc = Doc {
         locator: Locator::new(&gltf.text),
     };
-    structure(gltf, &doc, opts, &mut sink);
     let prims = skinning::primitive_sets(&gltf.root);
-    skins::nodes(gltf, &doc, &prims, &mut sink);
-    floats(gltf, &doc, &prims, opts, &mut sink);
+    // Side by side, appended in report order (as in `validate`).
+    let (first, last) = rayon::join(
+        || {
+            let mut s = sink.fork();
+            structure(gltf, &doc, opts, &mut s);
+            skins::nodes(gltf, &doc, &prims, &mut s);
+            s
+        },
+        || {
+            let mut s = sink.fork();
+            floats(gltf, &doc, &prims, opts, &mut s);
+            s
+        },
+    );
+    sink.append(first);
+    sink.append(last);
     sink.into_parts()
 }
 

@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
 # The Blender add-on's CI step (run by .ci/run from the repository root): Blender and
 # numpy from apt when missing, the dashvertex wheel (built here unless DASH_WHEEL names
-# one), the tests inside Blender against the dashvertex binary, undo under Xvfb (when
-# xvfb-run is installed), the extension zip (and,
+# one), the tests inside Blender against the dashvertex binary, undo under Xvfb (xvfb
+# from apt when missing; SKIPPED where it cannot be installed), the extension zip (and,
 # with DASH_BPY_PYTHON, the tests on it installed in Blender 4.2+), the timings.
 # SKIPPED only where Blender cannot be installed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# What apt installs when missing: Blender with numpy, and Xvfb for the undo test.
+need=""
 if ! command -v blender >/dev/null || ! /usr/bin/python3 -c "import numpy" 2>/dev/null; then
-  if command -v apt-get >/dev/null && { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null; }; then
-    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
-    $sudo apt-get install -y -q blender python3-numpy >/dev/null 2>&1 \
-      || { $sudo apt-get update -q >/dev/null 2>&1 \
-           && $sudo apt-get install -y -q blender python3-numpy >/dev/null 2>&1; } || true
-  fi
+  need="blender python3-numpy"
+fi
+command -v xvfb-run >/dev/null || need="$need xvfb xauth"
+if [ -n "$need" ] && command -v apt-get >/dev/null \
+   && { [ "$(id -u)" -eq 0 ] || command -v sudo >/dev/null; }; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
+  # shellcheck disable=SC2086 # the package names are words
+  $sudo apt-get install -y -q $need >/dev/null 2>&1 \
+    || { $sudo apt-get update -q >/dev/null 2>&1 \
+         && $sudo apt-get install -y -q $need >/dev/null 2>&1; } || true
 fi
 if ! command -v blender >/dev/null; then
   echo "SKIPPED: blender is not installed and apt-get could not install it: the add-on is not tested"

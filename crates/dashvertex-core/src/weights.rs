@@ -128,6 +128,117 @@ fn to_f32(x: f64) -> f32 {
 /// positive weight is left alone. A share too small for binary32 becomes 0.
 #[inline]
 pub fn normalize_unit(w: &mut [f32]) {
+    // Trailing sets of zeros take no part: the rule does not count their weights, they
+    // add nothing to the total, and 0 divided by a positive total stays the same 0.
+    let used = w
+        .iter()
+        .rposition(|&x| x != 0.0)
+        .map_or(0, |last| (last / SLOTS + 1) * SLOTS)
+        .min(w.len());
+    let w = match w.get_mut(..used) {
+        Some(w) => w,
+        None => return,
+    };
+    if w.len() <= SLOTS {
+        // One set (the usual case): the fixed-size path, zero-padded. Zeros are not
+        // counted by the sum rule, add nothing to the total and never become the
+        // heaviest (its share is positive whenever the total is), so the padded array
+        // normalizes its first `len` weights to the same bits.
+        let mut padded = [0.0f32; SLOTS];
+        for (p, &x) in padded.iter_mut().zip(w.iter()) {
+            *p = x;
+        }
+        normalize_unit_set(&mut padded);
+        for (x, &p) in w.iter_mut().zip(&padded) {
+            *x = p;
+        }
+        return;
+    }
+    normalize_unit_sets(w);
+}
+
+/// The tolerance after `n` counted weights, accumulated one addition at a time exactly as
+/// [`SumCheck::add`] does, for up to one set.
+const SET_THRESHOLD: [f64; SLOTS + 1] = {
+    let t1 = TOLERANCE_PER_WEIGHT;
+    let t2 = t1 + TOLERANCE_PER_WEIGHT;
+    let t3 = t2 + TOLERANCE_PER_WEIGHT;
+    [0.0, t1, t2, t3, t3 + TOLERANCE_PER_WEIGHT]
+};
+
+/// [`layout_check`] of one set, without its loops: the non-zero weights added in slot
+/// order.
+#[inline(always)]
+fn set_check(w: &[f32; SLOTS]) -> SumCheck {
+    let mut sum = 0.0f32;
+    let mut counted = 0u8;
+    for &x in w {
+        // Adding a zero changes no float32 sum here: a sum of non-zero terms that
+        // starts at +0.0 is never -0.0 (an exact cancellation rounds to +0.0).
+        sum += x;
+        counted += u8::from(x != 0.0);
+    }
+    SumCheck {
+        sum,
+        threshold: SET_THRESHOLD
+            .get(usize::from(counted))
+            .copied()
+            .unwrap_or(f64::INFINITY),
+        counted: u32::from(counted),
+    }
+}
+
+/// [`normalize_unit`] of one set of four weights (unused slots 0), with the same result
+/// bit for bit: the divisions run side by side and the sums are unrolled.
+#[inline(always)]
+pub fn normalize_unit_set(w: &mut [f32; SLOTS]) {
+    if set_check(w).passes() {
+        return;
+    }
+    let total = w.iter().fold(-0.0f64, |t, &x| t + f64::from(x));
+    if total <= 0.0 {
+        return;
+    }
+    for x in w.iter_mut() {
+        *x = to_f32(f64::from(*x) / total);
+    }
+    let mut heaviest = 0;
+    for (i, &x) in w.iter().enumerate() {
+        if w.get(heaviest).is_some_and(|&h| x > h) {
+            heaviest = i;
+        }
+    }
+    for _ in 0..8 {
+        let check = set_check(w);
+        if check.passes() {
+            return;
+        }
+        let Some(first) = w.get_mut(heaviest) else {
+            return;
+        };
+        *first = absorb(*first, check.sum);
+    }
+}
+
+/// The heaviest weight `first` after absorbing the residual of a float32 `sum`: the
+/// residual added and rounded, or one ulp towards it when it is below one ulp.
+#[inline]
+fn absorb(first: f32, sum: f32) -> f32 {
+    let residual = 1.0 - f64::from(sum);
+    let adjusted = to_f32(f64::from(first) + residual);
+    if adjusted == first {
+        if residual > 0.0 {
+            f32::from_bits(first.to_bits() + 1)
+        } else {
+            f32::from_bits(first.to_bits() - 1)
+        }
+    } else {
+        adjusted
+    }
+}
+
+/// [`normalize_unit`] of any number of sets, walking them in the reference order.
+fn normalize_unit_sets(w: &mut [f32]) {
     if layout_check(w).passes() {
         return;
     }
@@ -152,18 +263,7 @@ pub fn normalize_unit(w: &mut [f32]) {
         let Some(first) = w.get_mut(heaviest) else {
             return;
         };
-        let residual = 1.0 - f64::from(check.sum);
-        let adjusted = to_f32(f64::from(*first) + residual);
-        *first = if adjusted == *first {
-            // The residual is below one ulp of the heaviest weight: step one ulp.
-            if residual > 0.0 {
-                f32::from_bits(first.to_bits() + 1)
-            } else {
-                f32::from_bits(first.to_bits() - 1)
-            }
-        } else {
-            adjusted
-        };
+        *first = absorb(*first, check.sum);
     }
 }
 
@@ -264,6 +364,38 @@ mod tests {
                         || (wide.sum.is_nan() && narrow.sum.is_nan())
                 );
                 proptest::prop_assert_eq!(wide.threshold.to_bits(), narrow.threshold.to_bits());
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 20_000, failure_persistence: None, ..proptest::test_runner::Config::default() })]
+
+        /// One set (or sets followed by sets of zeros) takes the fixed-size path or a
+        /// shorter walk; either gives the bits the whole walk in reference order gives,
+        /// whatever the weights (zeros, negatives, NaN and infinities too).
+        #[test]
+        fn the_one_set_path_normalizes_as_the_walk_does(
+            w in proptest::collection::vec(proptest::prop_oneof![
+                4 => proptest::strategy::Strategy::prop_map(1u32..4000, |n| n as f32 / 1000.0),
+                2 => proptest::num::f32::POSITIVE | proptest::num::f32::SUBNORMAL,
+                1 => proptest::num::f32::ANY,
+                1 => proptest::strategy::Just(0.0f32),
+                1 => proptest::strategy::Just(-0.0f32),
+            ], 0..=SLOTS * 3),
+            zero_sets in 0usize..3,
+        ) {
+            let mut w = w;
+            w.extend((0..zero_sets * SLOTS).map(|i| if i % 3 == 0 { -0.0 } else { 0.0 }));
+            let mut fast = w.clone();
+            normalize_unit(&mut fast);
+            let mut walk = w.clone();
+            normalize_unit_sets(&mut walk);
+            for (a, b) in fast.iter().zip(&walk) {
+                proptest::prop_assert!(
+                    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                    "{:?}: {:?} against {:?}", w, fast, walk
+                );
             }
         }
     }

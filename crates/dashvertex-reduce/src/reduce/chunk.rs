@@ -30,22 +30,28 @@ impl Scratch {
     }
 }
 
-/// One chunk's output: `max_sets` sets per vertex, not yet narrowed to the widest.
+/// What one chunk learnt beside its output: the sets its widest vertex needs, and its
+/// report.
 pub(super) struct Chunk {
-    pub(super) influences: Vec<InfluenceSet>,
-    pub(super) integers: Option<Vec<[u32; 4]>>,
     pub(super) widest: usize,
     pub(super) report: Report,
 }
 
-/// Reduces the vertices in `range` of `input`.
-pub(super) fn reduce_range(
-    input: &Input,
-    map: &[u32],
+/// Reduces the vertices in `range` of `input` into `out` (`max_sets` zeroed sets per
+/// vertex, not yet narrowed to the widest) and, when quantizing, `ints` (laid out alike).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the reducer's inputs and one chunk's share of its outputs"
+)]
+pub(super) fn reduce_range<'a>(
+    input: &'a Input,
+    map: &'a [u32],
     root: Option<u32>,
-    cfg: &Config,
+    cfg: &'a Config,
     allow_fast: bool,
     range: std::ops::Range<usize>,
+    out: &'a mut [InfluenceSet],
+    ints: Option<&'a mut [[u32; 4]]>,
     sc: &mut Scratch,
 ) -> Result<Chunk, ReduceError> {
     let n = range.len();
@@ -64,8 +70,8 @@ pub(super) fn reduce_range(
             vertices: n as u64,
             ..Report::default()
         },
-        influences: Vec::with_capacity(n * max_sets),
-        integers: qmax.map(|_| Vec::with_capacity(n * max_sets)),
+        influences: out,
+        integers: ints,
         widest: 1,
     };
     let mut cands = Vec::new();
@@ -92,8 +98,6 @@ pub(super) fn reduce_range(
         }
     }
     Ok(Chunk {
-        influences: f.influences,
-        integers: f.integers,
         widest: f.widest,
         report: f.report,
     })

@@ -7,9 +7,10 @@
 use std::cmp::Ordering;
 
 use dashvertex_core::InfluenceSet;
+use dashvertex_core::weights::normalize_unit_set;
 
 use super::chunk::Scratch;
-use super::finish::{Finish, unit};
+use super::finish::Finish;
 use super::select::{Stamps, order};
 use super::{Normalize, ReduceError, bone_label, note_drop};
 use crate::input::Data;
@@ -195,11 +196,11 @@ impl Finish<'_> {
                 (*j, *w) = unkey(x);
             }
             let listed = set.weights;
-            let weights = set.weights.get_mut(..kept).unwrap_or_default();
             if self.cfg.normalize == Normalize::Unit {
-                unit(weights);
+                // The slots past `kept` are zero: the set normalizes as its kept slice.
+                normalize_unit_set(&mut set.weights);
             }
-            let ordered = weights.iter().all(|&w| w != 0.0)
+            let ordered = set.weights.iter().take(kept).all(|&w| w != 0.0)
                 && set
                     .joints
                     .iter()
@@ -222,7 +223,10 @@ impl Finish<'_> {
                         .iter()
                         .zip(&set.weights)
                         .any(|(a, b)| a.to_bits() != b.to_bits());
-                self.influences.push(set);
+                let slot = self.slot(v);
+                if let Some(out) = self.influences.get_mut(slot) {
+                    *out = set;
+                }
                 self.report.changed += u64::from(changed);
                 return Ok(());
             }

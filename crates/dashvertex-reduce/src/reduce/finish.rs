@@ -23,12 +23,20 @@ pub(super) struct Finish<'a> {
     pub(super) qmax: Option<u32>,
     pub(super) max_sets: usize,
     pub(super) report: Report,
-    pub(super) influences: Vec<InfluenceSet>,
-    pub(super) integers: Option<Vec<[u32; 4]>>,
+    /// `max_sets` zeroed sets for each vertex of `range`, filled in as they finish.
+    pub(super) influences: &'a mut [InfluenceSet],
+    /// The quantized weights, laid out as `influences` (when quantizing).
+    pub(super) integers: Option<&'a mut [[u32; 4]]>,
     pub(super) widest: usize,
 }
 
 impl Finish<'_> {
+    /// Where vertex `v`'s first set goes in `influences` (and `integers`).
+    #[inline(always)]
+    pub(super) fn slot(&self, v: usize) -> usize {
+        (v - self.range.start) * self.max_sets
+    }
+
     /// Finishes vertex `v`, whose kept influences are in `sc.list` in the total order.
     /// `dirty`: the selection changed something already.
     pub(super) fn vertex(
@@ -38,6 +46,7 @@ impl Finish<'_> {
         sc: &mut Scratch,
     ) -> Result<(), ReduceError> {
         let (input, map, cfg, qmax) = (self.input, self.map, self.cfg, self.qmax);
+        let base = self.slot(v);
         let report = &mut self.report;
         if sc.list.is_empty() {
             report.empty += 1;
@@ -136,14 +145,8 @@ impl Finish<'_> {
             report.below_threshold += below;
             dirty = true;
         }
-        // Vertices are finished in order: vertex v's sets start at v × max_sets.
-        let base = self.influences.len();
-        self.influences
-            .resize(base + self.max_sets, InfluenceSet::ZERO);
-        if let Some(q) = self.integers.as_mut() {
-            q.resize(base + self.max_sets, [0; 4]);
-        }
-        for (i, &(b, w, q)) in sc.fin.iter().enumerate() {
+        // Vertex v's sets start at (v - range.start) × max_sets, zeroed.
+        for (i, &(b, w, q)) in sc.fin.iter().take(self.max_sets * 4).enumerate() {
             if let Some(set) = self.influences.get_mut(base + i / 4) {
                 if let Some(j) = set.joints.get_mut(i % 4) {
                     *j = b;

@@ -286,6 +286,10 @@ pub fn reduce(
 /// Vertices per parallel chunk of the reducer.
 const REDUCE_CHUNK: usize = 1 << 15;
 
+/// One chunk's index and its share of the output: sets, and quantized weights when
+/// quantizing.
+type ChunkOut<'a> = (usize, &'a mut [InfluenceSet], Option<&'a mut [[u32; 4]]>);
+
 /// [`reduce`], with the fast selection allowed or not (tests compare both).
 fn reduce_with(
     input: &Input,
@@ -311,32 +315,40 @@ fn reduce_with(
     }
     let n = input.len();
     let max_sets = cfg.max_influences.div_ceil(4).max(1);
-    // Vertices are independent: chunks run in parallel, each into its own output, and
-    // are joined in vertex order, so the result is the same at any thread count.
+    // Vertices are independent: chunks run in parallel, each finishing its vertices into
+    // its own part of the one output, so nothing is joined or copied afterwards and the
+    // result is the same at any thread count.
+    let mut influences = vec![InfluenceSet::ZERO; n * max_sets];
+    let mut integers = cfg.quantize.max().map(|_| vec![[0u32; 4]; n * max_sets]);
+    let per_chunk = REDUCE_CHUNK * max_sets;
     let chunks: Vec<Result<chunk::Chunk, ReduceError>> = {
         use rayon::prelude::*;
-        (0..n.div_ceil(REDUCE_CHUNK).max(1))
+        let ints: Vec<Option<&mut [[u32; 4]]>> = match integers.as_mut() {
+            Some(q) => q.chunks_mut(per_chunk).map(Some).collect(),
+            None => Vec::new(),
+        };
+        let mut ints = ints.into_iter();
+        let parts: Vec<ChunkOut<'_>> = influences
+            .chunks_mut(per_chunk)
+            .enumerate()
+            .map(|(c, out)| (c, out, ints.next().flatten()))
+            .collect();
+        parts
             .into_par_iter()
             // One scratch (with its bone table) per worker job, not per chunk.
             .map_init(
                 || chunk::Scratch::for_map(map),
-                |sc, c| {
+                |sc, (c, out, ints)| {
                     let range = (c * REDUCE_CHUNK).min(n)..n.min((c + 1) * REDUCE_CHUNK);
-                    chunk::reduce_range(input, map, root, cfg, allow_fast, range, sc)
+                    chunk::reduce_range(input, map, root, cfg, allow_fast, range, out, ints, sc)
                 },
             )
             .collect()
     };
-    let mut influences = Vec::with_capacity(n * max_sets);
-    let mut integers = cfg.quantize.max().map(|_| Vec::with_capacity(n * max_sets));
     let mut widest = 1;
     let mut report = Report::default();
     for chunk in chunks {
         let chunk = chunk?;
-        influences.extend_from_slice(&chunk.influences);
-        if let (Some(all), Some(part)) = (integers.as_mut(), chunk.integers.as_ref()) {
-            all.extend_from_slice(part);
-        }
         widest = widest.max(chunk.widest);
         report.append(chunk.report);
     }

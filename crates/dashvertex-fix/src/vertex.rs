@@ -103,27 +103,48 @@ pub fn fix(
     ctx: &Context<'_>,
     scratch: &mut Scratch,
 ) -> Result<Outcome, Vec<Refusal>> {
-    if clean(joints, weights, ctx) {
-        return Ok(Outcome::Fixed(Steps::default()));
+    match shortcut(joints, weights, ctx) {
+        Shortcut::Clean => Ok(Outcome::Fixed(Steps::default())),
+        Shortcut::OverLimit(keep) => {
+            let mut steps = Steps::default();
+            limit_and_normalize(joints, weights, ctx, scratch, &mut steps, keep);
+            Ok(Outcome::Fixed(steps))
+        }
+        Shortcut::Unknown => repair(joints, weights, ctx, scratch),
     }
-    repair(joints, weights, ctx, scratch)
 }
 
-/// True when no step would change the vertex, decided in one pass without sorting: what
-/// most vertices of a real file are. Only a shortcut: when it says no (or cannot tell
-/// cheaply, as for joints of 128 and above), [`repair`] decides.
+/// What one pass without sorting tells about a vertex.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shortcut {
+    /// No step would change it: what most vertices of a valid file are.
+    Clean,
+    /// Steps 1 to 6 would change nothing, and it has more influences than the target's
+    /// `keep`: what every vertex of an export with all influences is under `--target`.
+    OverLimit(usize),
+    /// The pass cannot tell (a fault, or joints of 128 and above): [`repair`] decides.
+    Unknown,
+}
+
+/// True when no step would change the vertex (see [`shortcut`]).
+#[cfg(test)]
 fn clean(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> bool {
+    shortcut(joints, weights, ctx) == Shortcut::Clean
+}
+
+/// Decides in one pass without sorting whether the vertex is clean, or only over the
+/// target's influence count. Only a shortcut: where it cannot tell, [`repair`] decides.
+fn shortcut(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> Shortcut {
     let float = ctx.storage == Storage::Float;
     let (mut seen, mut used) = (0u128, 0usize);
     let (mut lightest_before, mut free_before) = (f64::INFINITY, false);
-    // A vertex over the target's influence count is told as soon as it is.
     let limit = ctx.policy.max_influences.unwrap_or(usize::MAX);
     for (js, ws) in joints.chunks(SLOTS).zip(weights.chunks(SLOTS)) {
         let (mut heaviest, mut lightest, mut free, mut any) = (0.0f64, f64::INFINITY, false, false);
         for (&j, &w) in js.iter().zip(ws) {
             if w == 0.0 {
                 if w.is_sign_negative() || j != 0 {
-                    return false;
+                    return Shortcut::Unknown;
                 }
                 free = true;
                 continue;
@@ -133,45 +154,52 @@ fn clean(joints: &[u32], weights: &[f64], ctx: &Context<'_>) -> bool {
                 || ctx.bones.is_some_and(|n| u64::from(j) >= n)
                 || j >= 128
             {
-                return false;
+                return Shortcut::Unknown;
             }
             let bit = 1u128 << j;
             if seen & bit != 0 {
-                return false;
+                return Shortcut::Unknown;
             }
             seen |= bit;
             used += 1;
-            if used > limit {
-                return false;
-            }
             any = true;
             heaviest = heaviest.max(w);
             lightest = lightest.min(w);
         }
         if any && (free_before || heaviest > lightest_before) {
-            return false;
+            return Shortcut::Unknown;
         }
         lightest_before = lightest_before.min(lightest);
         free_before |= free;
     }
-    if used == 0 {
-        return ctx.policy.zero_sum == ZeroSum::Keep && ctx.policy.sum == SumRule::Dash;
+    if used > limit {
+        // Steps 1 to 6 have nothing to do: step 7 keeps `limit`, and step 8 follows.
+        return Shortcut::OverLimit(limit);
     }
-    match (ctx.storage, ctx.policy.sum) {
-        (Storage::Float, SumRule::Gltf) => {
-            let sets = joints.len() / SLOTS;
-            let mut check = dashvertex_core::weights::SumCheck::new();
-            for slot in 0..SLOTS {
-                for set in 0..sets {
-                    if let Some(&w) = weights.get(set * SLOTS + slot).filter(|w| **w != 0.0) {
-                        check.add_f32(to_f32(w));
+    let clean = if used == 0 {
+        ctx.policy.zero_sum == ZeroSum::Keep && ctx.policy.sum == SumRule::Dash
+    } else {
+        match (ctx.storage, ctx.policy.sum) {
+            (Storage::Float, SumRule::Gltf) => {
+                let sets = joints.len() / SLOTS;
+                let mut check = dashvertex_core::weights::SumCheck::new();
+                for slot in 0..SLOTS {
+                    for set in 0..sets {
+                        if let Some(&w) = weights.get(set * SLOTS + slot).filter(|w| **w != 0.0) {
+                            check.add_f32(to_f32(w));
+                        }
                     }
                 }
+                check.passes() && weights.iter().all(|&w| w <= 1.0)
             }
-            check.passes() && weights.iter().all(|&w| w <= 1.0)
+            (Storage::Float, SumRule::Dash) => weights.iter().all(|&w| w <= 1.0),
+            (Storage::Unorm(max), _) => weights.iter().sum::<f64>() == f64::from(max),
         }
-        (Storage::Float, SumRule::Dash) => weights.iter().all(|&w| w <= 1.0),
-        (Storage::Unorm(max), _) => weights.iter().sum::<f64>() == f64::from(max),
+    };
+    if clean {
+        Shortcut::Clean
+    } else {
+        Shortcut::Unknown
     }
 }
 
@@ -309,19 +337,34 @@ fn steps(
         }
     }
     // 7. More influences than the target reads.
-    if let Some(k) = ctx.policy.max_influences
-        && weights.iter().filter(|&&w| w != 0.0).count() > k
-    {
-        lay_out(joints, weights, scratch, k);
+    let keep = ctx
+        .policy
+        .max_influences
+        .filter(|&k| weights.iter().filter(|&&w| w != 0.0).count() > k)
+        .unwrap_or(usize::MAX);
+    limit_and_normalize(joints, weights, ctx, scratch, &mut steps, keep);
+    Outcome::Fixed(steps)
+}
+
+/// Steps 7 and 8: keeps the `keep` heaviest influences (all of them for `usize::MAX`),
+/// then applies the sum rule. A share too small for the storage may have become 0: its
+/// slot is padding now, and the sets may need laying out again.
+fn limit_and_normalize(
+    joints: &mut [u32],
+    weights: &mut [f64],
+    ctx: &Context<'_>,
+    scratch: &mut Scratch,
+    steps: &mut Steps,
+    keep: usize,
+) {
+    if keep != usize::MAX {
+        lay_out(joints, weights, scratch, keep);
         steps.add(Step::TargetLimit);
     }
-    // 8. The sum rule. A share too small for the storage may have become 0: its slot is
-    // padding now, and the sets may need laying out again.
-    if normalize(weights, ctx, scratch, &mut steps) {
-        pad(joints, weights, &mut steps);
-        reorder(joints, weights, scratch, &mut steps);
+    if normalize(weights, ctx, scratch, steps) {
+        pad(joints, weights, steps);
+        reorder(joints, weights, scratch, steps);
     }
-    Outcome::Fixed(steps)
 }
 
 /// Whether two weighted slots name the same joint: a bit set for joints below 128, the
@@ -426,7 +469,36 @@ fn lay_out(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, keep:
             .map(|(j, w)| (*j, *w)),
     );
     // The order is total (weighted joints are distinct by now), so the `keep` first are
-    // the same whether the rest is sorted or only split off.
+    // the same whether the rest is sorted, only split off, or never kept.
+    if keep <= SLOTS && keep < scratch.used.len() {
+        let mut top = [(0u32, f64::NAN); SLOTS];
+        let mut held = 0;
+        for &x in &scratch.used {
+            // Insertion into the `keep` best so far, best first.
+            let mut at = held;
+            while at > 0
+                && top
+                    .get(at - 1)
+                    .is_some_and(|b| dashvertex_core::canonical_order(&x, b).is_lt())
+            {
+                at -= 1;
+            }
+            if at < keep {
+                let end = held.min(keep - 1);
+                if let Some(tail) = top.get_mut(at..=end) {
+                    tail.rotate_right(1);
+                    if let Some(first) = tail.first_mut() {
+                        *first = x;
+                    }
+                }
+                held = (held + 1).min(keep);
+            }
+        }
+        for (i, (j, w)) in joints.iter_mut().zip(weights.iter_mut()).enumerate() {
+            (*j, *w) = top.get(i).filter(|_| i < held).copied().unwrap_or((0, 0.0));
+        }
+        return;
+    }
     if keep < scratch.used.len() {
         scratch
             .used
@@ -465,6 +537,27 @@ fn out_of_order(weights: &[f64]) -> bool {
 /// the validator's rule are rescaled; under `dash`, only a vertex with a weight above 1.
 /// True when the weights changed.
 fn normalize(
+    weights: &mut [f64],
+    ctx: &Context<'_>,
+    scratch: &mut Scratch,
+    steps: &mut Steps,
+) -> bool {
+    // Trailing sets of zeros (a vertex laid out for the target, say) take no part: the
+    // rule skips zeros, they add nothing to a total, a zero stays 0 when divided, and
+    // the largest remainder never gives a unit to a remainder of 0.
+    let used = weights
+        .iter()
+        .rposition(|&w| w != 0.0)
+        .map_or(0, |last| (last / SLOTS + 1) * SLOTS)
+        .min(weights.len());
+    match weights.get_mut(..used) {
+        Some(w) if used > 0 => normalize_all(w, ctx, scratch, steps),
+        _ => normalize_all(weights, ctx, scratch, steps),
+    }
+}
+
+/// [`normalize`] on every slot of `weights`.
+fn normalize_all(
     weights: &mut [f64],
     ctx: &Context<'_>,
     scratch: &mut Scratch,
@@ -528,7 +621,10 @@ fn normalize(
 
 #[cfg(test)]
 mod tests {
-    use super::{Context, Outcome, Scratch, Storage, clean, repair};
+    use super::{
+        Context, Outcome, Scratch, Shortcut, Storage, clean, fix, lay_out, normalize,
+        normalize_all, repair, shortcut,
+    };
     use crate::policy::{OutOfRange, Policy, SumRule, ZeroSum};
     use proptest::prelude::*;
 
@@ -570,6 +666,95 @@ mod tests {
                 prop_assert_eq!(out, Outcome::Fixed(Default::default()));
                 prop_assert_eq!(&joints, &j0);
                 prop_assert!(weights.iter().zip(&w0).all(|(a, b)| a.to_bits() == b.to_bits()));
+            }
+        }
+
+        /// Laying out keeps the `keep` first influences of the canonical order, heaviest
+        /// first, whichever way they are found.
+        #[test]
+        fn lay_out_keeps_the_first_of_the_canonical_order(
+            slots in proptest::collection::vec((0u32..40, prop_oneof![
+                3 => (1u32..9).prop_map(|k| f64::from(k) / 8.0),
+                1 => Just(0.0),
+            ]), 1..17),
+            keep in 1usize..20,
+        ) {
+            let mut seen = std::collections::HashSet::new();
+            let slots: Vec<(u32, f64)> =
+                slots.into_iter().filter(|s| s.1 == 0.0 || seen.insert(s.0)).collect();
+            let mut joints: Vec<u32> = slots.iter().map(|s| s.0).collect();
+            let mut weights: Vec<f64> = slots.iter().map(|s| s.1).collect();
+            let mut expected: Vec<(u32, f64)> = slots.iter().copied().filter(|s| s.1 != 0.0).collect();
+            expected.sort_by(dashvertex_core::canonical_order);
+            expected.truncate(keep);
+            expected.resize(joints.len(), (0, 0.0));
+            lay_out(&mut joints, &mut weights, &mut Scratch::default(), keep);
+            let got: Vec<(u32, f64)> = joints.into_iter().zip(weights).collect();
+            prop_assert_eq!(got, expected);
+        }
+
+        /// Trailing sets of zeros change nothing the sum rule does.
+        #[test]
+        fn trailing_zero_sets_normalize_as_the_whole_vertex(
+            slots in proptest::collection::vec(weight(), 1..9),
+            zero_sets in 1usize..4,
+            gltf in any::<bool>(),
+            unorm in any::<bool>(),
+        ) {
+            let mut weights: Vec<f64> = slots.iter().map(|w| if unorm { (w.abs() * 64.0).round() } else { w.abs() }).filter(|w| w.is_finite()).collect();
+            weights.resize(weights.len().div_ceil(4).max(1) * 4 + zero_sets * 4, 0.0);
+            let policy = Policy::for_rule(if gltf { SumRule::Gltf } else { SumRule::Dash });
+            let storage = if unorm { Storage::Unorm(255) } else { Storage::Float };
+            let ctx = Context { policy: &policy, storage, bones: None, root: 0 };
+            let mut whole = weights.clone();
+            let mut steps_whole = Default::default();
+            let a = normalize_all(&mut whole, &ctx, &mut Scratch::default(), &mut steps_whole);
+            let mut trimmed = weights.clone();
+            let mut steps_trimmed = Default::default();
+            let b = normalize(&mut trimmed, &ctx, &mut Scratch::default(), &mut steps_trimmed);
+            prop_assert_eq!(a, b);
+            prop_assert_eq!(steps_whole, steps_trimmed);
+            prop_assert!(whole.iter().zip(&trimmed).all(|(x, y)| x.to_bits() == y.to_bits()), "{:?} {:?}", whole, trimmed);
+        }
+
+        /// A vertex only over the target's count is repaired by the shortcut exactly as
+        /// by every step: the same slots and the same steps.
+        #[test]
+        fn the_over_limit_shortcut_repairs_as_every_step_does(
+            sets in 1usize..5,
+            slots in proptest::collection::vec((0u32..12, weight()), 16),
+            spread in proptest::collection::vec(1u32..=64, 16),
+            gltf in any::<bool>(),
+            unorm in any::<bool>(),
+            limit in 1usize..8,
+        ) {
+            let n = sets * 4;
+            let mut joints: Vec<u32> = slots.iter().take(n).map(|s| s.0).collect();
+            // Half the vertices are valid exports with more influences than the
+            // target: distinct joints, positive weights heaviest first.
+            let mut weights: Vec<f64> = if spread[0] % 2 == 0 {
+                joints = (0u32..16).take(n).map(|j| (j * 5 + spread[1]) % 64).collect();
+                let mut w: Vec<f64> = spread.iter().take(n).map(|&k| f64::from(k) / 64.0).collect();
+                w.sort_by(|a, b| b.total_cmp(a));
+                if unorm { w.iter_mut().for_each(|x| *x = (*x * 64.0).round()); }
+                w
+            } else {
+                slots.iter().take(n).map(|s| s.1).collect()
+            };
+            let policy = Policy {
+                out_of_range: OutOfRange::Drop,
+                max_influences: Some(limit),
+                ..Policy::for_rule(if gltf { SumRule::Gltf } else { SumRule::Dash })
+            };
+            let storage = if unorm { Storage::Unorm(255) } else { Storage::Float };
+            let ctx = Context { policy: &policy, storage, bones: Some(64), root: 0 };
+            if let Shortcut::OverLimit(_) = shortcut(&joints, &weights, &ctx) {
+                let (mut j2, mut w2) = (joints.clone(), weights.clone());
+                let slow = repair(&mut j2, &mut w2, &ctx, &mut Scratch::default());
+                let quick = fix(&mut joints, &mut weights, &ctx, &mut Scratch::default());
+                prop_assert_eq!(quick, slow);
+                prop_assert_eq!(&joints, &j2);
+                prop_assert!(weights.iter().zip(&w2).all(|(a, b)| a.to_bits() == b.to_bits()));
             }
         }
     }

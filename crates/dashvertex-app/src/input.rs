@@ -159,9 +159,8 @@ pub fn read_source_for_rewrite(path: &Path, ctx: &Context) -> Result<Opened, App
             && src.read_at(&mut magic, 0).is_ok()
             && &magic == b"glTF"
         {
-            drop(src);
-            let gltf = dashvertex_gltf::sparse::load_path_for_rewrite(
-                path,
+            let gltf = dashvertex_gltf::sparse::load_source_for_rewrite(
+                src,
                 ctx.resource_dirs,
                 &ctx.limits,
             )

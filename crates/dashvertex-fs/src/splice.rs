@@ -90,13 +90,29 @@ impl SpliceSource {
         &self.path
     }
 
-    /// Reads `buf.len()` bytes at `offset`; a file that ends before them is an error
-    /// (it changed since it was opened).
+    /// Reads `buf.len()` bytes at `offset` without moving the file's offset (positioned
+    /// reads, so that several threads can read one file); a file that ends before them
+    /// is an error (it changed since it was opened).
     pub fn read_at(&self, buf: &mut [u8], offset: u64) -> Result<(), FsError> {
-        let mut f = &*self.file;
-        f.seek(SeekFrom::Start(offset))
-            .and_then(|_| f.read_exact(buf))
-            .map_err(|e| FsError::io(&self.path, e))
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileExt;
+            self.file
+                .read_exact_at(buf, offset)
+                .map_err(|e| FsError::io(&self.path, e))
+        }
+        #[cfg(not(unix))]
+        {
+            // One read at a time where a positioned read needs the shared offset.
+            static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+            let _guard = ONE
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut f = &*self.file;
+            f.seek(SeekFrom::Start(offset))
+                .and_then(|_| f.read_exact(buf))
+                .map_err(|e| FsError::io(&self.path, e))
+        }
     }
 
     /// The whole file in memory except the ranges `absent` (sorted, disjoint, inside
@@ -139,31 +155,9 @@ impl SpliceSource {
             use rayon::prelude::*;
             pieces
                 .into_par_iter()
-                .try_for_each(|(offset, piece)| self.read_piece(piece, offset))?;
+                .try_for_each(|(offset, piece)| self.read_at(piece, offset))?;
         }
         Ok(out)
-    }
-
-    /// Reads `buf.len()` bytes at `offset` without moving the file's offset (positioned
-    /// reads, so that several threads can read one file); a file that ends before them
-    /// is an error.
-    fn read_piece(&self, buf: &mut [u8], offset: u64) -> Result<(), FsError> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileExt;
-            self.file
-                .read_exact_at(buf, offset)
-                .map_err(|e| FsError::io(&self.path, e))
-        }
-        #[cfg(not(unix))]
-        {
-            // One read at a time where positioned reads need the shared offset.
-            static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-            let _guard = ONE
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            self.read_at(buf, offset)
-        }
     }
 
     /// Refuses a file that is not as it was opened (length, modification time).

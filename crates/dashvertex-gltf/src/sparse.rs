@@ -52,7 +52,18 @@ pub fn load_path_for_rewrite(
     let Some(source) = SpliceSource::open(path, limits.max_input_bytes)? else {
         return crate::load_path_in(path, allowed, limits);
     };
-    let resolver = FsResolver::for_file(path, allowed, limits.max_input_bytes)?;
+    load_source_for_rewrite(source, allowed, limits)
+}
+
+/// [`load_path_for_rewrite`] of a regular file already open as `source` (opened with
+/// `limits.max_input_bytes`), which the loaded glTF keeps for the copy of what it left
+/// unread.
+pub fn load_source_for_rewrite(
+    source: SpliceSource,
+    allowed: &[PathBuf],
+    limits: &Limits,
+) -> Result<Gltf, LoadError> {
+    let resolver = FsResolver::for_file(source.path(), allowed, limits.max_input_bytes)?;
     let Plan { bin_offset, absent } = plan(&source)?;
     let in_file: Vec<Range<u64>> = absent
         .iter()

@@ -335,17 +335,14 @@ fn fix_primitive(
     // parallel pass over small chunks; only a part that changes is held whole.
     let fill = |first: usize, j: &mut [u32], w: &mut [f64]| slots.fill(first, j, w).is_ok();
     let untouched = notes.is_empty() && part::untouched(count, sets, storage, &fill, &ctx);
-    let mut inf = Influences {
-        sets,
-        joints: Vec::new(),
-        weights: Vec::new(),
-        storage,
+    // Otherwise filled and repaired chunk by chunk, the part held only at the width the
+    // repair can leave used.
+    let filled = if untouched {
+        None
+    } else {
+        let fill = |first: usize, j: &mut [u32], w: &mut [f64]| slots.fill(first, j, w);
+        Some(part::fill_and_repair(count, sets, storage, &fill, &ctx)?)
     };
-    if !untouched {
-        inf.joints = vec![0; count * sets * SLOTS];
-        inf.weights = vec![0.0; count * sets * SLOTS];
-        slots.fill_parallel(&mut inf.joints, &mut inf.weights)?;
-    }
     let positions = match ps
         .attributes
         .iter()
@@ -366,7 +363,7 @@ fn fix_primitive(
         });
     }
     let position = |v: usize| dashvertex_gltf::import::position_at(positions.as_ref(), v);
-    if untouched {
+    let Some(filled) = filled else {
         let report = crate::report::PartReport {
             vertices: count as u64,
             ..Default::default()
@@ -380,8 +377,8 @@ fn fix_primitive(
             },
             None,
         ));
-    }
-    let report = part::fix(&mut inf, &position, &ctx).map_err(|r| {
+    };
+    let (inf, report) = filled.finish(&position, &ctx).map_err(|r| {
         FixError::of_part(&label, r, &|slot| {
             Some(ps.attribute_pointer(&format!("WEIGHTS_{}", slot.map_or(0, |s| s.0))))
         })
@@ -430,25 +427,6 @@ struct Slots<'a, 'g> {
 }
 
 impl Slots<'_, '_> {
-    /// [`Slots::fill`] of every vertex, in chunks on the thread pool; the error of the
-    /// first vertex that has one, as the serial fill would give it.
-    fn fill_parallel(&self, joints: &mut [u32], weights: &mut [f64]) -> Result<(), FixError> {
-        use rayon::prelude::*;
-        const CHUNK: usize = part::CHUNK_VERTICES;
-        let width = self.joints.len() * SLOTS;
-        if width == 0 {
-            return Ok(());
-        }
-        joints
-            .par_chunks_mut(width * CHUNK)
-            .zip(weights.par_chunks_mut(width * CHUNK))
-            .enumerate()
-            .map(|(c, (j, w))| self.fill(c * CHUNK, j, w))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .collect()
-    }
-
     /// Writes the slots of the vertices from `first` on (as many as `joints` holds) into
     /// `joints` and `weights`; refuses a joint that is not a whole number in 0 ..= 65535.
     fn fill(&self, first: usize, joints: &mut [u32], weights: &mut [f64]) -> Result<(), FixError> {

@@ -91,7 +91,7 @@ pub fn fix(
     positions: &dyn Fn(usize) -> [f32; 3],
     ctx: &PartContext<'_>,
 ) -> Result<PartReport, Vec<PartRefusal>> {
-    let mut report = PartReport {
+    let report = PartReport {
         vertices: inf.vertices() as u64,
         ..PartReport::default()
     };
@@ -121,6 +121,131 @@ pub fn fix(
             })
             .collect()
     };
+    let sets = inf.sets;
+    join(inf, chunks, positions, ctx, report, sets)
+}
+
+/// A part filled and repaired chunk by chunk ([`fill_and_repair`]), its chunks not yet
+/// joined: [`Filled::finish`] does that.
+pub struct Filled {
+    inf: Influences,
+    chunks: Vec<ChunkResult>,
+    sets_before: usize,
+}
+
+/// [`fix`]'s per-vertex repair of a part whose `count` vertices of `sets` sets `fill`
+/// writes chunk by chunk (as for [`untouched`], but failing with the fill's own error,
+/// the first in vertex order). Each chunk is filled and repaired in a buffer of its own,
+/// and only the sets the policy can leave used go into the part: under a target's
+/// influence count K, the first ⌈K / 4⌉ (a repaired vertex holds its influences packed
+/// from slot 0, at most K of them). A part that every vertex of an export with all
+/// influences changes is then never held at its input width. With
+/// [`Filled::finish`], the result is [`fix`]'s, slot for slot, report included.
+pub fn fill_and_repair<E: Send>(
+    count: usize,
+    sets: usize,
+    storage: Storage,
+    fill: &TryFill<'_, E>,
+    ctx: &PartContext<'_>,
+) -> Result<Filled, E> {
+    use rayon::prelude::*;
+    let kept = ctx
+        .policy
+        .max_influences
+        .map_or(sets, |k| k.div_ceil(SLOTS).max(1))
+        .min(sets);
+    let (width, narrow) = (sets * SLOTS, kept * SLOTS);
+    let mut inf = Influences {
+        sets: kept,
+        joints: vec![0; count * narrow],
+        weights: vec![0.0; count * narrow],
+        storage,
+    };
+    if !ctx.skinned || narrow == 0 {
+        return Ok(Filled {
+            inf,
+            chunks: Vec::new(),
+            sets_before: sets,
+        });
+    }
+    let vctx = Context {
+        policy: ctx.policy,
+        storage,
+        bones: ctx.bones,
+        root: ctx.root,
+    };
+    let chunks: Vec<Result<ChunkResult, E>> = inf
+        .joints
+        .par_chunks_mut(narrow * CHUNK_VERTICES)
+        .zip(inf.weights.par_chunks_mut(narrow * CHUNK_VERTICES))
+        .enumerate()
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(joints, weights): &mut (Vec<u32>, Vec<f64>), (c, (out_j, out_w))| {
+                let first = c * CHUNK_VERTICES;
+                let n = out_j.len() / narrow;
+                joints.clear();
+                joints.resize(n * width, 0);
+                weights.clear();
+                weights.resize(n * width, 0.0);
+                fill(first, joints, weights)?;
+                let chunk = fix_chunk(first, joints, weights, width, &vctx, ctx.listed);
+                let rows = joints.chunks_exact(width).zip(weights.chunks_exact(width));
+                let out = out_j
+                    .chunks_exact_mut(narrow)
+                    .zip(out_w.chunks_exact_mut(narrow));
+                for ((j, w), (oj, ow)) in rows.zip(out) {
+                    oj.copy_from_slice(j.get(..narrow).unwrap_or_default());
+                    ow.copy_from_slice(w.get(..narrow).unwrap_or_default());
+                }
+                Ok(chunk)
+            },
+        )
+        .collect();
+    Ok(Filled {
+        inf,
+        chunks: chunks.into_iter().collect::<Result<_, E>>()?,
+        sets_before: sets,
+    })
+}
+
+impl Filled {
+    /// Joins the chunks: refusals, `--zero-sum nearest`, trailing sets, the report.
+    pub fn finish(
+        mut self,
+        positions: &dyn Fn(usize) -> [f32; 3],
+        ctx: &PartContext<'_>,
+    ) -> Result<(Influences, PartReport), Vec<PartRefusal>> {
+        let report = PartReport {
+            vertices: self.inf.vertices() as u64,
+            ..PartReport::default()
+        };
+        if !ctx.skinned || self.sets_before == 0 {
+            return Ok((self.inf, report));
+        }
+        let report = join(
+            &mut self.inf,
+            self.chunks,
+            positions,
+            ctx,
+            report,
+            self.sets_before,
+        )?;
+        Ok((self.inf, report))
+    }
+}
+
+/// Joins the repaired chunks of `inf` (in vertex order) into the part's report: the
+/// refusals, the vertices waiting for `--zero-sum nearest`, the trailing sets no vertex
+/// uses (of the `sets_before` the part had), and the changes listed.
+fn join(
+    inf: &mut Influences,
+    chunks: Vec<ChunkResult>,
+    positions: &dyn Fn(usize) -> [f32; 3],
+    ctx: &PartContext<'_>,
+    mut report: PartReport,
+    sets_before: usize,
+) -> Result<PartReport, Vec<PartRefusal>> {
     let listed = ctx.listed.unwrap_or(usize::MAX);
     let mut before_of: Vec<(usize, Slots, Steps)> = Vec::new();
     let mut pending: Vec<usize> = Vec::new();
@@ -157,7 +282,7 @@ pub fn fix(
             *report.steps.entry(Step::ZeroSumNearest).or_default() += unlisted;
         }
     }
-    drop_trailing_sets(inf, &mut report);
+    drop_trailing_sets(inf, &mut report, sets_before);
     for (v, before, steps) in before_of {
         let after = inf.slots_of(v);
         report.changes.push(VertexChange {
@@ -184,6 +309,9 @@ fn tally(into: &mut BTreeMap<Step, u64>, steps: Steps) {
 
 /// Vertices per parallel chunk, for every chunked pass over a part's vertices.
 pub const CHUNK_VERTICES: usize = 16 * 1024;
+
+/// [`Fill`] that says why a slot cannot be held ([`fill_and_repair`]).
+pub type TryFill<'a, E> = dyn Fn(usize, &mut [u32], &mut [f64]) -> Result<(), E> + Sync + 'a;
 
 /// Writes the slots of the vertices from a first one on, as [`untouched`] asks for them.
 pub type Fill<'a> = dyn Fn(usize, &mut [u32], &mut [f64]) -> bool + Sync + 'a;
@@ -316,8 +444,12 @@ fn fix_chunk(
         .enumerate()
     {
         let v = first + k;
-        old_j.copy_from_slice(j);
-        old_w.copy_from_slice(w);
+        // The slots before are kept only while the chunk still lists changes.
+        let listing = out.changed.len() < listed;
+        if listing {
+            old_j.copy_from_slice(j);
+            old_w.copy_from_slice(w);
+        }
         let outcome = match vertex::fix(j, w, vctx, &mut scratch) {
             Ok(o) => o,
             Err(refusals) => {
@@ -348,7 +480,7 @@ fn fix_chunk(
         if nearest {
             out.pending.push(v);
         }
-        if (!steps.is_empty() || nearest) && out.changed.len() >= listed {
+        if (!steps.is_empty() || nearest) && !listing {
             out.unlisted += 1;
             tally(&mut out.tally, steps);
         } else if !steps.is_empty() || nearest {
@@ -430,13 +562,19 @@ fn nearest(
     Ok(unlisted)
 }
 
-/// Sets after the last one any vertex uses are dropped (set 0 always stays).
-fn drop_trailing_sets(inf: &mut Influences, report: &mut PartReport) {
+/// Sets after the last one any vertex uses are dropped (set 0 always stays). `inf` may
+/// hold fewer sets than the part had (`sets_before`), when the others were left unused.
+fn drop_trailing_sets(inf: &mut Influences, report: &mut PartReport, sets_before: usize) {
     let width = inf.width();
-    if inf.sets <= 1 || width == 0 {
+    if sets_before <= 1 || width == 0 {
         return;
     }
     let used = highest_set_used(&inf.joints, &inf.weights, inf.sets);
+    if used == sets_before {
+        return;
+    }
+    report.sets_dropped = sets_before - used;
+    report.sets_before = sets_before;
     if used == inf.sets {
         return;
     }
@@ -456,8 +594,6 @@ fn drop_trailing_sets(inf: &mut Influences, report: &mut PartReport) {
                 .unwrap_or_default(),
         );
     }
-    report.sets_dropped = inf.sets - used;
-    report.sets_before = inf.sets;
     inf.sets = used;
     inf.joints = joints;
     inf.weights = weights;
@@ -466,4 +602,126 @@ fn drop_trailing_sets(inf: &mut Influences, report: &mut PartReport) {
 /// Whether `zero_sum` needs positions.
 pub fn needs_positions(policy: &Policy) -> bool {
     policy.zero_sum == ZeroSum::Nearest
+}
+
+#[cfg(test)]
+mod tests {
+    use dashvertex_core::SLOTS;
+    use proptest::prelude::*;
+
+    use super::{Influences, PartContext, fill_and_repair, fix};
+    use crate::policy::{OutOfRange, Policy, SumRule, ZeroSum};
+    use crate::vertex::Storage;
+
+    /// The part both ways: held whole and repaired ([`fix`]), and filled and repaired
+    /// chunk by chunk at the width the policy can leave used ([`fill_and_repair`]).
+    fn both_ways(inf: &Influences, policy: &Policy) {
+        let ctx = PartContext {
+            policy,
+            bones: Some(20),
+            root: 3,
+            skinned: true,
+            listed: Some(5),
+        };
+        let positions = |v: usize| [(v % 7) as f32, (v / 7 % 5) as f32, (v % 3) as f32];
+        let mut whole = inf.clone();
+        let whole_report = fix(&mut whole, &positions, &ctx);
+        let width = inf.sets * SLOTS;
+        let fill = |first: usize, j: &mut [u32], w: &mut [f64]| -> Result<(), ()> {
+            let range = first * width..first * width + j.len();
+            j.copy_from_slice(&inf.joints[range.clone()]);
+            w.copy_from_slice(&inf.weights[range]);
+            Ok(())
+        };
+        let count = inf.vertices();
+        let filled = fill_and_repair(count, inf.sets, inf.storage, &fill, &ctx)
+            .expect("the fill does not fail");
+        match (whole_report, filled.finish(&positions, &ctx)) {
+            (Ok(a), Ok((narrow, b))) => {
+                // Compared as printed: a NaN weight before a repair equals itself there.
+                assert_eq!(format!("{a:?}"), format!("{b:?}"));
+                assert_eq!(whole, narrow);
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b),
+            (a, b) => panic!("{a:?} against {b:?}"),
+        }
+    }
+
+    fn weight() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            4 => Just(0.0),
+            6 => (1u32..=16).prop_map(|k| f64::from(k) / 16.0),
+            1 => Just(-0.0),
+            1 => Just(-0.25),
+            1 => Just(f64::NAN),
+            1 => Just(1.5),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// The chunked repair at the policy's width is the whole repair, slot for slot,
+        /// report and refusals included, whatever the faults and policies.
+        #[test]
+        fn the_narrow_repair_is_the_whole_one(
+            sets in 1usize..5,
+            slots in proptest::collection::vec((0u32..24, weight()), 4..400),
+            limit in proptest::option::of(1usize..10),
+            zero_sum in prop_oneof![Just(ZeroSum::Keep), Just(ZeroSum::Error), Just(ZeroSum::Root), Just(ZeroSum::Nearest)],
+            gltf in any::<bool>(),
+        ) {
+            let width = sets * SLOTS;
+            let n = slots.len() / width * width;
+            let inf = Influences {
+                sets,
+                joints: slots.iter().take(n).map(|s| s.0).collect(),
+                weights: slots.iter().take(n).map(|s| s.1).collect(),
+                storage: Storage::Float,
+            };
+            let policy = Policy {
+                out_of_range: OutOfRange::Drop,
+                zero_sum,
+                max_influences: limit,
+                ..Policy::for_rule(if gltf { SumRule::Gltf } else { SumRule::Dash })
+            };
+            both_ways(&inf, &policy);
+        }
+    }
+
+    /// Several chunks: an export with sixteen influences per vertex under a target of
+    /// four, and a few vertices left without weight for `--zero-sum nearest`.
+    #[test]
+    fn the_narrow_repair_is_the_whole_one_over_several_chunks() {
+        let count = super::CHUNK_VERTICES * 2 + 123;
+        let sets = 4;
+        let mut joints = Vec::new();
+        let mut weights = Vec::new();
+        for v in 0..count {
+            let empty = v % 997 == 5;
+            for k in 0u32..16 {
+                let joint = u32::try_from(v % 20).unwrap_or(0) + k * 7;
+                joints.push(if empty { 0 } else { joint % 20 });
+                weights.push(if empty {
+                    0.0
+                } else {
+                    f64::from(16 - k) / 136.0
+                });
+            }
+        }
+        let inf = Influences {
+            sets,
+            joints,
+            weights,
+            storage: Storage::Float,
+        };
+        for zero_sum in [ZeroSum::Nearest, ZeroSum::Root] {
+            let policy = Policy {
+                zero_sum,
+                max_influences: Some(4),
+                ..Policy::for_rule(SumRule::Gltf)
+            };
+            both_ways(&inf, &policy);
+        }
+    }
 }

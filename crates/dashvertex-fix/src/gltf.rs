@@ -442,21 +442,23 @@ impl Slots<'_, '_> {
             let sets = self.joints.iter().zip(self.weights);
             let slots = vj.chunks_exact_mut(SLOTS).zip(vw.chunks_exact_mut(SLOTS));
             for (s, (((jp, jd), wd), (sj, sw))) in sets.zip(slots).enumerate() {
-                for (k, (x, out)) in jd.get4(v).into_iter().zip(sj).enumerate() {
-                    // A whole number in range is the one the saturating cast gives back
-                    // (NaN and fractions are not); no call to `trunc`.
-                    let j = to_u32(x);
-                    if !(x <= 65535.0 && f64::from(j) == x) {
-                        return Err(FixError::Unfixable {
-                            pointer: jp.clone(),
-                            message: format!(
-                                "vertex {v} set {s} slot {k}: joint {x} is not a whole number in 0 ..= 65535; dashvertex fix does not guess the joint"
-                            ),
-                        });
-                    }
-                    *out = j;
-                }
                 let from = self.storages.get(s).copied().unwrap_or(Storage::Float);
+                // The usual storage (integer joints, float weights, no sparse data) is
+                // decoded from the bytes in place: the values get4 gives, without the
+                // widening and the whole-number test integers always pass.
+                if let Some(js) = stored_joints(jd, v) {
+                    sj.copy_from_slice(&js);
+                    if from == Storage::Float
+                        && let Some(ws) = stored_float_weights(wd, v)
+                    {
+                        for (out, w) in sw.iter_mut().zip(ws) {
+                            *out = f64::from(w);
+                        }
+                        continue;
+                    }
+                } else {
+                    joints_of(jp, jd, v, s, sj)?;
+                }
                 for (x, out) in wd.get4(v).into_iter().zip(sw) {
                     *out = match (from, self.storage) {
                         (Storage::Float, _) => f64::from(to_f32(x)),
@@ -470,6 +472,67 @@ impl Slots<'_, '_> {
         }
         Ok(())
     }
+}
+
+/// Vertex `v`'s joints of an accessor of UNSIGNED_BYTE or UNSIGNED_SHORT (not
+/// normalized) joints, decoded in place; `None` for any other storage.
+#[inline]
+fn stored_joints(jd: &AccessorData<'_>, v: usize) -> Option<[u32; 4]> {
+    if jd.normalized {
+        return None;
+    }
+    match jd.component_type {
+        component::U8 => jd
+            .vec4_bytes(v, 1)
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map(|b| b.map(u32::from)),
+        component::U16 => jd.vec4_bytes(v, 2).and_then(|b| {
+            let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).ok()?;
+            Some([[a0, a1], [b0, b1], [c0, c1], [d0, d1]].map(|x| u32::from(u16::from_le_bytes(x))))
+        }),
+        _ => None,
+    }
+}
+
+/// Vertex `v`'s weights of an accessor of FLOAT (not normalized) weights, decoded in
+/// place; `None` for any other storage.
+#[inline]
+fn stored_float_weights(wd: &AccessorData<'_>, v: usize) -> Option<[f32; 4]> {
+    if wd.normalized || wd.component_type != component::F32 {
+        return None;
+    }
+    let b = <[u8; 16]>::try_from(wd.vec4_bytes(v, 4)?).ok()?;
+    let (w, []) = b.as_chunks::<4>() else {
+        return None;
+    };
+    let [x, y, z, u] = <[[u8; 4]; 4]>::try_from(w).ok()?;
+    Some([x, y, z, u].map(f32::from_le_bytes))
+}
+
+/// Vertex `v`'s joints of set `s` through [`AccessorData::get4`]; refuses a joint that is
+/// not a whole number in 0 ..= 65535.
+fn joints_of(
+    jp: &str,
+    jd: &AccessorData<'_>,
+    v: usize,
+    s: usize,
+    sj: &mut [u32],
+) -> Result<(), FixError> {
+    for (k, (x, out)) in jd.get4(v).into_iter().zip(sj).enumerate() {
+        // A whole number in range is the one the saturating cast gives back (NaN and
+        // fractions are not); no call to `trunc`.
+        let j = to_u32(x);
+        if !(x <= 65535.0 && f64::from(j) == x) {
+            return Err(FixError::Unfixable {
+                pointer: jp.to_owned(),
+                message: format!(
+                    "vertex {v} set {s} slot {k}: joint {x} is not a whole number in 0 ..= 65535; dashvertex fix does not guess the joint"
+                ),
+            });
+        }
+        *out = j;
+    }
+    Ok(())
 }
 
 fn misaligned(gltf: &Gltf, accessor: u64) -> bool {

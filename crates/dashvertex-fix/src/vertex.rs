@@ -460,20 +460,16 @@ fn reorder(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, steps
 /// Lays the used influences out heaviest first, ties by lower joint, from set 0 slot 0 on,
 /// keeping at most `keep`; the other slots become padding.
 fn lay_out(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, keep: usize) {
-    scratch.used.clear();
-    scratch.used.extend(
-        joints
-            .iter()
-            .zip(weights.iter())
-            .filter(|(_, w)| **w != 0.0)
-            .map(|(j, w)| (*j, *w)),
-    );
     // The order is total (weighted joints are distinct by now), so the `keep` first are
     // the same whether the rest is sorted, only split off, or never kept.
-    if keep <= SLOTS && keep < scratch.used.len() {
+    if keep <= SLOTS {
         let mut top = [(0u32, f64::NAN); SLOTS];
         let mut held = 0;
-        for &x in &scratch.used {
+        let used = joints
+            .iter()
+            .zip(weights.iter())
+            .filter(|(_, w)| **w != 0.0);
+        for x in used.map(|(j, w)| (*j, *w)) {
             // Insertion into the `keep` best so far, best first.
             let mut at = held;
             while at > 0
@@ -499,6 +495,14 @@ fn lay_out(joints: &mut [u32], weights: &mut [f64], scratch: &mut Scratch, keep:
         }
         return;
     }
+    scratch.used.clear();
+    scratch.used.extend(
+        joints
+            .iter()
+            .zip(weights.iter())
+            .filter(|(_, w)| **w != 0.0)
+            .map(|(j, w)| (*j, *w)),
+    );
     if keep < scratch.used.len() {
         scratch
             .used

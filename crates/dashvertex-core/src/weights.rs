@@ -192,7 +192,17 @@ fn set_check(w: &[f32; SLOTS]) -> SumCheck {
 /// bit for bit: the divisions run side by side and the sums are unrolled.
 #[inline(always)]
 pub fn normalize_unit_set(w: &mut [f32; SLOTS]) {
-    if set_check(w).passes() {
+    normalize_by(w, |w| {
+        <&[f32; SLOTS]>::try_from(w).map_or_else(|_| layout_check(w), set_check)
+    });
+}
+
+/// The normalization of [`normalize_unit`], with `check` the sum rule in the layout of
+/// `w`: weights that pass are kept; otherwise each becomes its share of the total, and
+/// the heaviest absorbs what the rule still finds.
+#[inline(always)]
+fn normalize_by(w: &mut [f32], check: impl Fn(&[f32]) -> SumCheck) {
+    if check(w).passes() {
         return;
     }
     let total = w.iter().fold(-0.0f64, |t, &x| t + f64::from(x));
@@ -209,14 +219,14 @@ pub fn normalize_unit_set(w: &mut [f32; SLOTS]) {
         }
     }
     for _ in 0..8 {
-        let check = set_check(w);
-        if check.passes() {
+        let c = check(w);
+        if c.passes() {
             return;
         }
         let Some(first) = w.get_mut(heaviest) else {
             return;
         };
-        *first = absorb(*first, check.sum);
+        *first = absorb(*first, c.sum);
     }
 }
 
@@ -239,32 +249,7 @@ fn absorb(first: f32, sum: f32) -> f32 {
 
 /// [`normalize_unit`] of any number of sets, walking them in the reference order.
 fn normalize_unit_sets(w: &mut [f32]) {
-    if layout_check(w).passes() {
-        return;
-    }
-    let total: f64 = w.iter().map(|&x| f64::from(x)).sum();
-    if total <= 0.0 {
-        return;
-    }
-    for x in w.iter_mut() {
-        *x = to_f32(f64::from(*x) / total);
-    }
-    let mut heaviest = 0;
-    for (i, &x) in w.iter().enumerate() {
-        if w.get(heaviest).is_some_and(|&h| x > h) {
-            heaviest = i;
-        }
-    }
-    for _ in 0..8 {
-        let check = layout_check(w);
-        if check.passes() {
-            return;
-        }
-        let Some(first) = w.get_mut(heaviest) else {
-            return;
-        };
-        *first = absorb(*first, check.sum);
-    }
+    normalize_by(w, layout_check);
 }
 
 /// Largest-remainder rounding of the non-negative `w` to integers summing to exactly

@@ -5,7 +5,7 @@
 use dashvertex_core::{Document, InfluenceSet, SLOTS};
 
 use crate::error::FixError;
-use crate::part::{self, Influences, PartContext};
+use crate::part::{self, PartContext};
 use crate::policy::{Policy, SkinnedFlag};
 use crate::report::{Note, Part};
 use crate::vertex::{Storage, to_f32};
@@ -57,19 +57,6 @@ pub fn fix_document(
     let mesh = &doc.mesh;
     let sets = mesh.set_count();
     let n = mesh.len();
-    let mut inf = Influences {
-        sets,
-        joints: Vec::with_capacity(n * sets * SLOTS),
-        weights: Vec::with_capacity(n * sets * SLOTS),
-        storage: Storage::Float,
-    };
-    for v in 0..n {
-        for set in mesh.sets_of(v) {
-            inf.joints.extend_from_slice(&set.joints);
-            inf.weights
-                .extend(set.weights.iter().map(|&w| f64::from(w)));
-        }
-    }
     let bones = doc.skeleton.as_ref().map(|s| s.len() as u64).or(bones);
     let root = doc
         .skeleton
@@ -83,9 +70,37 @@ pub fn fix_document(
         skinned: mesh.is_skinned(),
         listed: None,
     };
+    if !ctx.skinned {
+        // An unskinned mesh is left alone (its influence data, if the flag kept any,
+        // is not repaired).
+        return Ok(Part {
+            label: MESH.into(),
+            pointer: None,
+            notes,
+            report: crate::report::PartReport {
+                vertices: n as u64,
+                ..Default::default()
+            },
+        });
+    }
+    let width = sets * SLOTS;
+    let fill = |first: usize, j: &mut [u32], w: &mut [f64]| -> Result<(), FixError> {
+        let rows = j.chunks_exact_mut(width).zip(w.chunks_exact_mut(width));
+        for (v, (vj, vw)) in (first..).zip(rows) {
+            let slots = vj.chunks_exact_mut(SLOTS).zip(vw.chunks_exact_mut(SLOTS));
+            for (set, (sj, sw)) in mesh.sets_of(v).zip(slots) {
+                sj.copy_from_slice(&set.joints);
+                for (o, &x) in sw.iter_mut().zip(&set.weights) {
+                    *o = f64::from(x);
+                }
+            }
+        }
+        Ok(())
+    };
     let positions = |v: usize| mesh.vertices().get(v).map_or([0.0; 3], |x| x.position);
-    let report =
-        part::fix(&mut inf, &positions, &ctx).map_err(|r| FixError::of_part(MESH, r, &|_| None))?;
+    let (inf, report) = part::fill_and_repair(n, sets, Storage::Float, &fill, &ctx)?
+        .finish(&positions, &ctx)
+        .map_err(|r| FixError::of_part(MESH, r, &|_| None))?;
     if report.changed() || !notes.is_empty() {
         let width = inf.sets * SLOTS;
         let set_at = |v: usize, s: usize| -> InfluenceSet {

@@ -84,7 +84,8 @@ pub struct PartRefusal {
     pub message: String,
 }
 
-/// Repairs every vertex of `inf`, in place. `positions` (one per vertex) are needed for
+/// Repairs every vertex of `inf`, in place, held whole (the chunked repair,
+/// [`fill_and_repair`], gives the same). `positions` (one per vertex) are needed for
 /// `--zero-sum nearest` only.
 pub fn fix(
     inf: &mut Influences,

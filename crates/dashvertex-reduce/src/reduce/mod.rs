@@ -286,15 +286,6 @@ pub fn reduce(
 /// Vertices per parallel chunk of the reducer.
 const REDUCE_CHUNK: usize = 1 << 15;
 
-/// `len` copies of `x`, written on the pool: a large output's fresh pages are faulted in
-/// on every thread rather than on one.
-fn filled<T: Copy + Send + Sync>(x: T, len: usize) -> Vec<T> {
-    use rayon::prelude::*;
-    let mut v = Vec::with_capacity(len);
-    v.par_extend(rayon::iter::repeat_n(x, len));
-    v
-}
-
 /// One chunk's index and its share of the output: sets, and quantized weights when
 /// quantizing.
 type ChunkOut<'a> = (usize, &'a mut [InfluenceSet], Option<&'a mut [[u32; 4]]>);
@@ -328,8 +319,8 @@ fn reduce_with(
     // its own part of the one output, so nothing is joined or copied afterwards and the
     // result is the same at any thread count.
     let per_chunk = REDUCE_CHUNK * max_sets;
-    let mut influences = filled(InfluenceSet::ZERO, n * max_sets);
-    let mut integers = cfg.quantize.max().map(|_| filled([0u32; 4], n * max_sets));
+    let mut influences = vec![InfluenceSet::ZERO; n * max_sets];
+    let mut integers = cfg.quantize.max().map(|_| vec![[0u32; 4]; n * max_sets]);
     let chunks: Vec<Result<chunk::Chunk, ReduceError>> = {
         use rayon::prelude::*;
         let ints: Vec<Option<&mut [[u32; 4]]>> = match integers.as_mut() {

@@ -16,7 +16,7 @@ LIMIT=375000 # bytes of gzip -9 output: decode + validate; 300 KB until the vali
 # 360 KB until the normal, tangent and every-float checks took it to 359,986 bytes. The
 # module links the glTF rules although it validates DashVertex only (glTF is the
 # inspector module's): gating them out of it is the way to take the budget back.
-INSPECT_LIMIT=580000 # bytes of gzip -9 output of dash_inspect (issue 30; 546,103 when set: 397,754 before the GLB writer for the reduce download, 503,799 before fix): the
+INSPECT_LIMIT=585000 # bytes of gzip -9 output of dash_inspect (issue 30; 546,103 when set: 397,754 before the GLB writer for the reduce download, 503,799 before fix; 580,000 until the fixer filled and repaired a part chunk by chunk at its output width, which took the module from 577,136 to 582,144 bytes): the
 # validator and glTF reader as in dash_wasm_core, plus the reducer and the animation reader
 out=js/dash-three/wasm
 inspect_out=web/wasm

@@ -592,3 +592,56 @@ fn the_text_report_lists_its_first_changes_and_counts_the_rest() {
     let more = format!("  … and {} more changed vertices", changes.len() - 2);
     assert!(text.contains(&more), "{text}\nexpected: {more}");
 }
+
+#[test]
+fn a_copy_is_written_with_its_report_or_refused_leaving_nothing() {
+    // spec: F2 F3. A file with nothing to fix is copied with its report, the two
+    // replacing their files together; a copy the check refuses (a fault outside
+    // influence data) leaves the old output and no temporary file.
+    let dir = Scratch::new("fix-copy-checked");
+    let d = dir.path();
+    let input = "fixtures/corpus/gltf/khronos_samples/RiggedSimple.glb";
+    let (out, report) = (d.join("copy.glb"), d.join("copy.json"));
+    std::fs::write(&out, b"old").unwrap();
+    let o = dash(&[
+        "fix",
+        input,
+        "-o",
+        out.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read(repo().join(input)).unwrap(),
+        std::fs::read(&out).unwrap()
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(json["unchanged"], serde_json::Value::Bool(true), "{json}");
+
+    let refused = d.join("refused.gltf");
+    std::fs::write(&refused, b"old").unwrap();
+    let o = dash(&[
+        "fix",
+        "spec/vectors/gltf/mesh-member-types.gltf",
+        "-o",
+        refused.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("nothing written: the output would not be valid")
+    );
+    assert_eq!(std::fs::read(&refused).unwrap(), b"old");
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["copy.glb", "copy.json", "refused.gltf"]);
+}

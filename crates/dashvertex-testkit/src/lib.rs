@@ -152,6 +152,15 @@ fn fnv(bytes: &[u8]) -> u64 {
     })
 }
 
+/// Asserts that a run was refused (exit status 1) and that its standard error says
+/// `says`; the message shows what it said instead.
+#[track_caller]
+pub fn assert_refused(o: &Output, says: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains(says), "expected {says:?} in: {err}");
+}
+
 /// The files below `dir` whose extension is one of `extensions`, sorted (folders are
 /// walked without recursion; links are not followed into).
 pub fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {

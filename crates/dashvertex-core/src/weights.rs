@@ -130,31 +130,23 @@ fn to_f32(x: f64) -> f32 {
 pub fn normalize_unit(w: &mut [f32]) {
     // Trailing sets of zeros take no part: the rule does not count their weights, they
     // add nothing to the total, and 0 divided by a positive total stays the same 0.
-    let used = w
-        .iter()
-        .rposition(|&x| x != 0.0)
-        .map_or(0, |last| (last / SLOTS + 1) * SLOTS)
-        .min(w.len());
-    let w = match w.get_mut(..used) {
-        Some(w) => w,
-        None => return,
+    let Some(w) = w.get_mut(..sets_in_use(w)) else {
+        return;
     };
     if w.len() <= SLOTS {
-        // One set (the usual case): the fixed-size path, zero-padded. Zeros are not
-        // counted by the sum rule, add nothing to the total and never become the
-        // heaviest (its share is positive whenever the total is), so the padded array
-        // normalizes its first `len` weights to the same bits.
-        let mut padded = [0.0f32; SLOTS];
-        for (p, &x) in padded.iter_mut().zip(w.iter()) {
-            *p = x;
-        }
-        normalize_unit_set(&mut padded);
-        for (x, &p) in w.iter_mut().zip(&padded) {
-            *x = p;
-        }
-        return;
+        normalize_by(w, set_check);
+    } else {
+        normalize_unit_sets(w);
     }
-    normalize_unit_sets(w);
+}
+
+/// The length of `w` (slots laid out set-major) up to the end of its last set that holds
+/// a non-zero weight: the sets after it are all zeros.
+pub fn sets_in_use<T: Copy + Into<f64>>(w: &[T]) -> usize {
+    w.iter()
+        .rposition(|&x| x.into() != 0.0)
+        .map_or(0, |last| (last / SLOTS + 1) * SLOTS)
+        .min(w.len())
 }
 
 /// The tolerance after `n` counted weights, accumulated one addition at a time exactly as
@@ -166,13 +158,13 @@ const SET_THRESHOLD: [f64; SLOTS + 1] = {
     [0.0, t1, t2, t3, t3 + TOLERANCE_PER_WEIGHT]
 };
 
-/// [`layout_check`] of one set, without its loops: the non-zero weights added in slot
-/// order.
+/// [`layout_check`] of one set (at most four weights), without its loops: the non-zero
+/// weights added in slot order.
 #[inline(always)]
-fn set_check(w: &[f32; SLOTS]) -> SumCheck {
+fn set_check(w: &[f32]) -> SumCheck {
     let mut sum = 0.0f32;
     let mut counted = 0u8;
-    for &x in w {
+    for &x in w.iter().take(SLOTS) {
         // Adding a zero changes no float32 sum here: a sum of non-zero terms that
         // starts at +0.0 is never -0.0 (an exact cancellation rounds to +0.0).
         sum += x;
@@ -192,9 +184,7 @@ fn set_check(w: &[f32; SLOTS]) -> SumCheck {
 /// bit for bit: the divisions run side by side and the sums are unrolled.
 #[inline(always)]
 pub fn normalize_unit_set(w: &mut [f32; SLOTS]) {
-    normalize_by(w, |w| {
-        <&[f32; SLOTS]>::try_from(w).map_or_else(|_| layout_check(w), set_check)
-    });
+    normalize_by(w, set_check);
 }
 
 /// The normalization of [`normalize_unit`], with `check` the sum rule in the layout of

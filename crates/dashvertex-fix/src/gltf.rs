@@ -446,10 +446,10 @@ impl Slots<'_, '_> {
                 // The usual storage (integer joints, float weights, no sparse data) is
                 // decoded from the bytes in place: the values get4 gives, without the
                 // widening and the whole-number test integers always pass.
-                if let Some(js) = stored_joints(jd, v) {
+                if let Some(js) = jd.stored_u32x4(v).filter(|_| !jd.normalized) {
                     sj.copy_from_slice(&js);
                     if from == Storage::Float
-                        && let Some(ws) = stored_float_weights(wd, v)
+                        && let Some(ws) = wd.f32x4(v).filter(|_| !wd.normalized)
                     {
                         for (out, w) in sw.iter_mut().zip(ws) {
                             *out = f64::from(w);
@@ -472,41 +472,6 @@ impl Slots<'_, '_> {
         }
         Ok(())
     }
-}
-
-/// Vertex `v`'s joints of an accessor of UNSIGNED_BYTE or UNSIGNED_SHORT (not
-/// normalized) joints, decoded in place; `None` for any other storage.
-#[inline]
-fn stored_joints(jd: &AccessorData<'_>, v: usize) -> Option<[u32; 4]> {
-    if jd.normalized {
-        return None;
-    }
-    match jd.component_type {
-        component::U8 => jd
-            .vec4_bytes(v, 1)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(|b| b.map(u32::from)),
-        component::U16 => jd.vec4_bytes(v, 2).and_then(|b| {
-            let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).ok()?;
-            Some([[a0, a1], [b0, b1], [c0, c1], [d0, d1]].map(|x| u32::from(u16::from_le_bytes(x))))
-        }),
-        _ => None,
-    }
-}
-
-/// Vertex `v`'s weights of an accessor of FLOAT (not normalized) weights, decoded in
-/// place; `None` for any other storage.
-#[inline]
-fn stored_float_weights(wd: &AccessorData<'_>, v: usize) -> Option<[f32; 4]> {
-    if wd.normalized || wd.component_type != component::F32 {
-        return None;
-    }
-    let b = <[u8; 16]>::try_from(wd.vec4_bytes(v, 4)?).ok()?;
-    let (w, []) = b.as_chunks::<4>() else {
-        return None;
-    };
-    let [x, y, z, u] = <[[u8; 4]; 4]>::try_from(w).ok()?;
-    Some([x, y, z, u].map(f32::from_le_bytes))
 }
 
 /// Vertex `v`'s joints of set `s` through [`AccessorData::get4`]; refuses a joint that is

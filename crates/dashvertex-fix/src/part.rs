@@ -84,46 +84,51 @@ pub struct PartRefusal {
     pub message: String,
 }
 
-/// Repairs every vertex of `inf`, in place, held whole (the chunked repair,
-/// [`fill_and_repair`], gives the same). `positions` (one per vertex) are needed for
-/// `--zero-sum nearest` only.
+/// Repairs every vertex of `inf`, in place, at its own width: [`fill_and_repair`]
+/// without leaving out the sets the policy cannot use (the reference the narrower repair
+/// is tested against). `positions` (one per vertex) are needed for `--zero-sum nearest`
+/// only. On a refusal `inf` is left empty.
 pub fn fix(
     inf: &mut Influences,
     positions: &dyn Fn(usize) -> [f32; 3],
     ctx: &PartContext<'_>,
 ) -> Result<PartReport, Vec<PartRefusal>> {
-    let report = PartReport {
-        vertices: inf.vertices() as u64,
-        ..PartReport::default()
-    };
     if !ctx.skinned || inf.sets == 0 {
-        return Ok(report);
+        return Ok(PartReport {
+            vertices: inf.vertices() as u64,
+            ..PartReport::default()
+        });
     }
-    let width = inf.width();
-    let vctx = Context {
-        policy: ctx.policy,
-        storage: inf.storage,
-        bones: ctx.bones,
-        root: ctx.root,
+    let whole = std::mem::replace(
+        inf,
+        Influences {
+            joints: Vec::new(),
+            weights: Vec::new(),
+            ..*inf
+        },
+    );
+    let width = whole.width();
+    let fill =
+        |first: usize, j: &mut [u32], w: &mut [f64]| -> Result<(), std::convert::Infallible> {
+            let at = first * width;
+            j.copy_from_slice(whole.joints.get(at..at + j.len()).unwrap_or_default());
+            w.copy_from_slice(whole.weights.get(at..at + w.len()).unwrap_or_default());
+            Ok(())
+        };
+    let filled = match repair_chunks(
+        whole.vertices(),
+        whole.sets,
+        whole.sets,
+        whole.storage,
+        &fill,
+        ctx,
+    ) {
+        Ok(filled) => filled,
+        Err(never) => match never {},
     };
-    // Vertices in chunks, repaired in parallel; each chunk keeps the slots before of the
-    // vertices it changed, and the chunks are joined in vertex order, so the result is
-    // the same at any thread count.
-    let chunk_vertices = CHUNK_VERTICES;
-    let chunks: Vec<ChunkResult> = {
-        use rayon::prelude::*;
-        inf.joints
-            .par_chunks_mut(width * chunk_vertices)
-            .zip(inf.weights.par_chunks_mut(width * chunk_vertices))
-            .enumerate()
-            .map(|(c, (joints, weights))| {
-                let first = c * chunk_vertices;
-                fix_chunk(first, joints, weights, width, &vctx, ctx.listed)
-            })
-            .collect()
-    };
-    let sets = inf.sets;
-    join(inf, chunks, positions, ctx, report, sets)
+    let (repaired, report) = filled.finish(positions, ctx)?;
+    *inf = repaired;
+    Ok(report)
 }
 
 /// A part filled and repaired chunk by chunk ([`fill_and_repair`]), its chunks not yet
@@ -149,12 +154,25 @@ pub fn fill_and_repair<E: Send>(
     fill: &TryFill<'_, E>,
     ctx: &PartContext<'_>,
 ) -> Result<Filled, E> {
-    use rayon::prelude::*;
     let kept = ctx
         .policy
         .max_influences
         .map_or(sets, |k| k.div_ceil(SLOTS).max(1))
         .min(sets);
+    repair_chunks(count, sets, kept, storage, fill, ctx)
+}
+
+/// Fills and repairs the part chunk by chunk, keeping the first `kept` of its `sets`
+/// sets of each vertex.
+fn repair_chunks<E: Send>(
+    count: usize,
+    sets: usize,
+    kept: usize,
+    storage: Storage,
+    fill: &TryFill<'_, E>,
+    ctx: &PartContext<'_>,
+) -> Result<Filled, E> {
+    use rayon::prelude::*;
     let (width, narrow) = (sets * SLOTS, kept * SLOTS);
     let mut inf = Influences {
         sets: kept,

@@ -107,7 +107,7 @@ pub fn fix(
         Shortcut::Clean => Ok(Outcome::Fixed(Steps::default())),
         Shortcut::OverLimit(keep) => {
             let mut steps = Steps::default();
-            limit_and_normalize(joints, weights, ctx, scratch, &mut steps, keep);
+            limit_and_normalize(joints, weights, ctx, scratch, &mut steps, Some(keep));
             Ok(Outcome::Fixed(steps))
         }
         Shortcut::Unknown => repair(joints, weights, ctx, scratch),
@@ -340,14 +340,13 @@ fn steps(
     let keep = ctx
         .policy
         .max_influences
-        .filter(|&k| weights.iter().filter(|&&w| w != 0.0).count() > k)
-        .unwrap_or(usize::MAX);
+        .filter(|&k| weights.iter().filter(|&&w| w != 0.0).count() > k);
     limit_and_normalize(joints, weights, ctx, scratch, &mut steps, keep);
     Outcome::Fixed(steps)
 }
 
-/// Steps 7 and 8: keeps the `keep` heaviest influences (all of them for `usize::MAX`),
-/// then applies the sum rule. A share too small for the storage may have become 0: its
+/// Steps 7 and 8: keeps the `keep` heaviest influences (all of them for `None`), then
+/// applies the sum rule. A share too small for the storage may have become 0: its
 /// slot is padding now, and the sets may need laying out again.
 fn limit_and_normalize(
     joints: &mut [u32],
@@ -355,9 +354,9 @@ fn limit_and_normalize(
     ctx: &Context<'_>,
     scratch: &mut Scratch,
     steps: &mut Steps,
-    keep: usize,
+    keep: Option<usize>,
 ) {
-    if keep != usize::MAX {
+    if let Some(keep) = keep {
         lay_out(joints, weights, scratch, keep);
         steps.add(Step::TargetLimit);
     }
@@ -549,11 +548,7 @@ fn normalize(
     // Trailing sets of zeros (a vertex laid out for the target, say) take no part: the
     // rule skips zeros, they add nothing to a total, a zero stays 0 when divided, and
     // the largest remainder never gives a unit to a remainder of 0.
-    let used = weights
-        .iter()
-        .rposition(|&w| w != 0.0)
-        .map_or(0, |last| (last / SLOTS + 1) * SLOTS)
-        .min(weights.len());
+    let used = dashvertex_core::weights::sets_in_use(weights);
     match weights.get_mut(..used) {
         Some(w) if used > 0 => normalize_all(w, ctx, scratch, steps),
         _ => normalize_all(weights, ctx, scratch, steps),

@@ -591,32 +591,10 @@ impl<'g, 'm> Renumbered<'g, 'm> {
               numbers in 0..=65535"
 )]
 fn stored(jd: &AccessorData<'_>, wd: &AccessorData<'_>, v: usize) -> Stored {
-    let joints = match jd.component_type {
-        component::U8 => jd
-            .vec4_bytes(v, 1)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(|b| b.map(u32::from)),
-        _ => jd.vec4_bytes(v, 2).and_then(|b| {
-            let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).ok()?;
-            Some([[a0, a1], [b0, b1], [c0, c1], [d0, d1]].map(|x| u32::from(u16::from_le_bytes(x))))
-        }),
-    };
+    let joints = jd.stored_u32x4(v);
     let zero = match wd.component_type {
-        component::F32 => wd.vec4_bytes(v, 4).and_then(|b| {
-            let (w, []) = b.as_chunks::<4>() else {
-                return None;
-            };
-            let [a, b, c, d] = <[[u8; 4]; 4]>::try_from(w).ok()?;
-            Some([a, b, c, d].map(|x| u32::from_le_bytes(x) & 0x7fff_ffff == 0))
-        }),
-        component::U8 => wd
-            .vec4_bytes(v, 1)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map(|b| b.map(|x| x == 0)),
-        _ => wd.vec4_bytes(v, 2).and_then(|b| {
-            let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).ok()?;
-            Some([[a0, a1], [b0, b1], [c0, c1], [d0, d1]].map(|x| x == [0, 0]))
-        }),
+        component::F32 => wd.f32x4(v).map(|w| w.map(|x| x == 0.0)),
+        _ => wd.stored_u32x4(v).map(|w| w.map(|x| x == 0)),
     };
     match (joints, zero) {
         (Some(j), Some(z)) => (j, z),

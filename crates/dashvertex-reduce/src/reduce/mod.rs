@@ -323,15 +323,16 @@ fn reduce_with(
     let mut integers = cfg.quantize.max().map(|_| vec![[0u32; 4]; n * max_sets]);
     let chunks: Vec<Result<chunk::Chunk, ReduceError>> = {
         use rayon::prelude::*;
-        let ints: Vec<Option<&mut [[u32; 4]]>> = match integers.as_mut() {
-            Some(q) => q.chunks_mut(per_chunk).map(Some).collect(),
-            None => Vec::new(),
-        };
-        let mut ints = ints.into_iter();
+        // The quantized weights' chunks, when there are any, beside the sets' chunks.
+        let mut ints = integers
+            .as_mut()
+            .map(|q| q.chunks_mut(per_chunk))
+            .into_iter()
+            .flatten();
         let parts: Vec<ChunkOut<'_>> = influences
             .chunks_mut(per_chunk)
             .enumerate()
-            .map(|(c, out)| (c, out, ints.next().flatten()))
+            .map(|(c, out)| (c, out, ints.next()))
             .collect();
         parts
             .into_par_iter()

@@ -9,6 +9,8 @@ use crate::document::{component, components};
 use crate::error::AccessorError;
 use crate::load::Gltf;
 
+mod vec4;
+
 /// An accessor read where it lies: its elements are decoded from the buffer on access
 /// (every range was checked once, when the view was made), never copied or widened into
 /// a separate array. Integers are raw, not normalized; every component type converts to
@@ -202,78 +204,6 @@ impl AccessorData<'_> {
                 }
             }
         }
-    }
-
-    /// The bytes of VEC4 element `i` (four components of `size` bytes, tightly packed
-    /// within the element), read in place: `None` when the accessor is sparse, has no
-    /// buffer view, is not a 4-component vector of that component size, or has no element
-    /// `i`. The typed readers of influence sets decode these without widening to `f64`.
-    #[inline]
-    pub fn vec4_bytes(&self, i: usize, size: usize) -> Option<&[u8]> {
-        if !self.sparse.is_empty()
-            || i >= self.count
-            || self.components != 4
-            || self.rows != 4
-            || size_of(self.component_type) != Some(size)
-        {
-            return None;
-        }
-        let at = usize::try_from(i as u64 * self.stride).ok()?;
-        self.bytes?.get(at..at.checked_add(4 * size)?)
-    }
-
-    /// VEC4 element `i` of UNSIGNED_BYTE or UNSIGNED_SHORT components as the integers
-    /// stored (whether or not the accessor is normalized), read in place; `None` for any
-    /// other component type and where [`AccessorData::vec4_bytes`] gives none.
-    #[inline]
-    pub fn stored_u32x4(&self, i: usize) -> Option<[u32; 4]> {
-        match self.component_type {
-            component::U8 => self
-                .vec4_bytes(i, 1)
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                .map(|b| b.map(u32::from)),
-            component::U16 => self.vec4_bytes(i, 2).and_then(|b| {
-                let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).ok()?;
-                Some(
-                    [[a0, a1], [b0, b1], [c0, c1], [d0, d1]]
-                        .map(|x| u32::from(u16::from_le_bytes(x))),
-                )
-            }),
-            _ => None,
-        }
-    }
-
-    /// VEC4 element `i` of FLOAT components, read in place; `None` for any other
-    /// component type and where [`AccessorData::vec4_bytes`] gives none.
-    #[inline]
-    pub fn f32x4(&self, i: usize) -> Option<[f32; 4]> {
-        if self.component_type != component::F32 {
-            return None;
-        }
-        let b = <[u8; 16]>::try_from(self.vec4_bytes(i, 4)?).ok()?;
-        let (w, []) = b.as_chunks::<4>() else {
-            return None;
-        };
-        let [x, y, z, t] = <[[u8; 4]; 4]>::try_from(w).ok()?;
-        Some([x, y, z, t].map(f32::from_le_bytes))
-    }
-
-    /// The bytes of VEC4 elements `start..start + n` (four components of `size` bytes,
-    /// tightly packed within each element), read in place, with the stride between
-    /// elements; the same conditions as [`AccessorData::vec4_bytes`].
-    #[inline]
-    pub fn vec4_run(&self, start: usize, n: usize, size: usize) -> Option<(&[u8], usize)> {
-        if !self.sparse.is_empty()
-            || start.checked_add(n)? > self.count
-            || self.components != 4
-            || self.rows != 4
-            || size_of(self.component_type) != Some(size)
-        {
-            return None;
-        }
-        let stride = usize::try_from(self.stride).ok()?;
-        let at = start.checked_mul(stride)?;
-        Some((self.bytes?.get(at..)?, stride))
     }
 
     /// Byte offset in its buffer of component `c` of element `i`.

@@ -224,6 +224,8 @@ fn input_from_sets(
 
 /// Columns one pass over a dense matrix's rows copies out.
 const COLUMNS_PER_PASS: usize = 16;
+/// Rows of a dense matrix transposed together (16 columns of them: 8 KiB).
+const ROWS_PER_BLOCK: usize = 128;
 
 /// The reducer's input from a dense `(n, bones)` matrix: column `b` is bone `b`'s weight
 /// on every vertex (Blender's per-bone attributes, a weights document).
@@ -233,40 +235,53 @@ fn input_from_matrix(weights: ArrayView2<'_, f32>) -> Result<(Input<'static>, Ve
         u32::try_from(b).map_err(|_| Failure::option("weights has more than 2^32 columns"))
     };
     let mut columns: Vec<(u32, Vec<f32>)> = (0..bones)
-        .map(|b| Ok((index(b)?, Vec::with_capacity(n))))
+        .map(|b| Ok((index(b)?, vec![0.0; n])))
         .collect::<Result<_>>()?;
-    // Transposed a few columns at a time, rows read in order: a column copied alone reads
-    // one weight per cache line of a row-major matrix (100 k x 64: 51-54 ms for the whole
-    // reduce that way, 29-30 ms this way). Groups of at most 16 columns (a cache line of
-    // each row), enough of them for every thread.
-    let group = bones
-        .div_ceil(rayon::current_num_threads().max(1))
-        .clamp(1, COLUMNS_PER_PASS);
-    let rows = weights.as_slice();
-    columns
-        .par_chunks_mut(group)
-        .enumerate()
-        .for_each(|(g, cols)| {
-            let first = g * group;
-            match rows {
-                // C order: row v is `rows[v * bones..][..bones]`.
-                Some(rows) => {
-                    for row in rows.chunks_exact(bones.max(1)) {
-                        let row = row.get(first..).unwrap_or_default();
-                        for ((_, col), &w) in cols.iter_mut().zip(row) {
-                            col.push(w);
+    if let Some(by_column) = weights.t().as_slice() {
+        // Fortran order (a transposed (bones, n) array, Blender's read): each column is
+        // one run of memory.
+        columns
+            .par_iter_mut()
+            .zip(by_column.par_chunks_exact(n.max(1)))
+            .for_each(|((_, col), src)| col.copy_from_slice(src));
+    } else {
+        // Transposed a few columns at a time, a block of rows at a time: the block's rows
+        // stay in cache while each column of the group takes its share (a column copied
+        // alone would read one weight per cache line of a row-major matrix). Groups of at
+        // most 16 columns (a cache line of each row), enough of them for every thread.
+        let group = bones
+            .div_ceil(rayon::current_num_threads().max(1))
+            .clamp(1, COLUMNS_PER_PASS);
+        let rows = weights.as_slice();
+        columns
+            .par_chunks_mut(group)
+            .enumerate()
+            .for_each(|(g, cols)| {
+                let first = g * group;
+                for start in (0..n).step_by(ROWS_PER_BLOCK) {
+                    let end = (start + ROWS_PER_BLOCK).min(n);
+                    for (c, (_, col)) in cols.iter_mut().enumerate() {
+                        let dst = col.get_mut(start..end).unwrap_or_default();
+                        match rows {
+                            // C order: row v is `rows[v * bones..][..bones]`.
+                            Some(rows) => {
+                                let block =
+                                    rows.get(start * bones..end * bones).unwrap_or_default();
+                                for (d, row) in dst.iter_mut().zip(block.chunks_exact(bones.max(1)))
+                                {
+                                    *d = row.get(first + c).copied().unwrap_or(0.0);
+                                }
+                            }
+                            None => {
+                                for (d, v) in dst.iter_mut().zip(start..end) {
+                                    *d = weights.get((v, first + c)).copied().unwrap_or(0.0);
+                                }
+                            }
                         }
                     }
                 }
-                None => {
-                    for row in weights.rows() {
-                        for (c, (_, col)) in cols.iter_mut().enumerate() {
-                            col.push(row.get(first + c).copied().unwrap_or(0.0));
-                        }
-                    }
-                }
-            }
-        });
+            });
+    }
     let names = (0..bones)
         .map(|b| BoneRef {
             name: format!("#{b}"),

@@ -85,9 +85,10 @@ def test_dense_per_bone_matrix() -> None:
     j2, w2, _ = dashvertex.reduce(cols, dense, max_influences=4)
     assert np.array_equal(j, j2) and w.tobytes() == w2.tobytes()
     assert report.dropped_over_limit > 0
-    # The matrix is copied out by groups of columns, per thread: every layout and thread
-    # count reads the same weights (30 columns: groups of 16 + 14 on one thread, 10 on
-    # three, and a strided or Fortran-order view goes through the general path).
+    # The matrix is copied out by groups of columns, per thread, 128 rows at a time:
+    # every layout and thread count reads the same weights (30 columns: groups of 16 + 14
+    # on one thread, 10 on three; 200 rows: a full block and a short one; Fortran order
+    # copies each column whole, and a strided view goes through the general path).
     wide = np.zeros((200, 60), dtype=np.float32)
     wide[:, ::2] = dense
     for m, threads in (

@@ -171,9 +171,10 @@ impl Finish<'_> {
         dropped > 0
     }
 
-    /// Finishes vertex `v` from its fast selection. When at most four influences are
-    /// kept into a single set, nothing is quantized and normalizing neither reorders nor
-    /// zeroes a weight (the usual case), this is [`Finish::take_fast`] followed by
+    /// Finishes vertex `v` from its fast selection. When nothing is normalized or
+    /// quantized (any number of sets), or when at most four influences are kept into a
+    /// single set, nothing is quantized and normalizing neither reorders nor zeroes a
+    /// weight (the usual case), this is [`Finish::take_fast`] followed by
     /// [`Finish::vertex`] without the buffers; otherwise it is exactly those two.
     #[inline(always)]
     fn fast_vertex<const K: usize>(
@@ -184,6 +185,29 @@ impl Finish<'_> {
     ) -> Result<(), ReduceError> {
         let k = self.cfg.max_influences;
         let kept = sel.kept(k);
+        if self.cfg.normalize == Normalize::None && self.qmax.is_none() && kept > 0 {
+            // Nothing to rescale or round: the selection, in order, is the output, in as
+            // many sets as it fills.
+            let dropped = self.record_fast(v, sel);
+            let (base, sets) = (self.slot(v), kept.div_ceil(4));
+            if let Some(out) = self.influences.get_mut(base..base + sets) {
+                for (set, keys) in out
+                    .iter_mut()
+                    .zip(sel.keys.get(..kept).unwrap_or_default().chunks(4))
+                {
+                    for ((&x, j), w) in keys
+                        .iter()
+                        .zip(set.joints.iter_mut())
+                        .zip(set.weights.iter_mut())
+                    {
+                        (*j, *w) = unkey(x);
+                    }
+                }
+            }
+            self.widest = self.widest.max(sets);
+            self.report.changed += u64::from(dropped);
+            return Ok(());
+        }
         if self.max_sets == 1 && self.qmax.is_none() && kept > 0 {
             let mut set = InfluenceSet::ZERO;
             for ((&x, j), w) in sel
@@ -447,6 +471,36 @@ mod tests {
                 let general = reduce_with(i, &identity(10), None, &cfg, false);
                 prop_assert_eq!(fast, general);
             }
+        }
+
+        /// The same on vertices the fast selection takes whole (distinct bones, positive
+        /// weights), kept into one set or several, normalized or not.
+        #[test]
+        fn fast_path_equals_general_path_on_distinct_bones(
+            lists in proptest::collection::vec(
+                (Just((0u32..24).collect::<Vec<u32>>()).prop_shuffle(), 0usize..20,
+                 proptest::collection::vec((1u32..200).prop_map(|n| n as f32 / 4000.0), 20)),
+                1..8),
+            k in 1usize..18,
+            q in 0u8..3,
+            unit_norm in any::<bool>(),
+        ) {
+            let cfg = Config {
+                max_influences: k,
+                normalize: if unit_norm || q > 0 { Normalize::Unit } else { Normalize::None },
+                quantize: [Quantize::F32, Quantize::Unorm16, Quantize::Unorm8][q as usize],
+                empty: Empty::Zero,
+                ..Config::default()
+            };
+            let lists: Vec<Vec<(u32, f32)>> = lists
+                .into_iter()
+                .map(|(bones, m, w)| bones.into_iter().zip(w).take(m).collect())
+                .collect();
+            let refs: Vec<&[(u32, f32)]> = lists.iter().map(Vec::as_slice).collect();
+            let i = input(&refs, 24);
+            let fast = reduce_with(&i, &identity(24), None, &cfg, true);
+            let general = reduce_with(&i, &identity(24), None, &cfg, false);
+            prop_assert_eq!(fast, general);
         }
 
         /// Blocks of vertices change nothing: a long input reduces as its vertices do

@@ -88,7 +88,7 @@ def gather(obj, dense=None):
     if len(present) == len(order):
         bones = dense[:, [g for _, g in present]]
     else:
-        bones = np.zeros((dense.shape[0], len(order)), dtype=np.float32)
+        bones = np.zeros((dense.shape[0], len(order)), dtype=np.float32, order="F")
         if present:
             bones[:, [j for j, _ in present]] = dense[:, [g for _, g in present]]
     # w <= 1e-4 in double is w <= float32(1e-4) for a float32 w (float32(1e-4) < 1e-4)

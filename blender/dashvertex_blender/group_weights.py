@@ -34,6 +34,13 @@ def geometry_sockets(tree):
         tree.outputs.new("NodeSocketGeometry", "Geometry")
 
 
+def _set(node, prop, value):
+    """Set `node`'s enum `prop` to `value` unless it already is: each assignment
+    updates the node tree (a millisecond for the 25 nodes of a rig's groups)."""
+    if getattr(node, prop) != value:
+        setattr(node, prop, value)
+
+
 def copy_tree(label, pairs):
     """A geometry node group named `label` that stores, for each ``(source, target)``
     name of `pairs` in order, the float POINT attribute `source` as `target` (a vertex
@@ -46,11 +53,11 @@ def copy_tree(label, pairs):
         geometry = node_in.outputs[0]
         for source, target in pairs:
             read = tree.nodes.new("GeometryNodeInputNamedAttribute")
-            read.data_type = "FLOAT"
+            _set(read, "data_type", "FLOAT")
             read.inputs["Name"].default_value = source
             store = tree.nodes.new("GeometryNodeStoreNamedAttribute")
-            store.data_type = "FLOAT"
-            store.domain = "POINT"
+            _set(store, "data_type", "FLOAT")
+            _set(store, "domain", "POINT")
             store.inputs["Name"].default_value = target
             tree.links.new(geometry, store.inputs["Geometry"])
             tree.links.new(socket(read.outputs, "VALUE"), socket(store.inputs, "VALUE", "Value"))
@@ -71,13 +78,15 @@ def _copy_tree(group_names):
 def read_nodes(obj):
     """Dense ``(vertices, groups)`` float32 weights of `obj` through geometry nodes;
     column ``g`` is ``obj.vertex_groups[g]``, 0 where a vertex is not in the group.
-    The object must be in Object (or a paint) mode, so its mesh holds the current data."""
+    The object must be in Object (or a paint) mode, so its mesh holds the current data.
+    The matrix is column-major (each group's weights contiguous, as ``foreach_get``
+    fills them): the transpose of a (groups, vertices) array, no copy."""
     mesh = obj.data
     names = [g.name for g in obj.vertex_groups]
     n = len(mesh.vertices)
-    out = np.zeros((n, len(names)), dtype=np.float32)
+    out = np.zeros((len(names), n), dtype=np.float32)
     if not names or n == 0:
-        return out
+        return out.T
     tree = _copy_tree(names)
     # a scene of its own, so that evaluating the probe re-evaluates nothing else (the
     # object's own Armature modifier, say)
@@ -92,15 +101,14 @@ def read_nodes(obj):
         evaluated = probe.evaluated_get(depsgraph).data
         if len(evaluated.vertices) != n:
             raise RuntimeError("the evaluated mesh has another vertex count")
-        column = np.empty(n, dtype=np.float32)
+        attributes = evaluated.attributes
         for i in range(len(names)):
-            evaluated.attributes[f"{_ATTRIBUTE_PREFIX}{i}"].data.foreach_get("value", column)
-            out[:, i] = column
+            attributes[f"{_ATTRIBUTE_PREFIX}{i}"].data.foreach_get("value", out[i])
     finally:
         bpy.data.objects.remove(probe, do_unlink=True)
         bpy.data.scenes.remove(scene)
         bpy.data.node_groups.remove(tree)
-    return out
+    return out.T
 
 
 def read_loop(obj):

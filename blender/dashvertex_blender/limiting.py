@@ -2,10 +2,11 @@
 """`limit`: dash's reducer written back into a mesh's vertex groups.
 
 The reducer (``dashvertex.reduce``: strongest K, ties by bone index, exact unit
-normalization) runs on a dense per-bone matrix holding the weights the glTF exporter
-would write (its threshold, its normalization), with one column per bone at the index
-the export would give it (the manifest's, or the exporter's joint order). So each vertex
-keeps the bones, and gets the weights, that ``export_mesh.dashvertex`` writes for it.
+normalization) runs on the influence sets the glTF exporter would write (its threshold,
+its order, its normalization), each joint numbered with the index the export would give
+its bone (the manifest's, or the exporter's joint order), as ``dashvertex reduce`` reads
+the exported file. So each vertex keeps the bones, and gets the weights, that
+``export_mesh.dashvertex`` writes for it.
 """
 
 import os
@@ -45,25 +46,46 @@ def export_indices(skin, manifest_path=""):
 
 
 def reduced(view, max_influences=4, manifest_path=""):
-    """dash's reduction of `view` (`exporter_view.View`): ``(bone weights, report)``
-    with bone weights a (vertices, joints) float32 matrix in joint order."""
+    """dash's reduction of `view` (`exporter_view.View`) as ``dashvertex reduce`` runs it
+    on the export: the exporter's influence sets, their joints numbered as the export
+    numbers its bones, reduced as sets. Returns ``(joints, weights, report)``: joints
+    (int64, joint order) and float32 weights of shape (vertices, 4 × sets), a weight of
+    0 is padding."""
     dv = runtime.dashvertex()
     joints, weights = exporter_view.exporter_influences(view)
     index = export_indices(view.skin, manifest_path)
-    width = int(index.max(initial=-1)) + 1
-    dense = np.zeros((joints.shape[0], width), dtype=np.float32)
-    rows = np.repeat(np.arange(joints.shape[0]), joints.shape[1])
-    used = weights.reshape(-1) > 0
-    dense[rows[used], index[joints.reshape(-1)[used]]] = weights.reshape(-1)[used]
-    out_j, out_w, report = dv.reduce(None, dense, max_influences=max_influences,
+    # row-major unsigned joints: the reducer reads them in place
+    numbered = index.astype(np.uint32)[joints]
+    out_j, out_w, report = dv.reduce(numbered, weights, max_influences=max_influences,
                                      normalize="unit", empty="zero")
-    joint_of_index = np.full(width, -1, dtype=np.int64)
+    joint_of_index = np.full(int(index.max(initial=-1)) + 1, -1, dtype=np.int64)
     joint_of_index[index] = np.arange(len(index))
-    result = np.zeros((joints.shape[0], len(view.skin.joints)), dtype=np.float32)
-    rows = np.repeat(np.arange(out_j.shape[0]), out_j.shape[1])
-    keep = out_w.reshape(-1) > 0
-    result[rows[keep], joint_of_index[out_j.reshape(-1)[keep].astype(np.int64)]] = out_w.reshape(-1)[keep]
-    return result, report
+    return joint_of_index[out_j], out_w, report
+
+
+def limited_weights(obj, dense, view, joints, weights):
+    """`dense` (`obj`'s weights, `group_weights.read`) with the reduction written in:
+    on every vertex with bone weights, each bone's group holds the weight `joints` and
+    `weights` (`reduced`) give it, 0 for the bones dropped; the non-bone groups and the
+    vertices without bone weights as they are. Column-major, as `dense` is read."""
+    group_of = {g.name: g.index for g in obj.vertex_groups}
+    group = np.array([group_of.get(j.name, -1) for j in view.skin.joints], dtype=np.int64)
+    keep = ~view.unweighted  # vertices without bone weights are left as they are
+    written = np.array(dense, dtype=np.float32, order="F")
+    columns = written.T  # one contiguous row per vertex group
+    bones = group[group >= 0]
+    if keep.all():
+        columns[bones] = 0.0
+    else:
+        cleared = columns[bones]
+        cleared[:, keep] = 0.0
+        columns[bones] = cleared
+    # each kept influence at its flat position in `columns`: group × vertices + vertex
+    target = group[joints]
+    at = target * len(keep) + np.arange(len(keep))[:, None]
+    use = (weights > 0) & (target >= 0) & keep[:, None]
+    columns.reshape(-1)[at[use]] = weights[use]
+    return written
 
 
 #: Prefix of the temporary float attributes `write_nodes` stores vertex groups from.
@@ -111,6 +133,19 @@ def _nodes_refusal(obj, groups):
     return None
 
 
+def _move_first(obj, mod):
+    """Move modifier `mod` of `obj` to the top of its stack. The operator runs with an
+    empty scene's view layer as context: bpy.ops updates that one before and after
+    (nothing to evaluate), and `obj` is evaluated once, by the apply that follows."""
+    scene = bpy.data.scenes.new("dashvertex write weights")
+    try:
+        with bpy.context.temp_override(object=obj, active_object=obj, scene=scene,
+                                       view_layer=scene.view_layers[0]):
+            bpy.ops.object.modifier_move_to_index(modifier=mod.name, index=0)
+    finally:
+        bpy.data.scenes.remove(scene)
+
+
 def write_nodes(obj, new, groups):
     """Set, in one geometry-nodes modifier applied to `obj`, every vertex's weight in
     each vertex group of `groups` (indices) to column ``new[:, g]``: the columns go
@@ -145,8 +180,8 @@ def write_nodes(obj, new, groups):
         mod = obj.modifiers.new("dashvertex write weights", "NODES")
         mod.node_group = tree
         mod.show_viewport = False  # applied, never evaluated with the stack
+        _move_first(obj, mod)
         with bpy.context.temp_override(object=obj, active_object=obj):
-            bpy.ops.object.modifier_move_to_index(modifier=mod.name, index=0)
             done = bpy.ops.object.modifier_apply(modifier=mod.name)
         if "FINISHED" not in done:
             raise NodesUnavailable("applying the modifier was cancelled")
@@ -190,20 +225,28 @@ def write_group_weights(obj, old, new, use_nodes=True):
     leaves exactly the groups `new` zeroes for it, and no 0-weight entry is made.
     Returns ``(vertices changed, entries removed, how)``: how is "nodes" or "loop", or
     "removes" when only entries were removed, "none" when nothing changed."""
-    changed = np.nonzero((old != new).any(axis=1))[0]
+    # group by group on contiguous rows (no copy for the column-major matrices of
+    # `group_weights.read` and `limited_weights`)
+    old_rows, new_rows = np.ascontiguousarray(old.T), np.ascontiguousarray(new.T)
+    changed = np.zeros(old_rows.shape[1], dtype=bool)
+    removed = 0
+    weighted = []
+    vertex_groups = obj.vertex_groups
+    for g, (before, after) in enumerate(zip(old_rows, new_rows)):
+        differs = before != after
+        if not differs.any():
+            continue
+        changed |= differs
+        drop = np.flatnonzero(differs & (after == 0))
+        if len(drop):
+            vertex_groups[g].remove(drop.tolist())
+            removed += len(drop)
+        # a group that only lost entries needs no weight written
+        if len(drop) < np.count_nonzero(differs):
+            weighted.append(g)
+    changed = np.flatnonzero(changed)
     if not len(changed):
         return 0, 0, "none"
-    removed = 0
-    vertex_groups = obj.vertex_groups
-    before, after = old[changed], new[changed]
-    differs = before != after
-    dropped = differs & (after == 0)
-    for g in np.nonzero(dropped.any(axis=0))[0].tolist():
-        drop = changed[dropped[:, g]]
-        vertex_groups[g].remove(drop.tolist())
-        removed += len(drop)
-    # a group that only lost entries needs no weight written
-    weighted = np.nonzero((differs & ~dropped).any(axis=0))[0].tolist()
     if not weighted:
         return len(changed), removed, "removes"
     if use_nodes:
@@ -226,16 +269,10 @@ def limit(obj, max_influences=4, manifest_path="", use_nodes=True):
     the same groups and weights. Returns `Limited`."""
     dense = group_weights.read(obj)
     view = exporter_view.gather(obj, dense)
-    new, report = reduced(view, max_influences, manifest_path)
-    written = dense.copy()
-    keep = ~view.unweighted  # vertices without bone weights are left as they are
-    names = {g.name: g.index for g in obj.vertex_groups}
-    pairs = [(names[joint.name], j) for j, joint in enumerate(view.skin.joints) if joint.name in names]
-    if pairs:
-        columns, joints = (list(c) for c in zip(*pairs))
-        written[:, columns] = np.where(keep[:, None], new[:, joints], dense[:, columns])
+    joints, weights, report = reduced(view, max_influences, manifest_path)
+    written = limited_weights(obj, dense, view, joints, weights)
     changed, removed, path = write_group_weights(obj, dense, written, use_nodes)
     obj.data.update()
-    kept = new[keep]
+    kept = weights[~view.unweighted]
     tiny = int(np.count_nonzero((kept > 0) & (kept <= np.float32(exporter_view.EXPORTER_MIN_WEIGHT))))
     return Limited(changed, removed, tiny, report, path)

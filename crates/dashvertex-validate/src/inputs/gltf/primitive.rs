@@ -2,6 +2,8 @@
 //! their accessors' formats, the attributes' counts, then every vertex through the
 //! influence checker, in parallel chunks joined in vertex order.
 
+use std::sync::OnceLock;
+
 use dashvertex_core::InfluenceSet;
 use dashvertex_gltf::Gltf;
 use dashvertex_gltf::accessor::{self, AccessorData};
@@ -24,8 +26,42 @@ const VERTEX_CHUNK: usize = 1 << 15;
 /// Per-vertex locations inside one primitive's influence accessors.
 struct PrimLocate<'a> {
     doc: &'a Doc<'a>,
-    joints: Vec<(String, &'a AccessorData<'a>)>,
-    weights: Vec<(String, &'a AccessorData<'a>)>,
+    joints: Vec<Site<'a>>,
+    weights: Vec<Site<'a>>,
+}
+
+/// One influence accessor: its JSON Pointer, its data, and where the pointer's value
+/// sits in the text, worked out once (every chunk of vertices keeps its own diagnostics,
+/// all of them at one of these few pointers).
+struct Site<'a> {
+    pointer: String,
+    data: &'a AccessorData<'a>,
+    at: OnceLock<Location>,
+}
+
+impl<'a> Site<'a> {
+    fn new(pointer: &str, data: &'a AccessorData<'a>) -> Self {
+        Site {
+            pointer: pointer.to_owned(),
+            data,
+            at: OnceLock::new(),
+        }
+    }
+}
+
+impl PrimLocate<'_> {
+    /// The location of vertex `v`'s `slot` in `site` (the document root without one).
+    fn at(&self, site: Option<&Site>, v: u64, slot: usize) -> Location {
+        let base = match site {
+            Some(s) => s.at.get_or_init(|| self.doc.at(&s.pointer)).clone(),
+            None => self.doc.at(""),
+        };
+        Location {
+            vertex: Some(v),
+            offset: site.and_then(|s| s.data.offset_of(usize::try_from(v).ok()?, slot)),
+            ..base
+        }
+    }
 }
 
 impl Locate for PrimLocate<'_> {
@@ -34,29 +70,15 @@ impl Locate for PrimLocate<'_> {
             Field::Bone => &self.joints,
             Field::Weight => &self.weights,
         };
-        let (pointer, data) = match list.get(set) {
-            Some((p, d)) => (p.as_str(), Some(*d)),
-            None => ("", None),
-        };
         Location {
-            vertex: Some(v),
             set: u32::try_from(set).ok(),
             slot: u32::try_from(slot).ok(),
-            offset: data.and_then(|d| d.offset_of(usize::try_from(v).ok()?, slot)),
-            ..self.doc.at(pointer)
+            ..self.at(list.get(set), v, slot)
         }
     }
 
     fn weights(&self, v: u64) -> Location {
-        let (pointer, data) = match self.weights.first() {
-            Some((p, d)) => (p.as_str(), Some(*d)),
-            None => ("", None),
-        };
-        Location {
-            vertex: Some(v),
-            offset: data.and_then(|d| d.offset_of(usize::try_from(v).ok()?, 0)),
-            ..self.doc.at(pointer)
-        }
+        self.at(self.weights.first(), v, 0)
     }
 
     fn position(&self, v: u64) -> Location {
@@ -355,8 +377,8 @@ fn vertices(
     };
     let loc = PrimLocate {
         doc,
-        joints: joints.iter().map(|(p, d)| (p.clone(), d)).collect(),
-        weights: weights.iter().map(|(p, d)| (p.clone(), d)).collect(),
+        joints: joints.iter().map(|(p, d)| Site::new(p, d)).collect(),
+        weights: weights.iter().map(|(p, d)| Site::new(p, d)).collect(),
     };
     // Vertices in chunks, checked in parallel, each into its own sink; the sinks are
     // appended in vertex order, so the report is the same at any thread count.

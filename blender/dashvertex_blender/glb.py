@@ -18,7 +18,8 @@ _UNSIGNED_SHORT = 5123
 
 
 class _Buffer:
-    """The binary chunk being filled: views 4-byte aligned, accessors over them."""
+    """The binary chunk being laid out: views 4-byte aligned, accessors over them. The
+    arrays are kept as they are and copied once, into the GLB (`write`)."""
 
     def __init__(self):
         self.parts = []
@@ -28,18 +29,28 @@ class _Buffer:
 
     def add(self, array, component, kind, bounds=False):
         """Append `array` as one view and one accessor; returns the accessor index."""
-        data = np.ascontiguousarray(array).tobytes()
-        self.views.append({"buffer": 0, "byteOffset": self.length, "byteLength": len(data)})
-        pad = (-len(data)) % 4
-        self.parts.append(data + b"\0" * pad)
-        self.length += len(data) + pad
+        data = np.ascontiguousarray(array)
+        self.views.append({"buffer": 0, "byteOffset": self.length, "byteLength": data.nbytes})
+        self.parts.append((self.length, data))
+        self.length += data.nbytes + (-data.nbytes) % 4
         acc = {"bufferView": len(self.views) - 1, "componentType": component,
                "count": int(array.shape[0]), "type": kind}
         if bounds:
-            acc["min"] = [float(x) for x in array.min(axis=0)]
-            acc["max"] = [float(x) for x in array.max(axis=0)]
+            # per component over a transposed copy: numpy reduces the rows of a narrow
+            # row-major array one element at a time (7 ms for 100 k positions, 0.3 ms so)
+            columns = np.ascontiguousarray(data.T)
+            acc["min"] = [float(x) for x in columns.min(axis=1)]
+            acc["max"] = [float(x) for x in columns.max(axis=1)]
         self.accessors.append(acc)
         return len(self.accessors) - 1
+
+    def write(self, out, at):
+        """Copy the views into `out` (a zeroed bytearray) from byte `at` on; the padding
+        between them stays 0."""
+        view = memoryview(out)
+        for offset, data in self.parts:
+            start = at + offset
+            view[start:start + data.nbytes] = memoryview(data.reshape(-1)).cast("B")
 
 
 def _node(name, t, r, s):
@@ -55,8 +66,9 @@ def _node(name, t, r, s):
 
 
 def encode(mesh_name, positions, skin, joints, weights):
-    """GLB bytes for `positions` (vertices, 3) float32 skinned by `skin`
-    (`skeleton.Skin`) with `joints`/`weights` of shape (vertices, 4 × sets)."""
+    """GLB bytes (a bytearray, assembled in place) for `positions` (vertices, 3) float32
+    skinned by `skin` (`skeleton.Skin`) with `joints`/`weights` of shape
+    (vertices, 4 × sets)."""
     buf = _Buffer()
     n = positions.shape[0]
     attributes = {"POSITION": buf.add(positions.astype(np.float32), _FLOAT, "VEC3", bounds=n > 0)}
@@ -97,10 +109,10 @@ def encode(mesh_name, positions, skin, joints, weights):
     }
     text = json.dumps(doc, separators=(",", ":")).encode("utf-8")
     text += b" " * ((-len(text)) % 4)
-    binary = b"".join(buf.parts)
-    total = 12 + 8 + len(text) + 8 + len(binary)
-    return b"".join([
-        struct.pack("<4sII", b"glTF", 2, total),
-        struct.pack("<I4s", len(text), b"JSON"), text,
-        struct.pack("<I4s", len(binary), b"BIN\0"), binary,
-    ])
+    total = 12 + 8 + len(text) + 8 + buf.length
+    out = bytearray(total)
+    head = (struct.pack("<4sII", b"glTF", 2, total) + struct.pack("<I4s", len(text), b"JSON")
+            + text + struct.pack("<I4s", buf.length, b"BIN\0"))
+    out[:len(head)] = head
+    buf.write(out, len(head))
+    return out

@@ -412,6 +412,22 @@ mod tests {
 
     use proptest::prelude::*;
 
+    /// The settings the property tests draw: `k` influences, quantized to `q` (f32,
+    /// unorm16, unorm8; quantizing implies `unit`), normalized with `unit`.
+    fn config(k: usize, q: u8, unit: bool) -> Config {
+        Config {
+            max_influences: k,
+            normalize: if unit || q > 0 {
+                Normalize::Unit
+            } else {
+                Normalize::None
+            },
+            quantize: [Quantize::F32, Quantize::Unorm16, Quantize::Unorm8][usize::from(q)],
+            empty: Empty::Zero,
+            ..Config::default()
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 2000, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -432,13 +448,7 @@ mod tests {
             q in 0u8..3,
             unit_norm in any::<bool>(),
         ) {
-            let cfg = Config {
-                max_influences: k,
-                normalize: if unit_norm || q > 0 { Normalize::Unit } else { Normalize::None },
-                quantize: [Quantize::F32, Quantize::Unorm16, Quantize::Unorm8][q as usize],
-                empty: Empty::Zero,
-                ..Config::default()
-            };
+            let cfg = config(k, q, unit_norm);
             let refs: Vec<&[(u32, f32)]> = lists.iter().map(Vec::as_slice).collect();
             let from_lists = input(&refs, 10);
             // Columns: the first weight each vertex gives a bone.
@@ -485,13 +495,7 @@ mod tests {
             q in 0u8..3,
             unit_norm in any::<bool>(),
         ) {
-            let cfg = Config {
-                max_influences: k,
-                normalize: if unit_norm || q > 0 { Normalize::Unit } else { Normalize::None },
-                quantize: [Quantize::F32, Quantize::Unorm16, Quantize::Unorm8][q as usize],
-                empty: Empty::Zero,
-                ..Config::default()
-            };
+            let cfg = config(k, q, unit_norm);
             let lists: Vec<Vec<(u32, f32)>> = lists
                 .into_iter()
                 .map(|(bones, m, w)| bones.into_iter().zip(w).take(m).collect())

@@ -81,6 +81,7 @@ def limited_weights(obj, dense, view, joints, weights):
         cleared[:, keep] = 0.0
         columns[bones] = cleared
     # each kept influence at its flat position in `columns`: group × vertices + vertex
+    # (padding slots, joint -1, index anything: `weights > 0` leaves them out)
     target = group[joints]
     at = target * len(keep) + np.arange(len(keep))[:, None]
     use = (weights > 0) & (target >= 0) & keep[:, None]

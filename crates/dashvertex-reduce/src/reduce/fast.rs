@@ -171,11 +171,11 @@ impl Finish<'_> {
         dropped > 0
     }
 
-    /// Finishes vertex `v` from its fast selection. When nothing is normalized or
-    /// quantized (any number of sets), or when at most four influences are kept into a
-    /// single set, nothing is quantized and normalizing neither reorders nor zeroes a
-    /// weight (the usual case), this is [`Finish::take_fast`] followed by
-    /// [`Finish::vertex`] without the buffers; otherwise it is exactly those two.
+    /// Finishes vertex `v` from its fast selection. In two cases this is
+    /// [`Finish::take_fast`] followed by [`Finish::vertex`] without the buffers: nothing
+    /// is normalized or quantized (any number of sets), or at most four influences are
+    /// kept into a single set, nothing is quantized and normalizing neither reorders nor
+    /// zeroes a weight (the usual case). Otherwise it is exactly those two.
     #[inline(always)]
     fn fast_vertex<const K: usize>(
         &mut self,
@@ -220,10 +220,9 @@ impl Finish<'_> {
                 (*j, *w) = unkey(x);
             }
             let listed = set.weights;
-            if self.cfg.normalize == Normalize::Unit {
-                // The slots past `kept` are zero: the set normalizes as its kept slice.
-                normalize_unit_set(&mut set.weights);
-            }
+            // `unit` (the unnormalized case returned above). The slots past `kept` are
+            // zero: the set normalizes as its kept slice.
+            normalize_unit_set(&mut set.weights);
             let ordered = set.weights.iter().take(kept).all(|&w| w != 0.0)
                 && set
                     .joints

@@ -138,19 +138,28 @@ pub fn load(path: &Path, ctx: &Context) -> Result<Source, AppError> {
 
 /// Loads a reducer input as [`load`] does, except that a GLB file is read without the
 /// buffer views only carried accessors use ([`read_source_for_rewrite`]).
-pub fn load_for_rewrite(path: &Path, ctx: &Context) -> Result<Source, AppError> {
-    match read_source_for_rewrite(path, ctx)? {
+pub fn load_for_rewrite(
+    path: &Path,
+    ctx: &Context,
+    rewrite: dashvertex_gltf::sparse::Rewrite,
+) -> Result<Source, AppError> {
+    match read_source_for_rewrite(path, ctx, rewrite)? {
         Opened::Gltf(g) => Ok(Source::Gltf(g)),
         Opened::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
     }
 }
 
 /// Reads an input as [`read_source`] does, except that a GLB file is read without the
-/// buffer views only carried accessors use (NORMAL, TANGENT, TEXCOORD_n, COLOR_n,
-/// indices, morph targets: [`dashvertex_gltf::sparse`]): for a job that writes a GLB and
+/// buffer views only accessors `rewrite` carries use (NORMAL, TANGENT, TEXCOORD_n,
+/// COLOR_n, indices, morph targets, and for a remap POSITION:
+/// [`dashvertex_gltf::sparse`]): for a job that writes a GLB and
 /// copies those into it unchanged ([`dashvertex_gltf::export::Written::holes`]), with
 /// what that means for its checks (spec/security.md \[V2\]).
-pub fn read_source_for_rewrite(path: &Path, ctx: &Context) -> Result<Opened, AppError> {
+pub fn read_source_for_rewrite(
+    path: &Path,
+    ctx: &Context,
+    rewrite: dashvertex_gltf::sparse::Rewrite,
+) -> Result<Opened, AppError> {
     must_exist(path)?;
     if let Some(src) = dashvertex_fs::SpliceSource::open(path, ctx.limits.max_input_bytes)? {
         let mut magic = [0u8; 4];
@@ -163,15 +172,17 @@ pub fn read_source_for_rewrite(path: &Path, ctx: &Context) -> Result<Opened, App
                 src,
                 ctx.resource_dirs,
                 &ctx.limits,
+                rewrite,
             )
             .map_err(|e| input_error(path, e))?;
             check_gltf(path, &gltf, ctx)?;
             let unread: u64 = gltf.unread(0).iter().map(|r| r.end - r.start).sum();
             if unread > 0 {
                 ctx.detail(format_args!(
-                    "{unread} of the input's {} bytes (NORMAL, TANGENT, TEXCOORD, COLOR, \
-                     indices, morph targets) are copied into the output without being read",
-                    gltf.input_len()
+                    "{unread} of the input's {} bytes ({}) are copied into the output \
+                     without being read",
+                    gltf.input_len(),
+                    rewrite.carried_names()
                 ));
             }
             return Ok(Opened::Gltf(Box::new(gltf)));

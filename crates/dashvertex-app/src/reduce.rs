@@ -384,7 +384,7 @@ pub fn run(a: &ReduceJob) -> Result<Reduced, AppError> {
         && a.max_error.is_none()
         && a.poses.is_none();
     let source = if rewrite {
-        load_for_rewrite(a.input, a.ctx)?
+        load_for_rewrite(a.input, a.ctx, dashvertex_gltf::sparse::Rewrite::Reduce)?
     } else {
         load(a.input, a.ctx)?
     };

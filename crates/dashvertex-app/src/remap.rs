@@ -63,7 +63,7 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
     })?;
     // A GLB written from a GLB carries its mesh data unread (spec/security.md [V2]).
     let source = if container == Container::Glb {
-        load_for_rewrite(a.input, ctx)?
+        load_for_rewrite(a.input, ctx, dashvertex_gltf::sparse::Rewrite::Remap)?
     } else {
         load(a.input, ctx)?
     };

@@ -71,8 +71,19 @@ fn attributes_mut(
         })
 }
 
-/// The joint indices of set `s` of vertex `v`, as [`Editor::set_joints_from`] reads them.
+/// The joint indices of set `s` of vertex `v`, as the editor reads an [`InfluenceSource`]'s.
 pub type JointsOf<'a> = dyn Fn(usize, usize) -> [u32; 4] + Sync + 'a;
+
+/// A primitive's joint values, set by set, already encoded as a `JOINTS_n` accessor
+/// holds them: four per vertex, UNSIGNED_SHORT (little-endian) when `wide`, else
+/// UNSIGNED_BYTE ([`Editor::set_joints_encoded`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EncodedJoints {
+    /// Per set, its bytes.
+    pub sets: Vec<Vec<u8>>,
+    /// Whether the values are UNSIGNED_SHORT.
+    pub wide: bool,
+}
 
 /// Influence sets to write, read vertex by vertex: the exporter encodes them straight
 /// into the output, so a caller need not lay them out in memory again.
@@ -304,6 +315,9 @@ pub struct Editor<'g> {
     new_views: Vec<NewView>,
     /// Source accessors the edit stopped using (old influence and bind matrix accessors).
     replaced: BTreeSet<usize>,
+    /// Whether every carried range of a GLB's binary chunk becomes a hole, read or not
+    /// ([`Editor::splice_carried`]).
+    splice_carried: bool,
 }
 
 /// The array member `key` of an object, created when missing.
@@ -338,6 +352,7 @@ impl<'g> Editor<'g> {
             value: gltf.value.clone(),
             new_views: Vec::new(),
             replaced: BTreeSet::new(),
+            splice_carried: false,
         })
     }
 
@@ -467,19 +482,34 @@ impl<'g> Editor<'g> {
         Ok(out)
     }
 
-    /// Replaces the `JOINTS_n` attributes of a primitive with `sets` sets of `count`
-    /// vertices, set `s` of vertex `v` being `joints(s, v)`, and keeps its `WEIGHTS_n`
-    /// accessors as they are: for a renumbering that changes no weight. The old joint
-    /// accessors are marked replaced.
-    pub fn set_joints_from(
+    /// Replaces the `JOINTS_n` attributes of a primitive with `joints`, sets of `count`
+    /// vertices already encoded, and keeps its `WEIGHTS_n` accessors as they are: for a
+    /// renumbering that changes no weight. The old joint accessors are marked replaced.
+    /// Fails when a set does not hold `count` vertices.
+    pub fn set_joints_encoded(
         &mut self,
         mesh: usize,
         primitive: usize,
-        sets: usize,
         count: usize,
-        joints: &JointsOf<'_>,
+        joints: EncodedJoints,
     ) -> Result<(), ExportError> {
-        let new_attrs = self.joint_accessors(sets, count, joints)?;
+        let (size, ctype) = if joints.wide {
+            (8, component::U16)
+        } else {
+            (4, component::U8)
+        };
+        let mut new_attrs = Vec::with_capacity(joints.sets.len());
+        for (s, bytes) in joints.sets.into_iter().enumerate() {
+            if Some(bytes.len()) != count.checked_mul(size) {
+                return Err(ExportError::Shape(format!(
+                    "JOINTS_{s} holds {} bytes, not {count} vertices'",
+                    bytes.len()
+                )));
+            }
+            let view = self.view(bytes, Some(34962))?;
+            let a = self.accessor(view, ctype, "VEC4", count, false)?;
+            new_attrs.push((format!("JOINTS_{s}"), a));
+        }
         let attrs = attributes_mut(&mut self.value, mesh, primitive)?;
         for (k, a) in new_attrs {
             // An index beyond usize names no accessor.
@@ -748,6 +778,18 @@ impl<'g> Editor<'g> {
         Ok(())
     }
 
+    /// Makes a GLB output's [`Written::holes`] cover every range of the binary chunk
+    /// the edit carries from a file kept open by a load for rewriting
+    /// ([`crate::sparse::load_path_for_rewrite`]), whether that load read it or not
+    /// (ranges of at least [`crate::sparse::MIN_HOLE`] bytes): the output then holds
+    /// in memory only the JSON and the edit's new views, and the writer copies the rest
+    /// from the file inside the kernel. Those ranges are zeros in [`Written::main`], so
+    /// this is for a job that does not check its output's carried data in memory (a
+    /// remap, which changes joint values only and checked its input).
+    pub fn splice_carried(&mut self) {
+        self.splice_carried = true;
+    }
+
     /// Writes the result as `container` with every buffer of a `.gltf` embedded (the
     /// output stands alone); see [`Editor::finish_files`].
     pub fn finish(self, container: Container) -> Result<Vec<u8>, ExportError> {
@@ -770,10 +812,12 @@ impl<'g> Editor<'g> {
             mut value,
             new_views,
             replaced,
+            splice_carried,
         } = self;
         let plan = Plan::new(gltf, &mut value, &replaced, new_views.len());
         plan.apply(&mut value);
-        let layout = Layout::new(gltf, &plan, &new_views)?;
+        let mut layout = Layout::new(gltf, &plan, &new_views)?;
+        layout.splice_carried = splice_carried;
         emit::emit(gltf, value, new_views, &plan, &layout, container, files)
     }
 }

@@ -488,7 +488,7 @@ impl Gltf {
     /// `.gltf` text (`None` when it was loaded from borrowed bytes, or its byte order
     /// mark was dropped, or a sparse load left some of them unread).
     pub fn into_input(self) -> Option<Vec<u8>> {
-        if self.sparse.is_some() {
+        if self.sparse.as_ref().is_some_and(|s| !s.absent.is_empty()) {
             None
         } else if !self.file.is_empty() {
             Some(self.file)

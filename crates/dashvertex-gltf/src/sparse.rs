@@ -40,19 +40,52 @@ pub(crate) struct Sparse {
     pub absent: Vec<Range<u64>>,
 }
 
+/// What a rewrite reads of a mesh besides what every rewrite reads (JOINTS_n, WEIGHTS_n,
+/// `_` attributes, inverse bind matrices, animation samplers, sparse accessors, images);
+/// the rest it carries unread ([`carried_views`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Rewrite {
+    /// A reduction reads POSITION too: its import takes a primitive's positions from it.
+    Reduce,
+    /// A joint remap reads the influence sets only: POSITION is carried as well.
+    Remap,
+}
+
+impl Rewrite {
+    /// Whether this rewrite carries a primitive attribute of this name without reading
+    /// it.
+    fn carries(self, name: &str) -> bool {
+        name == "NORMAL"
+            || name == "TANGENT"
+            || name.starts_with("TEXCOORD_")
+            || name.starts_with("COLOR_")
+            || (self == Rewrite::Remap && name == "POSITION")
+    }
+
+    /// The attributes it carries, as a message names them.
+    pub fn carried_names(self) -> &'static str {
+        match self {
+            Rewrite::Reduce => "NORMAL, TANGENT, TEXCOORD, COLOR, indices, morph targets",
+            Rewrite::Remap => "POSITION, NORMAL, TANGENT, TEXCOORD, COLOR, indices, morph targets",
+        }
+    }
+}
+
 /// Loads `path` as [`crate::load_path_in`] does, except that a GLB's binary chunk is read
-/// without the buffer views that only accessors a rewrite carries unchanged use
+/// without the buffer views that only accessors `rewrite` carries unchanged use
 /// ([`carried_views`]). Anything that is not a regular GLB file (`.gltf` text, standard
 /// input, a FIFO, a file under 28 bytes or with a damaged header) is read whole.
 pub fn load_path_for_rewrite(
     path: &Path,
     allowed: &[PathBuf],
     limits: &Limits,
+    rewrite: Rewrite,
 ) -> Result<Gltf, LoadError> {
     let Some(source) = SpliceSource::open(path, limits.max_input_bytes)? else {
         return crate::load_path_in(path, allowed, limits);
     };
-    load_source_for_rewrite(source, allowed, limits)
+    load_source_for_rewrite(source, allowed, limits, rewrite)
 }
 
 /// [`load_path_for_rewrite`] of a regular file already open as `source` (opened with
@@ -62,16 +95,24 @@ pub fn load_source_for_rewrite(
     source: SpliceSource,
     allowed: &[PathBuf],
     limits: &Limits,
+    rewrite: Rewrite,
 ) -> Result<Gltf, LoadError> {
     let resolver = FsResolver::for_file(source.path(), allowed, limits.max_input_bytes)?;
-    let Plan { bin_offset, absent } = plan(&source)?;
+    let Plan {
+        bin_offset,
+        absent,
+        chunk,
+    } = plan(&source, rewrite)?;
     let in_file: Vec<Range<u64>> = absent
         .iter()
         .map(|r| r.start + bin_offset..r.end + bin_offset)
         .collect();
     let bytes = source.read_sparse(&in_file)?;
     let mut gltf = load_owned(bytes, &resolver, limits)?;
-    if !absent.is_empty() {
+    // The file is kept whenever its binary chunk was found, read whole or not: an editor
+    // that splices every carried range ([`crate::export::Editor::splice_carried`])
+    // copies from it.
+    if chunk {
         gltf.set_sparse(Sparse {
             source,
             bin_offset,
@@ -88,11 +129,13 @@ struct Plan {
     bin_offset: u64,
     /// Ranges of the chunk (buffer 0) to leave unread, sorted and disjoint.
     absent: Vec<Range<u64>>,
+    /// Whether the binary chunk was found (`bin_offset` is where its data starts).
+    chunk: bool,
 }
 
 /// The binary chunk's offset in the file and the ranges of it to leave unread; nothing
 /// to leave when the file is not a GLB whose header, JSON and chunk lengths can be read.
-fn plan(source: &SpliceSource) -> Result<Plan, LoadError> {
+fn plan(source: &SpliceSource, rewrite: Rewrite) -> Result<Plan, LoadError> {
     let mut head = [0u8; 20];
     if source.len() < 28 {
         return Ok(Plan::default());
@@ -129,11 +172,19 @@ fn plan(source: &SpliceSource) -> Result<Plan, LoadError> {
     let Ok(value) = serde_json::from_slice::<Value>(&json) else {
         return Ok(Plan::default());
     };
-    let absent = carried_views(&value, bin_len)
+    let absent = carried_views(&value, bin_len, rewrite)
         .into_iter()
         .filter(|r| r.end - r.start >= MIN_HOLE)
         .collect();
-    Ok(Plan { bin_offset, absent })
+    // Buffer 0 is the binary chunk unless it names a file of its own.
+    let chunk = arr(value.get("buffers"))
+        .first()
+        .is_some_and(|b| b.get("uri").is_none());
+    Ok(Plan {
+        bin_offset,
+        absent,
+        chunk,
+    })
 }
 
 /// How an accessor is used, for [`carried_views`].
@@ -149,19 +200,12 @@ enum Use {
     Read,
 }
 
-/// Whether a rewrite carries a primitive attribute of this name without reading it.
-fn carried_attribute(name: &str) -> bool {
-    name == "NORMAL"
-        || name == "TANGENT"
-        || name.starts_with("TEXCOORD_")
-        || name.starts_with("COLOR_")
-}
-
 /// The ranges of buffer 0 (of `bin_len` bytes) that lie only in buffer views that only
-/// carried accessors use (accessors named only as NORMAL, TANGENT, TEXCOORD_n or COLOR_n,
-/// as indices or in morph targets, without sparse data), sorted and merged; empty when the document
-/// uses an extension that could refer to data on its own.
-pub fn carried_views(value: &Value, bin_len: u64) -> Vec<Range<u64>> {
+/// carried accessors use (accessors named only as attributes `rewrite` carries —
+/// NORMAL, TANGENT, TEXCOORD_n, COLOR_n, and for a remap POSITION — as indices or in
+/// morph targets, without sparse data), sorted and merged; empty when the document uses
+/// an extension that could refer to data on its own.
+pub fn carried_views(value: &Value, bin_len: u64, rewrite: Rewrite) -> Vec<Range<u64>> {
     let used_ok = ["extensionsUsed", "extensionsRequired"].iter().all(|key| {
         value.get(*key).and_then(Value::as_array).is_none_or(|a| {
             a.iter().all(|e| {
@@ -191,7 +235,7 @@ pub fn carried_views(value: &Value, bin_len: u64) -> Vec<Range<u64>> {
         for p in arr(m.get("primitives")) {
             if let Some(attrs) = p.get("attributes").and_then(Value::as_object) {
                 for (name, a) in attrs {
-                    let u = if carried_attribute(name) {
+                    let u = if rewrite.carries(name) {
                         Use::Carried
                     } else {
                         Use::Read
@@ -388,25 +432,53 @@ mod tests {
     fn only_views_of_carried_accessors_are_left_out() {
         // NORMAL, TEXCOORD_0, indices; COLOR_0 overlaps the `_` attribute's view
         assert_eq!(
-            carried_views(&doc(), 1000),
+            carried_views(&doc(), 1000, Rewrite::Reduce),
             vec![100..300, 400..450, 600..700]
         );
         // an accessor read elsewhere too is read
         let mut d = doc();
         d["skins"][0]["inverseBindMatrices"] = json!(1);
-        assert_eq!(carried_views(&d, 1000), vec![200..300, 400..450, 600..700]);
+        assert_eq!(
+            carried_views(&d, 1000, Rewrite::Reduce),
+            vec![200..300, 400..450, 600..700]
+        );
         // a view past the chunk is read (the loader reports it)
-        assert_eq!(carried_views(&doc(), 650), vec![100..300, 400..450]);
+        assert_eq!(
+            carried_views(&doc(), 650, Rewrite::Reduce),
+            vec![100..300, 400..450]
+        );
         // an image in a view is read
         let mut d = doc();
         d["images"] = json!([{"bufferView": 6}]);
-        assert_eq!(carried_views(&d, 1000), vec![100..300, 400..450]);
+        assert_eq!(
+            carried_views(&d, 1000, Rewrite::Reduce),
+            vec![100..300, 400..450]
+        );
         // sparse accessors are read
         let mut d = doc();
         d["accessors"][2]["sparse"] = json!({"count": 1,
             "indices": {"bufferView": 1, "componentType": 5121},
             "values": {"bufferView": 1}});
-        assert_eq!(carried_views(&d, 1000), vec![400..450, 600..700]);
+        assert_eq!(
+            carried_views(&d, 1000, Rewrite::Reduce),
+            vec![400..450, 600..700]
+        );
+    }
+
+    #[test]
+    fn a_remap_carries_position_too() {
+        // POSITION's view 0 is carried; the `_` attribute's view stays read
+        assert_eq!(
+            carried_views(&doc(), 1000, Rewrite::Remap),
+            vec![0..300, 400..450, 600..700]
+        );
+        // unless something else reads POSITION's accessor
+        let mut d = doc();
+        d["animations"] = json!([{"samplers": [{"input": 0, "output": 0}]}]);
+        assert_eq!(
+            carried_views(&d, 1000, Rewrite::Remap),
+            vec![100..300, 400..450, 600..700]
+        );
     }
 
     #[test]
@@ -414,20 +486,23 @@ mod tests {
         // POSITION names view 1 as 1.0: the loader reads it, so it is read here too.
         let mut d = doc();
         d["accessors"][0]["bufferView"] = json!(1.0);
-        assert_eq!(carried_views(&d, 1000), vec![200..300, 400..450, 600..700]);
+        assert_eq!(
+            carried_views(&d, 1000, Rewrite::Reduce),
+            vec![200..300, 400..450, 600..700]
+        );
         let mut d = doc();
         d["buffers"][0]["uri"] = json!("data.bin");
-        assert!(carried_views(&d, 1000).is_empty());
+        assert!(carried_views(&d, 1000, Rewrite::Reduce).is_empty());
     }
 
     #[test]
     fn unknown_extensions_leave_nothing_out() {
         let mut d = doc();
         d["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
-        assert!(carried_views(&d, 1000).is_empty());
+        assert!(carried_views(&d, 1000, Rewrite::Reduce).is_empty());
         d["extensionsUsed"] = json!(["KHR_materials_unlit"]);
-        assert!(!carried_views(&d, 1000).is_empty());
+        assert!(!carried_views(&d, 1000, Rewrite::Reduce).is_empty());
         d["extensionsRequired"] = json!(["EXT_meshopt_compression"]);
-        assert!(carried_views(&d, 1000).is_empty());
+        assert!(carried_views(&d, 1000, Rewrite::Reduce).is_empty());
     }
 }

@@ -26,14 +26,14 @@
 
 use std::collections::HashMap;
 
-use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
-use dashvertex_gltf::accessor::{self, AccessorData};
-use dashvertex_gltf::document::component;
 use dashvertex_gltf::export::{BufferFiles, Editor, ExportError, JointSlot, Written};
 use dashvertex_gltf::skinning;
 
 use crate::manifest::{Manifest, OrderMismatch};
+
+mod renumber;
+use renumber::Renumbered;
 
 /// How a remap treats bones the manifest does not have.
 #[derive(Clone, Copy, Debug, Default)]
@@ -148,7 +148,12 @@ impl Remap<'_> {
         files: &BufferFiles,
     ) -> Result<Option<Written>, RemapError> {
         match self.editor {
-            Some(ed) => Ok(Some(ed.finish_files(container, files)?)),
+            Some(mut ed) => {
+                // Only joint values change, and the input was checked: everything else
+                // is copied from the input file where its load kept it open.
+                ed.splice_carried();
+                Ok(Some(ed.finish_files(container, files)?))
+            }
             None => Ok(None),
         }
     }
@@ -418,7 +423,8 @@ pub fn remap<'g>(
                 &identity
             }
         };
-        let source = Renumbered::read(gltf, &p, map_or_identity)?;
+        let encode = ed.is_some() && map.is_some();
+        let mut source = Renumbered::read(gltf, &p, map_or_identity, encode)?;
         if let Some((set, vertex, joint)) = source.first_weighted(retired) {
             let name = skinning::joint_names(root, s)
                 .get(joint)
@@ -446,189 +452,13 @@ pub fn remap<'g>(
                 r.retired_weighted.push((name, at));
             }
         }
-        if let (Some(ed), Some(_)) = (ed.as_mut(), map) {
+        if let (Some(ed), Some(joints)) = (ed.as_mut(), source.take_encoded()) {
             // Only the joint values change: the weights accessors stay as they are.
-            let joints = |s: usize, v: usize| source.joints(s, v);
-            ed.set_joints_from(
-                p.mesh,
-                p.primitive,
-                source.sets(),
-                source.vertices(),
-                &joints,
-            )?;
+            ed.set_joints_encoded(p.mesh, p.primitive, source.vertices(), joints)?;
             if let Some(r) = skins.get_mut(s) {
                 r.primitives.push((p.mesh, p.primitive));
             }
         }
     }
     Ok(Remap { editor: ed, skins })
-}
-
-/// A primitive's influence sets read in place, joint values renumbered (the weights are
-/// read only to tell padding and weighted slots apart).
-struct Renumbered<'g, 'm> {
-    sets: Vec<(AccessorData<'g>, AccessorData<'g>)>,
-    map: &'m [u32],
-    count: usize,
-}
-
-/// Set `s` of one vertex as stored: its four joint values, and which of its four weights
-/// are zero (the stored value 0; a FLOAT `-0.0` too).
-type Stored = ([u32; 4], [bool; 4]);
-
-impl<'g, 'm> Renumbered<'g, 'm> {
-    fn read(
-        gltf: &'g Gltf,
-        p: &skinning::PrimitiveSets,
-        map: &'m [u32],
-    ) -> Result<Self, RemapError> {
-        let mut sets = Vec::with_capacity(p.sets.len());
-        let bad = |name: String, why: String| RemapError::Data {
-            pointer: p.attribute_pointer(&name),
-            why,
-        };
-        if let Some(m) = p.malformed.first() {
-            return Err(bad(
-                m.clone(),
-                "a malformed influence attribute name".into(),
-            ));
-        }
-        for s in &p.sets {
-            let (jn, wn) = (format!("JOINTS_{}", s.n), format!("WEIGHTS_{}", s.n));
-            let (Some(j), Some(w)) = (s.joints, s.weights) else {
-                return Err(bad(jn, "the set has JOINTS or WEIGHTS but not both".into()));
-            };
-            let read = |a: u64, name: &str| {
-                accessor::read(gltf, a, &Limits::UNLIMITED)
-                    .map_err(|e| bad(name.to_owned(), e.to_string()))
-            };
-            let (jd, wd) = (read(j, &jn)?, read(w, &wn)?);
-            if jd.components != 4 || !matches!(jd.component_type, component::U8 | component::U16) {
-                return Err(bad(
-                    jn,
-                    "joints must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
-                ));
-            }
-            if wd.components != 4
-                || !matches!(
-                    wd.component_type,
-                    component::F32 | component::U8 | component::U16
-                )
-            {
-                return Err(bad(
-                    wn,
-                    "weights must be VEC4 FLOAT, UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
-                ));
-            }
-            if wd.count != jd.count {
-                return Err(bad(wn, "a different element count than its JOINTS".into()));
-            }
-            sets.push((jd, wd));
-        }
-        let count = sets.first().map_or(0, |(j, _)| j.count);
-        if let Some(k) = sets.iter().position(|(j, _)| j.count != count) {
-            return Err(bad(
-                format!("JOINTS_{k}"),
-                "a different element count than JOINTS_0".into(),
-            ));
-        }
-        // Every joint value must name a joint: an out-of-range one has no new number.
-        // Checked in chunks on the thread pool; the first fault by set, then vertex.
-        for (k, (jd, wd)) in sets.iter().enumerate() {
-            use rayon::prelude::*;
-            const CHUNK: usize = 16 * 1024;
-            let fault = (0..count.div_ceil(CHUNK))
-                .into_par_iter()
-                .find_map_first(|c| {
-                    (c * CHUNK..count.min((c + 1) * CHUNK)).find_map(|v| {
-                        let (js, zero) = stored(jd, wd, v);
-                        js.iter().zip(&zero).enumerate().find_map(|(c, (&j, &z))| {
-                            let padding = j == 0 && z;
-                            (!padding && map.get(j as usize).is_none()).then_some((v, c, j))
-                        })
-                    })
-                });
-            if let Some((v, c, j)) = fault {
-                return Err(bad(
-                    format!("JOINTS_{k}"),
-                    format!(
-                        "vertex {v} component {c}: joint {j} is beyond the skin's {} joints",
-                        map.len()
-                    ),
-                ));
-            }
-        }
-        Ok(Renumbered { sets, map, count })
-    }
-
-    /// The first `(set, vertex, joint)` with non-zero weight on a joint `flagged` marks
-    /// (joints as the file numbers them).
-    fn first_weighted(&self, flagged: &[bool]) -> Option<(usize, usize, usize)> {
-        if !flagged.contains(&true) {
-            return None;
-        }
-        (0..self.count).find_map(|v| {
-            self.sets.iter().enumerate().find_map(|(k, (jd, wd))| {
-                let (js, zero) = stored(jd, wd, v);
-                js.iter().zip(&zero).find_map(|(&j, &z)| {
-                    let j = j as usize;
-                    (!z && flagged.get(j).copied().unwrap_or(false)).then_some((k, v, j))
-                })
-            })
-        })
-    }
-}
-
-/// Set `(jd, wd)` of vertex `v` as stored (see [`Stored`]). The usual storage (VEC4
-/// UNSIGNED_BYTE or UNSIGNED_SHORT joints; FLOAT, UNSIGNED_BYTE or UNSIGNED_SHORT
-/// weights; no sparse data) is decoded from the bytes in place; anything else through
-/// [`AccessorData::get4`], which gives the same values.
-#[inline]
-#[allow(
-    clippy::cast_possible_truncation,
-    clippy::cast_sign_loss,
-    reason = "joint values are UNSIGNED_BYTE or UNSIGNED_SHORT (`read` checks): whole \
-              numbers in 0..=65535"
-)]
-fn stored(jd: &AccessorData<'_>, wd: &AccessorData<'_>, v: usize) -> Stored {
-    let joints = jd.stored_u32x4(v);
-    let zero = match wd.component_type {
-        component::F32 => wd.f32x4(v).map(|w| w.map(|x| x == 0.0)),
-        _ => wd.stored_u32x4(v).map(|w| w.map(|x| x == 0)),
-    };
-    match (joints, zero) {
-        (Some(j), Some(z)) => (j, z),
-        _ => {
-            let (js, ws) = (jd.get4(v), wd.get4(v));
-            // Joint values are whole numbers in 0..=65535: exact.
-            (js.map(|j| j as u32), ws.map(|w| w == 0.0))
-        }
-    }
-}
-
-impl Renumbered<'_, '_> {
-    /// Number of sets.
-    fn sets(&self) -> usize {
-        self.sets.len()
-    }
-    /// Number of vertices.
-    fn vertices(&self) -> usize {
-        self.count
-    }
-    /// The renumbered joints of set `s` of vertex `v`.
-    fn joints(&self, s: usize, v: usize) -> [u32; 4] {
-        let Some((jd, wd)) = self.sets.get(s) else {
-            return [0; 4];
-        };
-        let (js, zero) = stored(jd, wd, v);
-        std::array::from_fn(|c| {
-            let j = js.get(c).copied().unwrap_or(0);
-            // Canonical padding stays canonical padding.
-            if j == 0 && zero.get(c).copied().unwrap_or(false) {
-                0
-            } else {
-                self.map.get(j as usize).copied().unwrap_or(0)
-            }
-        })
-    }
 }

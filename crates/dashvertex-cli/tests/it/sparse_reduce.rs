@@ -1,6 +1,6 @@
 //! `dashvertex reduce` and `remap` from a GLB file to a GLB read the file sparsely
-//! (spec/security.md [V2]): the views only NORMAL, TEXCOORD and indices use are left
-//! unread and copied from the input by the writer. The bytes written are the ones a whole
+//! (spec/security.md [V2]): the views only NORMAL, TEXCOORD and indices use (and for a
+//! remap POSITION) are left unread and copied from the input by the writer. The bytes written are the ones a whole
 //! read writes (standard input is always read whole), at any thread count; a fault in the
 //! carried data passes through as it was; data the job reads is still checked.
 
@@ -204,6 +204,31 @@ fn remap_reads_sparsely_and_fix_reads_whole() {
             );
         }
     }
+    // A remap reads no POSITION: a NaN there is carried as it was (dash-validate reports
+    // it in the output as in the input), where a whole read refuses the file.
+    let mut glb = shaped();
+    let at = attribute_offset(&glb, "POSITION");
+    glb[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    std::fs::write(d.join("nan.glb"), &glb).unwrap();
+    let remap = ["--manifest", "m.json", "-v"];
+    let mut args = vec!["remap", "nan.glb", "-o", "nan_out.glb"];
+    args.extend(remap);
+    let log = ok(&run(d, &args, None));
+    assert!(log.contains("POSITION"), "{log}");
+    let out = std::fs::read(d.join("nan_out.glb")).unwrap();
+    let o = attribute_offset(&out, "POSITION");
+    assert_eq!(out[o..o + 12], glb[at..at + 12], "carried byte for byte");
+    for f in ["nan.glb", "nan_out.glb"] {
+        let v = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
+            .arg(d.join(f))
+            .output()
+            .unwrap();
+        assert_eq!(v.status.code(), Some(1), "{f}");
+    }
+    let mut args = vec!["remap", "-", "-o", "nan_whole.glb"];
+    args.extend(remap);
+    refused(&run(d, &args, Some(Path::new("nan.glb"))));
+    assert!(!d.join("nan_whole.glb").exists());
     // fix reads the file whole (its output must pass every check: spec/fix.md [F3]); a
     // valid file is copied byte for byte.
     let log = ok(&run(d, &["fix", "in.glb", "-o", "copy.glb", "-v"], None));

@@ -47,6 +47,9 @@ pub(super) struct Layout {
     pub keeps: Vec<bool>,
     /// Per buffer, whether a removed view lay in it.
     pub lost: Vec<bool>,
+    /// Whether [`Layout::fill`] makes a hole of every source range a file kept open for
+    /// the output can fill ([`super::Editor::splice_carried`]), not only unread ones.
+    pub splice_carried: bool,
 }
 
 impl Layout {
@@ -139,6 +142,7 @@ impl Layout {
             whole,
             keeps,
             lost,
+            splice_carried: false,
         })
     }
 
@@ -178,7 +182,9 @@ impl Layout {
     /// views are placed), else view by view. Each new view's bytes are freed once copied,
     /// so the output grows while they shrink and the two are never held in full together.
     /// A source range a sparse load left unread becomes a hole of `holes` (an offset in
-    /// `out`), or, without `holes`, is read from the input file. Fails (too large) only
+    /// `out`), or, without `holes`, is read from the input file; with
+    /// [`Layout::splice_carried`] and `holes`, so does every source range of at least
+    /// [`crate::sparse::MIN_HOLE`] bytes the load's file can fill. Fails (too large) only
     /// where an offset does not fit a usize, or when an unread range cannot be read.
     pub(super) fn fill(
         &self,
@@ -190,6 +196,7 @@ impl Layout {
         mut holes: Option<&mut Vec<Hole>>,
     ) -> Result<(), ExportError> {
         let in_place = self.whole.get(b) == Some(&true);
+        let every = self.splice_carried;
         let src = gltf.buffer(b).and_then(Result::ok).unwrap_or_default();
         let place = |offset: u64| {
             usize::try_from(offset)
@@ -198,16 +205,13 @@ impl Layout {
                 .ok_or(ExportError::TooLarge)
         };
         if in_place {
-            copy_source(
-                gltf,
-                b,
-                src,
-                0,
-                src.len() as u64,
-                out,
-                base,
-                holes.as_deref_mut(),
-            )?;
+            let whole = Span {
+                off: 0,
+                len: src.len() as u64,
+                at: base,
+                every,
+            };
+            copy_source(gltf, b, src, whole, out, holes.as_deref_mut())?;
         }
         let mut mine: Vec<&Placed> = self
             .placed
@@ -219,7 +223,13 @@ impl Layout {
             let at = place(p.offset)?;
             match p.from {
                 Origin::Source(off, len) => {
-                    copy_source(gltf, b, src, off, len, out, at, holes.as_deref_mut())?;
+                    let span = Span {
+                        off,
+                        len,
+                        at,
+                        every,
+                    };
+                    copy_source(gltf, b, src, span, out, holes.as_deref_mut())?;
                 }
                 Origin::New(k) => {
                     if let Some(nv) = new_views.get_mut(k).and_then(Option::take) {
@@ -237,21 +247,45 @@ impl Layout {
     }
 }
 
-/// Copies bytes `off..off + len` of source buffer `b` (`src`) to `out` at `at`: what a
-/// sparse load read from memory, what it left unread as holes (offsets in `out`) or,
-/// without `holes`, read from the input file now.
-#[allow(clippy::too_many_arguments)]
+/// A range of a source buffer and where it goes in the output.
+#[derive(Clone, Copy)]
+struct Span {
+    /// Its offset in the source buffer.
+    off: u64,
+    /// Its length.
+    len: u64,
+    /// Its offset in the output.
+    at: usize,
+    /// Whether all of it becomes a hole, read or not, when it is long enough and the
+    /// load kept its file ([`Layout::splice_carried`]).
+    every: bool,
+}
+
+/// Copies `span` of source buffer `b` (`src`) to `out`: what a sparse load read from
+/// memory, what it left unread as holes (offsets in `out`) or, without `holes`, read
+/// from the input file now. With `span.every`, a span of at least
+/// [`crate::sparse::MIN_HOLE`] bytes is one hole however it was loaded.
 fn copy_source(
     gltf: &Gltf,
     b: usize,
     src: &[u8],
-    off: u64,
-    len: u64,
+    span: Span,
     out: &mut [u8],
-    at: usize,
     mut holes: Option<&mut Vec<Hole>>,
 ) -> Result<(), ExportError> {
+    let Span { off, len, at, .. } = span;
     let end = off.saturating_add(len).min(src.len() as u64);
+    if span.every
+        && end.saturating_sub(off) >= crate::sparse::MIN_HOLE
+        && let (Some(h), Some((_, bin_offset))) = (holes.as_deref_mut(), gltf.unread_source(b))
+    {
+        h.push(Hole {
+            at: at as u64,
+            from: bin_offset + off,
+            len: end - off,
+        });
+        return Ok(());
+    }
     // Source bytes `from..to` land at `at + (from - off)`.
     fn dst(out: &mut [u8], at: usize, from: u64, to: u64) -> Result<&mut [u8], ExportError> {
         let a = at

@@ -10,6 +10,7 @@ use crate::error::AccessorError;
 use crate::load::Gltf;
 
 mod vec4;
+pub use vec4::{f32x4_le, u16x4_le};
 
 /// An accessor read where it lies: its elements are decoded from the buffer on access
 /// (every range was checked once, when the view was made), never copied or widened into

@@ -317,38 +317,13 @@ impl SetView<'_> {
             let [x, y, z, t] = <[u8; 4]>::try_from(b).unwrap_or([0; 4]);
             [u32::from(x), u32::from(y), u32::from(z), u32::from(t)]
         };
-        let u16s = |b: &[u8]| {
-            let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).unwrap_or([0; 8]);
-            [
-                u16::from_le_bytes([a0, a1]),
-                u16::from_le_bytes([b0, b1]),
-                u16::from_le_bytes([c0, c1]),
-                u16::from_le_bytes([d0, d1]),
-            ]
-        };
+        let u16s = |b: &[u8]| accessor::u16x4_le(<[u8; 8]>::try_from(b).unwrap_or([0; 8]));
         let j16 = |b: &[u8]| {
             let [x, y, z, t] = u16s(b);
             [u32::from(x), u32::from(y), u32::from(z), u32::from(t)]
         };
         let wf = |b: &[u8]| {
-            let [
-                a0,
-                a1,
-                a2,
-                a3,
-                b0,
-                b1,
-                b2,
-                b3,
-                c0,
-                c1,
-                c2,
-                c3,
-                d0,
-                d1,
-                d2,
-                d3,
-            ] = <[u8; 16]>::try_from(b).unwrap_or([0; 16]);
+            let [x, y, z, t] = accessor::f32x4_le(<[u8; 16]>::try_from(b).unwrap_or([0; 16]));
             let one = |x: f32| {
                 if scale == 1.0 && !x.is_nan() {
                     x
@@ -356,12 +331,7 @@ impl SetView<'_> {
                     to_f32(f64::from(x) / scale)
                 }
             };
-            [
-                one(f32::from_le_bytes([a0, a1, a2, a3])),
-                one(f32::from_le_bytes([b0, b1, b2, b3])),
-                one(f32::from_le_bytes([c0, c1, c2, c3])),
-                one(f32::from_le_bytes([d0, d1, d2, d3])),
-            ]
+            [one(x), one(y), one(z), one(t)]
         };
         let int = |x: u16| to_f32(f64::from(x) / scale);
         let w8 = |b: &[u8]| {

@@ -35,13 +35,10 @@ impl AccessorData<'_> {
                 .vec4_bytes(i, 1)
                 .and_then(|b| <[u8; 4]>::try_from(b).ok())
                 .map(|b| b.map(u32::from)),
-            component::U16 => self.vec4_bytes(i, 2).and_then(|b| {
-                let [a0, a1, b0, b1, c0, c1, d0, d1] = <[u8; 8]>::try_from(b).ok()?;
-                Some(
-                    [[a0, a1], [b0, b1], [c0, c1], [d0, d1]]
-                        .map(|x| u32::from(u16::from_le_bytes(x))),
-                )
-            }),
+            component::U16 => self
+                .vec4_bytes(i, 2)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .map(|b| u16x4_le(b).map(u32::from)),
             _ => None,
         }
     }
@@ -54,11 +51,7 @@ impl AccessorData<'_> {
             return None;
         }
         let b = <[u8; 16]>::try_from(self.vec4_bytes(i, 4)?).ok()?;
-        let (w, []) = b.as_chunks::<4>() else {
-            return None;
-        };
-        let [x, y, z, t] = <[[u8; 4]; 4]>::try_from(w).ok()?;
-        Some([x, y, z, t].map(f32::from_le_bytes))
+        Some(f32x4_le(b))
     }
 
     /// The bytes of VEC4 elements `start..start + n` (four components of `size` bytes,
@@ -78,4 +71,46 @@ impl AccessorData<'_> {
         let at = start.checked_mul(stride)?;
         Some((self.bytes?.get(at..)?, stride))
     }
+}
+
+/// Four FLOAT components from their little-endian bytes, as a VEC4 element stores them.
+#[inline]
+pub fn f32x4_le(b: [u8; 16]) -> [f32; 4] {
+    let [
+        a0,
+        a1,
+        a2,
+        a3,
+        b0,
+        b1,
+        b2,
+        b3,
+        c0,
+        c1,
+        c2,
+        c3,
+        d0,
+        d1,
+        d2,
+        d3,
+    ] = b;
+    [
+        f32::from_le_bytes([a0, a1, a2, a3]),
+        f32::from_le_bytes([b0, b1, b2, b3]),
+        f32::from_le_bytes([c0, c1, c2, c3]),
+        f32::from_le_bytes([d0, d1, d2, d3]),
+    ]
+}
+
+/// Four UNSIGNED_SHORT components from their little-endian bytes, as a VEC4 element
+/// stores them.
+#[inline]
+pub fn u16x4_le(b: [u8; 8]) -> [u16; 4] {
+    let [a0, a1, b0, b1, c0, c1, d0, d1] = b;
+    [
+        u16::from_le_bytes([a0, a1]),
+        u16::from_le_bytes([b0, b1]),
+        u16::from_le_bytes([c0, c1]),
+        u16::from_le_bytes([d0, d1]),
+    ]
 }

@@ -229,8 +229,7 @@ fn renumber_chunk(
         if jsize == 1 {
             element::<4>(jb, js, k).map(|b| b.map(u32::from))
         } else {
-            let [a0, a1, b0, b1, c0, c1, d0, d1] = element::<8>(jb, js, k)?;
-            Some([[a0, a1], [b0, b1], [c0, c1], [d0, d1]].map(|x| u32::from(u16::from_le_bytes(x))))
+            element::<8>(jb, js, k).map(|b| accessor::u16x4_le(b).map(u32::from))
         }
     };
     // Per weight storage, a reader with its types fixed, so the loop is compiled for it;
@@ -238,40 +237,11 @@ fn renumber_chunk(
     let slow = |k: usize| stored(jd, wd, start + k);
     match wsize {
         4 => renumber(start, n, map, out, wide, |k| {
-            let zero = element::<16>(wb, ws, k).map(|b| {
-                let [
-                    a0,
-                    a1,
-                    a2,
-                    a3,
-                    b0,
-                    b1,
-                    b2,
-                    b3,
-                    c0,
-                    c1,
-                    c2,
-                    c3,
-                    d0,
-                    d1,
-                    d2,
-                    d3,
-                ] = b;
-                [
-                    [a0, a1, a2, a3],
-                    [b0, b1, b2, b3],
-                    [c0, c1, c2, c3],
-                    [d0, d1, d2, d3],
-                ]
-                .map(|x| f32::from_le_bytes(x) == 0.0)
-            });
+            let zero = element::<16>(wb, ws, k).map(|b| accessor::f32x4_le(b).map(|x| x == 0.0));
             joints(k).zip(zero).unwrap_or_else(|| slow(k))
         }),
         2 => renumber(start, n, map, out, wide, |k| {
-            let zero = element::<8>(wb, ws, k).map(|b| {
-                let [a0, a1, b0, b1, c0, c1, d0, d1] = b;
-                [[a0, a1], [b0, b1], [c0, c1], [d0, d1]].map(|x| x == [0, 0])
-            });
+            let zero = element::<8>(wb, ws, k).map(|b| accessor::u16x4_le(b).map(|x| x == 0));
             joints(k).zip(zero).unwrap_or_else(|| slow(k))
         }),
         _ => renumber(start, n, map, out, wide, |k| {

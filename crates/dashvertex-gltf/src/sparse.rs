@@ -176,15 +176,20 @@ fn plan(source: &SpliceSource, rewrite: Rewrite) -> Result<Plan, LoadError> {
         .into_iter()
         .filter(|r| r.end - r.start >= MIN_HOLE)
         .collect();
-    // Buffer 0 is the binary chunk unless it names a file of its own.
-    let chunk = arr(value.get("buffers"))
-        .first()
-        .is_some_and(|b| b.get("uri").is_none());
+    let chunk = bin_is_buffer_0(&value);
     Ok(Plan {
         bin_offset,
         absent,
         chunk,
     })
+}
+
+/// Whether the document's buffer 0 is the GLB's binary chunk: one with a URI is another
+/// file, which neither a sparse read nor a splice may take from the GLB.
+fn bin_is_buffer_0(value: &Value) -> bool {
+    arr(value.get("buffers"))
+        .first()
+        .is_some_and(|b| b.get("uri").is_none())
 }
 
 /// How an accessor is used, for [`carried_views`].
@@ -216,11 +221,7 @@ pub fn carried_views(value: &Value, bin_len: u64, rewrite: Rewrite) -> Vec<Range
     });
     let accessors = arr(value.get("accessors"));
     let views = arr(value.get("bufferViews"));
-    // Buffer 0 must be the binary chunk: one with a URI is another file.
-    let bin_is_buffer_0 = arr(value.get("buffers"))
-        .first()
-        .is_some_and(|b| b.get("uri").is_none());
-    if !used_ok || !bin_is_buffer_0 || accessors.is_empty() || views.is_empty() {
+    if !used_ok || !bin_is_buffer_0(value) || accessors.is_empty() || views.is_empty() {
         return Vec::new();
     }
     let mut uses = vec![Use::None; accessors.len()];

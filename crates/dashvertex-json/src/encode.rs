@@ -218,10 +218,18 @@ impl Writer {
         if doc.skeleton.is_some() && !members.contains(&DocKey::Bone) {
             members.push(DocKey::Bone);
         }
-        for i in 0..file.foreign.len() {
-            if !members.contains(&DocKey::Foreign(i)) {
-                members.push(DocKey::Foreign(i));
+        // Foreign members the order does not name follow, in their own order; which are
+        // named is marked once (a search of the order per member was quadratic).
+        let mut named = vec![false; file.foreign.len()];
+        for k in &members {
+            if let DocKey::Foreign(i) = k
+                && let Some(slot) = named.get_mut(*i)
+            {
+                *slot = true;
             }
+        }
+        for (i, _) in named.iter().enumerate().filter(|(_, n)| !**n) {
+            members.push(DocKey::Foreign(i));
         }
         self.out.push_str("{\n");
         for (n, key) in members.iter().enumerate() {

@@ -444,15 +444,23 @@ pub fn primitives<'g>(
     limits: &Limits,
 ) -> Result<Vec<PrimitiveView<'g>>, ImportError> {
     let users = skinning::mesh_nodes(&gltf.root);
-    let sets_of = skinning::primitive_sets(&gltf.root);
+    // In (mesh, primitive) order, as the loop below visits them: each primitive's sets
+    // are the next entry when it has any (no search per primitive).
+    let mut sets_of = skinning::primitive_sets(&gltf.root).into_iter().peekable();
     let mut out = Vec::new();
     for (m, mesh) in gltf.root.meshes.iter().enumerate() {
         for (p, prim) in mesh.primitives.iter().enumerate() {
-            let sets = sets_of
-                .iter()
-                .find(|x| x.mesh == m && x.primitive == p)
-                .map(|x| x.sets.clone())
-                .unwrap_or_default();
+            let sets = match sets_of.next_if(|x| x.mesh == m && x.primitive == p) {
+                Some(x) => {
+                    // Before anything is sized by the number of sets.
+                    x.check_limit(limits).map_err(|e| ImportError::Data {
+                        message: e.limit.to_string(),
+                        pointer: e.pointer,
+                    })?;
+                    x.sets
+                }
+                None => Vec::new(),
+            };
             let bone_attrs: Vec<(&String, u64)> = prim
                 .attributes
                 .iter()

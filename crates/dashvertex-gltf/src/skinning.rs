@@ -1,7 +1,19 @@
 //! The skinning structure of a document: which primitives carry influence sets, which
 //! nodes and skins use which meshes, the node hierarchy.
 
+use dashvertex_core::{LimitError, Limits};
+
 use crate::document::Root;
+
+/// A primitive names more influence sets than [`Limits::max_sets`] allows.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{pointer}: {limit}")]
+pub struct SetLimitError {
+    /// JSON Pointer of the primitive's `attributes`.
+    pub pointer: String,
+    /// The count and the limit.
+    pub limit: LimitError,
+}
 
 /// One `JOINTS_n` / `WEIGHTS_n` pair of a primitive (either may be missing).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +43,19 @@ pub struct PrimitiveSets {
 }
 
 impl PrimitiveSets {
+    /// The number of influence sets `limits` allows a primitive ([`Limits::max_sets`]),
+    /// checked before anything is sized by the number of sets: `Err` names the
+    /// primitive's `attributes` (`/meshes/m/primitives/p/attributes`) and the limit.
+    /// Every set a `JOINTS_n` or `WEIGHTS_n` attribute names counts, gaps or not.
+    pub fn check_limit(&self, limits: &Limits) -> Result<(), SetLimitError> {
+        limits
+            .check_sets(self.sets.len() as u64)
+            .map_err(|limit| SetLimitError {
+                pointer: format!("{}/attributes", self.pointer()),
+                limit,
+            })
+    }
+
     /// `/meshes/m/primitives/p`.
     pub fn pointer(&self) -> String {
         format!("/meshes/{}/primitives/{}", self.mesh, self.primitive)
@@ -57,30 +82,34 @@ fn set_number(name: &str, prefix: &str) -> Option<Result<u32, ()>> {
     })
 }
 
-/// The influence attributes of every primitive that has any.
+/// The influence attributes of every primitive that has any. Linear in the attributes:
+/// each `JOINTS_n` / `WEIGHTS_n` finds its set by a hash lookup on `n` (a search through
+/// the sets found so far was quadratic: 80,000 sets took seconds). Nothing here is sized
+/// by a number the file declares; readers check [`PrimitiveSets::check_limit`] before
+/// they size anything by the number of sets.
 pub fn primitive_sets(root: &Root) -> Vec<PrimitiveSets> {
     let mut out = Vec::new();
+    let mut index: std::collections::HashMap<SetNo, usize> = std::collections::HashMap::new();
     for (m, mesh) in root.meshes.iter().enumerate() {
         for (p, prim) in mesh.primitives.iter().enumerate() {
             let mut sets: Vec<SetRef> = Vec::new();
             let mut malformed = Vec::new();
-            let mut attributes = Vec::new();
+            let mut attributes = Vec::with_capacity(prim.attributes.len());
+            index.clear();
             for (name, value) in &prim.attributes {
                 attributes.push((name.clone(), value.as_u64()));
                 for (prefix, joints) in [("JOINTS_", true), ("WEIGHTS_", false)] {
                     match set_number(name, prefix) {
                         Some(Ok(n)) => {
-                            let i = match sets.iter().position(|s| s.n == n) {
-                                Some(i) => i,
-                                None => {
-                                    sets.push(SetRef {
-                                        n,
-                                        joints: None,
-                                        weights: None,
-                                    });
-                                    sets.len() - 1
-                                }
-                            };
+                            probe::count();
+                            let i = *index.entry(SetNo(n)).or_insert_with(|| {
+                                sets.push(SetRef {
+                                    n,
+                                    joints: None,
+                                    weights: None,
+                                });
+                                sets.len() - 1
+                            });
                             if let Some(s) = sets.get_mut(i) {
                                 if joints {
                                     s.joints = value.as_u64();
@@ -108,6 +137,46 @@ pub fn primitive_sets(root: &Root) -> Vec<PrimitiveSets> {
         }
     }
     out
+}
+
+/// A set number as [`primitive_sets`] keys its sets: the comparisons its hash table
+/// makes are the ones the tests count.
+#[derive(Clone, Copy, Eq)]
+struct SetNo(u32);
+
+impl PartialEq for SetNo {
+    fn eq(&self, other: &Self) -> bool {
+        probe::count();
+        self.0 == other.0
+    }
+}
+
+impl std::hash::Hash for SetNo {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h);
+    }
+}
+
+/// Counts set lookups and set-number comparisons on this thread, in tests only, so
+/// that a test can hold set handling to linear work by counting, not by timing.
+pub(crate) mod probe {
+    #[cfg(test)]
+    thread_local! {
+        static COUNT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// One lookup or comparison.
+    #[inline(always)]
+    pub(crate) fn count() {
+        #[cfg(test)]
+        COUNT.with(|c| c.set(c.get() + 1));
+    }
+
+    /// The count so far, set back to zero.
+    #[cfg(test)]
+    pub(crate) fn take() -> u64 {
+        COUNT.with(|c| c.replace(0))
+    }
 }
 
 /// The parent of each node (`None` for roots). A node listed as the child of several
@@ -255,4 +324,78 @@ pub fn limiting_skin(root: &Root, users: &[usize]) -> Option<(usize, usize)> {
             Some((s, root.skins.get(s)?.joints.len()))
         })
         .min_by_key(|&(s, len)| (len, s))
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
+mod tests {
+    use super::*;
+
+    /// A document whose one primitive names `n` sets, `JOINTS_k` and `WEIGHTS_k` for every
+    /// `k` a multiple of `step` (a step above 1 leaves gaps), all of them accessors 0 and 1.
+    fn root(n: u32, step: u32) -> Root {
+        let mut attributes = serde_json::Map::new();
+        attributes.insert("POSITION".into(), 2.into());
+        for k in 0..n {
+            attributes.insert(format!("JOINTS_{}", k * step), 0.into());
+            attributes.insert(format!("WEIGHTS_{}", k * step), 1.into());
+        }
+        let value = serde_json::json!({
+            "meshes": [{"primitives": [{"attributes": attributes}]}],
+        });
+        serde_json::from_value(value).unwrap()
+    }
+
+    /// The set lookups and set-number comparisons finding a document's sets takes.
+    fn work(root: &Root) -> (u64, Vec<PrimitiveSets>) {
+        probe::take();
+        let sets = primitive_sets(root);
+        (probe::take(), sets)
+    }
+
+    /// Issue: each attribute searched the sets found so far, so 80,000 sets took 5.5 s
+    /// where 10,000 took 0.12 s. Counted, not timed: 8× the sets may take at most 8× the
+    /// work (and a little), with gaps between the set numbers or without.
+    #[test]
+    fn sets_are_found_in_linear_work() {
+        let n = 2_000;
+        for step in [1, 3] {
+            let (small, sets) = work(&root(n, step));
+            assert_eq!(sets[0].sets.len(), n as usize);
+            assert!(
+                sets[0]
+                    .sets
+                    .iter()
+                    .enumerate()
+                    .all(|(i, s)| s.n == i as u32 * step
+                        && s.joints == Some(0)
+                        && s.weights == Some(1))
+            );
+            let (large, sets) = work(&root(8 * n, step));
+            assert_eq!(sets[0].sets.len(), 8 * n as usize);
+            assert!(
+                small >= 2 * u64::from(n),
+                "every attribute is looked up: {small}"
+            );
+            assert!(
+                large <= 8 * small + 1_000,
+                "step {step}: {n} sets took {small} comparisons, {} took {large}",
+                8 * n
+            );
+        }
+    }
+
+    #[test]
+    fn the_set_limit_names_the_primitive_attributes() {
+        let sets = primitive_sets(&root(65, 2));
+        let limits = Limits::default();
+        let e = sets[0].check_limit(&limits).unwrap_err();
+        assert_eq!(e.pointer, "/meshes/0/primitives/0/attributes");
+        assert_eq!((e.limit.value, e.limit.limit), (65, 64));
+        assert!(primitive_sets(&root(64, 1))[0].check_limit(&limits).is_ok());
+    }
 }

@@ -112,6 +112,7 @@ pub fn validate_keeping(
         || {
             let mut s = sink.fork();
             structure(&gltf, &doc, opts, &mut s);
+            primitive::set_limits(&doc, &prims, opts, &mut s);
             s
         },
         || {
@@ -247,6 +248,7 @@ pub fn check_document(
         || {
             let mut s = sink.fork();
             structure(gltf, &doc, opts, &mut s);
+            primitive::set_limits(&doc, &prims, opts, &mut s);
             skins::nodes(gltf, &doc, &prims, &mut s);
             s
         },

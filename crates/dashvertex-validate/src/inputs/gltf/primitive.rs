@@ -118,6 +118,11 @@ pub(super) fn primitive(
     opts: &Options,
     sink: &mut Sink,
 ) {
+    // Nothing is sized by the number of sets past the limit (reported with the
+    // document's checks, by `set_limits`).
+    if p.check_limit(&opts.limits).is_err() {
+        return;
+    }
     if !sets_well_formed(doc, p, sink) {
         return;
     }
@@ -128,6 +133,23 @@ pub(super) fn primitive(
         return;
     }
     vertices(gltf, doc, p, &sets, users, barred, profile, opts, sink);
+}
+
+/// `LIMIT_EXCEEDED` for each primitive that names more influence sets than
+/// `--max-sets` allows (`Limits::max_sets`), at its `attributes`: one of the document's
+/// checks, so that the jobs refuse such a file before they read its sets
+/// (`dashvertex_validate::refusal`); [`primitive`] reads none of its sets.
+pub(super) fn set_limits(doc: &Doc, prims: &[PrimitiveSets], opts: &Options, sink: &mut Sink) {
+    for p in prims {
+        if let Err(e) = p.check_limit(&opts.limits) {
+            doc.push(sink, Code::LIMIT_EXCEEDED, &e.pointer, || {
+                format!(
+                    "mesh {} primitive {}: {}; its sets were not read (`--max-sets` raises the limit)",
+                    p.mesh, p.primitive, e.limit
+                )
+            });
+        }
+    }
 }
 
 /// A primitive's sets, read: per set its JOINTS_n and WEIGHTS_n data with their
@@ -409,15 +431,17 @@ fn vertices(
         let mut raw = vec![[0u32; 4]; nsets];
         let end = count.min((chunk + 1) * VERTEX_CHUNK);
         if let Some(views) = &blocks {
-            const BLOCK: usize = 256;
-            let mut block = vec![InfluenceSet::ZERO; nsets * BLOCK];
-            for start in (chunk * VERTEX_CHUNK..end).step_by(BLOCK) {
-                let n = BLOCK.min(end - start);
-                for (view, dst) in views.iter().zip(block.chunks_exact_mut(BLOCK)) {
+            // At most 256 vertices a block, and never more than the chunk has: the block
+            // holds no more sets than the accessors do.
+            let block_len = 256.min(end.saturating_sub(chunk * VERTEX_CHUNK)).max(1);
+            let mut block = vec![InfluenceSet::ZERO; nsets * block_len];
+            for start in (chunk * VERTEX_CHUNK..end).step_by(block_len) {
+                let n = block_len.min(end - start);
+                for (view, dst) in views.iter().zip(block.chunks_exact_mut(block_len)) {
                     view.get_block(start, dst.get_mut(..n).unwrap_or_default());
                 }
                 for i in 0..n {
-                    for (set, src) in sets.iter_mut().zip(block.iter().skip(i).step_by(BLOCK)) {
+                    for (set, src) in sets.iter_mut().zip(block.iter().skip(i).step_by(block_len)) {
                         *set = *src;
                     }
                     checker.vertex(
@@ -497,4 +521,128 @@ fn accessor_kind(gltf: &Gltf, index: u64) -> String {
         .get(usize::try_from(index).unwrap_or(usize::MAX))
         .map(|a| a.kind.clone())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use base64::Engine;
+    use dashvertex_core::Limits;
+
+    use crate::{Code, Options, validate_bytes};
+
+    /// A skinned glTF of 9 vertices whose one primitive names `n` sets, `JOINTS_k` and
+    /// `WEIGHTS_k` for each `k` a multiple of `step`, every one set 0's accessors.
+    fn aliased(n: u32, step: u32) -> Vec<u8> {
+        let mut bin = Vec::new();
+        for v in 0..9u8 {
+            for c in [f32::from(v), 0.0, 0.0] {
+                bin.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        bin.extend_from_slice(&[0u8; 36]);
+        for _ in 0..9 {
+            for w in [1.0f32, 0.0, 0.0, 0.0] {
+                bin.extend_from_slice(&w.to_le_bytes());
+            }
+        }
+        let sets: Vec<String> = (0..n)
+            .map(|k| format!("\"JOINTS_{0}\":1,\"WEIGHTS_{0}\":2", k * step))
+            .collect();
+        let data = base64::engine::general_purpose::STANDARD.encode(&bin);
+        format!(
+            r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0,1]}}],
+"nodes":[{{"mesh":0,"skin":0}},{{"name":"root"}}],"skins":[{{"joints":[1]}}],
+"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,{}}}}}]}}],
+"accessors":[
+ {{"bufferView":0,"componentType":5126,"count":9,"type":"VEC3","min":[0,0,0],"max":[8,0,0]}},
+ {{"bufferView":1,"componentType":5121,"count":9,"type":"VEC4"}},
+ {{"bufferView":2,"componentType":5126,"count":9,"type":"VEC4"}}],
+"bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":108}},
+ {{"buffer":0,"byteOffset":108,"byteLength":36}},{{"buffer":0,"byteOffset":144,"byteLength":144}}],
+"buffers":[{{"byteLength":288,"uri":"data:application/octet-stream;base64,{data}"}}]}}"#,
+            sets.join(",")
+        )
+        .into_bytes()
+    }
+
+    fn limited(max_sets: u64) -> Options {
+        Options {
+            limits: Limits {
+                max_sets,
+                ..Limits::default()
+            },
+            ..Options::default()
+        }
+    }
+
+    /// Issue: the sets' count sized the vertex blocks (8 KiB a set) before any limit
+    /// applied, so 40,000 aliased sets aborted under 256 MiB. Now `--max-sets` refuses
+    /// them first, located at the primitive's attributes, with or without gaps.
+    #[test]
+    fn sets_past_the_limit_are_refused_before_they_are_read() {
+        for (n, step) in [(65, 1), (65, 7), (40_000, 1)] {
+            let report = validate_bytes("many.gltf", &aliased(n, step), &Options::default());
+            let limit: Vec<_> = report
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == Code::LIMIT_EXCEEDED)
+                .collect();
+            assert_eq!(
+                limit.len(),
+                1,
+                "{n} sets, step {step}: {:?}",
+                report.diagnostics
+            );
+            assert_eq!(
+                limit[0].location.pointer.as_deref(),
+                Some("/meshes/0/primitives/0/attributes")
+            );
+            assert!(
+                limit[0]
+                    .message
+                    .contains(&format!("influence set count {n} exceeds the limit of 64")),
+                "{}",
+                limit[0].message
+            );
+            // No set was read: nothing about the sets' names, formats or weights.
+            assert!(
+                report
+                    .diagnostics
+                    .iter()
+                    .all(|d| matches!(d.code, Code::LIMIT_EXCEEDED | Code::GLTF_ATTRIBUTE)),
+                "{:?}",
+                report.diagnostics
+            );
+        }
+        // The jobs refuse the file with it, before they read its sets.
+        let gltf = dashvertex_gltf::load(
+            &aliased(65, 1),
+            &dashvertex_gltf::NoFiles,
+            &Limits::default(),
+        )
+        .unwrap();
+        let refusal = crate::refusal(&gltf, &Limits::default()).unwrap();
+        assert_eq!(refusal.first.code, Code::LIMIT_EXCEEDED);
+    }
+
+    #[test]
+    fn sets_within_a_raised_limit_are_read() {
+        let report = validate_bytes("many.gltf", &aliased(65, 1), &limited(65));
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .all(|d| d.code != Code::LIMIT_EXCEEDED)
+        );
+        // Every set names set 0's joint: the sets were read, the last one too.
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.code == Code::BONE_DUPLICATE && d.location.set == Some(64)),
+            "{:?}",
+            report.diagnostics
+        );
+    }
 }

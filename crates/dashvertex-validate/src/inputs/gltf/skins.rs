@@ -314,11 +314,22 @@ fn inverse_bind_matrices(
 
 /// Node rules: skins without meshes or joints, meshes with joints without skins.
 pub(super) fn nodes(gltf: &Gltf, doc: &Doc, prims: &[PrimitiveSets], sink: &mut Sink) {
+    // The meshes with a JOINTS_n attribute, found once (a search of every primitive's
+    // sets per node was nodes × sets).
+    let mut with_joints = vec![false; gltf.root.meshes.len()];
+    for p in prims {
+        if p.sets.iter().any(|s| s.joints.is_some())
+            && let Some(m) = with_joints.get_mut(p.mesh)
+        {
+            *m = true;
+        }
+    }
     for (i, n) in gltf.root.nodes.iter().enumerate() {
         let has_joints = n.mesh.is_some_and(|m| {
-            prims
-                .iter()
-                .any(|p| p.mesh as u64 == m && p.sets.iter().any(|s| s.joints.is_some()))
+            usize::try_from(m)
+                .ok()
+                .and_then(|m| with_joints.get(m))
+                .is_some_and(|j| *j)
         });
         match (n.skin, n.mesh) {
             (Some(_), None) => doc.push(

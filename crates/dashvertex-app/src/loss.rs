@@ -67,20 +67,37 @@ pub fn poses_for(
     ctx: &Context,
 ) -> Result<Vec<dashvertex_skin::Animation>, AppError> {
     let limits = &ctx.limits;
-    let skin_err = |file: &Path, e: dashvertex_skin::SkinError| input_error(file, e);
     match poses {
-        None => dashvertex_skin::animations(model, limits).map_err(|e| skin_err(input, e)),
+        None => dashvertex_skin::animations(model, limits).map_err(|e| skin_err(input, model, e)),
         Some(path) => {
             must_exist(path)?;
-            let other = dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits)
-                .map_err(|e| input_error(path, e))?;
-            let anims =
-                dashvertex_skin::animations(&other, limits).map_err(|e| skin_err(path, e))?;
+            let other =
+                dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits).map_err(|e| {
+                    match e {
+                        // Not read (missing, a FIFO, a device): an I/O problem, as for the input.
+                        dashvertex_gltf::LoadError::Read(e) => AppError::from(e),
+                        e => input_error(path, e),
+                    }
+                })?;
+            let anims = dashvertex_skin::animations(&other, limits)
+                .map_err(|e| skin_err(path, &other, e))?;
             if anims.is_empty() {
                 return Err(input_error(path, "the pose file has no animation"));
             }
-            dashvertex_skin::retarget(&anims, &other, model).map_err(|e| skin_err(path, e))
+            dashvertex_skin::retarget(&anims, &other, model).map_err(|e| skin_err(path, &other, e))
         }
+    }
+}
+
+/// A skinning error of `file` as an input error, located at its line and column in the
+/// JSON text when it names a member (a malformed animation).
+fn skin_err(file: &Path, gltf: &Gltf, e: dashvertex_skin::SkinError) -> AppError {
+    match &e {
+        dashvertex_skin::SkinError::Animation { pointer, .. } => match gltf.line_col(pointer) {
+            Some((line, column)) => input_error(file, format_args!("{line}:{column}: {e}")),
+            None => input_error(file, e),
+        },
+        _ => input_error(file, e),
     }
 }
 

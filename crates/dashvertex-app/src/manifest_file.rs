@@ -11,8 +11,9 @@ use crate::input::{Context, load};
 use crate::output::refuse_aliases;
 use crate::words::{Job, Opt, warn_neutral_bone};
 
-/// Reads a manifest; `None` when there is none yet. Unreadable: an I/O error; corrupt
-/// (not UTF-8, not a manifest, empty, more bones than `max_bones`): an input error.
+/// Reads a manifest; `None` when there is none yet. Unreadable (a FIFO, a device or a
+/// folder in its place is refused at once, never waited on): an I/O error; corrupt (not
+/// UTF-8, not a manifest, empty, more bones than `max_bones`): an input error.
 pub fn read_manifest(path: &Path, ctx: &Context) -> Result<Option<Manifest>, AppError> {
     read_manifest_from(
         path,
@@ -21,17 +22,11 @@ pub fn read_manifest(path: &Path, ctx: &Context) -> Result<Option<Manifest>, App
     )
 }
 
-/// Reads the manifest a run updates under its lock: only a regular file (opened without
-/// blocking, its type checked on the handle), so a FIFO in its place cannot hang the run
-/// while it holds the lock.
+/// Reads the manifest a run updates under its lock, as [`read_manifest`] does: only a
+/// regular file (opened without blocking, its type checked on the handle), so a FIFO in
+/// its place cannot hang the run while it holds the lock.
 pub fn read_manifest_to_update(path: &Path, ctx: &Context) -> Result<Option<Manifest>, AppError> {
-    let max = Limits::default().max_input_bytes;
-    let read = if path == Path::new("-") {
-        dashvertex_fs::read_input(path, max)
-    } else {
-        dashvertex_fs::read_regular(path, max)
-    };
-    read_manifest_from(path, read, ctx)
+    read_manifest(path, ctx)
 }
 
 /// A manifest from what reading `path` gave: `None` when the file is not there.

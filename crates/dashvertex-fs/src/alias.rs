@@ -3,8 +3,10 @@
 //! Two paths name the same file when, following symlinks, they reach one file (same
 //! device and inode: this also catches hard links and every spelling, `./m.json`,
 //! `a/../m.json`); for a file that does not exist yet, when they lead to the same name in
-//! the same canonical folder. Standard output (`-`) and special files (`/dev/null`, a
-//! FIFO) are never an alias: writing to them replaces nothing.
+//! the same canonical folder. Special files (`/dev/null`, a FIFO) are never an alias:
+//! writing to them replaces nothing. Standard output (`-` as an output) and standard input
+//! (`-` as an input) are the file they are redirected to: `-o - >> in.glb` appends to the
+//! input, and is refused like `-o in.glb`.
 
 use std::path::{Path, PathBuf};
 
@@ -20,9 +22,39 @@ enum Identity {
     Path(PathBuf),
 }
 
-fn identity(path: &Path) -> Option<Identity> {
+/// Which standard stream `-` stands for.
+#[derive(Clone, Copy)]
+enum Stream {
+    In,
+    Out,
+}
+
+/// The regular file a standard stream is redirected to, if it is one.
+fn stream_identity(stream: Stream) -> Option<Identity> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        // A duplicate of the descriptor, looked at and closed: the stream is untouched.
+        let fd = match stream {
+            Stream::In => std::io::stdin().as_fd().try_clone_to_owned(),
+            Stream::Out => std::io::stdout().as_fd().try_clone_to_owned(),
+        }
+        .ok()?;
+        let meta = std::fs::File::from(fd).metadata().ok()?;
+        meta.is_file()
+            .then(|| Identity::Inode(meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = stream;
+        None
+    }
+}
+
+fn identity(path: &Path, stream: Stream) -> Option<Identity> {
     if path.as_os_str() == "-" {
-        return None;
+        return stream_identity(stream);
     }
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() => {
@@ -57,12 +89,25 @@ pub type Named<'a> = (&'a str, &'a Path);
 /// Fails with [`FsError::Alias`] when an output names the same file as an input, or as
 /// another output (the first such pair, in the order given).
 pub fn refuse_aliases(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<(), FsError> {
-    let outs: Vec<Option<Identity>> = outputs.iter().map(|(_, p)| identity(p)).collect();
-    let ins: Vec<Option<Identity>> = inputs.iter().map(|(_, p)| identity(p)).collect();
+    let outs: Vec<Option<Identity>> = outputs
+        .iter()
+        .map(|(_, p)| identity(p, Stream::Out))
+        .collect();
+    let ins: Vec<Option<Identity>> = inputs
+        .iter()
+        .map(|(_, p)| identity(p, Stream::In))
+        .collect();
+    let named = |p: &Path, stream: &str| {
+        if p.as_os_str() == "-" {
+            PathBuf::from(format!("- (standard {stream}, redirected to that file)"))
+        } else {
+            p.to_path_buf()
+        }
+    };
     let alias = |(role, path): &Named<'_>, (other_role, other): &Named<'_>| FsError::Alias {
-        output: path.to_path_buf(),
+        output: named(path, "output"),
         role: (*role).to_owned(),
-        other: other.to_path_buf(),
+        other: named(other, "input"),
         other_role: (*other_role).to_owned(),
     };
     for (i, (out, id)) in outputs.iter().zip(&outs).enumerate() {
@@ -73,7 +118,9 @@ pub fn refuse_aliases(outputs: &[Named<'_>], inputs: &[Named<'_>]) -> Result<(),
             }
         }
         for (later, other) in outputs.iter().zip(&outs).skip(i + 1) {
-            if other.as_ref() == Some(id) {
+            // Two outputs to standard output share one stream, not one file.
+            let both_stdout = out.1.as_os_str() == "-" && later.1.as_os_str() == "-";
+            if other.as_ref() == Some(id) && !both_stdout {
                 return Err(alias(out, later));
             }
         }

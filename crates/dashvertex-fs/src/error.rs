@@ -34,9 +34,9 @@ pub enum FsError {
         /// The input as named, or `<stdin>` for standard input.
         path: PathBuf,
     },
-    /// Only regular files are read here (a resource named by another file, or a
-    /// directory given as an input).
-    #[error("{}: is {kind}, not a regular file", path.display())]
+    /// Only regular files are read (an input, a manifest, a pose file, a resource named
+    /// by another file), and a folder is never an output.
+    #[error("{}: is {kind}, not a regular file{}", path.display(), stream_hint(kind))]
     NotRegular {
         /// The path as the caller gave it (an input or an output), or the canonical
         /// path of a resource.
@@ -87,6 +87,16 @@ pub enum FsError {
         /// The lock file.
         path: PathBuf,
     },
+}
+
+/// What to do instead of naming a stream: pipe it to standard input.
+fn stream_hint(kind: &str) -> &'static str {
+    match kind {
+        "a FIFO" | "a character device" | "a block device" | "a socket" => {
+            "; dash reads only regular files by name (to read a stream, pipe it to standard input and name `-`)"
+        }
+        _ => "",
+    }
 }
 
 impl FsError {

@@ -9,9 +9,12 @@
 //! it, through [`std::io::copy`] between files; a plain copy elsewhere).
 //!
 //! The input must not change between its read and the end of the write: the source is
-//! held open, its length and modification time are taken when it is opened, and the
-//! writer refuses (nothing replaced) when either differs after the last hole is filled,
-//! or when the file ends before a hole's range does.
+//! held open, and its [`Stamp`] (length, modification time, status change time, device
+//! and inode) is taken when it is opened. The writer refuses (nothing replaced) when the
+//! open file's stamp differs after the last hole is filled, when its path names another
+//! file by then, or when the file ends before a hole's range does. The status change time
+//! matters: a program can write the same number of bytes and set the modification time
+//! back, but no program can set the ctime back.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -40,7 +43,40 @@ pub struct SpliceSource {
     file: Arc<File>,
     path: PathBuf,
     len: u64,
+    stamp: Stamp,
+}
+
+/// What a file looked like: any difference means it changed (or the path now names
+/// another file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
     modified: Option<SystemTime>,
+    /// Status change time, seconds and nanoseconds (Unix).
+    changed: Option<(i64, i64)>,
+    /// Device and inode (Unix).
+    id: Option<(u64, u64)>,
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        let (changed, id) = {
+            use std::os::unix::fs::MetadataExt;
+            (
+                Some((meta.ctime(), meta.ctime_nsec())),
+                Some((meta.dev(), meta.ino())),
+            )
+        };
+        #[cfg(not(unix))]
+        let (changed, id) = (None, None);
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            changed,
+            id,
+        }
+    }
 }
 
 impl SpliceSource {
@@ -71,7 +107,7 @@ impl SpliceSource {
             file: Arc::new(file),
             path: path.to_path_buf(),
             len: meta.len(),
-            modified: meta.modified().ok(),
+            stamp: Stamp::of(&meta),
         }))
     }
 
@@ -160,16 +196,21 @@ impl SpliceSource {
         Ok(out)
     }
 
-    /// Refuses a file that is not as it was opened (length, modification time).
+    /// Refuses a file that is not as it was opened (length, modification and status
+    /// change times, device and inode), or whose path now names another file.
     fn unchanged(&self) -> Result<(), FsError> {
         let meta = self
             .file
             .metadata()
             .map_err(|e| FsError::io(&self.path, e))?;
-        if meta.len() != self.len || meta.modified().ok() != self.modified {
+        if Stamp::of(&meta) != self.stamp {
             return Err(changed(&self.path));
         }
-        Ok(())
+        // The name: a file renamed over it meanwhile is another file.
+        match std::fs::metadata(&self.path) {
+            Ok(now) if Stamp::of(&now).id == self.stamp.id => Ok(()),
+            _ => Err(changed(&self.path)),
+        }
     }
 }
 
@@ -372,6 +413,53 @@ mod tests {
         };
         assert!(holes.write_to(&[0u8; 32], &mut Vec::new()).is_err());
         std::fs::remove_file(p).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_same_length_rewrite_with_its_time_set_back_is_refused() {
+        // spec: V2
+        let p = scratch("same-length", &[1u8; 4096]);
+        let src = SpliceSource::open(&p, 1 << 20).unwrap().unwrap();
+        let holes = |src: &SpliceSource| Holes {
+            source: Some(src.clone()),
+            holes: vec![Hole {
+                at: 0,
+                from: 0,
+                len: 16,
+            }],
+        };
+        // Untouched: copied.
+        holes(&src).write_to(&[0u8; 32], &mut Vec::new()).unwrap();
+        let modified = std::fs::metadata(&p).unwrap().modified().unwrap();
+        // The clock the kernel stamps files with ticks coarsely: let it move on.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        std::os::unix::fs::FileExt::write_all_at(&f, &[2u8; 4096], 0).unwrap();
+        f.set_modified(modified).unwrap();
+        drop(f);
+        let now = std::fs::metadata(&p).unwrap();
+        assert_eq!((now.len(), now.modified().unwrap()), (4096, modified));
+        assert!(holes(&src).write_to(&[0u8; 32], &mut Vec::new()).is_err());
+        std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn a_file_renamed_over_the_source_is_refused() {
+        let p = scratch("renamed", &[1u8; 4096]);
+        let src = SpliceSource::open(&p, 1 << 20).unwrap().unwrap();
+        let other = scratch("renamed-other", &[1u8; 4096]);
+        std::fs::rename(&other, &p).unwrap();
+        let holes = Holes {
+            source: Some(src),
+            holes: vec![Hole {
+                at: 0,
+                from: 0,
+                len: 16,
+            }],
+        };
+        assert!(holes.write_to(&[0u8; 32], &mut Vec::new()).is_err());
+        std::fs::remove_file(&p).unwrap();
     }
 
     #[test]

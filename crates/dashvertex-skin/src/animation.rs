@@ -83,11 +83,12 @@ pub fn animations(gltf: &Gltf, limits: &Limits) -> Result<Vec<Animation>, SkinEr
     for (index, a) in list.iter().enumerate() {
         let samplers = a.get("samplers").and_then(|v| v.as_array());
         let mut channels = Vec::new();
-        for c in a
+        for (c_index, c) in a
             .get("channels")
             .and_then(|v| v.as_array())
             .into_iter()
             .flatten()
+            .enumerate()
         {
             let target = c.get("target");
             let path = match target.and_then(|t| t.get("path")).and_then(|p| p.as_str()) {
@@ -108,13 +109,13 @@ pub fn animations(gltf: &Gltf, limits: &Limits) -> Result<Vec<Animation>, SkinEr
                 .and_then(|s| s.as_u64())
                 .and_then(|s| usize::try_from(s).ok())
                 .unwrap_or(usize::MAX);
-            let sampler =
-                samplers
-                    .and_then(|l| l.get(sampler_index))
-                    .ok_or(SkinError::Animation {
-                        animation: index,
-                        what: "a channel names no sampler",
-                    })?;
+            let sampler = samplers.and_then(|l| l.get(sampler_index)).ok_or_else(|| {
+                SkinError::Animation {
+                    animation: index,
+                    pointer: format!("/animations/{index}/channels/{c_index}/sampler"),
+                    what: "a channel names no sampler",
+                }
+            })?;
             let interpolation = match sampler.get("interpolation").and_then(|i| i.as_str()) {
                 None | Some("LINEAR") => Interpolation::Linear,
                 Some("STEP") => Interpolation::Step,
@@ -122,18 +123,21 @@ pub fn animations(gltf: &Gltf, limits: &Limits) -> Result<Vec<Animation>, SkinEr
                 Some(_) => {
                     return Err(SkinError::Animation {
                         animation: index,
-                        what: "a sampler has an unknown interpolation",
+                        pointer: format!(
+                            "/animations/{index}/samplers/{sampler_index}/interpolation"
+                        ),
+                        what: "a sampler has an unknown interpolation (LINEAR, STEP or CUBICSPLINE)",
                     });
                 }
             };
             let accessor = |key: &'static str| {
-                let i = sampler
-                    .get(key)
-                    .and_then(|v| v.as_u64())
-                    .ok_or(SkinError::Animation {
+                let i = sampler.get(key).and_then(|v| v.as_u64()).ok_or_else(|| {
+                    SkinError::Animation {
                         animation: index,
+                        pointer: format!("/animations/{index}/samplers/{sampler_index}/{key}"),
                         what: "a sampler lacks input or output",
-                    })?;
+                    }
+                })?;
                 dashvertex_gltf::accessor::read(gltf, i, limits).map_err(SkinError::Accessor)
             };
             let key = |k: &'static str| sampler.get(k).and_then(|v| v.as_u64());
@@ -201,6 +205,7 @@ fn keyframes(
     if keys == 0 || output.count.saturating_mul(output.components) < keys.saturating_mul(per_key) {
         return Err(SkinError::Animation {
             animation,
+            pointer: format!("/animations/{animation}/samplers/{sampler}/output"),
             what: "a sampler has fewer output values than its keyframes need",
         });
     }
@@ -214,6 +219,7 @@ fn keyframes(
         if !t.is_finite() || t <= last {
             return Err(SkinError::Animation {
                 animation,
+                pointer: format!("/animations/{animation}/samplers/{sampler}/input"),
                 what: "keyframe times are not finite and strictly increasing",
             });
         }

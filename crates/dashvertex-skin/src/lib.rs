@@ -50,10 +50,12 @@ pub enum SkinError {
     #[error(transparent)]
     Accessor(#[from] dashvertex_gltf::AccessorError),
     /// An animation is malformed.
-    #[error("animation {animation}: {what}")]
+    #[error("animation {animation} ({pointer}): {what}")]
     Animation {
         /// The animation's index.
         animation: usize,
+        /// The JSON Pointer of the member at fault (`/animations/A/samplers/S/interpolation`).
+        pointer: String,
         /// What is wrong.
         what: &'static str,
     },

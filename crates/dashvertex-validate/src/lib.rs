@@ -187,18 +187,16 @@ pub fn validate_owned(
 
 /// Validates a file on disk, with a glTF file's external buffers from its folder (and
 /// [`Options::resource_dirs`]). Binary files are streamed (memory does not grow with the
-/// file); JSON and glTF files are read whole, up to the input limit.
+/// file); JSON and glTF files are read whole, up to the input limit. Only a regular file
+/// is read: it is opened without blocking (a FIFO named `x.gltf` cannot hang the run) and
+/// checked on the open handle (a symlink to `/dev/zero` is not read); anything else is
+/// reported as `IO_ERROR` at once.
 pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
-    let opened = std::fs::File::open(path)
-        .and_then(|f| Ok((f.metadata()?, f)))
-        .map_err(|e| e.to_string());
-    validate_opened(path, opened, opts)
+    validate_found(path, opts)
 }
 
-/// [`validate_path`] for a file found by a directory walk rather than named by the user:
-/// it is read only when it is a regular file, opened without blocking (a FIFO named
-/// `x.gltf` cannot hang the run) and checked on the open handle (a symlink to
-/// `/dev/zero` is not read); anything else is reported as `IO_ERROR`.
+/// [`validate_path`] for a file found by a directory walk rather than named by the user
+/// (the same checks: a walk and a name are read alike).
 pub fn validate_found(path: &Path, opts: &Options) -> FileReport {
     let opened = dashvertex_fs::open_regular(path)
         .map(|(f, m)| (m, f))

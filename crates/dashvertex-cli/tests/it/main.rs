@@ -108,6 +108,7 @@ mod golden_bytes;
 mod hostile_files;
 mod hostile_fs;
 mod hostile_manifests;
+mod hostile_named;
 mod pruned_output;
 mod reduce;
 mod reduce_vectors;

@@ -455,7 +455,8 @@ fn text_is_read_as_what_it_holds_whatever_its_name() {
 
 #[cfg(unix)]
 #[test]
-fn a_fifo_is_read_once_and_never_waited_on_twice() {
+fn a_named_fifo_or_device_is_refused_at_once() {
+    // spec: R2
     let dir = std::env::temp_dir().join(format!("dash-validate-fifo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let fifo = dir.join("mesh.json");
@@ -466,27 +467,50 @@ fn a_fifo_is_read_once_and_never_waited_on_twice() {
             .unwrap()
             .success()
     );
-    let writer = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || std::fs::write(fifo, br#"{"x": 0, "y": 0, "z": 0}"#))
-    };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
-        .arg(&fifo)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if started.elapsed().as_secs() > 20 {
-            let _ = child.kill();
-            panic!("dash-validate waited on the FIFO");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    writer.join().unwrap().unwrap();
-    assert_eq!(status.code(), Some(0));
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.glb")).unwrap();
+    for (named, kind) in [
+        (fifo.clone(), "a FIFO"),
+        (dir.join("zero.glb"), "a character device"),
+    ] {
+        // No writer on the FIFO: a read that waited for one would never end.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
+            .arg(&named)
+            .arg("--manifest")
+            .arg(&named)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if started.elapsed().as_secs() > 20 {
+                let _ = child.kill();
+                panic!("dash-validate waited on {}", named.display());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(status.code(), Some(2), "{text}");
+        assert!(
+            text.contains(kind) && text.contains("standard input"),
+            "{text}"
+        );
+        // Without --manifest, the input itself: reported as unreadable.
+        let o = Command::new(env!("CARGO_BIN_EXE_dash-validate"))
+            .arg(&named)
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.status.code(), Some(2), "{all}");
+        assert!(all.contains(kind), "{all}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -170,6 +170,14 @@ fn dashvertex_to_gltf(
         None,
     )?;
     write_output(&a.output, &main, None, &written.files)?;
+    for note in doc
+        .skeleton
+        .as_ref()
+        .map(dashvertex_gltf::from_dash::made_roots)
+        .unwrap_or_default()
+    {
+        crate::common::warning(format_args!("{}: {note}", a.input.display()));
+    }
     let bones = doc.skeleton.as_ref().map_or(0, |s| s.len());
     crate::common::info(format_args!(
         "converted {} vertices and {bones} bone(s) to glTF: one POINTS primitive (DashVertex holds no faces), the bones as nodes with their rest pose and matching inverse bind matrices",

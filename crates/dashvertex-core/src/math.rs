@@ -115,8 +115,37 @@ pub fn decompose(m: &Mat4) -> ([f64; 3], [f64; 4], [f64; 3]) {
     (t, normalize(q), [sx, sy, sz])
 }
 
+/// Why [`inverse_affine`] gives no inverse of `m`, in words for a message: a zero scale
+/// (here or in an ancestor) makes the 3×3 part singular; a very large or very small one
+/// makes its determinant overflow or underflow in double precision; a NaN or infinite
+/// element has no inverse at all.
+pub fn why_not_invertible(m: &Mat4) -> String {
+    if m.iter().any(|x| !x.is_finite()) {
+        return "the matrix has a NaN or infinite element".into();
+    }
+    let a = [[m[0], m[4], m[8]], [m[1], m[5], m[9]], [m[2], m[6], m[10]]];
+    let det = a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+        - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+        + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
+    let largest = m.iter().take(11).fold(0.0f64, |a, x| a.max(x.abs()));
+    if det == 0.0 && largest > 0.0 && largest < 1e-100 {
+        format!(
+            "its scale is too small to invert (the determinant underflows; largest element {largest:e})"
+        )
+    } else if det == 0.0 {
+        "its scale, or an ancestor's, is zero (the matrix is singular)".into()
+    } else if !det.is_finite() {
+        format!(
+            "its scale, or an ancestor's, is too large to invert (the determinant overflows; largest element {largest:e})"
+        )
+    } else {
+        format!("its inverse is not finite (determinant {det:e})")
+    }
+}
+
 /// The inverse of an affine matrix (last row 0, 0, 0, 1, as node and bind matrices are),
-/// `None` when its 3×3 part is singular or the result is not finite.
+/// `None` when its 3×3 part is singular or the result is not finite
+/// ([`why_not_invertible`] says which).
 pub fn inverse_affine(m: &Mat4) -> Option<Mat4> {
     // a[row][column] of the 3×3 part.
     let a = [[m[0], m[4], m[8]], [m[1], m[5], m[9]], [m[2], m[6], m[10]]];
@@ -220,6 +249,23 @@ mod tests {
 
     fn close(a: &[f64], b: &[f64]) -> bool {
         a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12)
+    }
+
+    #[test]
+    fn a_matrix_without_inverse_says_why() {
+        let t = [0.0; 3];
+        let q = [0.0, 0.0, 0.0, 1.0];
+        for (scale, says) in [
+            ([0.0, 1.0, 1.0], "is zero"),
+            ([1e110, 1e110, 1e110], "too large"),
+            ([1e-120, 1e-120, 1e-120], "too small"),
+            ([f64::NAN, 1.0, 1.0], "NaN"),
+        ] {
+            let m = from_trs(t, q, scale);
+            assert!(inverse_affine(&m).is_none(), "{scale:?}");
+            let why = why_not_invertible(&m);
+            assert!(why.contains(says), "{scale:?}: {why}");
+        }
     }
 
     #[test]

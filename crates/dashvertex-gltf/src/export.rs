@@ -686,7 +686,8 @@ impl<'g> Editor<'g> {
         for (k, g) in globals.iter().enumerate() {
             let inv = math::inverse_affine(g).ok_or_else(|| {
                 ExportError::Shape(format!(
-                    "joint {k}: its rest matrix cannot be inverted (a zero scale)"
+                    "joint {k}: its rest matrix cannot be inverted: {}",
+                    math::why_not_invertible(g)
                 ))
             })?;
             mats.extend(inv.iter().flat_map(|x| to_f32(*x).to_le_bytes()));

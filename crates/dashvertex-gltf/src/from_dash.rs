@@ -22,6 +22,34 @@ fn parent_of(skeleton: &Skeleton, i: usize) -> Option<usize> {
         .filter(|&p| p < i)
 }
 
+/// What [`write`] changes in `skeleton`'s hierarchy, one sentence per bone: a bone whose
+/// parent does not come before it (bone 0 with a parent, a parent out of range or later
+/// in the list) is written as a root node, since a node tree needs parents first and the
+/// rest pose is composed that way (`dash-validate` reports such a bone as `BONE_ROOT`,
+/// `BONE_PARENT_RANGE` or `BONE_PARENT_ORDER`). Empty when nothing changes.
+pub fn made_roots(skeleton: &Skeleton) -> Vec<String> {
+    skeleton
+        .bones
+        .iter()
+        .enumerate()
+        .filter_map(|(i, b)| {
+            let p = b.parent?;
+            if parent_of(skeleton, i).is_some() {
+                return None;
+            }
+            let why = if usize::try_from(p).is_ok_and(|p| p >= skeleton.len()) {
+                "which does not exist"
+            } else {
+                "which does not come before it"
+            };
+            Some(format!(
+                "bone {i} ({}) names bone {p} as its parent, {why}: written as a root node, its rest pose not composed with that parent's",
+                dashvertex_core::text::short(&b.name)
+            ))
+        })
+        .collect()
+}
+
 /// Writes `doc` as a new glTF file in `container` (buffers as `files` says). Weights
 /// are FLOAT, joints UNSIGNED_BYTE (up to 256 bones) or UNSIGNED_SHORT; a skeleton
 /// beyond 65,536 bones, or a bone index beyond the skeleton, is refused. Faces, normals
@@ -155,8 +183,9 @@ pub fn write(
             for (i, g) in sk.globals().iter().enumerate() {
                 let inv = math::inverse_affine(g).ok_or_else(|| {
                     ExportError::Shape(format!(
-                        "bone {i} ({}): its rest transform cannot be inverted (a zero scale)",
-                        dashvertex_core::text::short(sk.bones.get(i).map_or("", |b| &b.name))
+                        "bone {i} ({}): its rest transform cannot be inverted: {}",
+                        dashvertex_core::text::short(sk.bones.get(i).map_or("", |b| &b.name)),
+                        math::why_not_invertible(g)
                     ))
                 })?;
                 for x in inv {

@@ -300,6 +300,9 @@ codes! {
     GLTF_ATTRIBUTE = Error, "validation.md §6", "MESH_PRIMITIVE_INVALID_ATTRIBUTE, MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_UNSIGNED_INT", "application-specific attribute names start with _";
     /// A number is outside the range the glTF schema gives it (a byteLength of 0).
     GLTF_VALUE_RANGE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE", "";
+    /// A member the glTF schema limits to a list of values holds another (a sampler's
+    /// `interpolation`), which a viewer cannot evaluate.
+    GLTF_VALUE_NOT_IN_LIST = Error, "validation.md §6", "VALUE_NOT_IN_LIST", "a sampler's interpolation is LINEAR, STEP or CUBICSPLINE";
     /// A node instantiates a mesh that has joints, without a skin.
     GLTF_MESH_UNSKINNED = Warning, "validation.md §6", "NODE_SKINNED_MESH_WITHOUT_SKIN", "give the node a skin, or drop the JOINTS/WEIGHTS attributes";
     /// A node has a skin but its mesh has no joints.

@@ -170,6 +170,25 @@ fn sampler_checks(
 ) {
     let root = &gltf.value;
     let base = || format!("/animations/{a}/samplers/{s}");
+    if let Some(other) = sampler
+        .member("interpolation")
+        .and_then(Value::as_str)
+        .filter(|i| !matches!(*i, "LINEAR" | "STEP" | "CUBICSPLINE"))
+    {
+        push_as(
+            doc,
+            sink,
+            Code::GLTF_VALUE_NOT_IN_LIST,
+            "VALUE_NOT_IN_LIST",
+            &format!("{}/interpolation", base()),
+            || {
+                format!(
+                    "sampler {s} has interpolation {}; it is LINEAR, STEP or CUBICSPLINE",
+                    dashvertex_core::text::short(other)
+                )
+            },
+        );
+    }
     let cubic = sampler.member("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
     for part in ["input", "output"] {
         let Some(acc) = sampler

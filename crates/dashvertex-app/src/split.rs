@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use dashvertex_formats::Format;
+pub use dashvertex_split::DEFAULT_MAX_PARTS;
 use dashvertex_split::SplitError;
 
 use crate::error::{AppError, input_error};
@@ -35,6 +36,12 @@ pub struct SplitJob<'a> {
     pub reduce: bool,
     /// With `reduce`: the largest displacement, in model units, allowed.
     pub max_error: Option<f64>,
+    /// Parts the document may be cut into (at least 1; `dashvertex_split::DEFAULT_MAX_PARTS`
+    /// unless the user says otherwise); more refuses the file before any part is written.
+    pub max_parts: usize,
+    /// Copy node extensions the split does not know to the parts' nodes, with a warning,
+    /// instead of refusing the file.
+    pub allow_unknown_extensions: bool,
     /// Where to write the JSON report.
     pub report: Option<&'a Path>,
     /// For `.gltf` output: embed every buffer as a base64 data URI.
@@ -117,6 +124,28 @@ fn refusal(a: &SplitJob, e: SplitError) -> AppError {
             ctx.opt(Opt::Reduce),
             ctx.opt(Opt::MaxError)
         )),
+        e @ SplitError::TooManyParts { parts, earlier, .. } => AppError::Output(format!(
+            "nothing written: {}: {e}; raise {} to at least {}, raise {} (fewer, fuller parts), or take influences off first with `dashvertex reduce {} K` ({} only changes elements that need more joints than a part holds)",
+            a.input.display(),
+            ctx.opt(Opt::MaxParts),
+            parts.saturating_add(earlier),
+            ctx.opt(Opt::MaxJoints),
+            ctx.opt(Opt::MaxInfluences),
+            ctx.opt(Opt::Reduce)
+        )),
+        e @ SplitError::NodeExtension {
+            why: dashvertex_split::ExtensionRefusal::Unknown,
+            ..
+        } => AppError::Output(format!(
+            "nothing written: {}: {e}; pass {} to copy it unchanged to every part's node (a warning says so), or remove it from the node first",
+            a.input.display(),
+            ctx.opt(Opt::AllowUnknownExtensions)
+        )),
+        e @ SplitError::NodeExtension { .. } => AppError::Output(format!(
+            "nothing written: {}: {e}; remove the extension from the node first, or raise {} until the node's mesh is one part",
+            a.input.display(),
+            ctx.opt(Opt::MaxJoints)
+        )),
         e @ SplitError::Unfixable { .. } => AppError::Output(format!(
             "nothing written: {}: {e}; raise {}",
             a.input.display(),
@@ -142,6 +171,12 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
             ctx.opt(Opt::MaxError),
             ctx.opt(Opt::Reduce),
             ctx.opt(Opt::Reduce)
+        )));
+    }
+    if a.max_parts == 0 {
+        return Err(AppError::Usage(format!(
+            "{} must be 1 or more: a split writes at least one part",
+            ctx.opt(Opt::MaxParts)
         )));
     }
     if let Some(e) = a.max_error.filter(|e| !e.is_finite() || *e < 0.0) {
@@ -182,6 +217,8 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
     };
     let opts = dashvertex_split::Options {
         max_joints: max,
+        max_parts: a.max_parts,
+        allow_unknown_extensions: a.allow_unknown_extensions,
         reduce: a.reduce,
         max_error: a.max_error,
     };
@@ -189,6 +226,9 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         .map_err(|e| refusal(a, e))?;
     let unchanged = split.editor.is_none();
     let lib_report = split.report;
+    for w in &lib_report.warnings {
+        ctx.warning(format_args!("{}: {w}", a.input.display()));
+    }
     // The input is spent once the output's bytes exist (`write_checked` frees it).
     let (main, files, spent) = match split.editor {
         Some(ed) => {

@@ -58,6 +58,10 @@ pub enum Opt {
     MaxJoints,
     /// Let a split take influences off elements that need too many joints.
     Reduce,
+    /// Parts a split may write.
+    MaxParts,
+    /// Let a split copy node extensions it does not know to the parts' nodes.
+    AllowUnknownExtensions,
 }
 
 impl Opt {
@@ -90,6 +94,8 @@ impl Opt {
             Opt::IbmTolerance => "ibm_tolerance",
             Opt::MaxJoints => "max_joints",
             Opt::Reduce => "reduce",
+            Opt::MaxParts => "max_parts",
+            Opt::AllowUnknownExtensions => "allow_unknown_extensions",
         }
     }
 }

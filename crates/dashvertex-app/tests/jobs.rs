@@ -351,6 +351,8 @@ fn split_job<'a>(
         target: None,
         reduce,
         max_error: None,
+        max_parts: dashvertex_app::split::DEFAULT_MAX_PARTS,
+        allow_unknown_extensions: false,
         report,
         embed: false,
         ctx,

@@ -34,6 +34,14 @@ pub struct SplitArgs {
     /// the file.
     #[arg(long, value_name = "E", requires = "reduce")]
     pub max_error: Option<f64>,
+    /// Parts the whole file may be cut into; a split that needs more is refused before
+    /// anything is built for its parts (spec/split.md SP10).
+    #[arg(long, value_name = "N", default_value_t = split::DEFAULT_MAX_PARTS)]
+    pub max_parts: usize,
+    /// Copy node extensions split does not know to every part's node unchanged, with a
+    /// warning, instead of refusing the file (spec/split.md SP11).
+    #[arg(long)]
+    pub allow_unknown_extensions: bool,
     /// Write the split report (schemas/split-report.schema.json) to this JSON file.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -51,6 +59,8 @@ pub fn run(a: &SplitArgs, ctx: &Context) -> Result<(), CliError> {
         target: a.target,
         reduce: a.reduce,
         max_error: a.max_error,
+        max_parts: a.max_parts,
+        allow_unknown_extensions: a.allow_unknown_extensions,
         report: a.report.as_deref(),
         embed: a.embed,
         ctx,

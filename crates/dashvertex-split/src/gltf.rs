@@ -57,12 +57,54 @@ fn refused(gltf: &Gltf, read: &Read, skin: usize, element: usize, joints: Vec<u3
     }
 }
 
-/// Reads, repairs (with `reduce`) and partitions one primitive.
+/// Checks the extensions of split node `node`, which gets `added` nodes beside it
+/// (spec/split.md [SP11]): each is carried ([`write::carry`]), or refused. With
+/// [`Options::allow_unknown_extensions`] an unknown one is copied unchanged, and the
+/// warning that says so is returned.
+fn node_extensions(
+    gltf: &Gltf,
+    node: usize,
+    added: usize,
+    opts: &Options,
+) -> Result<Vec<String>, SplitError> {
+    let mut warnings = Vec::new();
+    let exts = gltf
+        .value
+        .pointer(&format!("/nodes/{node}/extensions"))
+        .and_then(serde_json::Value::as_object);
+    for name in exts.into_iter().flat_map(serde_json::Map::keys) {
+        let pointer = format!("/nodes/{node}/extensions/{}", pointer_escape(name));
+        let refuse = |why| SplitError::NodeExtension {
+            node,
+            extension: name.clone(),
+            pointer: pointer.clone(),
+            why,
+        };
+        match write::carry(name) {
+            write::Carry::Copy | write::Carry::Stay => {}
+            write::Carry::Refuse(why) => return Err(refuse(why)),
+            write::Carry::Unknown if opts.allow_unknown_extensions => warnings.push(format!(
+                "{pointer}: unknown node extension {name} copied unchanged to the {added} node(s) added beside node {node}"
+            )),
+            write::Carry::Unknown => return Err(refuse(crate::ExtensionRefusal::Unknown)),
+        }
+    }
+    Ok(warnings)
+}
+
+/// `name` as a JSON Pointer token (RFC 6901: `~` as `~0`, `/` as `~1`).
+fn pointer_escape(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}
+
+/// Reads, repairs (with `reduce`) and partitions one primitive, the primitives split
+/// before it having made `earlier` parts (counted against [`Options::max_parts`]).
 fn split_primitive(
     gltf: &Gltf,
     sets: &PrimitiveSets,
     skin: usize,
     opts: &Options,
+    earlier: usize,
     anims: &[Animation],
     limits: &Limits,
 ) -> Result<Done, SplitError> {
@@ -170,7 +212,18 @@ fn split_primitive(
         vertex_joints: &vj,
         joints: skin_joints,
     };
-    let parts = partition::partition(&shape, &ej, &adj, max);
+    let budget = opts.max_parts.saturating_sub(earlier);
+    let parts = partition::partition_within(&shape, &ej, &adj, max, budget).map_err(|b| {
+        SplitError::TooManyParts {
+            mesh,
+            primitive,
+            max_joints: max,
+            max_parts: opts.max_parts,
+            parts: b.parts,
+            at_least: b.at_least,
+            earlier,
+        }
+    })?;
     drop(ej);
     // Figures.
     let mut referenced = vec![false; read.vertices];
@@ -309,6 +362,7 @@ pub fn split_gltf<'g>(
     }
     let mut report = Report {
         max_joints: max,
+        warnings: Vec::new(),
         nodes_split: pairs.iter().map(|p| p.1.len()).sum(),
         skins_within: within.len(),
         added: Added::default(),
@@ -324,10 +378,16 @@ pub fn split_gltf<'g>(
     let tree = Tree::new(gltf);
     let mut mesh_taken = std::collections::BTreeSet::new();
     let mut skin_taken = std::collections::BTreeSet::new();
+    // Parts made so far: the budget is the document's, checked as each primitive is cut
+    // and before anything is written for it.
+    let mut made = 0usize;
+    let mut checked_nodes = std::collections::BTreeSet::new();
     for ((m, s), users) in &pairs {
         let mut done = Vec::new();
         for p in by_mesh.get(m).into_iter().flatten() {
-            done.push(split_primitive(gltf, p, *s, opts, anims, limits)?);
+            let d = split_primitive(gltf, p, *s, opts, made, anims, limits)?;
+            made = made.saturating_add(d.parts.len());
+            done.push(d);
         }
         let cuts: Vec<Cut<'_>> = done
             .iter()
@@ -339,6 +399,17 @@ pub fn split_gltf<'g>(
             })
             .collect();
         let groups = write::group(&cuts, max);
+        // Nodes beside the split ones are added only for a second group: then each
+        // split node's extensions must be known to be carried (once per node).
+        if groups.len() > 1 {
+            for &u in users.iter() {
+                if checked_nodes.insert(u) {
+                    report
+                        .warnings
+                        .extend(node_extensions(gltf, u, groups.len() - 1, opts)?);
+                }
+            }
+        }
         // The mesh's place goes to the first pair when only split nodes draw it.
         let split_users: usize = pairs
             .iter()

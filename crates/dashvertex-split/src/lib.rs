@@ -32,19 +32,59 @@ pub mod stats;
 pub mod write;
 
 pub use gltf::{Split, split_gltf};
+pub use partition::PartBudget;
 pub use report::{Added, PartReport, PrimitiveReport, Reduced, Report};
+
+/// Parts a split may write over a whole document unless told otherwise
+/// (`spec/split.md` §2, [SP10]). Each part becomes a primitive with its own accessors,
+/// and a mesh, node and skin when its joints fit no other part's: tens of kilobytes of
+/// document and validation per part, so 4,096 parts run in well under 256 MiB.
+pub const DEFAULT_MAX_PARTS: usize = 4096;
 
 /// What to split to.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     /// Joints a part may use (at least 1).
     pub max_joints: usize,
+    /// Parts the whole document may be cut into ([`DEFAULT_MAX_PARTS`] by default); a
+    /// split that needs more is refused ([`SplitError::TooManyParts`]) before any part is
+    /// written.
+    pub max_parts: usize,
+    /// Copy node extensions the split does not know to every part's node unchanged
+    /// (each listed in [`Report::warnings`]) instead of refusing the file.
+    pub allow_unknown_extensions: bool,
     /// Make elements that need more joints fit by taking influences off their vertices,
     /// instead of refusing them.
     pub reduce: bool,
     /// With `reduce`: the largest displacement, in model units, the removal may cause
     /// at the rest pose or any keyframe; more refuses the file.
     pub max_error: Option<f64>,
+}
+
+impl Options {
+    /// A budget of `max_joints` joints per part, with the default part budget, no
+    /// `reduce` and no unknown node extension allowed.
+    pub fn new(max_joints: usize) -> Options {
+        Options {
+            max_joints,
+            max_parts: DEFAULT_MAX_PARTS,
+            allow_unknown_extensions: false,
+            reduce: false,
+            max_error: None,
+        }
+    }
+}
+
+/// Why a node extension stops the split (`spec/split.md` §2, [SP11]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExtensionRefusal {
+    /// The split does not know what the extension means for a node cut into several.
+    Unknown,
+    /// The extension lists other nodes by index (`MSFT_lod`'s levels of detail): the
+    /// part nodes cannot each take them, and the other levels would draw beside the
+    /// parts that are not the original node.
+    NodeIndices,
 }
 
 /// An element that needs more joints than a part may hold.
@@ -101,6 +141,49 @@ pub enum SplitError {
         /// The largest number of joints one element uses (the smallest budget that
         /// would take every element).
         needed: usize,
+    },
+    /// The split needs more parts than [`Options::max_parts`]: refused before any part
+    /// is written. Counted as the parts are made: `parts` is the fewest this
+    /// primitive's split found (or, when `at_least`, the ⌈joints used / N⌉ no split
+    /// can go below, known before any part is grown).
+    #[error(
+        "mesh {mesh} primitive {primitive}: cut to {max_joints} joints a part, it needs {}{parts} parts{}, more than the {max_parts} a split may write",
+        if *.at_least { "at least " } else { "" },
+        if *.earlier > 0 { format!(" (the document {} with the {earlier} of the primitives before it)", .earlier + .parts) } else { String::new() }
+    )]
+    TooManyParts {
+        /// Mesh index.
+        mesh: usize,
+        /// Primitive index.
+        primitive: usize,
+        /// The joint budget of a part.
+        max_joints: usize,
+        /// The part budget.
+        max_parts: usize,
+        /// Parts this primitive needs.
+        parts: usize,
+        /// Whether `parts` is the lower bound ⌈joints used / N⌉ (no part was grown).
+        at_least: bool,
+        /// Parts of the primitives split before it.
+        earlier: usize,
+    },
+    /// A node the split cuts has an extension the split cannot carry to its parts.
+    #[error(
+        "{pointer}: node {node} has extension {extension}, {}",
+        match .why {
+            ExtensionRefusal::Unknown => "which the split does not know: its parts' nodes would drop it or copy it blindly",
+            ExtensionRefusal::NodeIndices => "which names other nodes by index (levels of detail): the parts' nodes cannot each take it",
+        }
+    )]
+    NodeExtension {
+        /// The node.
+        node: usize,
+        /// The extension's name.
+        extension: String,
+        /// JSON Pointer of the extension (`/nodes/N/extensions/NAME`).
+        pointer: String,
+        /// Why it is refused.
+        why: ExtensionRefusal,
     },
     /// With `reduce`, an element whose every joint is the only joint of one of its
     /// vertices, so that no influence can be taken off.

@@ -209,10 +209,47 @@ const STOP_STRIDE: usize = 1 << 14;
 /// second thread; which growth is kept does not depend on it, so the parts
 /// are the same at any thread count.
 pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> Vec<Part> {
+    partition_within(shape, ej, adj, max, usize::MAX).unwrap_or_default()
+}
+
+/// More parts than a budget allows ([`partition_within`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartBudget {
+    /// The fewest parts found: of the growths made, or, when `at_least`, the ⌈joints
+    /// used / N⌉ below which no split can go (then no part was grown).
+    pub parts: usize,
+    /// Whether `parts` is that lower bound.
+    pub at_least: bool,
+}
+
+/// [`partition`], refused when it needs more than `max_parts` parts
+/// (`spec/split.md` [SP10]).
+///
+/// The parts are counted before they are made and as they are chosen: when ⌈joints
+/// used / max⌉ already passes `max_parts` nothing is grown; otherwise the fewest parts
+/// of the merged growths is compared with the budget before anything is built for them
+/// (a growth's count before its merge says nothing: the merge may join any number of
+/// parts whose joints fit together). A growth's parts hold only their elements and
+/// joints (each at least one element, its joints at most its elements'), so what the
+/// partition allocates is bounded by the primitive whatever the budget; what grows
+/// with the parts' number, their accessors, meshes, nodes and skins, comes after.
+pub fn partition_within(
+    shape: &Shape<'_>,
+    ej: &Rows<u16>,
+    adj: &Rows,
+    max: usize,
+    max_parts: usize,
+) -> Result<Vec<Part>, PartBudget> {
     // What no growth can beat: ⌈joints used / max⌉ parts, each vertex written once. A
     // growth reaching both ends the search (a later one could only tie, and ties keep the
     // earliest), so a primitive that splits cleanly is grown once.
     let floor = floor(shape, ej, max);
+    if floor.0 > max_parts {
+        return Err(PartBudget {
+            parts: floor.0,
+            at_least: true,
+        });
+    }
     let input = Input {
         shape,
         ej,
@@ -255,9 +292,15 @@ pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> V
         }
     }
     let mut parts = best.map(|b| b.parts).unwrap_or_default();
+    if parts.len() > max_parts {
+        return Err(PartBudget {
+            parts: parts.len(),
+            at_least: false,
+        });
+    }
     ascending(&mut parts, shape.elements());
     parts.sort_by_key(|p| p.elements.first().copied());
-    parts
+    Ok(parts)
 }
 
 /// The parts one growth and its merge made, with the vertices they write.

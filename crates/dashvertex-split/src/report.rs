@@ -10,6 +10,11 @@ use serde::Serialize;
 pub struct Report {
     /// The joint budget of a part.
     pub max_joints: usize,
+    /// What the split did that the user should know: node extensions it does not know,
+    /// copied unchanged to the parts' nodes (with `--allow-unknown-extensions`). Left out
+    /// of the JSON when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// Skinned nodes whose skin has more joints than the budget (each split).
     pub nodes_split: usize,
     /// Skins within the budget, left as they were.

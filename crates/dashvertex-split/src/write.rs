@@ -204,9 +204,13 @@ fn part_primitive(
         }
         return Ok((prim, read.vertices));
     }
-    // The part's vertices, ascending, and each one's new index.
-    scratch.clear();
-    scratch.resize(read.vertices, u32::MAX);
+    // The part's vertices, ascending, and each one's new index. `scratch` is all
+    // `u32::MAX` between parts (set once, and the part's own vertices put back at the
+    // end): clearing it for each part cost the primitive's vertex count per part.
+    if scratch.len() != read.vertices {
+        scratch.clear();
+        scratch.resize(read.vertices, u32::MAX);
+    }
     let mut vertices: Vec<u32> = Vec::new();
     for &e in &part.elements {
         let e = e as usize;
@@ -238,6 +242,11 @@ fn part_primitive(
             .unwrap_or_default()
         {
             indices.push(scratch.get(v as usize).copied().unwrap_or(0));
+        }
+    }
+    for &v in &vertices {
+        if let Some(s) = scratch.get_mut(v as usize) {
+            *s = u32::MAX;
         }
     }
     let mut attrs = serde_json::Map::new();
@@ -459,8 +468,40 @@ pub fn write_pair(
     Ok((placed, added))
 }
 
-/// Adds the node that draws group `g` for node `u`: its name (suffixed), `weights` and
-/// extras, where `u` is in the tree (beside it); copies the `weights` channels that
+/// What the nodes added beside a split node take of one of its extensions
+/// (`spec/split.md` [SP11]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Carry {
+    /// Copied to every added node: it says how the node's mesh is drawn, and each part
+    /// is drawn as the whole was (`KHR_node_visibility`, `EXT_mesh_gpu_instancing` whose
+    /// instances draw every part alike, `KHR_node_selectability`,
+    /// `KHR_node_hoverability`, `KHR_xmp_json_ld` metadata).
+    Copy,
+    /// Kept on the original node only: it belongs to the node's place, not to what it
+    /// draws (`KHR_lights_punctual`: copied, the light would shine once per part).
+    Stay,
+    /// Refused: the added nodes cannot take it.
+    Refuse(crate::ExtensionRefusal),
+    /// Not known to the split.
+    Unknown,
+}
+
+/// What the split does with node extension `name`.
+pub fn carry(name: &str) -> Carry {
+    match name {
+        "KHR_node_visibility"
+        | "EXT_mesh_gpu_instancing"
+        | "KHR_node_selectability"
+        | "KHR_node_hoverability"
+        | "KHR_xmp_json_ld" => Carry::Copy,
+        "KHR_lights_punctual" => Carry::Stay,
+        "MSFT_lod" => Carry::Refuse(crate::ExtensionRefusal::NodeIndices),
+        _ => Carry::Unknown,
+    }
+}
+
+/// Adds the node that draws group `g` for node `u`: its name (suffixed), `weights`,
+/// extras and the extensions [`carry`] copies, where `u` is in the tree (beside it); copies the `weights` channels that
 /// drive `u`. Returns the channels added.
 fn sibling(
     ed: &mut Editor<'_>,
@@ -480,6 +521,18 @@ fn sibling(
     for key in ["name", "weights", "extras"] {
         if let Some(v) = orig.get(key) {
             node.insert(key.into(), v.clone());
+        }
+    }
+    // The node's extensions that belong to what it draws; an unknown one reaches here
+    // only when the caller allowed it (`Options::allow_unknown_extensions`).
+    if let Some(exts) = orig.get("extensions").and_then(Value::as_object) {
+        let copied: serde_json::Map<String, Value> = exts
+            .iter()
+            .filter(|(name, _)| matches!(carry(name), Carry::Copy | Carry::Unknown))
+            .map(|(name, v)| (name.clone(), v.clone()))
+            .collect();
+        if !copied.is_empty() {
+            node.insert("extensions".into(), Value::Object(copied));
         }
     }
     node.insert("mesh".into(), json!(mesh));

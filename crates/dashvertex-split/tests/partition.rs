@@ -10,8 +10,9 @@
     clippy::cast_possible_truncation
 )]
 
+use dashvertex_split::PartBudget;
 use dashvertex_split::partition::{
-    Rows, Shape, element_joints, infeasible, partition, vertex_elements,
+    Rows, Shape, element_joints, infeasible, partition, partition_within, vertex_elements,
 };
 use dashvertex_split::stats::{part_vertex_count, seam_edges};
 use proptest::prelude::*;
@@ -130,6 +131,68 @@ proptest! {
             prop_assert_eq!(pool.install(|| seam_edges(&shape, &adj, &owner)), expected);
         }
     }
+}
+
+// spec: SP10
+#[test]
+fn the_part_budget_is_counted_at_the_partition() {
+    // Points each using joint 0 and one of their own, two joints a part: no two points
+    // share a part (their union is three joints), so ten parts, where ⌈11 / 2⌉ = 6 is
+    // the lower bound. The budget is decided by counting the parts the partition makes.
+    let n = 10u16;
+    let mut rows = Rows::new();
+    for k in 0..n {
+        rows.push([0u16, 1 + k]).unwrap();
+    }
+    let indices: Vec<u32> = (0..u32::from(n)).collect();
+    let shape = Shape {
+        arity: 1,
+        indices: &indices,
+        vertex_joints: &rows,
+        joints: 1 + usize::from(n),
+    };
+    let ej = element_joints(&shape).unwrap();
+    let adj = vertex_elements(&shape).unwrap();
+    let all = partition(&shape, &ej, &adj, 2);
+    assert_eq!(all.len(), 10);
+    assert_eq!(partition_within(&shape, &ej, &adj, 2, 10).unwrap(), all);
+    assert_eq!(
+        partition_within(&shape, &ej, &adj, 2, 9),
+        Err(PartBudget {
+            parts: 10,
+            at_least: false
+        })
+    );
+    // Below the lower bound nothing is grown: the bound itself is the count.
+    assert_eq!(
+        partition_within(&shape, &ej, &adj, 2, 5),
+        Err(PartBudget {
+            parts: 6,
+            at_least: true
+        })
+    );
+    // Disjoint joints three a point, three a part: the lower bound is the count.
+    let mut rows = Rows::new();
+    for k in 0..n {
+        rows.push([3 * k, 3 * k + 1, 3 * k + 2]).unwrap();
+    }
+    let shape = Shape {
+        joints: 3 * usize::from(n),
+        vertex_joints: &rows,
+        ..shape
+    };
+    let ej = element_joints(&shape).unwrap();
+    assert_eq!(
+        partition_within(&shape, &ej, &adj, 3, 9),
+        Err(PartBudget {
+            parts: 10,
+            at_least: true
+        })
+    );
+    assert_eq!(
+        partition_within(&shape, &ej, &adj, 3, 10).unwrap().len(),
+        10
+    );
 }
 
 #[test]

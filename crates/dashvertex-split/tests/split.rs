@@ -28,11 +28,7 @@ fn corpus(name: &str) -> Gltf {
 }
 
 fn opts(n: usize) -> Options {
-    Options {
-        max_joints: n,
-        reduce: false,
-        max_error: None,
-    }
+    Options::new(n)
 }
 
 /// One primitive as drawn: elements, and per vertex its position and sets.
@@ -209,9 +205,8 @@ fn reduce_makes_every_triangle_fit_and_reports_the_displacement() {
     let input = corpus("CesiumMan.glb");
     let anims = dashvertex_skin::animations(&input, &Limits::default()).expect("animations");
     let o = Options {
-        max_joints: 4,
         reduce: true,
-        max_error: None,
+        ..Options::new(4)
     };
     let s = split_gltf(&input, &o, &anims, &Limits::default()).expect("splits");
     let p = s.report.primitives.first().expect("a primitive");

@@ -41,9 +41,8 @@ fn split_vectors() {
         let g = dashvertex_gltf::load_path(&dir.join(file), &limits).unwrap();
         let anims = dashvertex_skin::animations(&g, &limits).unwrap();
         let opts = Options {
-            max_joints: n,
             reduce,
-            max_error: None,
+            ..Options::new(n)
         };
         let outcome = match split_gltf(&g, &opts, &anims, &limits) {
             Err(e) => refusal(&e),

@@ -108,7 +108,6 @@ mod golden_bytes;
 mod hostile_files;
 mod hostile_fs;
 mod hostile_manifests;
-mod hostile_sets;
 mod hostile_named;
 mod hostile_split;
 mod pruned_output;

@@ -280,12 +280,15 @@ pub fn common_ancestors(parents: &[Option<u64>], joints: &[u64]) -> Vec<u64> {
 }
 
 /// The bone name of node `j` as a skin's joint: the node's `name`, else `node<j>` (the
-/// names a skeleton imported from the skin has, and what a bone manifest matches).
+/// names a skeleton imported from the skin has, and what a bone manifest matches). A
+/// name that is empty or only whitespace names nothing (no manifest entry may have it,
+/// spec/reduction.md §5): such a node is unnamed too.
 pub fn joint_name(root: &Root, j: u64) -> String {
     usize::try_from(j)
         .ok()
         .and_then(|i| root.nodes.get(i))
         .and_then(|n| n.name.clone())
+        .filter(|name| !name.trim().is_empty())
         .unwrap_or_else(|| format!("node{j}"))
 }
 

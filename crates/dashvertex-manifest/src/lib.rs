@@ -187,9 +187,20 @@ pub enum ManifestError {
         /// The index it carries.
         index: u32,
     },
-    /// A bone name or alias is empty.
-    #[error("invalid manifest: {0} is empty")]
+    /// A bone name or alias is empty or only whitespace.
+    #[error("invalid manifest: {0} is empty or only whitespace")]
     Name(NameUse),
+    /// A bone of an input skeleton has an empty or whitespace-only name, which no manifest
+    /// entry may have: every later run could not read the manifest back.
+    #[error(
+        "bone {position} of the skeleton is named {name:?}; a manifest numbers bones by name, so give it a name in the asset (glTF: the joint node's `name`; an unnamed node is numbered as node<N>)"
+    )]
+    BlankBone {
+        /// Its position in the skeleton (a glTF skin's joint index, a DashVertex bone).
+        position: usize,
+        /// The name as given.
+        name: String,
+    },
     /// Two entries (or one entry twice) claim one string as a name or alias, so an input
     /// bone with that name could be either.
     #[error(
@@ -295,6 +306,12 @@ impl std::fmt::Display for NameUse {
     }
 }
 
+/// True for a name no bone may have: empty, or only whitespace (which no tool shows
+/// apart from another such name).
+pub fn is_blank(name: &str) -> bool {
+    name.trim().is_empty()
+}
+
 /// The order in which new bones are numbered: a depth-first walk from the roots, parents
 /// before children, roots and siblings sorted by name (byte order). Bones whose parent is
 /// not in the skeleton count as roots; cycles are broken at the first bone met.
@@ -371,9 +388,25 @@ impl Manifest {
         Ok(m)
     }
 
-    /// Checks that no name or alias is empty and that each names one bone (what
-    /// [`Manifest::from_json`] checks of the names, for a manifest built in code).
+    /// Checks that no name or alias is empty or only whitespace and that each names one
+    /// bone (what [`Manifest::from_json`] checks of the names, for a manifest built in
+    /// code).
     pub fn check_names(&self) -> Result<(), ManifestError> {
+        for (i, e) in self.bones.iter().enumerate() {
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            let alias = e
+                .aliases
+                .iter()
+                .position(|a| is_blank(a))
+                .map(|k| u32::try_from(k).unwrap_or(u32::MAX));
+            if is_blank(&e.name) || alias.is_some() {
+                return Err(ManifestError::Name(NameUse {
+                    index,
+                    bone: e.name.clone(),
+                    alias: if is_blank(&e.name) { None } else { alias },
+                }));
+            }
+        }
         let keys = lookup::sorted_keys(self);
         // Empty strings sort first.
         if let Some(&k) = keys.first() {
@@ -656,6 +689,44 @@ mod tests {
         assert_eq!(one, turn);
         assert_eq!(ch, all);
         assert_eq!(ch.reparented.len(), 2, "b loses its parent, c changes it");
+    }
+
+    #[test]
+    fn a_blank_name_never_enters_a_manifest() {
+        // spec: M7
+        for blank in ["", " ", "\t\n", "\u{3000}"] {
+            // From a skeleton (reduce, manifest update, Python's assign).
+            let mut m = Manifest::new();
+            let err = m
+                .update(&[b("root", None), b(blank, Some("root"))], false)
+                .unwrap_err();
+            assert!(
+                matches!(&err, ManifestError::BlankBone { position: 1, name } if name == blank),
+                "{blank:?}: {err}"
+            );
+            assert!(m.is_empty(), "nothing added");
+            // By a rename.
+            let mut m = Manifest::init(&[b("root", None)]).unwrap();
+            let err = m.rename(&[("root".into(), blank.into())]).unwrap_err();
+            assert!(err.to_string().contains("whitespace"), "{err}");
+            // Read from a file.
+            let text = format!(
+                r#"{{"version": 1, "bones": [{{"index": 0, "name": {}}}]}}"#,
+                serde_json::to_string(blank).unwrap()
+            );
+            let err = Manifest::from_json(&text).unwrap_err();
+            assert_eq!(err.pointer().as_deref(), Some("/bones/0/name"), "{err}");
+            let text = format!(
+                r#"{{"version": 1, "bones": [{{"index": 0, "name": "a", "aliases": ["b", {}]}}]}}"#,
+                serde_json::to_string(blank).unwrap()
+            );
+            let err = Manifest::from_json(&text).unwrap_err();
+            assert_eq!(
+                err.pointer().as_deref(),
+                Some("/bones/0/aliases/1"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

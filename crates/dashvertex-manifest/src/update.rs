@@ -47,8 +47,8 @@ impl Manifest {
                         .copied()
                         .or_else(|| self.bones.get(e).map(|x| x.name.as_str()))
                 };
-                if to.is_empty() {
-                    return Err(err("the new name is empty".into()));
+                if crate::is_blank(to) {
+                    return Err(err("the new name is empty or only whitespace".into()));
                 }
                 let e = match owner(from) {
                     Some(e) if name_now(e) == Some(from.as_str()) => e,
@@ -134,7 +134,8 @@ impl Manifest {
     ///
     /// A bone matches the entry that answers to its name or an alias, so an asset that
     /// still uses a former name gets that bone's index; parents are compared by the bone
-    /// they name. Refused: a skeleton that repeats a name
+    /// they name. Refused: a bone whose name is empty or only whitespace
+    /// ([`ManifestError::BlankBone`]), a skeleton that repeats a name
     /// ([`ManifestError::DuplicateBone`]) or has two names of one manifest bone
     /// ([`ManifestError::SameBone`]).
     pub fn update_all(
@@ -142,6 +143,18 @@ impl Manifest {
         skeletons: &[&[BoneRef]],
         complete: bool,
     ) -> Result<Changes, ManifestError> {
+        for skeleton in skeletons {
+            if let Some((position, b)) = skeleton
+                .iter()
+                .enumerate()
+                .find(|(_, b)| crate::is_blank(&b.name))
+            {
+                return Err(ManifestError::BlankBone {
+                    position,
+                    name: b.name.clone(),
+                });
+            }
+        }
         let base = self.bones.len();
         let mut ops = Vec::new();
         {

@@ -60,3 +60,25 @@ def test_bad_manifests_are_located(tmp_path: Path) -> None:
     with pytest.raises(dashvertex.DashIOError) as e:
         dashvertex.Manifest.load(tmp_path / "none.json")
     assert e.value.code == "IO_ERROR"
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+def test_a_blank_bone_name_is_refused_and_nothing_changes(tmp_path: Path, blank: str) -> None:
+    m = dashvertex.Manifest()
+    m.assign(["root"])
+    before = m.to_json()
+    with pytest.raises(dashvertex.ManifestError, match="bone 1 of the skeleton"):
+        m.assign(["root", blank])
+    assert m.to_json() == before
+    path = tmp_path / "m.json"
+    m.save(path)
+    assert dashvertex.Manifest.load(path) == m
+
+
+def test_a_fifo_manifest_is_refused_at_once(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "m.json"
+    os.mkfifo(fifo)  # no writer: a load that waited would never return
+    with pytest.raises(dashvertex.DashIOError, match="FIFO"):
+        dashvertex.Manifest.load(fifo)

@@ -217,3 +217,61 @@ fn the_loss_report_shrinks_as_more_influences_are_kept() {
         "one influence moves CesiumMan's worst vertex by centimetres"
     );
 }
+
+/// A joint node named `""` or `"  "` is unnamed (`node<N>`) wherever a joint is named, so
+/// the manifest `reduce --manifest` writes can be read back by the next run; a
+/// DashVertex skeleton bone with a blank name is refused before the manifest changes.
+#[test]
+fn blank_joint_names_never_reach_a_manifest() {
+    // spec: M7
+    let text =
+        std::fs::read_to_string(repo().join("spec/vectors/gltf/animation-valid.gltf")).unwrap();
+    assert!(text.contains("\"name\": \"joint1\""));
+    for blank in ["", "  "] {
+        let gltf = tmp(&format!("blank{}.gltf", blank.len()));
+        std::fs::write(
+            &gltf,
+            text.replace("\"name\": \"joint1\"", &format!("\"name\": \"{blank}\"")),
+        )
+        .unwrap();
+        let manifest = tmp(&format!("blank{}.manifest.json", blank.len()));
+        let _ = std::fs::remove_file(&manifest);
+        let out = tmp(&format!("blank{}.out.gltf", blank.len()));
+        for run in 0..2 {
+            let o = dash(&[
+                "reduce",
+                s(&gltf),
+                "-o",
+                s(&out),
+                "--manifest",
+                s(&manifest),
+            ]);
+            assert!(
+                o.status.success(),
+                "run {run}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        let m = std::fs::read_to_string(&manifest).unwrap();
+        assert!(m.contains("\"node2\""), "{m}");
+        assert!(!m.contains(&format!("\"name\": \"{blank}\"")), "{m}");
+    }
+    // A DashVertex skeleton: refused by name and position, the manifest untouched.
+    let rig = std::fs::read_to_string(repo().join("examples/rig.json")).unwrap();
+    let doc = tmp("blank-rig.json");
+    std::fs::write(&doc, rig.replace("\"name\": \"spine\"", "\"name\": \" \"")).unwrap();
+    let manifest = tmp("blank-rig.manifest.json");
+    let _ = std::fs::remove_file(&manifest);
+    let o = dash(&[
+        "reduce",
+        s(&doc),
+        "-o",
+        s(&tmp("blank-rig.out.json")),
+        "--manifest",
+        s(&manifest),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("bone 1 of the skeleton"), "{err}");
+    assert!(!manifest.exists());
+}

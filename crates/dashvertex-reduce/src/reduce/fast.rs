@@ -269,14 +269,16 @@ pub(super) fn reduce_rows<const K: usize>(
     let (input, map) = (f.input, f.map);
     let out = |b: u32| map.get(b as usize).copied().unwrap_or(u32::MAX);
     // glTF sets are decoded a block of vertices at a time, set by set, into `block`
-    // (`block[s * BLOCK + i]`: set `s` of vertex `start + i`).
+    // (`block[s * width + i]`: set `s` of vertex `start + i`), at most the range's
+    // vertices wide, so that it never holds more sets than the accessors do.
     let mut block: Vec<InfluenceSet> = Vec::new();
     let range = f.range.clone();
-    for start in range.clone().step_by(BLOCK) {
-        let end = (start + BLOCK).min(range.end);
+    let width = BLOCK.min(range.len()).max(1);
+    for start in range.clone().step_by(width) {
+        let end = (start + width).min(range.end);
         if let Data::Views(sets) = &input.data {
-            block.resize(sets.len() * BLOCK, InfluenceSet::ZERO);
-            for (set, dst) in sets.iter().zip(block.chunks_exact_mut(BLOCK)) {
+            block.resize(sets.len() * width, InfluenceSet::ZERO);
+            for (set, dst) in sets.iter().zip(block.chunks_exact_mut(width)) {
                 set.get_block(start, dst.get_mut(..end - start).unwrap_or_default());
             }
         }
@@ -312,7 +314,7 @@ pub(super) fn reduce_rows<const K: usize>(
                     }
                 }
                 Data::Views(_) => {
-                    for x in block.iter().skip(v - start).step_by(BLOCK) {
+                    for x in block.iter().skip(v - start).step_by(width) {
                         for (&b, &w) in x.joints.iter().zip(&x.weights) {
                             offer(b, w, &mut sc.stamps);
                         }

@@ -144,7 +144,7 @@ pub(super) fn set_limits(doc: &Doc, prims: &[PrimitiveSets], opts: &Options, sin
         if let Err(e) = p.check_limit(&opts.limits) {
             doc.push(sink, Code::LIMIT_EXCEEDED, &e.pointer, || {
                 format!(
-                    "mesh {} primitive {}: {}; its sets were not read (`--max-sets` raises the limit)",
+                    "mesh {} primitive {}: {}; its sets were not read",
                     p.mesh, p.primitive, e.limit
                 )
             });

@@ -109,6 +109,7 @@ mod hostile_files;
 mod hostile_fs;
 mod hostile_manifests;
 mod hostile_named;
+mod hostile_sets;
 mod hostile_split;
 mod pruned_output;
 mod reduce;

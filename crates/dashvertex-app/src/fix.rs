@@ -352,10 +352,13 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
         let read_buffers = external_buffers(&g, a.input);
         let files = buffer_files(a.output, a.embed);
         let (written, present) = match fixed.editor {
-            Some(e) => (
-                e.finish_files(container, &files).map_err(export)?,
-                Vec::new(),
-            ),
+            Some(e) => {
+                let w = e.finish_files(container, &files).map_err(export)?;
+                for note in &w.notes {
+                    ctx.warning(format_args!("{}: {note}", a.input.display()));
+                }
+                (w, Vec::new())
+            }
             None => {
                 let u = unchanged_gltf(*g, a.input, a.output, container, &files)?;
                 (u.written, u.present)

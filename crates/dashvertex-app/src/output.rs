@@ -190,6 +190,7 @@ pub fn unchanged_gltf(
                     files: Vec::new(),
                     carried,
                     holes,
+                    notes: Vec::new(),
                 },
                 copied: true,
                 present,

@@ -745,6 +745,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         files,
         carried: carried_accessors,
         holes,
+        notes,
     } = bytes;
     // The output's format or extension chose its encoder (checked above), so it names
     // the format.
@@ -801,6 +802,9 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         &text_files(&report_text),
         (),
     )?;
+    for note in &notes {
+        ctx.warning(format_args!("{}: {note}", a.input.display()));
+    }
     if a.convert {
         for (r, sets) in &reports {
             let text = describe(r, *sets);

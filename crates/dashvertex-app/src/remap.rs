@@ -128,7 +128,12 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
         .map_err(|e| input_error(a.input, e))?;
     let mut copied = false;
     let (main, files, holes) = match written {
-        Some(w) => (w.main, w.files, w.holes),
+        Some(w) => {
+            for note in &w.notes {
+                ctx.warning(format_args!("{}: {note}", a.input.display()));
+            }
+            (w.main, w.files, w.holes)
+        }
         None => {
             // Nothing changes: the same bytes, when they stay valid where they go; else
             // the same document rewritten into the output's container.

@@ -236,6 +236,9 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
                 .finish_files(container, &files)
                 .map_err(|e| input_error(a.input, e))?;
             drop(anims);
+            for note in &w.notes {
+                ctx.warning(format_args!("{}: {note}", a.input.display()));
+            }
             (w.main, w.files, Some(gltf))
         }
         None => {

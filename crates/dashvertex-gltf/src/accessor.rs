@@ -307,10 +307,18 @@ fn view_bytes(gltf: &Gltf, index: u64, view: u64) -> Result<View<'_>, AccessorEr
             buffer: bv.buffer,
             why: "it does not exist".into(),
         })?
-        .map_err(|why| AccessorError::Buffer {
-            index,
-            buffer: bv.buffer,
-            why: why.to_string(),
+        .map_err(|why| match gltf.compressed_view(view) {
+            // A meshopt view's fallback buffer without data: the bytes are in the stream.
+            Some((extension, pointer)) => AccessorError::Compressed {
+                index,
+                extension,
+                pointer: pointer.to_owned(),
+            },
+            None => AccessorError::Buffer {
+                index,
+                buffer: bv.buffer,
+                why: why.to_string(),
+            },
         })?;
     let end = bv.byte_offset.checked_add(bv.byte_length);
     if let Some(e) = end
@@ -388,7 +396,17 @@ pub fn read<'g>(
         sparse_elem: fits(index, "element size", elem)?,
     };
     // Without a buffer view the elements are zeros: nothing is allocated for them (memory
-    // never follows a declared count).
+    // never follows a declared count). Unless a compressed primitive names the accessor:
+    // its elements are in that stream, and zeros would be wrong.
+    if a.buffer_view.is_none()
+        && let Some((extension, pointer)) = gltf.compressed_accessor(index)
+    {
+        return Err(AccessorError::Compressed {
+            index,
+            extension,
+            pointer: pointer.to_owned(),
+        });
+    }
     if let Some(view) = a.buffer_view {
         let View {
             bytes,

@@ -110,6 +110,20 @@ pub enum AccessorError {
         #[source]
         source: crate::ranges::ViewRangeError,
     },
+    /// The accessor's data is in a compressed stream dash cannot decode (a Draco
+    /// primitive's accessor without a buffer view, or a meshopt buffer view whose
+    /// fallback buffer holds no data): never read as zeros.
+    #[error(
+        "accessor {index}: its data is compressed with {extension} ({pointer}), which dash cannot decode"
+    )]
+    Compressed {
+        /// Accessor.
+        index: u64,
+        /// The extension.
+        extension: &'static str,
+        /// The JSON Pointer of the extension object holding the stream.
+        pointer: String,
+    },
     /// The element budget refuses the accessor (spec/security.md \[L2\]).
     #[error(transparent)]
     Budget(#[from] crate::budget::BudgetError),

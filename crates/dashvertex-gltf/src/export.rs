@@ -291,6 +291,10 @@ pub struct Written {
     /// edit's new accessors follow them. A check of the output before it is written
     /// walks only the others' elements (`dashvertex_validate::Options::carried_accessors`).
     pub carried: u64,
+    /// What the edit dropped or changed beyond what it was asked to, one sentence each
+    /// (a compressed stream that held the old data of a primitive it rewrote): a front
+    /// end shows them, so that no output changes silently.
+    pub notes: Vec<String>,
     /// Ranges of `main` (zeros there) that the writer fills from the input file: the
     /// bytes of carried views a sparse load left unread
     /// ([`crate::sparse::load_path_for_rewrite`]). Write `main` with
@@ -318,6 +322,8 @@ pub struct Editor<'g> {
     /// Whether every carried range of a GLB's binary chunk becomes a hole, read or not
     /// ([`Editor::splice_carried`]).
     splice_carried: bool,
+    /// What the edit dropped beyond what it was asked to ([`Written::notes`]).
+    notes: Vec<String>,
 }
 
 /// The array member `key` of an object, created when missing.
@@ -353,6 +359,7 @@ impl<'g> Editor<'g> {
             new_views: Vec::new(),
             replaced: BTreeSet::new(),
             splice_carried: false,
+            notes: Vec::new(),
         })
     }
 
@@ -427,7 +434,29 @@ impl<'g> Editor<'g> {
         for (k, a) in new_attrs {
             attrs.insert(k, json!(a));
         }
+        self.drop_stream(mesh, primitive);
         Ok(())
+    }
+
+    /// Drops the Draco stream of a primitive whose influences the edit replaced (it
+    /// holds the old ones), noting it.
+    fn drop_stream(&mut self, mesh: usize, primitive: usize) {
+        let dropped = self
+            .value
+            .pointer_mut(&format!("/meshes/{mesh}/primitives/{primitive}"))
+            .is_some_and(crate::compressed::strip_draco);
+        if dropped {
+            self.notes.push(format!(
+                "mesh {mesh} primitive {primitive}: its {} stream held the old influences and was dropped; the plain accessors hold the new data (a viewer that decodes Draco would otherwise draw the old binding)",
+                crate::compressed::DRACO
+            ));
+        }
+    }
+
+    /// Notes, for [`Written::notes`], what the caller dropped or changed beyond what it
+    /// was asked to (a split part that could not keep its primitive's Draco stream).
+    pub fn note(&mut self, note: String) {
+        self.notes.push(note);
     }
 
     /// Adds the `JOINTS_n` / `WEIGHTS_n` accessors of the sets of `src`, encoded once
@@ -521,6 +550,7 @@ impl<'g> Editor<'g> {
                 self.replaced.insert(i);
             }
         }
+        self.drop_stream(mesh, primitive);
         Ok(())
     }
 
@@ -814,12 +844,16 @@ impl<'g> Editor<'g> {
             new_views,
             replaced,
             splice_carried,
+            notes,
         } = self;
+        crate::compressed::forget_draco_if_unused(&mut value);
         let plan = Plan::new(gltf, &mut value, &replaced, new_views.len());
         plan.apply(&mut value);
         let mut layout = Layout::new(gltf, &plan, &new_views)?;
         layout.splice_carried = splice_carried;
-        emit::emit(gltf, value, new_views, &plan, &layout, container, files)
+        let mut written = emit::emit(gltf, value, new_views, &plan, &layout, container, files)?;
+        written.notes = notes;
+        Ok(written)
     }
 }
 

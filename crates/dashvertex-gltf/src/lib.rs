@@ -15,6 +15,7 @@
 
 pub mod accessor;
 pub mod budget;
+pub mod compressed;
 pub mod document;
 mod error;
 pub mod export;

@@ -133,6 +133,8 @@ pub struct Gltf {
     pub glb_extra_bytes: u64,
     /// What a sparse load ([`crate::sparse::load_path_for_rewrite`]) left unread.
     sparse: Option<crate::sparse::Sparse>,
+    /// The accessors and buffer views whose data is in a compressed stream.
+    compressed: crate::compressed::Compressed,
 }
 
 /// The most arrays and objects a glTF document may nest, the root object included
@@ -410,6 +412,7 @@ fn load_from(
     let locator = Locator::new(&text);
     let view_ranges = crate::ranges::check_views(&root, |p| locator.line_col(p));
     let budget = Budget::new(&root, &value, input_bytes, |p| locator.line_col(p));
+    let compressed = crate::compressed::Compressed::of(&value);
     drop(locator);
     Ok(Gltf {
         container,
@@ -426,6 +429,7 @@ fn load_from(
         input_bytes,
         glb_extra_bytes,
         sparse: None,
+        compressed,
     })
 }
 
@@ -535,6 +539,20 @@ impl Gltf {
     /// Every buffer, in order, as [`Gltf::buffer`] gives it.
     pub fn buffers(&self) -> impl Iterator<Item = Result<&[u8], &BufferError>> {
         (0..self.buffers.len()).filter_map(|i| self.buffer(i))
+    }
+
+    /// The extension (`KHR_draco_mesh_compression`) and the JSON Pointer of the stream
+    /// that holds accessor `i`'s elements, when it has no buffer view and a compressed
+    /// primitive names it: its elements are not zeros, and reading it fails
+    /// ([`crate::AccessorError::Compressed`]).
+    pub fn compressed_accessor(&self, i: u64) -> Option<(&'static str, &str)> {
+        self.compressed.accessor(i)
+    }
+
+    /// The extension (`EXT_meshopt_compression`) and the JSON Pointer of buffer view
+    /// `v`'s compressed stream, if it has one.
+    pub fn compressed_view(&self, v: u64) -> Option<(&'static str, &str)> {
+        self.compressed.view(v)
     }
 
     /// Why buffer view `v` does not lie inside its buffer, when it does not (every

@@ -300,6 +300,9 @@ codes! {
     GLTF_ATTRIBUTE = Error, "validation.md §6", "MESH_PRIMITIVE_INVALID_ATTRIBUTE, MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_UNSIGNED_INT", "application-specific attribute names start with _";
     /// A number is outside the range the glTF schema gives it (a byteLength of 0).
     GLTF_VALUE_RANGE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE", "";
+    /// Data dash cannot read: a required extension it does not understand, a Draco
+    /// primitive's data, a meshopt view whose fallback buffer holds none.
+    GLTF_EXTENSION_UNSUPPORTED = Error, "validation.md §6, security.md [R3]", "", "decode the file first, or write it without the extension";
     /// A member the glTF schema limits to a list of values holds another (a sampler's
     /// `interpolation`), which a viewer cannot evaluate.
     GLTF_VALUE_NOT_IN_LIST = Error, "validation.md §6", "VALUE_NOT_IN_LIST", "a sampler's interpolation is LINEAR, STEP or CUBICSPLINE";

@@ -101,6 +101,7 @@ mod adversarial_fs;
 mod behaviour;
 mod blender_loss;
 mod cli;
+mod compressed;
 mod declared_numbers;
 mod doc_paths;
 mod fix;

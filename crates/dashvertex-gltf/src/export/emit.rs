@@ -88,6 +88,7 @@ pub(super) fn emit(
         main,
         files: files_out,
         carried: (n_src - removed_src) as u64,
+        notes: Vec::new(),
         holes: dashvertex_fs::Holes {
             source: (!holes.is_empty())
                 .then(|| gltf.unread_source(0).map(|(s, _)| s.clone()))

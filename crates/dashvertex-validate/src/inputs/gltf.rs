@@ -204,6 +204,7 @@ fn structure(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
     checks::attributes::check_all(&gltf.value, doc, sink);
     checks::morph::check_all(&gltf.value, doc, sink);
     checks::extensions::check_all(&gltf.value, doc, sink);
+    checks::compression::check_all(gltf, doc, sink);
     checks::vertex_views::check_all(&gltf.value, doc, sink);
     checks::texcoords::check_all(&gltf.value, doc, sink);
     checks::colors::check_all(gltf, doc, opts, sink);
@@ -318,13 +319,15 @@ fn ranges_and_budget(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
 
 /// True for a read refused for a cause reported once elsewhere: an unavailable buffer
 /// (`GLTF_BUFFER`), a view outside its buffer (`GLTF_BUFFER_VIEW_RANGE`), the element
-/// budget (`GLTF_ACCESSOR_BUDGET`).
+/// budget (`GLTF_ACCESSOR_BUDGET`), data in a compressed stream
+/// (`GLTF_EXTENSION_UNSUPPORTED`).
 pub(crate) fn reported_elsewhere(e: &dashvertex_gltf::AccessorError) -> bool {
     matches!(
         e,
         dashvertex_gltf::AccessorError::Buffer { .. }
             | dashvertex_gltf::AccessorError::ViewRange { .. }
             | dashvertex_gltf::AccessorError::Budget(_)
+            | dashvertex_gltf::AccessorError::Compressed { .. }
     )
 }
 

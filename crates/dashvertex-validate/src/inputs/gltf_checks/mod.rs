@@ -9,6 +9,7 @@ pub(crate) mod bounds;
 pub(crate) mod buffer_views;
 pub(crate) mod buffers;
 pub(crate) mod colors;
+pub(crate) mod compression;
 pub(crate) mod extensions;
 pub(crate) mod morph;
 pub(crate) mod nodes;

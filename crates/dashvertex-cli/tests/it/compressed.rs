@@ -1,0 +1,220 @@
+//! Compressed and extended glTF files (spec/security.md [R3], issue 48): data dash cannot
+//! decode is refused by name in every command, never read as zeros; a rewrite of a
+//! primitive that also carries a Draco stream drops the stream and says so.
+//!
+//! `fixtures/compressed/` holds RiggedSimple (the Khronos sample in the corpus)
+//! compressed by glTF-Transform 4.5.1 (`draco`, `meshopt`) and gltfpack 0.18 (`-c`).
+
+use std::path::Path;
+use std::process::Output;
+
+use dashvertex_testkit::{Scratch, changes, repo, run_limited, snapshot};
+use serde_json::{Value, json};
+
+fn dash(dir: &Path, args: &[&str]) -> Output {
+    run_limited(Path::new(env!("CARGO_BIN_EXE_dashvertex")), dir, args, 30)
+}
+
+fn validate(dir: &Path, args: &[&str]) -> Output {
+    run_limited(
+        Path::new(env!("CARGO_BIN_EXE_dash-validate")),
+        dir,
+        args,
+        30,
+    )
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The JSON and binary chunks of a GLB.
+fn chunks(glb: &[u8]) -> (Value, Vec<u8>) {
+    let json_len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let json: Value = serde_json::from_slice(&glb[20..20 + json_len]).unwrap();
+    let rest = &glb[20 + json_len..];
+    let bin = if rest.len() >= 8 {
+        let n = u32::from_le_bytes(rest[0..4].try_into().unwrap()) as usize;
+        rest[8..8 + n].to_vec()
+    } else {
+        Vec::new()
+    };
+    (json, bin)
+}
+
+fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
+    dashvertex_gltf::glb::build(&serde_json::to_vec(json).unwrap(), Some(bin)).unwrap()
+}
+
+#[test]
+fn data_dash_cannot_decode_is_refused_by_name_everywhere() {
+    // spec: R3
+    for (file, extension) in [
+        ("rs_draco.glb", "KHR_draco_mesh_compression"),
+        ("rs_meshopt.glb", "EXT_meshopt_compression"),
+        ("rs_pack_c.glb", "EXT_meshopt_compression"),
+    ] {
+        let dir = Scratch::new("compressed");
+        let d = dir.path();
+        std::fs::copy(
+            repo().join("fixtures/compressed").join(file),
+            d.join("in.glb"),
+        )
+        .unwrap();
+        let made = dash(
+            d,
+            &[
+                "manifest",
+                "init",
+                &repo()
+                    .join("fixtures/corpus/gltf/khronos_samples/RiggedSimple.glb")
+                    .display()
+                    .to_string(),
+                "-o",
+                "m.json",
+            ],
+        );
+        assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+        let before = snapshot(d);
+        for args in [
+            vec!["inspect", "in.glb"],
+            vec!["convert", "in.glb", "out.json"],
+            vec!["reduce", "in.glb", "-o", "out.glb"],
+            vec!["reduce", "in.glb", "-o", "out.glb", "--report", "r.json"],
+            vec!["fix", "in.glb", "-o", "out.glb"],
+            vec!["remap", "in.glb", "--manifest", "m.json", "-o", "out.glb"],
+            vec!["split", "in.glb", "-o", "out.glb", "--max-joints", "1"],
+            vec!["manifest", "init", "in.glb", "-o", "new.json"],
+        ] {
+            let o = dash(d, &args);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(1), "{file} {args:?}: {err}");
+            assert!(
+                err.contains(extension) && err.contains("/extensionsRequired/"),
+                "{file} {args:?}: {err}"
+            );
+            assert!(err.contains("Nothing written"), "{file} {args:?}: {err}");
+        }
+        assert!(
+            changes(&before, &snapshot(d)).is_empty(),
+            "{file}: a file changed"
+        );
+        // The validator: the extension, where it is; no finding made from zeros.
+        let o = validate(d, &["--format", "json", "in.glb"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let found = report["files"][0]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert!(
+            found
+                .iter()
+                .all(|f| f["code"] == "GLTF_EXTENSION_UNSUPPORTED" || f["severity"] == "info"),
+            "{file}: {found:#?}"
+        );
+        assert!(
+            found.iter().any(|f| f["location"]["pointer"]
+                .as_str()
+                .is_some_and(|p| p.contains(extension))),
+            "{file}: {found:#?}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_required_extension_is_refused_and_a_known_one_read() {
+    let source =
+        std::fs::read(repo().join("fixtures/corpus/gltf/khronos_samples/RiggedSimple.glb"))
+            .unwrap();
+    let (mut doc, bin) = chunks(&source);
+    let dir = Scratch::new("compressed-required");
+    let d = dir.path();
+    doc["extensionsUsed"] = json!(["EXT_made_up"]);
+    doc["extensionsRequired"] = json!(["EXT_made_up"]);
+    std::fs::write(d.join("unknown.glb"), glb(&doc, &bin)).unwrap();
+    let o = dash(d, &["reduce", "unknown.glb", "-o", "out.glb"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("\"EXT_made_up\""), "{}", stderr(&o));
+    assert!(!d.join("out.glb").exists());
+    // A required extension dash understands (material-only) is read as before.
+    doc["extensionsUsed"] = json!(["KHR_materials_unlit"]);
+    doc["extensionsRequired"] = json!(["KHR_materials_unlit"]);
+    std::fs::write(d.join("known.glb"), glb(&doc, &bin)).unwrap();
+    let o = dash(d, &["reduce", "known.glb", "-o", "out.glb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// A primitive that keeps plain accessors beside a Draco stream (Draco used, not
+/// required): dash reads the plain data, and a rewrite that replaces the influences
+/// drops the stream (which holds the old ones) and says so.
+#[test]
+fn a_rewrite_drops_the_draco_stream_of_what_it_changed() {
+    // spec: R3
+    let source =
+        std::fs::read(repo().join("fixtures/corpus/gltf/khronos_samples/RiggedSimple.glb"))
+            .unwrap();
+    let (mut doc, bin) = chunks(&source);
+    let attrs = doc["meshes"][0]["primitives"][0]["attributes"].clone();
+    doc["meshes"][0]["primitives"][0]["extensions"] = json!({
+        "KHR_draco_mesh_compression": {"bufferView": 0, "attributes": attrs},
+        "EXT_other_primitive_data": {"kept": true}
+    });
+    doc["extensionsUsed"] = json!(["KHR_draco_mesh_compression", "EXT_other_primitive_data"]);
+    let dir = Scratch::new("compressed-fallback");
+    let d = dir.path();
+    std::fs::write(d.join("in.glb"), glb(&doc, &bin)).unwrap();
+    let o = validate(d, &["in.glb"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let made = dash(d, &["manifest", "init", "in.glb", "-o", "m.json"]);
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    // Reversed joint order, so remap has something to renumber.
+    let mut m: Value = serde_json::from_slice(&std::fs::read(d.join("m.json")).unwrap()).unwrap();
+    let bones = m["bones"].as_array_mut().unwrap();
+    bones.reverse();
+    for (i, b) in bones.iter_mut().enumerate() {
+        b["index"] = json!(i);
+    }
+    std::fs::write(d.join("m.json"), serde_json::to_vec(&m).unwrap()).unwrap();
+    for args in [
+        vec!["reduce", "in.glb", "-o", "out.glb", "--max-influences", "1"],
+        vec!["remap", "in.glb", "--manifest", "m.json", "-o", "out.glb"],
+    ] {
+        let o = dash(d, &args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(
+            err.contains("KHR_draco_mesh_compression stream held the old influences"),
+            "{args:?}: {err}"
+        );
+        let (out, _) = chunks(&std::fs::read(d.join("out.glb")).unwrap());
+        let prim = &out["meshes"][0]["primitives"][0];
+        assert!(
+            prim["extensions"]
+                .get("KHR_draco_mesh_compression")
+                .is_none(),
+            "{args:?}: {prim}"
+        );
+        assert_eq!(
+            prim["extensions"]["EXT_other_primitive_data"],
+            json!({"kept": true})
+        );
+        assert_eq!(
+            out["extensionsUsed"],
+            json!(["EXT_other_primitive_data"]),
+            "{args:?}"
+        );
+        let o = validate(d, &["out.glb"]);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        );
+    }
+}

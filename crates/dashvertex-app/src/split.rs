@@ -146,6 +146,11 @@ fn refusal(a: &SplitJob, e: SplitError) -> AppError {
             a.input.display(),
             ctx.opt(Opt::MaxJoints)
         )),
+        e @ SplitError::OutputBudget { .. } => AppError::Output(format!(
+            "nothing written: {}: {e}; raise {} (fewer parts, so fewer copies), or take the large member off the input first (extras and extensions are copied to every part as they are, never dropped)",
+            a.input.display(),
+            ctx.opt(Opt::MaxJoints)
+        )),
         e @ SplitError::Unfixable { .. } => AppError::Output(format!(
             "nothing written: {}: {e}; raise {}",
             a.input.display(),

@@ -14,7 +14,7 @@ use crate::partition::{self, Part, Rows, Shape, TableFull};
 use crate::read::{self, Read};
 use crate::report::{Added, PartReport, PrimitiveReport, Reduced, Report};
 use crate::write::{self, Cut, Pair, Tree};
-use crate::{Options, Refused, SplitError, measure, repair, stats};
+use crate::{Options, Refused, SplitError, budget, measure, repair, stats};
 
 /// A split: the edit (none when every skin is within the budget) and what it did.
 pub struct Split<'g> {
@@ -73,7 +73,7 @@ fn node_extensions(
         .pointer(&format!("/nodes/{node}/extensions"))
         .and_then(serde_json::Value::as_object);
     for name in exts.into_iter().flat_map(serde_json::Map::keys) {
-        let pointer = format!("/nodes/{node}/extensions/{}", pointer_escape(name));
+        let pointer = format!("/nodes/{node}/extensions/{}", budget::escape(name));
         let refuse = |why| SplitError::NodeExtension {
             node,
             extension: name.clone(),
@@ -90,11 +90,6 @@ fn node_extensions(
         }
     }
     Ok(warnings)
-}
-
-/// `name` as a JSON Pointer token (RFC 6901: `~` as `~0`, `/` as `~1`).
-fn pointer_escape(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
 }
 
 /// Reads, repairs (with `reduce`) and partitions one primitive, the primitives split
@@ -382,6 +377,9 @@ pub fn split_gltf<'g>(
     // and before anything is written for it.
     let mut made = 0usize;
     let mut checked_nodes = std::collections::BTreeSet::new();
+    // What the split adds to the document, against its output budget ([SP12]).
+    let output_budget = budget::output_budget(gltf.input_bytes());
+    let mut added_bytes: u64 = 0;
     for ((m, s), users) in &pairs {
         let mut done = Vec::new();
         for p in by_mesh.get(m).into_iter().flatten() {
@@ -426,6 +424,30 @@ pub fn split_gltf<'g>(
             reuse_mesh,
             reuse_skin,
         };
+        // What writing the pair adds, counted before anything is written for it.
+        let vertices: Vec<Vec<usize>> = done
+            .iter()
+            .map(|d| d.report.parts.iter().map(|p| p.vertices).collect())
+            .collect();
+        let at = budget::PairRef {
+            mesh: *m,
+            skin: *s,
+            users,
+        };
+        let cost = budget::pair_cost(gltf, &at, &cuts, &vertices, &groups, &tree);
+        if added_bytes.saturating_add(cost.bytes) > output_budget {
+            return Err(SplitError::OutputBudget {
+                mesh: *m,
+                skin: *s,
+                max_joints: max,
+                bytes: cost.bytes,
+                earlier: added_bytes,
+                budget: output_budget,
+                input_bytes: gltf.input_bytes(),
+                largest: cost.largest,
+            });
+        }
+        added_bytes = added_bytes.saturating_add(cost.bytes);
         let (placed, added) = write::write_pair(&mut ed, gltf, &pair, &cuts, &groups, &tree)?;
         report.added.meshes += added[0];
         report.added.nodes += added[1];

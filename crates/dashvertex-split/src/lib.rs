@@ -21,6 +21,7 @@
 //! The same input gives the same bytes: every choice is in index order with explicit
 //! tie-breaks, and the work is bounded by the input's size.
 
+pub mod budget;
 mod gltf;
 pub mod measure;
 pub mod partition;
@@ -167,6 +168,40 @@ pub enum SplitError {
         /// Parts of the primitives split before it.
         earlier: usize,
     },
+    /// What the split adds to the document (JSON copied into the parts and their new
+    /// accessors, counted by [`budget::pair_cost`]) passes [`budget::output_budget`]:
+    /// refused before the parts of mesh `mesh` are written (`spec/split.md` [SP12]).
+    #[error(
+        "mesh {mesh} (skin {skin}): cut to {max_joints} joints a part, the split would add {} to the document{}, more than its output budget of {} (the larger of {} and {} × the input's {}){}",
+        size(*.bytes),
+        if *.earlier > 0 { format!(" ({} with the meshes split before it)", size(.earlier.saturating_add(*.bytes))) } else { String::new() },
+        size(*.budget),
+        size(budget::OUTPUT_FLOOR),
+        budget::OUTPUT_PER_INPUT_BYTE,
+        size(*.input_bytes),
+        .largest.as_ref().map_or_else(String::new, |l| format!(
+            "; the largest share is {}: {} over {} cop{}",
+            l.what, size(l.bytes), l.copies, if l.copies == 1 { "y" } else { "ies" }
+        ))
+    )]
+    OutputBudget {
+        /// The mesh whose parts were about to be written.
+        mesh: usize,
+        /// Its skin.
+        skin: usize,
+        /// The joint budget of a part.
+        max_joints: usize,
+        /// Bytes the split of this mesh would add.
+        bytes: u64,
+        /// Bytes added by the meshes split before it.
+        earlier: u64,
+        /// The budget.
+        budget: u64,
+        /// Bytes of the input it was derived from.
+        input_bytes: u64,
+        /// What of this mesh's split is counted for the most.
+        largest: Option<budget::Share>,
+    },
     /// A node the split cuts has an extension the split cannot carry to its parts.
     #[error(
         "{pointer}: node {node} has extension {extension}, {}",
@@ -233,6 +268,21 @@ pub enum SplitError {
     /// The output cannot be written.
     #[error(transparent)]
     Export(#[from] dashvertex_gltf::export::ExportError),
+}
+
+/// `bytes` in words: "812 bytes", "3.2 MiB", "4.0 GiB".
+#[allow(
+    clippy::cast_precision_loss,
+    reason = "a size in words is rounded to a tenth anyway"
+)]
+fn size(bytes: u64) -> String {
+    const MIB: u64 = 1 << 20;
+    match bytes {
+        b if b < 1 << 10 => format!("{b} bytes"),
+        b if b < MIB => format!("{:.1} KiB", b as f64 / 1024.0),
+        b if b < 1 << 30 => format!("{:.1} MiB", b as f64 / MIB as f64),
+        b => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+    }
 }
 
 /// What an element of `arity` vertices is called.

@@ -215,8 +215,9 @@ pub fn partition(shape: &Shape<'_>, ej: &Rows<u16>, adj: &Rows, max: usize) -> V
 /// More parts than a budget allows ([`partition_within`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PartBudget {
-    /// The fewest parts found: of the growths made, or, when `at_least`, the ⌈joints
-    /// used / N⌉ below which no split can go (then no part was grown).
+    /// The fewest parts found: of the growths made, or, when `at_least`, the lower
+    /// bound below which no split can go (then no part was grown): ⌈joints used / N⌉,
+    /// or more when elements fill a part each with joints of their own (see `floor`).
     pub parts: usize,
     /// Whether `parts` is that lower bound.
     pub at_least: bool,
@@ -225,8 +226,10 @@ pub struct PartBudget {
 /// [`partition`], refused when it needs more than `max_parts` parts
 /// (`spec/split.md` [SP10]).
 ///
-/// The parts are counted before they are made and as they are chosen: when ⌈joints
-/// used / max⌉ already passes `max_parts` nothing is grown; otherwise the fewest parts
+/// The parts are counted before they are made and as they are chosen: when a lower
+/// bound found in linear time (the distinct joint sets of elements that fill a part
+/// alone, plus ⌈the other joints / max⌉; at least ⌈joints used / max⌉) already passes
+/// `max_parts` nothing is grown; otherwise the fewest parts
 /// of the merged growths is compared with the budget before anything is built for them
 /// (a growth's count before its merge says nothing: the merge may join any number of
 /// parts whose joints fit together). A growth's parts hold only their elements and
@@ -240,7 +243,7 @@ pub fn partition_within(
     max: usize,
     max_parts: usize,
 ) -> Result<Vec<Part>, PartBudget> {
-    // What no growth can beat: ⌈joints used / max⌉ parts, each vertex written once. A
+    // What no growth can beat: the lower bound on parts, each vertex written once. A
     // growth reaching both ends the search (a later one could only tie, and ties keep the
     // earliest), so a primitive that splits cleanly is grown once.
     let floor = floor(shape, ej, max);
@@ -389,9 +392,18 @@ fn ascending(parts: &mut [Part], n: usize) {
     }
 }
 
-/// The fewest parts and vertices written any split of `shape` can have: `(⌈joints
-/// used / max⌉, vertices used)`.
+/// The fewest parts and vertices written any split of `shape` can have: `(parts,
+/// vertices used)`, found in linear time.
+///
+/// The parts: an element whose joints fill a part (exactly `max`) shares it only with
+/// elements whose joints are among its own, so `D` distinct full joint sets need `D`
+/// parts, none holding a joint outside its set; the joints used outside every full set
+/// need ⌈those / max⌉ more. This is at least ⌈joints used / max⌉ (the `D` sets hold at
+/// most `D × max` joints), and far above it when many elements fill a part each with
+/// joints of its own (a strip of random joints), so such a primitive is refused by the
+/// part budget before any part is grown.
 fn floor(shape: &Shape<'_>, ej: &Rows<u16>, max: usize) -> (usize, usize) {
+    let max = max.max(1);
     let mut mark = vec![false; shape.vertex_joints.len()];
     let mut seen = vec![false; shape.joints];
     let mut joints: usize = 0;
@@ -403,6 +415,26 @@ fn floor(shape: &Shape<'_>, ej: &Rows<u16>, max: usize) -> (usize, usize) {
             joints += 1;
         }
     }
+    // Distinct full joint sets, and the joints they hold (`seen` turned off).
+    let mut full: std::collections::HashSet<&[u16]> = std::collections::HashSet::new();
+    let mut covered: usize = 0;
+    for e in 0..ej.len() {
+        let row = ej.row(e);
+        if row.len() == max && full.insert(row) {
+            for &j in row {
+                if let Some(s) = seen.get_mut(j as usize)
+                    && *s
+                {
+                    *s = false;
+                    covered += 1;
+                }
+            }
+        }
+    }
+    let parts = full
+        .len()
+        .saturating_add(joints.saturating_sub(covered).div_ceil(max))
+        .max(joints.div_ceil(max));
     let mut vertices = 0;
     for &v in shape.indices {
         if let Some(m) = mark.get_mut(v as usize)
@@ -412,7 +444,7 @@ fn floor(shape: &Shape<'_>, ej: &Rows<u16>, max: usize) -> (usize, usize) {
             vertices += 1;
         }
     }
-    (joints.div_ceil(max.max(1)), vertices)
+    (parts, vertices)
 }
 
 /// How parts grow.

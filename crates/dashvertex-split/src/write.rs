@@ -317,16 +317,26 @@ pub fn write_pair(
     tree: &Tree,
 ) -> Result<(Placements, [usize; 4]), ExportError> {
     let missing = |what: String| ExportError::Missing(what);
-    let mesh_json = gltf
+    // The mesh and skin each group copies, without their primitives and joints (a null
+    // holds their place): copied whole, each group would copy every primitive and
+    // joint of the original once more.
+    let mut mesh_json = gltf
         .value
         .pointer(&format!("/meshes/{}", pair.mesh))
         .cloned()
         .ok_or_else(|| missing(format!("mesh {} does not exist", pair.mesh)))?;
-    let skin_json = gltf
+    let originals: Vec<Value> = match mesh_json.get_mut("primitives").map(Value::take) {
+        Some(Value::Array(a)) => a,
+        _ => Vec::new(),
+    };
+    let mut skin_json = gltf
         .value
         .pointer(&format!("/skins/{}", pair.skin))
         .cloned()
         .ok_or_else(|| missing(format!("skin {} does not exist", pair.skin)))?;
+    if let Some(j) = skin_json.get_mut("joints") {
+        j.take();
+    }
     let skin_joints: Vec<u64> = gltf
         .root
         .skins
@@ -338,11 +348,6 @@ pub fn write_pair(
         .skins
         .get(pair.skin)
         .and_then(|s| s.inverse_bind_matrices);
-    let originals: Vec<Value> = mesh_json
-        .get("primitives")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
     let mut cut_of: Vec<Option<usize>> = vec![None; originals.len()];
     for (c, cut) in cuts.iter().enumerate() {
         if let Some(slot) = cut_of.get_mut(cut.sets.primitive) {
@@ -501,8 +506,9 @@ pub fn carry(name: &str) -> Carry {
 }
 
 /// Adds the node that draws group `g` for node `u`: its name (suffixed), `weights`,
-/// extras and the extensions [`carry`] copies, where `u` is in the tree (beside it); copies the `weights` channels that
-/// drive `u`. Returns the channels added.
+/// extras and the extensions [`carry`] copies, where `u` is in the tree (beside it);
+/// copies the `weights` channels that drive `u`. Returns the channels added. What it
+/// copies is counted beforehand by [`crate::budget::pair_cost`].
 fn sibling(
     ed: &mut Editor<'_>,
     gltf: &Gltf,
@@ -512,20 +518,20 @@ fn sibling(
     skin: usize,
     tree: &Tree,
 ) -> Result<usize, ExportError> {
-    let orig = gltf
-        .value
-        .pointer(&format!("/nodes/{u}"))
-        .cloned()
-        .unwrap_or(Value::Null);
+    // Only the members copied are cloned (not the node's children, say).
+    let orig = gltf.value.pointer(&format!("/nodes/{u}"));
     let mut node = serde_json::Map::new();
     for key in ["name", "weights", "extras"] {
-        if let Some(v) = orig.get(key) {
+        if let Some(v) = orig.and_then(|o| o.get(key)) {
             node.insert(key.into(), v.clone());
         }
     }
     // The node's extensions that belong to what it draws; an unknown one reaches here
     // only when the caller allowed it (`Options::allow_unknown_extensions`).
-    if let Some(exts) = orig.get("extensions").and_then(Value::as_object) {
+    if let Some(exts) = orig
+        .and_then(|o| o.get("extensions"))
+        .and_then(Value::as_object)
+    {
         let copied: serde_json::Map<String, Value> = exts
             .iter()
             .filter(|(name, _)| matches!(carry(name), Carry::Copy | Carry::Unknown))

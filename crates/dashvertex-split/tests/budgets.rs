@@ -1,4 +1,5 @@
-//! The part budget ([SP10]) and the split nodes' extensions ([SP11]) on small GLB files
+//! The part budget ([SP10]), the split nodes' extensions ([SP11]) and the output budget
+//! ([SP12]) on small GLB files
 //! built here: points that each use joint 0 and one joint of their own, so that under a
 //! budget of two joints every point is a part of its own and every part a mesh, node and
 //! skin of its own.
@@ -14,6 +15,7 @@
 use dashvertex_core::Limits;
 use dashvertex_gltf::export::BufferFiles;
 use dashvertex_gltf::{Container, Gltf};
+use dashvertex_split::budget::{self, OUTPUT_FLOOR, PER_VALUE, json_cost};
 use dashvertex_split::{ExtensionRefusal, Options, SplitError, split_gltf};
 use serde_json::{Value, json};
 
@@ -26,6 +28,16 @@ fn points(points: usize, extensions: Value) -> Gltf {
 
 /// [`points`] whose point k uses joints 0 and k % `spread` + 1.
 fn points_over(points: usize, spread: usize, extensions: Value) -> Gltf {
+    points_with(points, spread, extensions, |_| {})
+}
+
+/// [`points_over`], its JSON changed by `tweak` before it is framed.
+fn points_with(
+    points: usize,
+    spread: usize,
+    extensions: Value,
+    tweak: impl FnOnce(&mut Value),
+) -> Gltf {
     let joints = points + 1;
     let mut bin = Vec::new();
     for k in 0..points {
@@ -61,6 +73,8 @@ fn points_over(points: usize, spread: usize, extensions: Value) -> Gltf {
         ],
         "buffers": [{"byteLength": bin.len()}],
     });
+    let mut doc = doc;
+    tweak(&mut doc);
     let glb = dashvertex_gltf::glb::build(&serde_json::to_vec(&doc).unwrap(), Some(&bin)).unwrap();
     dashvertex_gltf::load(&glb, &dashvertex_gltf::NoFiles, &Limits::default()).unwrap()
 }
@@ -79,17 +93,18 @@ fn split(g: &Gltf, o: &Options) -> Result<(Value, dashvertex_split::Report), Spl
 #[test]
 fn more_parts_than_the_budget_is_refused_by_name_before_any_is_written() {
     let g = points(12, json!({}));
-    // Twelve parts: within a budget of 12, refused under 11, counted as made (the lower
-    // bound, ⌈13 / 2⌉ = 7, is below both).
+    // Under three joints a part the points pair up (joints 0, a, b): six parts, counted
+    // as made (the lower bound, ⌈13 / 3⌉ = 5, is below it); within a budget of 6,
+    // refused under 5.
     let ok = Options {
-        max_parts: 12,
-        ..Options::new(2)
+        max_parts: 6,
+        ..Options::new(3)
     };
     let (_, report) = split(&g, &ok).unwrap();
-    assert_eq!(report.primitives[0].parts.len(), 12);
+    assert_eq!(report.primitives[0].parts.len(), 6);
     let tight = Options {
-        max_parts: 11,
-        ..Options::new(2)
+        max_parts: 5,
+        ..Options::new(3)
     };
     let e = split_gltf(&g, &tight, &[], &Limits::default())
         .err()
@@ -108,26 +123,50 @@ fn more_parts_than_the_budget_is_refused_by_name_before_any_is_written() {
     };
     assert_eq!(
         (*mesh, *primitive, *parts, *at_least, *max_parts, *earlier),
-        (0, 0, 12, false, 11, 0)
+        (0, 0, 6, false, 5, 0)
     );
     assert!(
         e.to_string()
-            .contains("it needs 12 parts, more than the 11 a split may write"),
+            .contains("it needs 6 parts, more than the 5 a split may write"),
         "{e}"
     );
     // Under the lower bound nothing is grown.
-    let e = split_gltf(
-        &g,
-        &Options {
-            max_parts: 6,
-            ..Options::new(2)
-        },
-        &[],
-        &Limits::default(),
-    )
-    .err()
-    .expect("refused");
-    assert!(e.to_string().contains("it needs at least 7 parts"), "{e}");
+    let refused = |n: usize, max_parts: usize| {
+        split_gltf(
+            &g,
+            &Options {
+                max_parts,
+                ..Options::new(n)
+            },
+            &[],
+            &Limits::default(),
+        )
+        .err()
+        .expect("refused")
+    };
+    let e = refused(3, 4);
+    assert!(e.to_string().contains("it needs at least 5 parts"), "{e}");
+    // Under two joints a part each point's two joints fill a part, a set of its own:
+    // twelve parts at least, known before any is grown (⌈13 / 2⌉ would say 7), and
+    // exactly what the split makes.
+    let e = refused(2, 11);
+    assert!(
+        matches!(
+            e,
+            SplitError::TooManyParts {
+                parts: 12,
+                at_least: true,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("it needs at least 12 parts"), "{e}");
+    let within = Options {
+        max_parts: 12,
+        ..Options::new(2)
+    };
+    assert_eq!(split(&g, &within).unwrap().1.primitives[0].parts.len(), 12);
     // The default budget takes thousands of parts.
     assert_eq!(
         Options::new(2).max_parts,
@@ -243,4 +282,98 @@ fn a_node_extension_naming_other_nodes_is_refused() {
         e.to_string().contains("/nodes/0/extensions/MSFT_lod"),
         "{e}"
     );
+}
+
+/// 200 points cut to two joints a part (200 parts, 199 nodes added beside node 0), with
+/// `extras` at `at` (a JSON Pointer to an object of the document).
+fn extras_at(at: &str, extras: Value) -> Gltf {
+    points_with(200, 200, json!({}), |doc| {
+        doc.pointer_mut(at)
+            .and_then(Value::as_object_mut)
+            .unwrap()
+            .insert("extras".into(), extras);
+    })
+}
+
+// spec: SP12
+#[test]
+fn extras_copied_past_the_output_budget_are_refused_naming_the_largest_share() {
+    // 400 KB of extras copied to each of about 200 parts, meshes, skins or nodes: about
+    // 80 MB, past the 16 MiB budget of a small file. Refused before anything is written
+    // for the mesh, naming what is copied.
+    let big = json!({"blob": "x".repeat(400_000)});
+    for (at, named, copies) in [
+        ("/nodes/0", "/nodes/0/extras", 199),
+        ("/meshes/0", "/meshes/0/extras", 200),
+        (
+            "/meshes/0/primitives/0",
+            "/meshes/0/primitives/0/extras",
+            200,
+        ),
+        ("/skins/0", "/skins/0/extras", 200),
+    ] {
+        let g = extras_at(at, big.clone());
+        let e = split_gltf(&g, &Options::new(2), &[], &Limits::default())
+            .err()
+            .unwrap_or_else(|| panic!("{at}: not refused"));
+        let SplitError::OutputBudget {
+            mesh,
+            bytes,
+            budget,
+            largest: Some(l),
+            ..
+        } = &e
+        else {
+            panic!("{at}: {e}")
+        };
+        assert_eq!(*mesh, 0);
+        assert_eq!(*budget, OUTPUT_FLOOR, "{at}: a small file has the floor");
+        assert!(*bytes > 400_000 * copies, "{at}: {bytes}");
+        assert_eq!((l.what.as_str(), l.copies), (named, copies), "{at}: {e}");
+        let text = e.to_string();
+        assert!(text.contains("output budget of 16.0 MiB"), "{text}");
+        assert!(
+            text.contains(&format!("the largest share is {named}")),
+            "{text}"
+        );
+    }
+    // A fiftieth of it fits, and every copy is made: extras are never dropped.
+    let small = json!({"blob": "x".repeat(8_000)});
+    let g = extras_at("/nodes/0", small.clone());
+    let (doc, _) = split(&g, &Options::new(2)).unwrap();
+    let copies = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n.get("extras") == Some(&small))
+        .count();
+    assert_eq!(copies, 200);
+}
+
+// spec: SP12
+#[test]
+fn the_output_budget_counts_json_as_the_document_holds_it() {
+    // Each value costs at least what serde_json holds of it.
+    assert!(PER_VALUE >= std::mem::size_of::<Value>() as u64);
+    // 3 KB of zeros is 1,500 values: counted as 1,500 × (PER_VALUE + 2) and more, so
+    // copied 199 times it passes the budget though its text would be 600 KB.
+    let zeros = json!(vec![0; 1_500]);
+    assert!(json_cost(&zeros) >= 1_500 * (PER_VALUE + 2));
+    let g = extras_at("/nodes/0", json!({"samples": zeros}));
+    let e = split_gltf(&g, &Options::new(2), &[], &Limits::default())
+        .err()
+        .expect("refused");
+    assert!(matches!(e, SplitError::OutputBudget { .. }), "{e}");
+    // Nesting as deep as the reader allows is counted without recursion.
+    let mut deep = json!(0);
+    for _ in 0..100_000 {
+        deep = Value::Array(vec![deep]);
+    }
+    assert_eq!(json_cost(&deep), 100_001 * PER_VALUE + 1 + 100_000 * 3);
+    // Dropped, serde_json would recurse as deep: leaked instead.
+    std::mem::forget(deep);
+    // The budget is the floor, or 8 bytes per input byte beyond it.
+    assert_eq!(budget::output_budget(0), OUTPUT_FLOOR);
+    assert_eq!(budget::output_budget(100 << 20), 800 << 20);
+    assert_eq!(budget::output_budget(u64::MAX), u64::MAX);
 }

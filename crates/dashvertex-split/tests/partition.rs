@@ -58,6 +58,10 @@ proptest! {
         let adj = vertex_elements(&shape).unwrap();
         let parts = partition(&shape, &ej, &adj, max);
         prop_assert_eq!(&parts, &partition(&shape, &ej, &adj, max), "deterministic");
+        // The lower bound never refuses what the split makes: a budget of exactly its
+        // parts takes the same parts, one fewer is refused.
+        prop_assert_eq!(partition_within(&shape, &ej, &adj, max, parts.len()), Ok(parts.clone()));
+        prop_assert!(partition_within(&shape, &ej, &adj, max, parts.len() - 1).is_err());
         // The growths run side by side on two threads and one after another on one:
         // the same parts either way.
         for threads in [1, 2] {
@@ -136,9 +140,9 @@ proptest! {
 // spec: SP10
 #[test]
 fn the_part_budget_is_counted_at_the_partition() {
-    // Points each using joint 0 and one of their own, two joints a part: no two points
-    // share a part (their union is three joints), so ten parts, where ⌈11 / 2⌉ = 6 is
-    // the lower bound. The budget is decided by counting the parts the partition makes.
+    // Points each using joint 0 and one of their own, three joints a part: two points a
+    // part (joints 0, a, b), so five parts, where ⌈11 / 3⌉ = 4 is the lower bound. The
+    // budget is decided by counting the parts the partition makes.
     let n = 10u16;
     let mut rows = Rows::new();
     for k in 0..n {
@@ -153,23 +157,38 @@ fn the_part_budget_is_counted_at_the_partition() {
     };
     let ej = element_joints(&shape).unwrap();
     let adj = vertex_elements(&shape).unwrap();
-    let all = partition(&shape, &ej, &adj, 2);
-    assert_eq!(all.len(), 10);
-    assert_eq!(partition_within(&shape, &ej, &adj, 2, 10).unwrap(), all);
+    let all = partition(&shape, &ej, &adj, 3);
+    assert_eq!(all.len(), 5);
+    assert_eq!(partition_within(&shape, &ej, &adj, 3, 5).unwrap(), all);
     assert_eq!(
-        partition_within(&shape, &ej, &adj, 2, 9),
+        partition_within(&shape, &ej, &adj, 3, 4),
         Err(PartBudget {
-            parts: 10,
+            parts: 5,
             at_least: false
         })
     );
     // Below the lower bound nothing is grown: the bound itself is the count.
     assert_eq!(
-        partition_within(&shape, &ej, &adj, 2, 5),
+        partition_within(&shape, &ej, &adj, 3, 3),
         Err(PartBudget {
-            parts: 6,
+            parts: 4,
             at_least: true
         })
+    );
+    // Two joints a part: each point's joints fill a part and no two points share one.
+    // The ten distinct full sets are the bound, known before any part is grown, where
+    // ⌈11 / 2⌉ = 6 would have let the growth run.
+    assert_eq!(partition(&shape, &ej, &adj, 2).len(), 10);
+    assert_eq!(
+        partition_within(&shape, &ej, &adj, 2, 9),
+        Err(PartBudget {
+            parts: 10,
+            at_least: true
+        })
+    );
+    assert_eq!(
+        partition_within(&shape, &ej, &adj, 2, 10).unwrap().len(),
+        10
     );
     // Disjoint joints three a point, three a part: the lower bound is the count.
     let mut rows = Rows::new();

@@ -1,7 +1,8 @@
 //! The split vectors of `spec/split.md` (`spec/vectors/split/`): each file split as
 //! `vectors.json` says gives the outcome of its `.expected.json` — the report, or the
 //! refusal — and every written output is valid and within its budget.
-//! Regenerate the expected outcomes with
+//! A vector's optional `maxParts` is `--max-parts` (default 4,096), named `.pN` in its
+//! expected outcome's file name. Regenerate the expected outcomes with
 //! `BLESS=1 cargo test -p dashvertex-split --test vectors` and read the diff.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
@@ -20,12 +21,15 @@ fn refusal(e: &SplitError) -> Value {
         SplitError::Unfixable { .. } => "Unfixable",
         SplitError::Unsupported { .. } => "Unsupported",
         SplitError::MaxError { .. } => "MaxError",
+        SplitError::TooManyParts { .. } => "TooManyParts",
+        SplitError::NodeExtension { .. } => "NodeExtension",
+        SplitError::OutputBudget { .. } => "OutputBudget",
         _ => "Other",
     };
     json!({"refused": kind, "message": e.to_string()})
 }
 
-// spec: SP1 SP2 SP3 SP4 SP6 SP7 SP8 SP9
+// spec: SP1 SP2 SP3 SP4 SP6 SP7 SP8 SP9 SP10 SP11 SP12
 #[test]
 fn split_vectors() {
     let dir = repo().join("spec/vectors/split");
@@ -38,10 +42,13 @@ fn split_vectors() {
         let file = v["file"].as_str().unwrap();
         let n = usize::try_from(v["maxJoints"].as_u64().unwrap()).unwrap();
         let reduce = v["reduce"].as_bool().unwrap();
+        // `--max-parts`, when the vector sets one.
+        let max_parts = v["maxParts"].as_u64().map(|p| usize::try_from(p).unwrap());
         let g = dashvertex_gltf::load_path(&dir.join(file), &limits).unwrap();
         let anims = dashvertex_skin::animations(&g, &limits).unwrap();
         let opts = Options {
             reduce,
+            max_parts: max_parts.unwrap_or(dashvertex_split::DEFAULT_MAX_PARTS),
             ..Options::new(n)
         };
         let outcome = match split_gltf(&g, &opts, &anims, &limits) {
@@ -98,8 +105,9 @@ fn split_vectors() {
             }
         };
         let expected_path = dir.join(format!(
-            "{}.n{n}{}.expected.json",
+            "{}.n{n}{}{}.expected.json",
             file.trim_end_matches(".gltf"),
+            max_parts.map_or_else(String::new, |p| format!(".p{p}")),
             if reduce { ".reduce" } else { "" }
         ));
         let mut text = serde_json::to_string_pretty(&outcome).unwrap();

@@ -81,9 +81,9 @@ def strip(columns, influences, joints, mode=4, morph=False, anim=False, tris=Non
                        "uri": "data:application/octet-stream;base64," + base64.b64encode(bytes(blob)).decode()}]
     return doc
 
-def write(name, doc):
+def write(name, doc, indent=1):
     with open(name, "w") as f:
-        json.dump(doc, f, indent=1)
+        json.dump(doc, f, indent=indent)
         f.write("\n")
 
 one = lambda c: [(c, 1.0)]
@@ -107,6 +107,23 @@ write("triangle-strip.gltf", strip(4, one, 4, mode=5, tris=[1, 0, 3, 2, 5, 4, 7,
 write("triangle-fan.gltf", strip(4, one, 4, mode=6, tris=[0, 7, 5, 3, 1], morph=True, anim=True))
 write("line-strip.gltf", strip(4, one, 4, mode=3, tris=[0, 2, 4, 6]))
 
+# SP10: the strip under two joints a part needs five parts (each quad's two joints are a
+# set of its own), refused under --max-parts 4 before any part is grown.
+# SP11: node extensions. KHR_node_visibility is copied to every node added beside the split
+# one; an extension the split does not know is refused at its JSON Pointer.
+def with_node_extensions(doc, exts):
+    doc["nodes"][0]["extensions"] = exts
+    doc["extensionsUsed"] = sorted(exts)
+    return doc
+write("node-visibility.gltf", with_node_extensions(strip(4, one, 4), {"KHR_node_visibility": {"visible": False}}))
+write("node-extension-unknown.gltf", with_node_extensions(strip(4, one, 4), {"EXT_example_node_tag": {"tag": 7}}))
+# SP12: 1,500 zeros of node extras (82 bytes each as the document holds them) copied to
+# the 198 nodes added beside a 200-column strip cut to two joints a part: about 23 MiB,
+# past the 16 MiB output budget of a small file. Refused, naming /nodes/0/extras.
+big = strip(200, one, 200)
+big["nodes"][0]["extras"] = {"samples": [0] * 1500}
+write("extras-over-budget.gltf", big, indent=None)
+
 with open("vectors.json", "w") as f:
     json.dump([
         {"file": "within.gltf", "maxJoints": 3, "reduce": False, "rule": "SP1"},
@@ -119,5 +136,9 @@ with open("vectors.json", "w") as f:
         {"file": "triangle-strip.gltf", "maxJoints": 2, "reduce": False, "rule": "SP9"},
         {"file": "triangle-fan.gltf", "maxJoints": 3, "reduce": False, "rule": "SP9"},
         {"file": "line-strip.gltf", "maxJoints": 2, "reduce": False, "rule": "SP9"},
+        {"file": "strip.gltf", "maxJoints": 2, "maxParts": 4, "reduce": False, "rule": "SP10"},
+        {"file": "node-visibility.gltf", "maxJoints": 2, "reduce": False, "rule": "SP11"},
+        {"file": "node-extension-unknown.gltf", "maxJoints": 2, "reduce": False, "rule": "SP11"},
+        {"file": "extras-over-budget.gltf", "maxJoints": 2, "reduce": False, "rule": "SP12"},
     ], f, indent=1)
     f.write("\n")

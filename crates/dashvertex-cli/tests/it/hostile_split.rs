@@ -187,3 +187,152 @@ fn the_default_part_budget_fits_under_the_memory_limit() {
         stderr(&o)
     );
 }
+
+/// A GLB of `points` points (mode 0, no POSITION), point k using joint 0 and joint k + 1
+/// (UNSIGNED_SHORT joints, normalized UNSIGNED_BYTE weights 128 + 127) of a skin of
+/// `points + 1` joints drawn by node 0: under two joints a part every point is a part,
+/// and a mesh, skin and node, of its own. `attributes` more custom attributes name the
+/// weights' accessor; `tweak` changes the JSON before it is framed.
+fn points(points: usize, attributes: usize, tweak: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+    use serde_json::json;
+    let joints = points + 1;
+    let mut bin = Vec::new();
+    for k in 0..points {
+        for j in [0u16, (k + 1) as u16, 0, 0] {
+            bin.extend_from_slice(&j.to_le_bytes());
+        }
+    }
+    for _ in 0..points {
+        bin.extend_from_slice(&[128, 127, 0, 0]);
+    }
+    let mut attrs = serde_json::Map::new();
+    attrs.insert("JOINTS_0".into(), json!(0));
+    attrs.insert("WEIGHTS_0".into(), json!(1));
+    for a in 0..attributes {
+        attrs.insert(format!("_A{a}"), json!(1));
+    }
+    let mut nodes = vec![json!({"name": "body", "mesh": 0, "skin": 0})];
+    nodes.push(json!({"name": "root", "children": (2..=joints).collect::<Vec<_>>()}));
+    for j in 1..joints {
+        nodes.push(json!({ "name": format!("j{j}") }));
+    }
+    let mut doc = json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 1]}],
+        "nodes": nodes,
+        "meshes": [{"primitives": [{"attributes": attrs, "mode": 0}]}],
+        "skins": [{"joints": (1..=joints).collect::<Vec<_>>()}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5123, "type": "VEC4", "count": points},
+            {"bufferView": 1, "componentType": 5121, "normalized": true, "type": "VEC4", "count": points},
+        ],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 8 * points},
+            {"buffer": 0, "byteOffset": 8 * points, "byteLength": 4 * points},
+        ],
+        "buffers": [{"byteLength": bin.len()}],
+    });
+    tweak(&mut doc);
+    dashvertex_gltf::glb::build(&serde_json::to_vec(&doc).unwrap(), Some(&bin)).unwrap()
+}
+
+/// Sets member `key` of the object at JSON Pointer `at` to `v`.
+fn put(
+    at: &'static str,
+    key: &'static str,
+    v: serde_json::Value,
+) -> impl FnOnce(&mut serde_json::Value) {
+    move |doc| {
+        doc.pointer_mut(at)
+            .and_then(serde_json::Value::as_object_mut)
+            .unwrap()
+            .insert(key.into(), v);
+    }
+}
+
+// spec: SP12
+#[test]
+fn large_extras_copied_to_many_parts_are_refused_by_the_output_budget_not_the_memory_limit() {
+    use serde_json::json;
+    let dir = Scratch::new("hostile-split-extras");
+    let d = dir.path();
+    let text = |n: usize| json!({"blob": "x".repeat(n)});
+    let numbers = |n: usize| json!({"samples": vec![0; n]});
+    // (name, file, whether it must be refused): megabytes of extras (text, or small
+    // numbers that serde_json holds at 80 bytes each) on the node, mesh, primitive and
+    // skin, or in a node extension copied to every part, under thousands of parts; custom
+    // attributes that share one accessor, each gathered per part. Then 2 KB of node
+    // extras on 3,999 added nodes, about 15.4 MiB counted, just under the 16 MiB budget:
+    // written whole under the limit (8 KB each, 38.5 MiB, aborted at the limit before
+    // the budget).
+    let cases: Vec<(&str, Vec<u8>, bool)> = vec![
+        (
+            "node-text",
+            points(4_000, 0, put("/nodes/0", "extras", text(1_500_000))),
+            true,
+        ),
+        (
+            "node-numbers",
+            points(4_000, 0, put("/nodes/0", "extras", numbers(600_000))),
+            true,
+        ),
+        (
+            "mesh-text",
+            points(1_000, 0, put("/meshes/0", "extras", text(1_500_000))),
+            true,
+        ),
+        (
+            "primitive-numbers",
+            points(
+                1_000,
+                0,
+                put("/meshes/0/primitives/0", "extras", numbers(600_000)),
+            ),
+            true,
+        ),
+        (
+            "skin-text",
+            points(1_000, 0, put("/skins/0", "extras", text(1_500_000))),
+            true,
+        ),
+        (
+            "node-extension",
+            points(2_000, 0, |doc: &mut serde_json::Value| {
+                put(
+                    "/nodes/0",
+                    "extensions",
+                    json!({"KHR_xmp_json_ld": {"packet": 0, "pad": "x".repeat(1_500_000)}}),
+                )(doc);
+                doc["extensionsUsed"] = json!(["KHR_xmp_json_ld"]);
+            }),
+            true,
+        ),
+        ("attributes", points(1_000, 1_000, |_| {}), true),
+        (
+            "node-fits",
+            points(4_000, 0, put("/nodes/0", "extras", text(2_000))),
+            false,
+        ),
+    ];
+    for (name, glb, refused) in cases {
+        assert!(glb.len() <= 2 << 20, "{name}: {} bytes", glb.len());
+        let file = format!("{name}.glb");
+        let out = format!("{name}.out.glb");
+        std::fs::write(d.join(&file), &glb).unwrap();
+        let o = limited(d, &["split", &file, "-o", &out, "--max-joints", "2"]);
+        let err = stderr(&o);
+        if refused {
+            assert_eq!(o.status.code(), Some(1), "{name}: {err}");
+            assert!(err.contains("output budget"), "{name}: {err}");
+            assert!(err.contains("the largest share is /"), "{name}: {err}");
+            assert!(!d.join(&out).exists(), "{name}: nothing written");
+        } else {
+            // Written only once the validator accepted it.
+            assert_eq!(o.status.code(), Some(0), "{name}: {err}");
+            let bytes = std::fs::read(d.join(&out)).unwrap();
+            assert_eq!(&bytes[..4], b"glTF", "{name}");
+            std::fs::remove_file(d.join(&out)).unwrap();
+        }
+    }
+}

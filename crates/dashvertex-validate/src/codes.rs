@@ -298,6 +298,9 @@ codes! {
     /// An attribute name is not a glTF one, TEXCOORD/COLOR sets have gaps, or an
     /// attribute is UNSIGNED_INT.
     GLTF_ATTRIBUTE = Error, "validation.md §6", "MESH_PRIMITIVE_INVALID_ATTRIBUTE, MESH_PRIMITIVE_INDEXED_SEMANTIC_CONTINUITY, MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_UNSIGNED_INT", "application-specific attribute names start with _";
+    /// An attribute's accessor (NORMAL, TANGENT, TEXCOORD_n, COLOR_n, or a morph target's)
+    /// has a type or component type glTF does not allow for its semantic.
+    GLTF_ATTRIBUTE_FORMAT = Error, "validation.md §6", "MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT", "write the attribute in one of the formats glTF lists for it (a morph target's TANGENT is VEC3)";
     /// A number is outside the range the glTF schema gives it (a byteLength of 0).
     GLTF_VALUE_RANGE = Error, "validation.md §6", "VALUE_NOT_IN_RANGE", "";
     /// Data dash cannot read: a required extension it does not understand, a Draco
@@ -308,6 +311,10 @@ codes! {
     GLTF_VALUE_NOT_IN_LIST = Error, "validation.md §6", "VALUE_NOT_IN_LIST", "a sampler's interpolation is LINEAR, STEP or CUBICSPLINE";
     /// A node instantiates a mesh that has joints, without a skin.
     GLTF_MESH_UNSKINNED = Warning, "validation.md §6", "NODE_SKINNED_MESH_WITHOUT_SKIN", "give the node a skin, or drop the JOINTS/WEIGHTS attributes";
+    /// A node with a skinned mesh has a parent: the parent's transforms do not move it.
+    GLTF_SKINNED_MESH_NON_ROOT = Warning, "validation.md §6", "NODE_SKINNED_MESH_NON_ROOT", "make the skinned mesh's node a scene root; the joints place the mesh";
+    /// A node with a skinned mesh has a transform of its own, which does not move it.
+    GLTF_SKINNED_MESH_LOCAL_TRANSFORMS = Warning, "validation.md §6", "NODE_SKINNED_MESH_LOCAL_TRANSFORMS", "leave the skinned mesh's node without translation, rotation, scale or matrix; the joints place the mesh";
     /// A node has a skin but its mesh has no joints.
     GLTF_SKIN_WITHOUT_JOINTS = Error, "validation.md §6", "NODE_SKIN_WITH_NON_SKINNED_MESH", "";
     /// A node has a skin but no mesh.

@@ -372,6 +372,24 @@ impl Checker {
                     || loc.slot(v, s, k, Field::Weight),
                     || format!("vertex {v}: weight in {} is {w}", slot_name(s, k)),
                 );
+                // A NaN or infinite weight is not 0: its joint is used, as the official
+                // validator counts it, so a joint named again is a duplicate too.
+                if self.bones.is_none_or(|n| u64::from(bone) < n) {
+                    match scratch.seen.iter().find(|(b, _, _)| *b == bone) {
+                        Some(&(_, s0, k0)) => sink.report(
+                            Code::BONE_DUPLICATE,
+                            || loc.slot(v, s, k, Field::Bone),
+                            || {
+                                format!(
+                                    "vertex {v}: bone {bone} has weight in {} and again in {}",
+                                    slot_name(s0, k0),
+                                    slot_name(s, k)
+                                )
+                            },
+                        ),
+                        None => scratch.seen.push((bone, s, k)),
+                    }
+                }
                 continue;
             }
             if let Some(n) = self.bones.filter(|&n| u64::from(bone) >= n) {

@@ -95,6 +95,10 @@ OKW = [J(1, 0, 0, 0, 0.5, 0.5, 0, 0, 1, 0, 0, 0)]
 write("valid-minimal.gltf", skinned(OKJ, OKW))
 write("joints-out-of-range.gltf", skinned([J(0, 0, 0, 0, 0, 2, 0, 0, 1, 5, 0, 0)], OKW))
 write("joints-duplicate.gltf", skinned([J(0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0)], OKW))
+# A NaN weight is not 0: its joint is used, so the same joint in another slot with weight
+# is a duplicate (ACCESSOR_JOINTS_INDEX_DUPLICATE), beside the NaN itself.
+write("joints-duplicate-nan-weight.gltf",
+      skinned([J(0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0)], [J(1, 0, 0, 0, float("nan"), 0.5, 0, 0, 1, 0, 0, 0)]))
 write("joints-used-zero-weight.gltf", skinned([J(0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0)], OKW))
 write("weights-negative.gltf", skinned(OKJ, [J(1, 0, 0, 0, 1.5, -0.5, 0, 0, 1, 0, 0, 0)]))
 write("weights-non-normalized.gltf", skinned(OKJ, [J(0.9, 0, 0, 0, 0.5, 0.5000005, 0, 0, 0, 0, 0, 0)]))
@@ -386,6 +390,9 @@ def with_animation(times, values, path="rotation", kind="VEC4", interpolation=No
     return tweak
 Q = [0.0, 0.0, 0.0, 1.0]
 write("animation-valid.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + Q)))
+# An interpolation the schema does not list (VALUE_NOT_IN_LIST).
+write("animation-interpolation-unknown.gltf",
+      skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + Q, interpolation="BOGUS")))
 write("animation-input-not-increasing.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0, 1.0], Q + Q + Q)))
 write("animation-rotation-non-unit.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + [0.0, 0.0, 0.0, 0.5])))
 write("animation-output-count.gltf", skinned(OKJ, OKW, tweak=with_animation([0.0, 1.0], Q + Q + Q)))
@@ -438,6 +445,24 @@ write("morph-target-without-base.gltf", skinned(OKJ, OKW, tweak=morph_without_ba
 def unknown_attribute(doc, a):
     doc["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_00"] = 0
 write("attribute-invalid-name.gltf", skinned(OKJ, OKW, tweak=unknown_attribute))
+# Attribute formats (MESH_PRIMITIVE_ATTRIBUTES_ACCESSOR_INVALID_FORMAT): a morph target's
+# TANGENT is a VEC3 displacement, not the base's VEC4; a NORMAL is VEC3.
+def with_morph_tangent(kind, normal="VEC3"):
+    box = {}
+    def extra(a, attrs):
+        n = a.accessors[attrs["POSITION"]]["count"]
+        nw = 4 if normal == "VEC4" else 3
+        attrs["NORMAL"] = a.accessor(f32(*([0.0, 0.0, 1.0, 0.0][:nw] * n)), 5126, normal, n)
+        attrs["TANGENT"] = a.accessor(f32(*([1.0, 0.0, 0.0, 1.0] * n)), 5126, "VEC4", n)
+        width = 4 if kind == "VEC4" else 3
+        box["t"] = a.accessor(f32(*([0.0] * width * n)), 5126, kind, n)
+    def tweak(doc, a):
+        doc["meshes"][0]["primitives"][0]["targets"] = [{"TANGENT": box["t"]}]
+        doc["meshes"][0]["weights"] = [0.0]
+    return {"extra_attrs": extra, "tweak": tweak}
+write("morph-target-tangent-vec3.gltf", skinned(OKJ, OKW, **with_morph_tangent("VEC3")))
+write("morph-target-tangent-vec4.gltf", skinned(OKJ, OKW, **with_morph_tangent("VEC4")))
+write("attribute-normal-vec4.gltf", skinned(OKJ, OKW, **with_morph_tangent("VEC3", normal="VEC4")))
 def zero_length_view(doc, a):
     doc["bufferViews"].append({"buffer": 0, "byteLength": 0})
 write("buffer-view-zero-length.gltf", skinned(OKJ, OKW, tweak=zero_length_view))
@@ -474,6 +499,20 @@ write("buffer-view-target-override.gltf", skinned(OKJ, OKW, tweak=indices_on_ver
 def sheared_node(doc, a):
     doc["nodes"].append({"matrix": [1, 0, 0, 0, 0.5, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]})
 write("node-matrix-shear.gltf", skinned(OKJ, OKW, tweak=sheared_node))
+# A rotation written with five digits, as Sketchfab exports write it: its columns are
+# orthogonal only to about 1.5e-5 (cosine), but rebuilt from its decomposition it differs by
+# 1.3e-5, under the official validator's 5e-5: valid, as the official validator says.
+def rounded_node(doc, a):
+    doc["nodes"].append({"matrix": [0.70003, 0.70724, 0.09889, 0, -0.60124, 0.50898, 0.61599, 0,
+                                    0.38531, -0.49066, 0.78153, 0, 0.25, 0, 0, 1]})
+write("node-matrix-rounded.gltf", skinned(OKJ, OKW, tweak=rounded_node))
+# A skinned mesh's node with a parent and a transform of its own, neither of which moves it
+# (the official warnings NODE_SKINNED_MESH_NON_ROOT and NODE_SKINNED_MESH_LOCAL_TRANSFORMS).
+def skinned_node_placed(doc, a):
+    doc["nodes"][0]["translation"] = [0.0, 0.0, 1.0]
+    doc["nodes"].append({"name": "holder", "children": [0]})
+    doc["scenes"][0]["nodes"] = [len(doc["nodes"]) - 1, 1]
+write("node-skinned-mesh-placed.gltf", skinned(OKJ, OKW, tweak=skinned_node_placed))
 # A material whose normal texture reads TEXCOORD_0 (texCoord absent), on a primitive
 # without texture coordinates (MESH_PRIMITIVE_TOO_FEW_TEXCOORDS).
 def texture_without_texcoord(doc, a):

@@ -202,6 +202,7 @@ fn structure(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
     checks::primitives::check_all(gltf, doc, opts, sink);
     checks::accessors::check_all(&gltf.value, doc, sink);
     checks::attributes::check_all(&gltf.value, doc, sink);
+    checks::attribute_formats::check_all(&gltf.value, doc, sink);
     checks::morph::check_all(&gltf.value, doc, sink);
     checks::extensions::check_all(&gltf.value, doc, sink);
     checks::compression::check_all(gltf, doc, sink);

@@ -312,8 +312,12 @@ fn inverse_bind_matrices(
     }
 }
 
-/// Node rules: skins without meshes or joints, meshes with joints without skins.
+/// Node rules: skins without meshes or joints, meshes with joints without skins, and a
+/// skinned mesh's node that has a parent or a transform of its own, neither of which
+/// moves a skinned mesh (the official validator's two warnings).
 pub(super) fn nodes(gltf: &Gltf, doc: &Doc, prims: &[PrimitiveSets], sink: &mut Sink) {
+    let parents = dashvertex_gltf::skinning::parents(&gltf.root);
+    let json_nodes = gltf.value.get("nodes").and_then(serde_json::Value::as_array);
     // The meshes with a JOINTS_n attribute, found once (a search of every primitive's
     // sets per node was nodes × sets).
     let mut with_joints = vec![false; gltf.root.meshes.len()];
@@ -351,6 +355,35 @@ pub(super) fn nodes(gltf: &Gltf, doc: &Doc, prims: &[PrimitiveSets], sink: &mut 
                 || format!("node {i} instantiates mesh {m}, which has joints, without a skin"),
             ),
             _ => {}
+        }
+        if n.skin.is_some() && n.mesh.is_some() {
+            if let Some(Some(p)) = parents.get(i) {
+                doc.push(
+                    sink,
+                    Code::GLTF_SKINNED_MESH_NON_ROOT,
+                    &format!("/nodes/{i}"),
+                    || {
+                        format!(
+                            "node {i} has a skinned mesh and a parent (node {p}), whose transforms do not move it"
+                        )
+                    },
+                );
+            }
+            let matrix = json_nodes
+                .and_then(|l| l.get(i))
+                .is_some_and(|v| v.get("matrix").is_some());
+            if matrix || n.translation.is_some() || n.rotation.is_some() || n.scale.is_some() {
+                doc.push(
+                    sink,
+                    Code::GLTF_SKINNED_MESH_LOCAL_TRANSFORMS,
+                    &format!("/nodes/{i}"),
+                    || {
+                        format!(
+                            "node {i} has a skinned mesh and a transform of its own, which does not move it"
+                        )
+                    },
+                );
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub(crate) mod accessors;
 pub(crate) mod animations;
+pub(crate) mod attribute_formats;
 pub(crate) mod attributes;
 pub(crate) mod bounds;
 pub(crate) mod buffer_views;

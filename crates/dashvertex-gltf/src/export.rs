@@ -456,7 +456,10 @@ impl<'g> Editor<'g> {
     /// Notes, for [`Written::notes`], what the caller dropped or changed beyond what it
     /// was asked to (a split part that could not keep its primitive's Draco stream).
     pub fn note(&mut self, note: String) {
-        self.notes.push(note);
+        // Once each: a split notes the same primitive for each of its parts.
+        if !self.notes.contains(&note) {
+            self.notes.push(note);
+        }
     }
 
     /// Adds the `JOINTS_n` / `WEIGHTS_n` accessors of the sets of `src`, encoded once

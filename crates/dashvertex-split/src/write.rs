@@ -181,6 +181,15 @@ fn part_primitive(
 ) -> Result<(Value, usize), ExportError> {
     let read = cut.read;
     let mut prim = orig.clone();
+    // The primitive's Draco stream holds its whole old data: no part may keep it.
+    if dashvertex_gltf::compressed::strip_draco(&mut prim) {
+        ed.note(format!(
+            "mesh {} primitive {}: its {} stream held the primitive's data before the split and was dropped from every part; the plain accessors hold each part's data",
+            cut.sets.mesh,
+            cut.sets.primitive,
+            dashvertex_gltf::compressed::DRACO
+        ));
+    }
     for (name, acc) in &cut.sets.attributes {
         if let Some(a) = acc
             && (name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_") || !cut.whole)

@@ -43,6 +43,14 @@ pub fn loss_of(
 /// measured, in words.
 pub fn sampled(loss: &[dashvertex_skin::PrimitiveLoss]) -> Option<String> {
     let p = loss.iter().find(|p| p.moments < p.moments_full)?;
+    if p.pose_set == dashvertex_skin::PoseSet::RangeOfMotion {
+        return Some(format!(
+            "measured at {} of the {} moments of the rest pose and the range-of-motion poses: the work budget, {} units per byte of the input, cuts the rest (spec/reduction.md \u{a7}4)",
+            p.moments,
+            p.moments_full,
+            dashvertex_skin::WORK_PER_BYTE
+        ));
+    }
     Some(format!(
         "measured at {} of the {} moments the sampling rule takes (the rest pose, every keyframe and {} between each): the work budget, {} units per byte of the input, cuts the rest (spec/reduction.md \u{a7}4)",
         p.moments,
@@ -52,7 +60,8 @@ pub fn sampled(loss: &[dashvertex_skin::PrimitiveLoss]) -> Option<String> {
     ))
 }
 
-/// The largest displacement as a share of the bounding-box diagonal; `None` when the
+/// The largest displacement as a share of the diagonal of the primitive's skinned
+/// rest-pose bounding box (the space the displacement is measured in); `None` when the
 /// diagonal is 0 (every vertex at one place): the share is undefined.
 pub fn share_of_diagonal(p: &dashvertex_skin::PrimitiveLoss) -> Option<f64> {
     (p.diagonal > 0.0).then(|| p.max / p.diagonal)
@@ -117,23 +126,47 @@ pub fn over_budget(
     let mut worst: Vec<String> = Vec::new();
     for p in loss {
         for w in p.worst.iter().filter(|w| w.displacement > budget) {
-            let when = match (w.at.animation, &w.at.name) {
-                (None, _) => "at the rest pose".to_owned(),
-                (Some(i), Some(n)) => format!("in animation {i} ({n:?}) at t={:.3} s", w.at.time),
-                (Some(i), None) => format!("in animation {i} at t={:.3} s", w.at.time),
-            };
             worst.push(format!(
-                "mesh {} primitive {} vertex {} moves {:.6} {when}",
-                p.mesh, p.primitive, w.vertex, w.displacement
+                "mesh {} primitive {} vertex {} moves {:.6}{} {}",
+                p.mesh,
+                p.primitive,
+                w.vertex,
+                w.displacement,
+                share(w.displacement, p),
+                w.at.describe()
             ));
         }
     }
+    let over = if loss
+        .iter()
+        .any(|p| p.pose_set == dashvertex_skin::PoseSet::RangeOfMotion)
+    {
+        format!(" over the {}", RANGE_OF_MOTION)
+    } else {
+        String::new()
+    };
     format!(
-        "nothing written: with {kmax} influence(s) per vertex ({}) vertices still move more than {} {budget}: {}; allow more influences or a larger error",
+        "nothing written: with {kmax} influence(s) per vertex ({}) vertices still move more than {} {budget}{over}: {}; allow more influences or a larger error",
         words.option(Opt::MaxInfluences),
         words.option(Opt::MaxError),
         worst.join("; ")
     )
+}
+
+/// The range-of-motion poses, in words (spec/reduction.md §4).
+pub const RANGE_OF_MOTION: &str = "range-of-motion poses (no animation moves a joint: the rest pose, then each used joint turned \u{b1}45\u{b0} about its local X, Y and Z axes, one at a time and then all together; spec/reduction.md \u{a7}4)";
+
+/// ` (2.761% of the skinned rest-pose diagonal)`: `d` as a share of `p`'s diagonal, or
+/// nothing when the diagonal is 0.
+fn share(d: f64, p: &dashvertex_skin::PrimitiveLoss) -> String {
+    if p.diagonal > 0.0 {
+        format!(
+            " ({:.3}% of the skinned rest-pose diagonal)",
+            100.0 * d / p.diagonal
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// The terminal's summary of the loss report, one line per primitive.
@@ -144,11 +177,25 @@ pub fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String
     loss.iter()
         .map(|p| {
             let share = match share_of_diagonal(p) {
-                Some(s) => format!("{:.3}% of the bounding-box diagonal", 100.0 * s),
-                None => "the bounding-box diagonal is 0: every vertex is at one place, so no share of it is defined".to_owned(),
+                Some(s) => format!(
+                    "{:.3}% of the skinned rest-pose bounding-box diagonal {:.6}",
+                    100.0 * s,
+                    p.diagonal
+                ),
+                None => "the skinned rest-pose bounding-box diagonal is 0: every vertex is at one place, so no share of it is defined".to_owned(),
             };
-            let when = if p.moments_full <= 1 {
-                "at the rest pose (no animations)".to_owned()
+            let when = if p.pose_set == dashvertex_skin::PoseSet::RestPose || p.moments_full <= 1 {
+                "at the rest pose (no animation moves a joint, and no joint carries weight)"
+                    .to_owned()
+            } else if p.pose_set == dashvertex_skin::PoseSet::RangeOfMotion {
+                if p.moments < p.moments_full {
+                    format!(
+                        "over {} of the {} moments of the {} (the work budget cut the rest)",
+                        p.moments, p.moments_full, RANGE_OF_MOTION
+                    )
+                } else {
+                    format!("over {} moments of the {}", p.moments, RANGE_OF_MOTION)
+                }
             } else if p.moments < p.moments_full {
                 format!(
                     "over {} of the {} moments of the rest pose, every keyframe and {} between each (the work budget cut the rest)",
@@ -167,15 +214,15 @@ pub fn loss_lines(loss: Option<&[dashvertex_skin::PrimitiveLoss]>) -> Vec<String
                 format!("over {} moments (the rest pose and every keyframe)", p.moments)
             };
             let worst = p.worst.first().map_or(String::new(), |w| {
-                format!(
-                    "; worst vertex {} at {}",
-                    w.vertex,
-                    match (&w.at.animation, &w.at.name) {
-                        (None, _) => "the rest pose".to_owned(),
-                        (Some(i), Some(n)) => format!("animation {i} ({n:?}) t={:.3} s", w.at.time),
-                        (Some(i), None) => format!("animation {i} t={:.3} s", w.at.time),
+                let at = match (&w.at.pose, &w.at.animation, &w.at.name) {
+                    (Some(pose), _, _) => pose.describe(),
+                    (None, None, _) => "at the rest pose".to_owned(),
+                    (None, Some(i), Some(n)) => {
+                        format!("at animation {i} ({n:?}) t={:.3} s", w.at.time)
                     }
-                )
+                    (None, Some(i), None) => format!("at animation {i} t={:.3} s", w.at.time),
+                };
+                format!("; worst vertex {} {at}", w.vertex)
             });
             format!(
                 "loss, mesh {} primitive {}: max {:.6} ({share}), p99 {:.6}, mean {:.6} {when}{worst}",

@@ -499,12 +499,8 @@ pub fn reduce_within<'g>(
 > {
     let ctx = job.ctx;
     let max_error = ctx.opt(Opt::MaxError);
-    if anims.is_empty() {
-        return Err(AppError::Usage(format!(
-            "{max_error}: the model has no animations, and at the rest pose every K moves nothing; give the poses with {} FILE",
-            ctx.opt(Opt::Poses)
-        )));
-    }
+    // Without an animation that moves a joint, the loss is measured over the
+    // range-of-motion poses (spec/reduction.md §4), so the budget still constrains K.
     let kmax = job.config.max_influences;
     // The last K tried: the first within the budget, else max_influences.
     let mut last = None;
@@ -548,6 +544,16 @@ pub fn reduce_within<'g>(
     ctx.info(format_args!(
         "{max_error} {budget}: {k} influence(s) per vertex keep every vertex within it (largest displacement {worst:.6})"
     ));
+    if loss
+        .iter()
+        .any(|p| p.pose_set == dashvertex_skin::PoseSet::RangeOfMotion)
+    {
+        ctx.note(format_args!(
+            "{max_error} {budget}: measured over the {} (give animations with {} FILE to measure those instead)",
+            crate::loss::RANGE_OF_MOTION,
+            ctx.opt(Opt::Poses)
+        ));
+    }
     if let Some(cut) = sampled(&loss) {
         ctx.note(format_args!("{max_error} {budget}: {cut}"));
     }

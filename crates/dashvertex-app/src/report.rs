@@ -7,7 +7,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::loss::{sampled, share_of_diagonal};
+use crate::loss::{RANGE_OF_MOTION, sampled, share_of_diagonal};
 
 /// A reduce job's report.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
@@ -56,11 +56,16 @@ pub struct PrimitiveDisplacement {
     pub primitive: usize,
     /// Vertices compared.
     pub vertices: usize,
-    /// Moments measured (the rest pose, keyframes and moments between them).
+    /// The poses measured: the animations' moments, or, when no animation moves a
+    /// joint, the range-of-motion poses (spec/reduction.md §4).
+    pub pose_set: PoseSet,
+    /// Moments measured (the rest pose, keyframes and moments between them, or the rest
+    /// pose and the range-of-motion poses).
     pub moments: usize,
     /// Moments the sampling rule takes; more than `moments` when the work budget cut it.
     pub moments_full: usize,
-    /// Of `moments`, the rest pose and the keyframe times.
+    /// Of `moments`, the rest pose and the keyframe times (every range-of-motion pose
+    /// counts as one).
     pub keyframe_moments: usize,
     /// The largest displacement.
     pub max: f64,
@@ -70,12 +75,28 @@ pub struct PrimitiveDisplacement {
     pub p99: f64,
     /// Their mean.
     pub mean: f64,
-    /// The bounding box diagonal of the primitive's positions.
+    /// The diagonal of the primitive's skinned rest-pose bounding box: its vertices
+    /// skinned with their original influences at the rest pose, the space the
+    /// displacement is measured in (vertices without any weight left out).
     pub diagonal: f64,
     /// `max` as a share of `diagonal`; `null` when the diagonal is 0.
     pub max_of_diagonal: Option<f64>,
     /// The vertices that move most, largest first.
     pub worst: Vec<WorstVertex>,
+}
+
+/// Which poses the displacement is measured over (spec/reduction.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum PoseSet {
+    /// The rest pose and the animations' moments (the model's own, or `--poses`').
+    Animations,
+    /// No animation moves a joint: the rest pose and the range-of-motion poses, each
+    /// used joint turned ±45° about its local X, Y and Z axes, one at a time, then all
+    /// together.
+    RangeOfMotion,
+    /// The rest pose alone: no animation moves a joint and no joint carries weight.
+    RestPose,
 }
 
 /// A vertex that moves most, and when.
@@ -85,12 +106,30 @@ pub struct WorstVertex {
     pub vertex: usize,
     /// How far it moves.
     pub displacement: f64,
-    /// The animation (`null`: the rest pose).
+    /// The animation (`null`: the rest pose, or a range-of-motion pose).
     pub animation: Option<usize>,
     /// The animation's name, if it has one.
     pub name: Option<String>,
     /// Seconds into the animation.
     pub time: f64,
+    /// The range-of-motion pose (`null`: an animation's moment or the rest pose).
+    pub pose: Option<RangeOfMotionPose>,
+}
+
+/// One of the range-of-motion poses (spec/reduction.md §4).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct RangeOfMotionPose {
+    /// Its place in the set, from 0: six per used joint (+, − about X, then Y, then Z),
+    /// the joints by ascending node index, then the same six with every used joint.
+    pub index: usize,
+    /// The joint turned (its node index); `null` when every used joint turns.
+    pub joint: Option<usize>,
+    /// The joint node's name, if it has one.
+    pub name: Option<String>,
+    /// The joint's local axis: `X`, `Y` or `Z`.
+    pub axis: String,
+    /// The angle, in degrees (+45 or −45).
+    pub degrees: f64,
 }
 
 impl ReduceReport {
@@ -121,8 +160,19 @@ impl ReduceReport {
                 "no reduced primitive has a skin: displacement cannot be measured; weights only"
                     .to_owned(),
             ),
-            Some(l) if l.iter().all(|p| p.moments_full <= 1) => {
-                Some("no animations: displacement at the rest pose only".to_owned())
+            Some(l) if l.iter().all(|p| p.pose_set == dashvertex_skin::PoseSet::RestPose) => Some(
+                "no animation moves a joint and no joint carries weight: displacement at the rest pose only"
+                    .to_owned(),
+            ),
+            Some(l)
+                if l.iter()
+                    .any(|p| p.pose_set == dashvertex_skin::PoseSet::RangeOfMotion) =>
+            {
+                let what = format!("displacement over the {RANGE_OF_MOTION}");
+                Some(match sampled(l) {
+                    Some(cut) => format!("{what}; {cut}"),
+                    None => what,
+                })
             }
             Some(l) => sampled(l),
         };
@@ -142,6 +192,11 @@ fn primitive(p: &dashvertex_skin::PrimitiveLoss) -> PrimitiveDisplacement {
         mesh: p.mesh,
         primitive: p.primitive,
         vertices: p.vertices,
+        pose_set: match p.pose_set {
+            dashvertex_skin::PoseSet::Animations => PoseSet::Animations,
+            dashvertex_skin::PoseSet::RangeOfMotion => PoseSet::RangeOfMotion,
+            dashvertex_skin::PoseSet::RestPose => PoseSet::RestPose,
+        },
         moments: p.moments,
         moments_full: p.moments_full,
         keyframe_moments: p.keyframe_moments,
@@ -160,6 +215,13 @@ fn primitive(p: &dashvertex_skin::PrimitiveLoss) -> PrimitiveDisplacement {
                 animation: w.at.animation,
                 name: w.at.name.clone(),
                 time: w.at.time,
+                pose: w.at.pose.as_ref().map(|m| RangeOfMotionPose {
+                    index: m.index,
+                    joint: m.joint,
+                    name: m.name.clone(),
+                    axis: m.axis.name().to_owned(),
+                    degrees: m.degrees,
+                }),
             })
             .collect(),
     }

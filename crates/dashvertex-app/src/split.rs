@@ -335,13 +335,18 @@ pub fn describe(r: &dashvertex_split::Report) -> Vec<String> {
         }
         if let Some(x) = &p.reduced {
             out.push(format!(
-                "mesh {} primitive {}: reduced {} vertex(es), {} influence(s) taken off, max weight lost {:.6}, max displacement {:.6} (vertex {}{})",
+                "mesh {} primitive {}: reduced {} vertex(es), {} influence(s) taken off, max weight lost {:.6}, max displacement {:.6}{} (vertex {}{})",
                 p.mesh,
                 p.primitive,
                 x.vertices,
                 x.influences_removed,
                 x.max_weight_lost,
                 x.max_displacement,
+                if x.pose_set == "rangeOfMotion" {
+                    " over the range-of-motion poses (no animation moves a joint: each used joint turned \u{b1}45\u{b0} about its local X, Y and Z axes, one at a time and then all together; spec/reduction.md \u{a7}4)"
+                } else {
+                    ""
+                },
                 x.worst_vertex.map_or("-".into(), |v| v.to_string()),
                 x.worst_at.as_deref().map_or(String::new(), |w| format!(", {w}"))
             ));

@@ -165,9 +165,11 @@ fn report_arg(v: Option<&Bound<'_, PyAny>>) -> Result<ReportArg> {
 /// (created when missing, extended with new bones; `locked=True` refuses any change),
 /// normalizes as the output requires unless `normalize` says ("unit" or "none"),
 /// `quantize` ("unorm16", "unorm8"), `min_weight`, `empty` ("error", "zero", "root").
-/// `report=True` measures the displacement over the model's animations (glTF) and returns
-/// the reduce report; a path also writes it there. `max_error` keeps the fewest
-/// influences that move no vertex further (glTF; `poses` supplies other animations).
+/// `report=True` measures the displacement over the model's animations (glTF; when none
+/// moves a joint, over the range-of-motion poses, the report's `poseSet` says which) and
+/// returns the reduce report, its shares of the skinned rest-pose diagonal; a path also
+/// writes it there. `max_error` keeps the fewest influences that move no vertex further
+/// over the same poses (glTF; `poses` supplies other animations).
 /// `mesh`/`primitive` pick the glTF primitive a DashVertex output holds. The output is
 /// checked by the validator first; the manifest, output and report are written together
 /// or not at all. Raises DashError (a subclass) when nothing could be written.

@@ -16,6 +16,7 @@ from conftest import REPO, run
 
 SEED = REPO / "fixtures/blender/rig_per_bone_attributes.gltf"
 LOSS_RIG = REPO / "fixtures/blender/loss_rig.glb"
+LOSS_RIG_STATIC = REPO / "fixtures/blender/loss_rig_static.glb"
 THREE_FAULTS = REPO / "crates/dashvertex-cli/tests/cases/data/fix-three-faults.json"
 RIG24 = REPO / "fixtures/blender/rig24_all.glb"
 
@@ -63,6 +64,25 @@ def test_reduce_file_report_is_the_commands_report(tmp_path, dashvertex_cli):
     assert mine == cli
     assert mine["displacement"]["primitives"][0]["max"] > 0
     assert not (tmp_path / "py.json").exists()
+
+
+def test_reduce_file_report_of_an_unanimated_model_is_over_the_range_of_motion_poses(
+        tmp_path, dashvertex_cli):
+    # No animation: measured over the range-of-motion poses (spec/reduction.md 4), labelled,
+    # not "0 at the rest pose"; the same report as the command's.
+    done = dashvertex.reduce_file(LOSS_RIG_STATIC, tmp_path / "py.glb", max_influences=1,
+                                  report=True)
+    _cli(dashvertex_cli, "reduce", LOSS_RIG_STATIC, "-o", tmp_path / "cli.glb",
+         "--max-influences", "1", "--report", tmp_path / "cli.json")
+    cli = json.loads((tmp_path / "cli.json").read_text())
+    mine = done.report
+    assert mine is not None
+    mine["output"] = cli["output"] = ""
+    assert mine == cli
+    p = mine["displacement"]["primitives"][0]
+    assert p["poseSet"] == "rangeOfMotion"
+    assert p["max"] > 0 and p["maxOfDiagonal"] == p["max"] / p["diagonal"]
+    assert mine["note"].startswith("displacement over the range-of-motion poses")
 
 
 def test_reduce_file_max_error_chooses_the_commands_k(tmp_path, dashvertex_cli):

@@ -9,8 +9,11 @@
 //!   global(joint) × inverse bind.
 //! - [`skin_point`]: linear blend skinning of a position over every influence set.
 //! - [`loss`]: how far reduction moves each vertex, over the rest pose, every keyframe
-//!   time of every animation and [`INTERIOR_SAMPLES`] moments between keyframes, within
-//!   a work budget tied to the input's size (what `dashvertex reduce --report` writes).
+//!   time of every animation and [`INTERIOR_SAMPLES`] moments between keyframes (or,
+//!   when no animation moves a joint, the [`RangeOfMotion`] poses: each used joint
+//!   turned ±[`MOTION_DEGREES`] about its local axes), within a work budget tied to the
+//!   input's size, read against the skinned rest-pose bounding box (what
+//!   `dashvertex reduce --report` writes).
 //!
 //! Everything is computed in `f64` and in a fixed order, so the same inputs give the same
 //! bits on every run and thread count.
@@ -27,6 +30,7 @@
 
 mod animation;
 mod loss;
+mod motion;
 /// 4×4 matrices and quaternions (the core's, shared with the glTF importer).
 pub use dashvertex_core::math;
 mod rig;
@@ -36,9 +40,10 @@ pub use animation::{
     Animation, Channel, Interpolation, MAX_KEYFRAME_VALUES, Path, animations, retarget,
 };
 pub use loss::{
-    INTERIOR_SAMPLES, MAX_MOMENTS, Moment, PrimitiveLoss, WORK_FLOOR, WORK_PER_BYTE, Worst, loss,
-    loss_with, loss_within, work_budget,
+    INTERIOR_SAMPLES, MAX_MOMENTS, Moment, PoseSet, PrimitiveLoss, WORK_FLOOR, WORK_PER_BYTE,
+    Worst, loss, loss_with, loss_within, work_budget,
 };
+pub use motion::{Axis, MOTION_DEGREES, MotionPose, RangeOfMotion, turn};
 pub use rig::{Local, Pose, Rig};
 pub use skin::{Joints, Skin, skin_point};
 

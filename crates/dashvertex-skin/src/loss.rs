@@ -11,6 +11,7 @@ use dashvertex_gltf::import::Primitive;
 use rayon::prelude::*;
 
 use crate::math::{IDENTITY, Mat4, mul};
+use crate::motion::{MotionPose, RangeOfMotion, turn};
 use crate::rig::Local;
 use crate::skin::Joints;
 use crate::{Animation, Channel, Interpolation, Rig, Skin, SkinError, animations, skin_point};
@@ -18,17 +19,24 @@ use crate::{Animation, Channel, Interpolation, Rig, Skin, SkinError, animations,
 /// A moment the displacement was sampled at.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Moment {
-    /// The animation (`None`: the rest pose).
+    /// The animation (`None`: the rest pose, or a range-of-motion pose).
     pub animation: Option<usize>,
     /// Its name, if it has one.
     pub name: Option<String>,
-    /// Seconds into the animation (0 for the rest pose).
+    /// Seconds into the animation (0 for the rest pose and the range-of-motion poses).
     pub time: f64,
+    /// The range-of-motion pose (spec/reduction.md §4), when the loss was measured over
+    /// them (no animation moves a joint) and this is one of them, not the rest pose.
+    pub pose: Option<MotionPose>,
 }
 
 impl Moment {
-    /// The moment in words: "at the rest pose", "in animation 2 ("walk") at t=0.500 s".
+    /// The moment in words: "at the rest pose", "in animation 2 ("walk") at t=0.500 s",
+    /// "in range-of-motion pose 4: joint node 3 ("arm") turned +45° about its local Z axis".
     pub fn describe(&self) -> String {
+        if let Some(p) = &self.pose {
+            return p.describe();
+        }
         match (self.animation, &self.name) {
             (None, _) => "at the rest pose".to_owned(),
             (Some(i), Some(n)) => format!("in animation {i} ({n:?}) at t={:.3} s", self.time),
@@ -48,6 +56,29 @@ pub struct Worst {
     pub at: Moment,
 }
 
+/// The poses a loss was measured over (spec/reduction.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoseSet {
+    /// The rest pose and the animations' moments (the model's own, or a pose file's).
+    Animations,
+    /// No animation moves a joint: the rest pose and the range-of-motion poses, each used
+    /// joint turned ±45° about its local X, Y and Z axes ([`RangeOfMotion`]).
+    RangeOfMotion,
+    /// The rest pose alone: no animation moves a joint, and no joint carries weight.
+    RestPose,
+}
+
+impl PoseSet {
+    /// The name the reduce report gives it: `animations`, `rangeOfMotion`, `restPose`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PoseSet::Animations => "animations",
+            PoseSet::RangeOfMotion => "rangeOfMotion",
+            PoseSet::RestPose => "restPose",
+        }
+    }
+}
+
 /// The displacement reduction causes in one primitive. For each vertex its largest
 /// displacement over the sampled moments is taken; the figures are over the vertices.
 #[derive(Clone, Debug, PartialEq)]
@@ -58,14 +89,18 @@ pub struct PrimitiveLoss {
     pub primitive: usize,
     /// Vertices compared.
     pub vertices: usize,
-    /// Moments sampled: the rest pose, keyframe times and moments between them, as many
-    /// as the work budget allows (the same for every primitive).
+    /// The poses measured: the animations', or the range-of-motion poses when no
+    /// animation moves a joint (the same for every primitive).
+    pub pose_set: PoseSet,
+    /// Moments sampled: the rest pose, keyframe times and moments between them (or the
+    /// range-of-motion poses), as many as the work budget allows (the same for every
+    /// primitive).
     pub moments: usize,
     /// Moments the sampling rule takes without a budget; more than [`Self::moments`]
     /// when the budget cut the sampling (spec/reduction.md §4).
     pub moments_full: usize,
     /// Of [`Self::moments`], the rest pose and keyframe times (the others are between
-    /// keyframes).
+    /// keyframes); every range-of-motion pose counts as a keyframe.
     pub keyframe_moments: usize,
     /// Largest displacement, in model units.
     pub max: f64,
@@ -76,8 +111,10 @@ pub struct PrimitiveLoss {
     pub p99: f64,
     /// Mean of the vertices' largest displacements.
     pub mean: f64,
-    /// The diagonal of the primitive's bounding box (its POSITION values), the scale the
-    /// figures are read against; 0 when every vertex is at one place (the share of it
+    /// The diagonal of the primitive's skinned rest-pose bounding box: its vertices
+    /// skinned with their original influences at the rest pose, in the space the
+    /// displacement is measured in (vertices without any weight left out), the scale the
+    /// figures are read against. 0 when every vertex is at one place (the share of it
     /// is then undefined).
     pub diagonal: f64,
     /// The vertices that move most, largest first (at most 5).
@@ -234,7 +271,29 @@ pub fn loss_within(
         .saturating_add(nodes.channels() as u64)
         .saturating_add(slots)
         .max(1);
-    let plan = Plan::new(anims, (budget / per_moment).min(MAX_MOMENTS as u64));
+    let affordable = (budget / per_moment).min(MAX_MOMENTS as u64);
+    // No animation moves a joint: the range-of-motion poses over the joints the
+    // original's vertices carry weight on (spec/reduction.md §4).
+    let motion = if nodes.channels() == 0 {
+        RangeOfMotion::new(used_joints(&pairs, &skins_a, rig.len()))
+    } else {
+        RangeOfMotion::default()
+    };
+    let (posing, plan) = if nodes.channels() > 0 {
+        (Posing::Animations(anims), Plan::new(anims, affordable))
+    } else {
+        let poses: Vec<f64> = (0..motion.len()).map(|k| k as f64).collect();
+        (
+            Posing::Motion(&motion),
+            Plan::of(&[(poses, false)], affordable),
+        )
+    };
+    let pose_set = match posing {
+        Posing::Animations(_) => PoseSet::Animations,
+        Posing::Motion(m) if !m.is_empty() => PoseSet::RangeOfMotion,
+        Posing::Motion(_) => PoseSet::RestPose,
+    };
+    let names = |n: usize| original.root.nodes.get(n).and_then(|n| n.name.clone());
     // Joint matrices are held for a batch of moments at a time, at most about 32 MiB.
     let per_moment_bytes = usize::try_from(joints)
         .unwrap_or(usize::MAX)
@@ -253,7 +312,7 @@ pub fn loss_within(
         let matrices: Vec<Vec<Joints>> = samples
             .par_iter()
             .map(|s| {
-                let globals = nodes.globals(anims, s);
+                let globals = nodes.globals(&posing, s);
                 skin_list
                     .iter()
                     .map(|skin| skin.joint_matrices_by(|n| nodes.global(&globals, n)))
@@ -286,19 +345,100 @@ pub fn loss_within(
                 });
         }
     }
+    // The skins' joint matrices at the rest pose: the box the figures are read against.
+    let rest: Vec<Joints> = {
+        let globals = nodes.globals(&posing, &REST_SAMPLE);
+        skin_list
+            .iter()
+            .map(|skin| skin.joint_matrices_by(|n| nodes.global(&globals, n)))
+            .collect()
+    };
     let mut out = Vec::with_capacity(pairs.len());
-    for ((pa, _, _, _), best) in pairs.iter().zip(&best) {
+    for ((pa, _, sa, _), best) in pairs.iter().zip(&best) {
         if let Some((v, b)) = best.iter().enumerate().find(|(_, b)| b.non_finite) {
             return Err(SkinError::NonFiniteSkinning {
                 mesh: pa.mesh,
                 primitive: pa.primitive,
                 vertex: v,
-                at: plan.moment(anims, b.at).describe(),
+                at: plan.moment(&posing, b.at, &names).describe(),
             });
         }
-        out.push(summary(pa, best, &plan, anims));
+        let at_rest = slot_a.get(sa).and_then(|&i| rest.get(i));
+        let diagonal = at_rest.map_or(0.0, |j| rest_diagonal(&pa.document.mesh, j));
+        let mut loss = summary(pa, best, &plan, &posing, &names, diagonal);
+        loss.pose_set = pose_set;
+        out.push(loss);
     }
     Ok(out)
+}
+
+/// The nodes the original's vertices carry a non-zero weight on, through their skins'
+/// joint lists: the joints the range-of-motion poses turn. Nodes past the last are left
+/// out.
+fn used_joints(
+    pairs: &[(&Primitive, &Primitive, usize, usize)],
+    skins: &HashMap<usize, Skin>,
+    nodes: usize,
+) -> Vec<usize> {
+    let mut used = Vec::new();
+    for (pa, _, sa, _) in pairs {
+        let Some(skin) = skins.get(sa) else {
+            continue;
+        };
+        let mut weighted = vec![false; skin.joints.len()];
+        let mesh = &pa.document.mesh;
+        for v in 0..mesh.len() {
+            for set in mesh.sets_of(v) {
+                for (&j, &w) in set.joints.iter().zip(&set.weights) {
+                    if w != 0.0
+                        && let Some(slot) =
+                            usize::try_from(j).ok().and_then(|j| weighted.get_mut(j))
+                    {
+                        *slot = true;
+                    }
+                }
+            }
+        }
+        used.extend(
+            skin.joints
+                .iter()
+                .zip(&weighted)
+                .filter(|(n, w)| **w && **n < nodes)
+                .map(|(n, _)| *n),
+        );
+    }
+    used
+}
+
+/// The diagonal of `mesh`'s vertices skinned with `joints` (the original's at the rest
+/// pose), vertices whose weights are all 0 left out (they skin to the origin, which says
+/// nothing of the model's size). Minimum and maximum are exact, so the result is the
+/// same in any order and at any thread count.
+fn rest_diagonal(mesh: &dashvertex_core::Mesh, joints: &Joints) -> f64 {
+    let empty = || ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+    let (lo, hi) = (0..mesh.len())
+        .into_par_iter()
+        .with_min_len(4096)
+        .fold(empty, |(mut lo, mut hi), v| {
+            let weighted = mesh.sets_of(v).any(|s| s.weights.iter().any(|&w| w != 0.0));
+            if let (true, Some(vertex)) = (weighted, mesh.vertices().get(v)) {
+                let p = skin_point(vertex.position, mesh.sets_of(v), joints);
+                for ((l, h), x) in lo.iter_mut().zip(hi.iter_mut()).zip(p) {
+                    if x.is_finite() {
+                        *l = l.min(x);
+                        *h = h.max(x);
+                    }
+                }
+            }
+            (lo, hi)
+        })
+        .reduce(empty, |(a, b), (c, d)| {
+            (
+                [a[0].min(c[0]), a[1].min(c[1]), a[2].min(c[2])],
+                [b[0].max(d[0]), b[1].max(d[1]), b[2].max(d[2])],
+            )
+        });
+    diagonal_of(lo, hi)
 }
 
 /// Moments whose joint matrices are held at once, at most.
@@ -344,8 +484,16 @@ impl Best {
     }
 }
 
-/// The figures of one primitive from its vertices' largest displacements.
-fn summary(pa: &Primitive, best: &[Best], plan: &Plan, anims: &[Animation]) -> PrimitiveLoss {
+/// The figures of one primitive from its vertices' largest displacements, read against
+/// `diagonal`.
+fn summary(
+    pa: &Primitive,
+    best: &[Best],
+    plan: &Plan,
+    posing: &Posing<'_>,
+    names: &dyn Fn(usize) -> Option<String>,
+    diagonal: f64,
+) -> PrimitiveLoss {
     let n = best.len();
     let mut sorted: Vec<f64> = best.iter().map(|b| b.d).collect();
     sorted.sort_by(f64::total_cmp);
@@ -371,15 +519,15 @@ fn summary(pa: &Primitive, best: &[Best], plan: &Plan, anims: &[Animation]) -> P
             (b.d > 0.0).then(|| Worst {
                 vertex: v,
                 displacement: b.d,
-                at: plan.moment(anims, b.at),
+                at: plan.moment(posing, b.at, names),
             })
         })
         .collect();
-    let mesh = &pa.document.mesh;
     PrimitiveLoss {
         mesh: pa.mesh,
         primitive: pa.primitive,
         vertices: n,
+        pose_set: PoseSet::Animations,
         moments: plan.samples.len(),
         moments_full: plan.full,
         keyframe_moments: plan.samples.iter().filter(|s| s.key).count(),
@@ -391,21 +539,41 @@ fn summary(pa: &Primitive, best: &[Best], plan: &Plan, anims: &[Animation]) -> P
         } else {
             sorted.iter().sum::<f64>() / n as f64
         },
-        diagonal: diagonal(mesh.vertices().iter().map(|v| v.position)),
+        diagonal,
         worst,
     }
 }
 
 /// One sampled moment: an animation (its position in the list given) at a time, or the
-/// rest pose.
+/// rest pose; when the loss is measured over the range-of-motion poses, their one
+/// sequence, the pose numbered `index`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Sample {
-    /// Position in the animations' list; `None` for the rest pose.
+    /// Position in the sequences' list; `None` for the rest pose.
     anim: Option<usize>,
     /// Seconds.
     time: f64,
     /// The rest pose or a keyframe time (not a moment between keyframes).
     key: bool,
+    /// The keyframe's place in its sequence (for a moment between keyframes, the one
+    /// before it).
+    index: usize,
+}
+
+/// The rest pose, always the first moment.
+const REST_SAMPLE: Sample = Sample {
+    anim: None,
+    time: 0.0,
+    key: true,
+    index: 0,
+};
+
+/// What poses the moments: the animations, or the range-of-motion poses.
+enum Posing<'a> {
+    /// Sample `anim` is the animation at that position in the list.
+    Animations(&'a [Animation]),
+    /// Sample `index` of the one sequence is that range-of-motion pose.
+    Motion(&'a RangeOfMotion),
 }
 
 /// The moments a loss is measured at (spec/reduction.md §4): the rest pose; each
@@ -422,6 +590,7 @@ struct Plan {
 }
 
 impl Plan {
+    /// The moments of `anims`.
     fn new(anims: &[Animation], affordable: u64) -> Plan {
         let times: Vec<(Vec<f64>, bool)> = anims
             .iter()
@@ -433,6 +602,12 @@ impl Plan {
                 (a.times(), moves_between)
             })
             .collect();
+        Plan::of(&times, affordable)
+    }
+
+    /// The moments of sequences of keyframe times, each with whether anything moves
+    /// between its keys.
+    fn of(times: &[(Vec<f64>, bool)], affordable: u64) -> Plan {
         let count = |interior: usize| -> usize {
             1 + times
                 .iter()
@@ -448,11 +623,7 @@ impl Plan {
         };
         let full = count(INTERIOR_SAMPLES);
         let affordable = usize::try_from(affordable).unwrap_or(usize::MAX).max(1);
-        let mut samples = vec![Sample {
-            anim: None,
-            time: 0.0,
-            key: true,
-        }];
+        let mut samples = vec![REST_SAMPLE];
         if let Some(interior) = [INTERIOR_SAMPLES, 1, 0]
             .into_iter()
             .find(|&s| count(s) <= affordable)
@@ -464,6 +635,7 @@ impl Plan {
                         anim: Some(i),
                         time: t0,
                         key: true,
+                        index: k,
                     });
                     let Some(&t1) = t.get(k + 1).filter(|_| *between) else {
                         continue;
@@ -473,6 +645,7 @@ impl Plan {
                             anim: Some(i),
                             time: t0 + (t1 - t0) * q as f64 / (interior + 1) as f64,
                             key: false,
+                            index: k,
                         });
                     }
                 }
@@ -486,7 +659,7 @@ impl Plan {
             let mut next = 0usize;
             let mut k = 0usize;
             'all: for (a, (t, _)) in times.iter().enumerate() {
-                for &time in t {
+                for (index, &time) in t.iter().enumerate() {
                     if i >= keep {
                         break 'all;
                     }
@@ -495,6 +668,7 @@ impl Plan {
                             anim: Some(a),
                             time,
                             key: true,
+                            index,
                         });
                         i += 1;
                         next = usize::try_from((i as u128 * keys as u128) / keep.max(1) as u128)
@@ -507,18 +681,32 @@ impl Plan {
         Plan { samples, full }
     }
 
-    /// Sample `k` as a [`Moment`] of the document's animations.
-    fn moment(&self, anims: &[Animation], k: usize) -> Moment {
+    /// Sample `k` as a [`Moment`] of the document's animations or range-of-motion
+    /// poses (joints named by `names`).
+    fn moment(
+        &self,
+        posing: &Posing<'_>,
+        k: usize,
+        names: &dyn Fn(usize) -> Option<String>,
+    ) -> Moment {
         let Some(s) = self.samples.get(k) else {
             return REST;
         };
-        match s.anim.and_then(|i| anims.get(i)) {
-            Some(a) => Moment {
-                animation: Some(a.index),
-                name: a.name.clone(),
-                time: s.time,
+        match (posing, s.anim) {
+            (_, None) => REST,
+            (Posing::Animations(anims), Some(i)) => match anims.get(i) {
+                Some(a) => Moment {
+                    animation: Some(a.index),
+                    name: a.name.clone(),
+                    time: s.time,
+                    pose: None,
+                },
+                None => REST,
             },
-            None => REST,
+            (Posing::Motion(m), Some(_)) => Moment {
+                pose: m.pose(s.index, names),
+                ..REST
+            },
         }
     }
 }
@@ -527,6 +715,7 @@ const REST: Moment = Moment {
     animation: None,
     name: None,
     time: 0.0,
+    pose: None,
 };
 
 /// The nodes skinning needs (every joint of the skins and their ancestors), numbered
@@ -599,14 +788,28 @@ impl Nodes {
     }
 
     /// The global matrix of every needed node at sample `s`, by compact number.
-    fn globals(&self, anims: &[Animation], s: &Sample) -> Vec<Mat4> {
+    fn globals(&self, posing: &Posing<'_>, s: &Sample) -> Vec<Mat4> {
         let mut local = self.rest.clone();
-        if let Some(i) = s.anim {
-            let drive = self.channels.get(i).map_or(&[][..], Vec::as_slice);
-            let chans: &[Channel] = anims.get(i).map_or(&[][..], |a| &a.channels);
-            for &(n, c) in drive {
-                if let (Some(l), Some(c)) = (local.get_mut(n), chans.get(c)) {
-                    c.apply(l, s.time);
+        match (posing, s.anim) {
+            (_, None) => {}
+            (Posing::Animations(anims), Some(i)) => {
+                let drive = self.channels.get(i).map_or(&[][..], Vec::as_slice);
+                let chans: &[Channel] = anims.get(i).map_or(&[][..], |a| &a.channels);
+                for &(n, c) in drive {
+                    if let (Some(l), Some(c)) = (local.get_mut(n), chans.get(c)) {
+                        c.apply(l, s.time);
+                    }
+                }
+            }
+            (Posing::Motion(m), Some(_)) => {
+                for (node, axis, degrees) in m.turns(s.index) {
+                    let c = self.compact.get(node).copied().filter(|&c| c != u32::MAX);
+                    let slot = c
+                        .and_then(|c| usize::try_from(c).ok())
+                        .and_then(|c| local.get_mut(c));
+                    if let Some(l) = slot {
+                        turn(l, axis, degrees);
+                    }
                 }
             }
         }
@@ -629,18 +832,8 @@ impl Nodes {
     }
 }
 
-fn diagonal(points: impl Iterator<Item = [f32; 3]>) -> f64 {
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for p in points {
-        for ((l, h), x) in lo.iter_mut().zip(hi.iter_mut()).zip(p) {
-            let x = f64::from(x);
-            if x.is_finite() {
-                *l = l.min(x);
-                *h = h.max(x);
-            }
-        }
-    }
+/// The diagonal of the box from `lo` to `hi` (0 for an empty box).
+fn diagonal_of(lo: [f64; 3], hi: [f64; 3]) -> f64 {
     let d: f64 = lo
         .iter()
         .zip(&hi)

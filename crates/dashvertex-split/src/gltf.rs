@@ -198,6 +198,11 @@ fn split_primitive(
             worst_at: moved.at,
             moments: moved.moments,
             moments_full: moved.moments_full,
+            pose_set: moved
+                .pose_set
+                .unwrap_or(dashvertex_skin::PoseSet::Animations)
+                .name()
+                .to_owned(),
         });
         (vj, ej) = tables(&read)?;
     }

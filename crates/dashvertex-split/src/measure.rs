@@ -1,11 +1,12 @@
 //! How far `--reduce` moves the vertices it changed: each is skinned with its stored
 //! influences and with the repaired ones, by `dashvertex-skin`, at the rest pose and at
-//! every keyframe time of every animation, within a work budget tied to the input's
-//! size (`spec/split.md` §3).
+//! every keyframe time of every animation (or, when no animation moves a joint of the
+//! skin, the range-of-motion poses of `spec/reduction.md` §4), within a work budget tied
+//! to the input's size (`spec/split.md` §3).
 
 use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
-use dashvertex_skin::{Animation, Rig, Skin, skin_point};
+use dashvertex_skin::{Animation, PoseSet, RangeOfMotion, Rig, Skin, skin_point, turn};
 
 use crate::SplitError;
 use crate::read::Stored;
@@ -21,9 +22,24 @@ pub struct Moved {
     pub at: Option<String>,
     /// Moments measured.
     pub moments: usize,
-    /// Moments the rule takes (the rest pose and every keyframe); more than `moments`
-    /// when the budget thinned them evenly.
+    /// Moments the rule takes (the rest pose and every keyframe, or the range-of-motion
+    /// poses); more than `moments` when the budget thinned them evenly.
     pub moments_full: usize,
+    /// The poses measured: the animations', or the range-of-motion poses when no
+    /// animation moves a joint of the skin (the rest pose alone when, besides, no joint
+    /// carries weight).
+    pub pose_set: Option<PoseSet>,
+}
+
+/// A moment measured.
+#[derive(Clone, Copy, Debug)]
+enum At {
+    /// The rest pose.
+    Rest,
+    /// Animation `.0` at `.1` seconds.
+    Anim(usize, f64),
+    /// Range-of-motion pose `.0`.
+    Pose(usize),
 }
 
 /// Work units (one influence slot skinned) a measure may take, at least: about a
@@ -59,10 +75,42 @@ pub fn moved(
         None => None,
     };
     let rig = Rig::new(gltf);
-    let mut moments: Vec<(Option<usize>, f64)> = vec![(None, 0.0)];
-    for (i, a) in anims.iter().enumerate() {
-        moments.extend(a.times().into_iter().map(|t| (Some(i), t)));
+    let mut needed = vec![false; rig.len()];
+    for n in rig.needed(skin.joints.iter().copied()) {
+        if let Some(slot) = needed.get_mut(n) {
+            *slot = true;
+        }
     }
+    let animated = anims
+        .iter()
+        .flat_map(|a| &a.channels)
+        .any(|c| needed.get(c.node).copied().unwrap_or(false));
+    let mut moments: Vec<At> = vec![At::Rest];
+    let motion = if animated {
+        for (i, a) in anims.iter().enumerate() {
+            moments.extend(a.times().into_iter().map(|t| At::Anim(i, t)));
+        }
+        RangeOfMotion::default()
+    } else {
+        // The joints the primitive's vertices carry weight on, as `reduce` takes them.
+        let used = (0..before.joints.len())
+            .filter(|&i| before.used(i))
+            .filter_map(|i| before.joints.get(i))
+            .filter_map(|&j| skin.joints.get(usize::from(j)))
+            .copied()
+            .filter(|&n| n < rig.len());
+        let motion = RangeOfMotion::new(used);
+        moments.extend((0..motion.len()).map(At::Pose));
+        motion
+    };
+    let pose_set = if animated {
+        PoseSet::Animations
+    } else if motion.is_empty() {
+        PoseSet::RestPose
+    } else {
+        PoseSet::RangeOfMotion
+    };
+    let names = |n: usize| gltf.root.nodes.get(n).and_then(|n| n.name.clone());
     let full = moments.len();
     let per_moment = (gltf.root.nodes.len() as u64 + skin.joints.len() as u64)
         .saturating_mul(16)
@@ -83,12 +131,24 @@ pub fn moved(
     let mut out = Moved {
         moments: moments.len(),
         moments_full: full,
+        pose_set: Some(pose_set),
         ..Moved::default()
     };
-    for (anim, t) in moments {
-        let pose = match anim.and_then(|a| anims.get(a)) {
-            Some(a) => a.pose_at(rig.rest(), t),
-            None => rig.rest().clone(),
+    for at in moments {
+        let pose = match at {
+            At::Anim(a, t) => anims
+                .get(a)
+                .map_or_else(|| rig.rest().clone(), |a| a.pose_at(rig.rest(), t)),
+            At::Rest => rig.rest().clone(),
+            At::Pose(k) => {
+                let mut pose = rig.rest().clone();
+                for (node, axis, degrees) in motion.turns(k) {
+                    if let Some(l) = pose.local.get_mut(node) {
+                        turn(l, axis, degrees);
+                    }
+                }
+                pose
+            }
         };
         let joints = skin.joint_matrices(&rig.globals(&pose));
         for &v in vertices {
@@ -102,9 +162,12 @@ pub fn moved(
             if d > out.max || out.vertex.is_none() {
                 out.max = d.max(out.max);
                 out.vertex = Some(v);
-                out.at = Some(match anim {
-                    None => "at the rest pose".to_owned(),
-                    Some(i) => format!("in animation {i} at t={t:.3} s"),
+                out.at = Some(match at {
+                    At::Rest => "at the rest pose".to_owned(),
+                    At::Anim(i, t) => format!("in animation {i} at t={t:.3} s"),
+                    At::Pose(k) => motion
+                        .pose(k, &names)
+                        .map_or_else(String::new, |p| p.describe()),
                 });
             }
         }

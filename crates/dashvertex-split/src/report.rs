@@ -116,7 +116,12 @@ pub struct Reduced {
     pub worst_vertex: Option<u32>,
     /// When it does, in words.
     pub worst_at: Option<String>,
-    /// Moments measured (the rest pose and keyframe times).
+    /// The poses measured (`spec/reduction.md` §4): `animations` (the rest pose and
+    /// keyframe times), `rangeOfMotion` (no animation moves a joint of the skin: the rest
+    /// pose and each used joint turned ±45° about its local X, Y and Z axes, one at a
+    /// time, then all together) or `restPose` (neither, and no joint carries weight).
+    pub pose_set: String,
+    /// Moments measured (the rest pose and keyframe times, or the range-of-motion poses).
     pub moments: usize,
     /// Moments the rule takes; more than `moments` when the work budget thinned them.
     pub moments_full: usize,

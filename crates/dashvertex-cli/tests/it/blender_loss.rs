@@ -229,9 +229,19 @@ fn poses_from_another_file_measure_a_model_exported_without_them() {
     };
     let own = run("loss_rig.glb", &[]);
     let still = run("loss_rig_static.glb", &[]);
+    // Without animations the range-of-motion poses are measured, and labelled
+    // (spec/reduction.md §4; before them the rest pose alone gave 0 by construction).
     assert_eq!(
-        still["note"],
-        "no animations: displacement at the rest pose only"
+        still["displacement"]["primitives"][0]["poseSet"],
+        "rangeOfMotion"
+    );
+    assert!(
+        still["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("displacement over the range-of-motion poses"),
+        "{}",
+        still["note"]
     );
     let posed = run(
         "loss_rig_static.glb",
@@ -290,7 +300,9 @@ fn the_budget_refuses_what_it_cannot_measure_and_the_report_names_the_chosen_k()
         String::from_utf8_lossy(&r.stderr)
     );
     assert!(!out.exists());
-    // No animation: the rest pose alone moves nothing at any K.
+    // No animation: the budget holds over the range-of-motion poses (it was a usage
+    // error when the rest pose alone was measured, where every K moves nothing). With 4
+    // influences of 8 the tube's vertices move centimetres there: refused, named.
     let r = dash(&[
         "reduce",
         "fixtures/blender/loss_rig_static.glb",
@@ -301,8 +313,13 @@ fn the_budget_refuses_what_it_cannot_measure_and_the_report_names_the_chosen_k()
         "--max-error",
         "0.001",
     ]);
-    assert_eq!(r.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&r.stderr).contains("--poses"));
+    assert_eq!(r.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        e.contains("over the range-of-motion poses") && e.contains("in range-of-motion pose"),
+        "{e}"
+    );
+    assert!(!out.exists());
     // The report states the K written.
     let rep = s.path().join("r.json");
     let r = dash(&[

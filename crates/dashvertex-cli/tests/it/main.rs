@@ -112,6 +112,7 @@ mod hostile_manifests;
 mod hostile_named;
 mod hostile_sets;
 mod hostile_split;
+mod loss_report;
 mod pruned_output;
 mod reduce;
 mod reduce_vectors;

@@ -7,6 +7,7 @@
     clippy::panic
 )]
 
+mod motion;
 mod rest_pose;
 
 use base64::Engine;
@@ -15,7 +16,8 @@ use dashvertex_skin::{Rig, Skin, animations, skin_point};
 use serde_json::json;
 
 /// A document whose accessors are the given f32 arrays (SCALAR, VEC3, VEC4 or MAT4 by
-/// `kind`), packed into one embedded buffer.
+/// `kind`; `JOINTS`: VEC4 of unsigned shorts, the values converted), packed into one
+/// embedded buffer.
 fn document(mut doc: serde_json::Value, arrays: &[(&str, &[f32])]) -> dashvertex_gltf::Gltf {
     let mut bytes = Vec::new();
     let mut views = Vec::new();
@@ -24,15 +26,35 @@ fn document(mut doc: serde_json::Value, arrays: &[(&str, &[f32])]) -> dashvertex
         let per = match *kind {
             "SCALAR" => 1,
             "VEC3" => 3,
-            "VEC4" => 4,
+            "VEC4" | "JOINTS" => 4,
             "MAT4" => 16,
             _ => unreachable!(),
         };
-        views.push(json!({"buffer": 0, "byteOffset": bytes.len(), "byteLength": values.len() * 4}));
-        accessors.push(json!({"bufferView": views.len() - 1, "componentType": 5126,
-            "count": values.len() / per, "type": kind}));
-        for v in *values {
-            bytes.extend_from_slice(&v.to_le_bytes());
+        let start = bytes.len();
+        let (ty, component) = if *kind == "JOINTS" {
+            for v in *values {
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    reason = "small joint numbers written as floats by the tests"
+                )]
+                let j = *v as u16;
+                bytes.extend_from_slice(&j.to_le_bytes());
+            }
+            ("VEC4", 5123)
+        } else {
+            for v in *values {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            (*kind, 5126)
+        };
+        views.push(json!({"buffer": 0, "byteOffset": start, "byteLength": bytes.len() - start}));
+        accessors.push(
+            json!({"bufferView": views.len() - 1, "componentType": component,
+            "count": values.len() / per, "type": ty}),
+        );
+        while bytes.len() % 4 != 0 {
+            bytes.push(0);
         }
     }
     let uri = format!(

@@ -308,6 +308,12 @@ fn view_bytes(gltf: &Gltf, index: u64, view: u64) -> Result<View<'_>, AccessorEr
             why: "it does not exist".into(),
         })?
         .map_err(|why| match gltf.compressed_view(view) {
+            // A meshopt view that does not decode: the buffer says why (`GLTF_BUFFER`).
+            _ if matches!(why, crate::BufferError::Compressed { .. }) => AccessorError::Buffer {
+                index,
+                buffer: bv.buffer,
+                why: why.to_string(),
+            },
             // A meshopt view's fallback buffer without data: the bytes are in the stream.
             Some((extension, pointer)) => AccessorError::Compressed {
                 index,

@@ -4,10 +4,14 @@
 //! A primitive compressed with `KHR_draco_mesh_compression` may name accessors without a
 //! buffer view: their elements are in the Draco stream, not zeros, and an accessor read
 //! that gave zeros would make every command silently wrong (positions at the origin,
-//! every vertex bound to joint 0 with weight 0). A buffer view compressed with
-//! `EXT_meshopt_compression` lies in a fallback buffer that may hold no data. Such reads
-//! fail instead ([`crate::AccessorError::Compressed`]), naming the extension and where it
-//! is; the validator reports the extension once (`GLTF_EXTENSION_UNSUPPORTED`).
+//! every vertex bound to joint 0 with weight 0). Such reads fail instead
+//! ([`crate::AccessorError::Compressed`]), naming the extension and where it is; the
+//! validator reports the extension once (`GLTF_EXTENSION_UNSUPPORTED`).
+//!
+//! Buffer views compressed with `EXT_meshopt_compression` or `KHR_meshopt_compression`
+//! are decoded when the document loads ([`crate::meshopt`], [`DECODED_EXTENSIONS`]); a
+//! view that does not decode leaves its fallback buffer unavailable, saying why
+//! ([`crate::BufferError::Compressed`], `GLTF_BUFFER`), never read as zeros.
 
 use std::collections::HashMap;
 
@@ -57,11 +61,16 @@ pub const UNDERSTOOD_EXTENSIONS: &[&str] = &[
     "EXT_texture_avif",
 ];
 
+/// Extensions whose data dash decodes when a document loads: the views they compress
+/// become plain views of the loaded document (the names leave its `extensionsUsed` and
+/// `extensionsRequired`), so a rewrite writes plain data.
+pub const DECODED_EXTENSIONS: &[&str] = &[MESHOPT, KHR_MESHOPT];
+
 /// What a required extension dash does not understand asks of the user, in a sentence.
 pub fn what_to_do(extension: &str) -> String {
     match extension {
         DRACO => "dash cannot decode Draco-compressed meshes yet: decompress the file first (import it into Blender and export it with Draco compression off, or write it again without KHR_draco_mesh_compression), then run dash on that".to_owned(),
-        MESHOPT | KHR_MESHOPT => format!("dash cannot decode {extension} yet: write the file again without it (gltfpack without -c/-cc, or glTF-Transform without meshopt), then run dash on that"),
+        MESHOPT | KHR_MESHOPT => format!("dash decodes {extension}, but this stream does not decode: write the file again (gltfpack without -c/-cc, or glTF-Transform without meshopt), then run dash on that"),
         _ => format!("dash does not know what {extension} changes in the data it reads or writes: write the file without it, or ask for its support"),
     }
 }

@@ -57,6 +57,21 @@ pub enum BufferError {
         /// Bytes declared.
         byte_length: u64,
     },
+    /// The buffer is the fallback of a meshopt-compressed buffer view whose stream does
+    /// not decode (or whose decoded data does not fit it): its bytes are not the data.
+    #[error(
+        "it holds buffer view {view}, compressed with {extension} ({pointer}), which dash cannot read: {why}"
+    )]
+    Compressed {
+        /// The first view of the buffer that does not decode.
+        view: u64,
+        /// The extension.
+        extension: &'static str,
+        /// The JSON Pointer of the view's extension object.
+        pointer: String,
+        /// Why.
+        why: String,
+    },
 }
 
 /// Why an accessor's data cannot be read.

@@ -23,6 +23,7 @@ pub mod from_dash;
 pub mod glb;
 pub mod import;
 mod load;
+pub mod meshopt;
 pub mod ranges;
 pub mod rest;
 pub mod skinning;

@@ -409,6 +409,8 @@ fn load_from(
         });
         buffers.push(checked);
     }
+    let mut value = value;
+    decode_meshopt(&mut value, &root, &mut buffers, &file, input_bytes);
     let locator = Locator::new(&text);
     let view_ranges = crate::ranges::check_views(&root, |p| locator.line_col(p));
     let budget = Budget::new(&root, &value, input_bytes, |p| locator.line_col(p));
@@ -431,6 +433,134 @@ fn load_from(
         sparse: None,
         compressed,
     })
+}
+
+/// Decodes every meshopt-compressed buffer view into its fallback buffer
+/// ([`crate::meshopt`]): a buffer whose compressed views all decode holds their data (in
+/// the bytes it had, or in zeros allocated for it when it had none and its `byteLength`
+/// is no more than its views' data and their alignment), and those views and the buffer
+/// lose the extension in `value`, so every reader and rewrite sees plain views. A buffer
+/// with a view that does not decode becomes unavailable, saying why
+/// ([`BufferError::Compressed`]).
+fn decode_meshopt(
+    value: &mut serde_json::Value,
+    root: &Root,
+    buffers: &mut [Result<BufferData, BufferError>],
+    file: &[u8],
+    input_bytes: u64,
+) {
+    use std::collections::BTreeMap;
+    let has_views = value
+        .get("bufferViews")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|vs| {
+            vs.iter().any(|v| {
+                v.get("extensions").is_some_and(|e| {
+                    e.get(crate::compressed::MESHOPT).is_some()
+                        || e.get(crate::compressed::KHR_MESHOPT).is_some()
+                })
+            })
+        });
+    if !has_views {
+        return;
+    }
+    let decoded = {
+        let bytes = |b: u64| -> Result<&[u8], String> {
+            match usize::try_from(b).ok().and_then(|b| buffers.get(b)) {
+                None => Err(format!("buffer {b} does not exist")),
+                Some(Ok(BufferData::Bytes(v))) => Ok(v.as_slice()),
+                Some(Ok(BufferData::File(r))) => Ok(file.get(r.clone()).unwrap_or_default()),
+                Some(Err(e)) => Err(format!("buffer {b}: {e}")),
+            }
+        };
+        crate::meshopt::decode_document(value, &bytes, input_bytes)
+    };
+    let mut by_buffer: BTreeMap<u64, Vec<crate::meshopt::Decoded>> = BTreeMap::new();
+    for d in decoded {
+        by_buffer.entry(d.buffer).or_default().push(d);
+    }
+    for (b, views) in by_buffer {
+        let Some(slot) = usize::try_from(b).ok().and_then(|i| buffers.get_mut(i)) else {
+            continue;
+        };
+        let byte_length = usize::try_from(b)
+            .ok()
+            .and_then(|i| root.buffers.get(i))
+            .map_or(0, |x| x.byte_length);
+        let refuse = |d: &crate::meshopt::Decoded, why: String| BufferError::Compressed {
+            view: d.view as u64,
+            extension: d.extension,
+            pointer: format!("/bufferViews/{}/extensions/{}", d.view, d.extension),
+            why,
+        };
+        if let Some((d, Err(e))) = views.iter().find_map(|d| match &d.result {
+            Err(e) => Some((d, Err::<(), _>(e))),
+            Ok(_) => None,
+        }) {
+            *slot = Err(refuse(d, e.to_string()));
+            continue;
+        }
+        let data_len: u64 = views
+            .iter()
+            .map(|d| {
+                d.result
+                    .as_ref()
+                    .map_or(0, |v| v.len() as u64)
+                    .saturating_add(64)
+            })
+            .fold(64, u64::saturating_add);
+        let mut bytes = match std::mem::replace(slot, Err(BufferError::NoSource)) {
+            Ok(BufferData::Bytes(v)) => v,
+            Ok(BufferData::File(r)) => file.get(r).unwrap_or_default().to_vec(),
+            Err(_) if byte_length <= data_len => {
+                vec![0u8; usize::try_from(byte_length).unwrap_or(0)]
+            }
+            Err(_) => {
+                if let Some(d) = views.first() {
+                    *slot = Err(refuse(
+                        d,
+                        format!(
+                            "its fallback buffer {b} has no data and declares {byte_length} bytes, more than its compressed views decode to"
+                        ),
+                    ));
+                }
+                continue;
+            }
+        };
+        let mut outside = None;
+        for d in &views {
+            let Ok(v) = &d.result else { continue };
+            let at = usize::try_from(d.offset).ok();
+            match at
+                .and_then(|a| Some(a..a.checked_add(v.len())?))
+                .and_then(|r| bytes.get_mut(r))
+            {
+                Some(dst) => dst.copy_from_slice(v),
+                None => {
+                    outside = Some(d);
+                    break;
+                }
+            }
+        }
+        if let Some(d) = outside {
+            *slot = Err(refuse(
+                d,
+                format!("the view does not lie inside its fallback buffer {b}"),
+            ));
+            continue;
+        }
+        *slot = Ok(BufferData::Bytes(bytes));
+        for d in &views {
+            if let Some(v) = value.pointer_mut(&format!("/bufferViews/{}", d.view)) {
+                crate::meshopt::strip(v, d.extension);
+            }
+        }
+        if let Some(buf) = value.pointer_mut(&format!("/buffers/{b}")) {
+            crate::meshopt::strip(buf, crate::compressed::MESHOPT);
+            crate::meshopt::strip(buf, crate::compressed::KHR_MESHOPT);
+        }
+    }
+    crate::meshopt::forget_if_unused(value);
 }
 
 /// A copy of `value` with every number that is an integer written with a zero fraction

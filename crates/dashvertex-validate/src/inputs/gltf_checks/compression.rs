@@ -1,15 +1,18 @@
 //! Data dash cannot read (`GLTF_EXTENSION_UNSUPPORTED`): a required extension it does not
 //! understand, a Draco primitive whose accessors have no buffer view (their elements are
-//! in the Draco stream, not zeros), a meshopt buffer view whose fallback buffer holds no
-//! data. Each is reported once, where it is; the element reads of those accessors fail
-//! ([`dashvertex_gltf::AccessorError::Compressed`]) and are not reported again, so no
-//! rule runs on zeros that are not the file's data.
+//! in the Draco stream, not zeros). Each is reported once, where it is; the element reads
+//! of those accessors fail ([`dashvertex_gltf::AccessorError::Compressed`]) and are not
+//! reported again, so no rule runs on zeros that are not the file's data.
+//!
+//! Meshopt-compressed buffer views (`EXT_meshopt_compression`,
+//! `KHR_meshopt_compression`) are decoded when the file loads and checked as plain data;
+//! one that does not decode makes its fallback buffer unavailable, which `buffers.rs`
+//! reports (`GLTF_BUFFER`, saying why).
 
 use std::collections::BTreeSet;
 
 use dashvertex_gltf::Gltf;
-use dashvertex_gltf::compressed::{UNDERSTOOD_EXTENSIONS, what_to_do};
-use serde_json::Value;
+use dashvertex_gltf::compressed::{DECODED_EXTENSIONS, UNDERSTOOD_EXTENSIONS, what_to_do};
 
 use super::array;
 use crate::codes::Code;
@@ -27,7 +30,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
     let root = &gltf.value;
     for (k, name) in array(root, "extensionsRequired").iter().enumerate() {
         let Some(name) = name.as_str() else { continue };
-        if !UNDERSTOOD_EXTENSIONS.contains(&name) {
+        if !UNDERSTOOD_EXTENSIONS.contains(&name) && !DECODED_EXTENSIONS.contains(&name) {
             push(doc, sink, &format!("/extensionsRequired/{k}"), || {
                 format!(
                     "the file requires {}, which dash does not read; {}",
@@ -47,26 +50,6 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
             push(doc, sink, pointer, || {
                 format!(
                     "the primitive keeps accessor {i} (and its other data without a buffer view) in the {extension} stream, which dash cannot decode: its influences, positions and indices are not checked, and no command reads them; {}",
-                    what_to_do(extension)
-                )
-            });
-        }
-    }
-    for (v, view) in array(root, "bufferViews").iter().enumerate() {
-        let Some((extension, pointer)) = gltf.compressed_view(v as u64) else {
-            continue;
-        };
-        let Some(buffer) = view
-            .get("buffer")
-            .and_then(Value::as_u64)
-            .and_then(|b| usize::try_from(b).ok())
-        else {
-            continue;
-        };
-        if gltf.buffer(buffer).is_some_and(|b| b.is_err()) {
-            push(doc, sink, pointer, || {
-                format!(
-                    "buffer view {v} is in the {extension} stream and its fallback buffer {buffer} holds no data, which dash cannot decode: the accessors in it are not checked, and no command reads them; {}",
                     what_to_do(extension)
                 )
             });

@@ -1,0 +1,585 @@
+//! The three bitstreams of meshopt compression (`EXT_meshopt_compression`,
+//! `KHR_meshopt_compression`, Appendix A): attributes (v0 and v1), triangles and indices.
+//!
+//! Every decoder checks, before it allocates anything, that the stream is at least as long
+//! as the shortest stream that could hold `count` elements ([`min_vertex_len`],
+//! [`min_triangle_len`], [`min_index_len`]), so the output is at most 64 (attributes v0),
+//! 1024 (attributes v1) or 12 (indices) times the stream's bytes; every read is checked,
+//! every arithmetic on decoded values wraps, and the bytes left after the last element must
+//! be exactly the stream's tail.
+
+use super::DecodeError;
+
+/// Elements decoded in groups of this many.
+const GROUP: usize = 16;
+
+/// A cursor over a stream that never reads past its end.
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(data: &'a [u8]) -> Self {
+        Reader { data, at: 0 }
+    }
+
+    fn byte(&mut self) -> Result<u8, DecodeError> {
+        let b = self
+            .data
+            .get(self.at)
+            .copied()
+            .ok_or(DecodeError::Truncated)?;
+        self.at += 1;
+        Ok(b)
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        let end = self.at.checked_add(n).ok_or(DecodeError::Truncated)?;
+        let s = self.data.get(self.at..end).ok_or(DecodeError::Truncated)?;
+        self.at = end;
+        Ok(s)
+    }
+
+    fn left(&self) -> usize {
+        self.data.len().saturating_sub(self.at)
+    }
+
+    /// An unsigned LEB128 value of one to five bytes (a fifth byte's high bit ends it
+    /// as well, as the reference decoder reads it), bits past 32 dropped.
+    fn vbyte(&mut self) -> Result<u32, DecodeError> {
+        let lead = self.byte()?;
+        if lead < 128 {
+            return Ok(u32::from(lead));
+        }
+        let mut v = u32::from(lead & 127);
+        let mut shift = 7u32;
+        for _ in 0..4 {
+            let g = self.byte()?;
+            v |= u32::from(g & 127).wrapping_shl(shift);
+            shift += 7;
+            if g < 128 {
+                break;
+            }
+        }
+        Ok(v)
+    }
+}
+
+/// The elements one attribute block holds at most for elements of `stride` bytes.
+pub fn block_elements(stride: usize) -> usize {
+    ((8192 / stride.max(1)) & !(GROUP - 1)).min(256)
+}
+
+/// The tail of an attribute stream: `(tail, padded tail)` bytes for `stride` and
+/// `version`.
+fn vertex_tail(stride: usize, version: u8) -> (usize, usize) {
+    let tail = if version == 0 {
+        stride
+    } else {
+        stride + stride / 4
+    };
+    (tail, tail.max(if version == 0 { 32 } else { 24 }))
+}
+
+/// The shortest attribute stream that can hold `count` elements of `stride` bytes: the
+/// header byte, per block the fewest bytes a block can take (v0: one header byte per four
+/// groups per byte of the element; v1: the control bytes alone), and the padded tail.
+/// `None` when it does not fit a usize (no stream is that long).
+pub fn min_vertex_len(count: usize, stride: usize, version: u8) -> Option<usize> {
+    let block = block_elements(stride);
+    if block == 0 {
+        return None;
+    }
+    let full = count / block;
+    let rest = count % block;
+    let per_block = |k: usize| -> Option<usize> {
+        if version == 0 {
+            stride.checked_mul(k.div_ceil(GROUP).div_ceil(4))
+        } else {
+            Some(stride / 4)
+        }
+    };
+    let mut n = full.checked_mul(per_block(block)?)?;
+    if rest > 0 {
+        n = n.checked_add(per_block(rest)?)?;
+    }
+    n.checked_add(1)?
+        .checked_add(vertex_tail(stride, version).1)
+}
+
+/// The shortest triangle stream for `count` indices: header, one code per triangle, the
+/// 16-byte table.
+pub fn min_triangle_len(count: usize) -> Option<usize> {
+    (count / 3).checked_add(17)
+}
+
+/// The shortest index stream for `count` indices: header, a byte per index, the 4-byte
+/// tail.
+pub fn min_index_len(count: usize) -> Option<usize> {
+    count.checked_add(5)
+}
+
+/// Decodes an attribute stream of `count` elements of `stride` bytes (a multiple of 4,
+/// 4 to 256). `v1` allows the version 1 format (`KHR_meshopt_compression` only).
+pub fn decode_vertices(
+    data: &[u8],
+    count: usize,
+    stride: usize,
+    v1: bool,
+) -> Result<Vec<u8>, DecodeError> {
+    if stride == 0 || stride > 256 || !stride.is_multiple_of(4) {
+        return Err(DecodeError::Stride(stride));
+    }
+    let header = *data.first().ok_or(DecodeError::Truncated)?;
+    let version = header & 0x0F;
+    if header & 0xF0 != 0xA0 || version > u8::from(v1) {
+        return Err(DecodeError::Header(header));
+    }
+    let need = min_vertex_len(count, stride, version).ok_or(DecodeError::Truncated)?;
+    if data.len() < need {
+        return Err(DecodeError::Short {
+            have: data.len(),
+            need,
+        });
+    }
+    let (tail, tail_pad) = vertex_tail(stride, version);
+    // `need` covers the header and the padded tail.
+    let body_end = data.len() - tail_pad;
+    let tail_bytes = data
+        .get(data.len() - tail..)
+        .ok_or(DecodeError::Truncated)?;
+    let (baseline, channels) = tail_bytes.split_at(stride.min(tail_bytes.len()));
+    let mut modes = [0u8; 64];
+    for (m, &c) in modes.iter_mut().zip(channels) {
+        let low = c & 0x0F;
+        if low > 2 || (low < 2 && c >> 4 != 0) {
+            return Err(DecodeError::Channel(c));
+        }
+        *m = c;
+    }
+    let mut last = [0u8; 256];
+    for (l, &b) in last.iter_mut().zip(baseline) {
+        *l = b;
+    }
+    let mut r = Reader::new(data.get(1..body_end).ok_or(DecodeError::Truncated)?);
+    let block = block_elements(stride);
+    let mut out: Vec<u8> = Vec::new();
+    let mut lanes = [[0u8; 256]; 4];
+    let mut done = 0;
+    while done < count {
+        let k = block.min(count - done);
+        let start = out.len();
+        out.resize(start + k * stride, 0);
+        let dst = out.get_mut(start..).ok_or(DecodeError::Truncated)?;
+        decode_block(
+            &mut r, dst, k, stride, version, &modes, &mut last, &mut lanes,
+        )?;
+        done += k;
+    }
+    if r.left() != 0 {
+        return Err(DecodeError::Trailing(r.left()));
+    }
+    Ok(out)
+}
+
+/// One attribute block of `k` elements into `dst` (`k × stride` bytes).
+#[allow(clippy::too_many_arguments)]
+fn decode_block(
+    r: &mut Reader<'_>,
+    dst: &mut [u8],
+    k: usize,
+    stride: usize,
+    version: u8,
+    modes: &[u8; 64],
+    last: &mut [u8; 256],
+    lanes: &mut [[u8; 256]; 4],
+) -> Result<(), DecodeError> {
+    let ka = k.next_multiple_of(GROUP);
+    let control = if version == 0 {
+        &[][..]
+    } else {
+        r.take(stride / 4)?
+    };
+    for c in 0..stride / 4 {
+        let ctl = control.get(c).copied().unwrap_or(0);
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            let ctrl = (ctl >> (2 * j)) & 3;
+            match ctrl {
+                3 => {
+                    let lit = r.take(k)?;
+                    for (d, s) in lane.iter_mut().zip(lit) {
+                        *d = *s;
+                    }
+                }
+                2 => lane.fill(0),
+                _ => decode_bytes(r, lane.get_mut(..ka).unwrap_or_default(), version, ctrl)?,
+            }
+        }
+        let mode = modes.get(c).copied().unwrap_or(0);
+        let base = 4 * c;
+        let elems = dst.chunks_exact_mut(stride).take(k);
+        let [l0, l1, l2, l3] = &*lanes;
+        match mode & 0x0F {
+            0 => {
+                let mut p = [0u8; 4];
+                for (pj, lj) in p.iter_mut().zip(last.iter().skip(base)) {
+                    *pj = *lj;
+                }
+                for (i, e) in elems.enumerate() {
+                    let d = [
+                        l0.get(i).copied().unwrap_or(0),
+                        l1.get(i).copied().unwrap_or(0),
+                        l2.get(i).copied().unwrap_or(0),
+                        l3.get(i).copied().unwrap_or(0),
+                    ];
+                    for (pj, dj) in p.iter_mut().zip(d) {
+                        *pj = pj.wrapping_add(unzigzag8(dj));
+                    }
+                    if let Some(o) = e.get_mut(base..base + 4) {
+                        o.copy_from_slice(&p);
+                    }
+                }
+                if let Some(l) = last.get_mut(base..base + 4) {
+                    l.copy_from_slice(&p);
+                }
+            }
+            1 => {
+                let lp = last.get(base..base + 4).unwrap_or_default();
+                let mut p = [
+                    u16::from_le_bytes([
+                        lp.first().copied().unwrap_or(0),
+                        lp.get(1).copied().unwrap_or(0),
+                    ]),
+                    u16::from_le_bytes([
+                        lp.get(2).copied().unwrap_or(0),
+                        lp.get(3).copied().unwrap_or(0),
+                    ]),
+                ];
+                for (i, e) in elems.enumerate() {
+                    let d0 = u16::from_le_bytes([
+                        l0.get(i).copied().unwrap_or(0),
+                        l1.get(i).copied().unwrap_or(0),
+                    ]);
+                    let d1 = u16::from_le_bytes([
+                        l2.get(i).copied().unwrap_or(0),
+                        l3.get(i).copied().unwrap_or(0),
+                    ]);
+                    p[0] = p[0].wrapping_add(unzigzag16(d0));
+                    p[1] = p[1].wrapping_add(unzigzag16(d1));
+                    if let Some(o) = e.get_mut(base..base + 4) {
+                        let [a, b] = p[0].to_le_bytes();
+                        let [c2, d] = p[1].to_le_bytes();
+                        o.copy_from_slice(&[a, b, c2, d]);
+                    }
+                }
+                if let Some(l) = last.get_mut(base..base + 4) {
+                    let [a, b] = p[0].to_le_bytes();
+                    let [c2, d] = p[1].to_le_bytes();
+                    l.copy_from_slice(&[a, b, c2, d]);
+                }
+            }
+            _ => {
+                // Mode 2 (checked when the tail was read): XOR deltas, rotated.
+                let rot = (32 - u32::from(mode >> 4)) & 31;
+                let lp = last.get(base..base + 4).unwrap_or_default();
+                let mut p = u32::from_le_bytes([
+                    lp.first().copied().unwrap_or(0),
+                    lp.get(1).copied().unwrap_or(0),
+                    lp.get(2).copied().unwrap_or(0),
+                    lp.get(3).copied().unwrap_or(0),
+                ]);
+                for (i, e) in elems.enumerate() {
+                    let d = u32::from_le_bytes([
+                        l0.get(i).copied().unwrap_or(0),
+                        l1.get(i).copied().unwrap_or(0),
+                        l2.get(i).copied().unwrap_or(0),
+                        l3.get(i).copied().unwrap_or(0),
+                    ]);
+                    p ^= d.rotate_left(rot);
+                    if let Some(o) = e.get_mut(base..base + 4) {
+                        o.copy_from_slice(&p.to_le_bytes());
+                    }
+                }
+                if let Some(l) = last.get_mut(base..base + 4) {
+                    l.copy_from_slice(&p.to_le_bytes());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The deltas of one byte of the element over a block's groups (`out`: a multiple of 16).
+fn decode_bytes(
+    r: &mut Reader<'_>,
+    out: &mut [u8],
+    version: u8,
+    ctrl: u8,
+) -> Result<(), DecodeError> {
+    let groups = out.len() / GROUP;
+    let header = r.take(groups.div_ceil(4))?;
+    for (g, o) in out.chunks_exact_mut(GROUP).enumerate() {
+        let h = header.get(g / 4).copied().unwrap_or(0);
+        let mode = (h >> (2 * (g % 4))) & 3;
+        let bits = if version == 0 {
+            [0u8, 2, 4, 8].get(usize::from(mode)).copied()
+        } else {
+            [0u8, 1, 2, 4, 8].get(usize::from(mode + ctrl)).copied()
+        }
+        .unwrap_or(8);
+        decode_group(r, o, bits)?;
+    }
+    Ok(())
+}
+
+/// One group of 16 deltas of `bits` bits each (0, 1, 2, 4 or 8).
+fn decode_group(r: &mut Reader<'_>, out: &mut [u8], bits: u8) -> Result<(), DecodeError> {
+    match bits {
+        0 => out.fill(0),
+        8 => out.copy_from_slice(r.take(GROUP)?),
+        _ => {
+            let codes = r.take(usize::from(bits) * 2)?;
+            let sentinel = (1u8 << bits) - 1;
+            let per = 8 / usize::from(bits);
+            for (e, o) in out.iter_mut().enumerate() {
+                let byte = codes.get(e / per).copied().unwrap_or(0);
+                let slot = e % per;
+                let shift = if bits == 1 {
+                    slot
+                } else {
+                    8 - usize::from(bits) * (slot + 1)
+                };
+                let code = (byte >> shift) & sentinel;
+                *o = if code == sentinel { r.byte()? } else { code };
+            }
+        }
+    }
+    Ok(())
+}
+
+fn unzigzag8(v: u8) -> u8 {
+    (v >> 1) ^ (v & 1).wrapping_neg()
+}
+
+fn unzigzag16(v: u16) -> u16 {
+    (v >> 1) ^ (v & 1).wrapping_neg()
+}
+
+fn unzigzag32(v: u32) -> u32 {
+    (v >> 1) ^ (v & 1).wrapping_neg()
+}
+
+/// An index as `stride` (2 or 4) little-endian bytes, a 16-bit one wrapping.
+fn push_index(out: &mut Vec<u8>, v: u32, stride: usize) {
+    if stride == 2 {
+        out.extend_from_slice(&v.to_le_bytes()[..2]);
+    } else {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+fn index_stride(stride: usize) -> Result<(), DecodeError> {
+    if stride == 2 || stride == 4 {
+        Ok(())
+    } else {
+        Err(DecodeError::Stride(stride))
+    }
+}
+
+/// Decodes a triangle stream of `count` indices (a multiple of 3) of `stride` bytes (2 or
+/// 4).
+pub fn decode_triangles(data: &[u8], count: usize, stride: usize) -> Result<Vec<u8>, DecodeError> {
+    index_stride(stride)?;
+    if !count.is_multiple_of(3) {
+        return Err(DecodeError::Count(count));
+    }
+    let need = min_triangle_len(count).ok_or(DecodeError::Truncated)?;
+    if data.len() < need {
+        return Err(DecodeError::Short {
+            have: data.len(),
+            need,
+        });
+    }
+    let header = data.first().copied().unwrap_or(0);
+    let version = header & 0x0F;
+    if header & 0xF0 != 0xE0 || version > 1 {
+        return Err(DecodeError::Header(header));
+    }
+    let n = count / 3;
+    let aux_at = data.len() - 16;
+    let codes = data.get(1..1 + n).ok_or(DecodeError::Truncated)?;
+    let codeaux = data.get(aux_at..).ok_or(DecodeError::Truncated)?;
+    let mut r = Reader::new(data.get(1 + n..aux_at).ok_or(DecodeError::Truncated)?);
+    let fecmax: u8 = if version >= 1 { 13 } else { 15 };
+    let mut ef = [[u32::MAX; 2]; 16];
+    let mut vf = [u32::MAX; 16];
+    let (mut eo, mut vo) = (0usize, 0usize);
+    let (mut next, mut last) = (0u32, 0u32);
+    let mut out = Vec::with_capacity(count * stride);
+    let vfifo = |vf: &[u32; 16], i: usize| vf.get(i & 15).copied().unwrap_or(u32::MAX);
+    let decode_index = |r: &mut Reader<'_>, last: &mut u32| -> Result<u32, DecodeError> {
+        let v = r.vbyte()?;
+        *last = last.wrapping_add(unzigzag32(v));
+        Ok(*last)
+    };
+    for &code in codes {
+        let (a, b, c);
+        if code < 0xF0 {
+            let fe = usize::from(code >> 4);
+            let [ea, eb] = ef
+                .get(eo.wrapping_sub(1 + fe) & 15)
+                .copied()
+                .unwrap_or([u32::MAX; 2]);
+            let fec = code & 15;
+            let cc;
+            if fec < fecmax {
+                if fec == 0 {
+                    cc = next;
+                    next = next.wrapping_add(1);
+                    push_v(&mut vf, &mut vo, cc);
+                } else {
+                    cc = vfifo(&vf, vo.wrapping_sub(1 + usize::from(fec)));
+                }
+            } else {
+                cc = match fec {
+                    13 => last.wrapping_sub(1),
+                    14 => last.wrapping_add(1),
+                    _ => decode_index(&mut r, &mut last)?,
+                };
+                last = cc;
+                push_v(&mut vf, &mut vo, cc);
+            }
+            push_e(&mut ef, &mut eo, cc, eb);
+            push_e(&mut ef, &mut eo, ea, cc);
+            (a, b, c) = (ea, eb, cc);
+        } else if code < 0xFE {
+            let aux = codeaux.get(usize::from(code & 15)).copied().unwrap_or(0);
+            let (feb, fec) = (usize::from(aux >> 4), usize::from(aux & 15));
+            let aa = next;
+            next = next.wrapping_add(1);
+            let bb = if feb == 0 {
+                let x = next;
+                next = next.wrapping_add(1);
+                x
+            } else {
+                vfifo(&vf, vo.wrapping_sub(feb))
+            };
+            let cc = if fec == 0 {
+                let x = next;
+                next = next.wrapping_add(1);
+                x
+            } else {
+                vfifo(&vf, vo.wrapping_sub(fec))
+            };
+            push_v(&mut vf, &mut vo, aa);
+            if feb == 0 {
+                push_v(&mut vf, &mut vo, bb);
+            }
+            if fec == 0 {
+                push_v(&mut vf, &mut vo, cc);
+            }
+            push_e(&mut ef, &mut eo, bb, aa);
+            push_e(&mut ef, &mut eo, cc, bb);
+            push_e(&mut ef, &mut eo, aa, cc);
+            (a, b, c) = (aa, bb, cc);
+        } else {
+            let aux = r.byte()?;
+            let (feb, fec) = (usize::from(aux >> 4), usize::from(aux & 15));
+            if aux == 0 {
+                next = 0;
+            }
+            let mut aa = 0;
+            if code == 0xFE {
+                aa = next;
+                next = next.wrapping_add(1);
+            }
+            let mut bb = if feb == 0 {
+                let x = next;
+                next = next.wrapping_add(1);
+                x
+            } else {
+                vfifo(&vf, vo.wrapping_sub(feb))
+            };
+            let mut cc = if fec == 0 {
+                let x = next;
+                next = next.wrapping_add(1);
+                x
+            } else {
+                vfifo(&vf, vo.wrapping_sub(fec))
+            };
+            if code == 0xFF {
+                aa = decode_index(&mut r, &mut last)?;
+            }
+            if feb == 15 {
+                bb = decode_index(&mut r, &mut last)?;
+            }
+            if fec == 15 {
+                cc = decode_index(&mut r, &mut last)?;
+            }
+            push_v(&mut vf, &mut vo, aa);
+            if feb == 0 || feb == 15 {
+                push_v(&mut vf, &mut vo, bb);
+            }
+            if fec == 0 || fec == 15 {
+                push_v(&mut vf, &mut vo, cc);
+            }
+            push_e(&mut ef, &mut eo, bb, aa);
+            push_e(&mut ef, &mut eo, cc, bb);
+            push_e(&mut ef, &mut eo, aa, cc);
+            (a, b, c) = (aa, bb, cc);
+        }
+        push_index(&mut out, a, stride);
+        push_index(&mut out, b, stride);
+        push_index(&mut out, c, stride);
+    }
+    if r.left() != 0 {
+        return Err(DecodeError::Trailing(r.left()));
+    }
+    Ok(out)
+}
+
+fn push_v(vf: &mut [u32; 16], vo: &mut usize, v: u32) {
+    if let Some(s) = vf.get_mut(*vo & 15) {
+        *s = v;
+    }
+    *vo = vo.wrapping_add(1);
+}
+
+fn push_e(ef: &mut [[u32; 2]; 16], eo: &mut usize, a: u32, b: u32) {
+    if let Some(s) = ef.get_mut(*eo & 15) {
+        *s = [a, b];
+    }
+    *eo = eo.wrapping_add(1);
+}
+
+/// Decodes an index stream of `count` indices of `stride` bytes (2 or 4).
+pub fn decode_indices(data: &[u8], count: usize, stride: usize) -> Result<Vec<u8>, DecodeError> {
+    index_stride(stride)?;
+    let need = min_index_len(count).ok_or(DecodeError::Truncated)?;
+    if data.len() < need {
+        return Err(DecodeError::Short {
+            have: data.len(),
+            need,
+        });
+    }
+    let header = data.first().copied().unwrap_or(0);
+    if header & 0xF0 != 0xD0 || header & 0x0F > 1 {
+        return Err(DecodeError::Header(header));
+    }
+    let mut r = Reader::new(data.get(1..data.len() - 4).ok_or(DecodeError::Truncated)?);
+    let mut last = [0u32; 2];
+    let mut out = Vec::with_capacity(count * stride);
+    for _ in 0..count {
+        let v = r.vbyte()?;
+        let slot = last
+            .get_mut(usize::from(v & 1 != 0))
+            .ok_or(DecodeError::Truncated)?;
+        *slot = slot.wrapping_add(unzigzag32(v >> 1));
+        push_index(&mut out, *slot, stride);
+    }
+    if r.left() != 0 {
+        return Err(DecodeError::Trailing(r.left()));
+    }
+    Ok(out)
+}

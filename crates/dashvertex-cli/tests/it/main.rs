@@ -114,6 +114,7 @@ mod hostile_sets;
 mod hostile_split;
 mod loss_report;
 mod pruned_output;
+mod real_exports;
 mod reduce;
 mod reduce_vectors;
 mod remap;

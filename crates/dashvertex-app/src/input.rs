@@ -264,6 +264,18 @@ pub fn must_exist(path: &Path) -> Result<(), AppError> {
 
 /// Reads `path` as [`Opened`] says.
 pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, AppError> {
+    read_source_for(path, ctx, dashvertex_validate::Work::Skin)
+}
+
+/// [`read_source`] for a job that does `work` with a glTF file: the errors that do not
+/// touch that work do not refuse it ([`dashvertex_validate::refusal_for`]); a job that
+/// only shows the file ([`dashvertex_validate::Work::Show`]) is refused nothing it can
+/// read.
+pub fn read_source_for(
+    path: &Path,
+    ctx: &Context,
+    work: dashvertex_validate::Work,
+) -> Result<Opened, AppError> {
     let limits = &ctx.limits;
     must_exist(path)?;
     let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
@@ -272,7 +284,9 @@ pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, AppError> {
     let named = Format::from_extension(path).is_some_and(Format::is_gltf)
         && Format::text_kind(&bytes) != Some(Format::Json);
     if named || Format::is_gltf_bytes(&bytes) {
-        return Ok(Opened::Gltf(Box::new(load_gltf_bytes(path, bytes, ctx)?)));
+        let gltf = load_gltf_unchecked(path, bytes, ctx)?;
+        check_gltf_for(path, &gltf, ctx, work)?;
+        return Ok(Opened::Gltf(Box::new(gltf)));
     }
     Ok(Opened::Bytes(bytes))
 }
@@ -283,7 +297,17 @@ pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, AppError> {
 /// validator's code, where it is and what to do; the influences of each vertex are the
 /// jobs' own business (reduce and fix repair them).
 pub fn check_gltf(path: &Path, gltf: &Gltf, ctx: &Context) -> Result<(), AppError> {
-    let Some(refusal) = dashvertex_validate::refusal(gltf, &ctx.limits) else {
+    check_gltf_for(path, gltf, ctx, dashvertex_validate::Work::Skin)
+}
+
+/// [`check_gltf`] for a job that does `work` ([`dashvertex_validate::refusal_for`]).
+pub fn check_gltf_for(
+    path: &Path,
+    gltf: &Gltf,
+    ctx: &Context,
+    work: dashvertex_validate::Work,
+) -> Result<(), AppError> {
+    let Some(refusal) = dashvertex_validate::refusal_for(gltf, &ctx.limits, work) else {
         return Ok(());
     };
     let khronos = refusal.khronos();
@@ -316,6 +340,14 @@ pub fn check_gltf(path: &Path, gltf: &Gltf, ctx: &Context) -> Result<(), AppErro
 /// buffers from the file's folder; from standard input there is no folder, so no external
 /// file is read (spec/security.md §1).
 pub fn load_gltf_bytes(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Gltf, AppError> {
+    let gltf = load_gltf_unchecked(path, bytes, ctx)?;
+    check_gltf(path, &gltf, ctx)?;
+    Ok(gltf)
+}
+
+/// [`load_gltf_bytes`] without the check of its document: for a caller that checks it
+/// for its own work.
+fn load_gltf_unchecked(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Gltf, AppError> {
     let limits = &ctx.limits;
     let loaded = if path == Path::new("-") {
         dashvertex_gltf::load_owned(bytes, &dashvertex_gltf::NoFiles, limits)
@@ -324,9 +356,7 @@ pub fn load_gltf_bytes(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Glt
             dashvertex_gltf::FsResolver::for_file(path, ctx.resource_dirs, limits.max_input_bytes)?;
         dashvertex_gltf::load_owned(bytes, &resolver, limits)
     };
-    let gltf = loaded.map_err(|e| input_error(path, e))?;
-    check_gltf(path, &gltf, ctx)?;
-    Ok(gltf)
+    loaded.map_err(|e| input_error(path, e))
 }
 
 impl Source {

@@ -119,7 +119,12 @@ fn run(cli: &Cli) -> Result<(), CliError> {
                 Some(f) if !f.is_gltf() => dashvertex_app::Opened::Bytes(
                     dashvertex_fs::read_input(file, limits.max_input_bytes)?,
                 ),
-                _ => dashvertex_app::input::read_source(file, &ctx)?,
+                // Inspect refuses nothing it can read: it lists the file's errors.
+                _ => dashvertex_app::input::read_source_for(
+                    file,
+                    &ctx,
+                    dashvertex_validate::Work::Show,
+                )?,
             };
             let text = match read {
                 dashvertex_app::Opened::Gltf(g) => {

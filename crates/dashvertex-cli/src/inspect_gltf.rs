@@ -12,6 +12,9 @@ use crate::error::CliError;
 /// Joints listed per skin before the rest are counted.
 const JOINTS_LISTED: usize = 64;
 
+/// The file's errors shown before the rest are counted (`dash-validate` lists them all).
+const ERRORS_LISTED: usize = 5;
+
 /// Describes a loaded glTF file as text.
 pub fn inspect(
     name: &str,
@@ -48,13 +51,38 @@ pub fn inspect(
         gltf.root.skins.len(),
         count("/animations")
     );
+    let (errors, found) = dashvertex_validate::document_errors(gltf, limits, ERRORS_LISTED);
+    if errors > 0 {
+        let _ = writeln!(
+            out,
+            "errors: {errors} (`dash-validate {name}` lists them all; `dashvertex fix` repairs some); what can be read is shown below"
+        );
+        for d in &found {
+            let _ = writeln!(
+                out,
+                "  {} at {}: {}",
+                d.code.as_str(),
+                d.location,
+                d.message
+            );
+        }
+    }
     for s in 0..gltf.root.skins.len() {
         skin(&mut out, gltf, s);
     }
-    let prims = import::primitives(gltf, limits).map_err(|e| CliError::Input {
-        file: name.to_owned(),
-        message: e.to_string(),
-    })?;
+    let prims = match import::primitives(gltf, limits) {
+        Ok(p) => p,
+        Err(e) if errors > 0 => {
+            let _ = writeln!(out, "the influences cannot be read: {e}");
+            return Ok(out);
+        }
+        Err(e) => {
+            return Err(CliError::Input {
+                file: name.to_owned(),
+                message: e.to_string(),
+            });
+        }
+    };
     if prims.is_empty() {
         let _ = writeln!(
             out,

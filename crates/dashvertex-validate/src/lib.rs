@@ -34,7 +34,9 @@ pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
 pub use inputs::gltf::check_document;
 pub use options::{JointOrder, Level, Options, ProgressFn};
-pub use refusal::{READ_THROUGH, Refusal, refusal};
+pub use refusal::{
+    OUTSIDE_INFLUENCES, READ_THROUGH, Refusal, SKINNING, Work, document_errors, refusal, refusal_for,
+};
 pub use report::{Counts, FileReport, GLTF_NOT_CHECKED, Report, Summary, schema};
 
 use std::borrow::Cow;

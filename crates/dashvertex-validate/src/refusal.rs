@@ -23,6 +23,74 @@ pub const READ_THROUGH: &[Code] = &[
     Code::GLTF_IBM_ROW,
 ];
 
+/// Codes about parts of a file the jobs that rewrite influences neither read nor change,
+/// which they carry into the output as they are: the skin's `skeleton` member, node
+/// transforms, animations, and vertex attributes other than the influences (carried
+/// byte for byte). A job that evaluates skinning ([`Work::Skin`]) reads the transforms
+/// and animations, so those still refuse it ([`SKINNING`]).
+pub const OUTSIDE_INFLUENCES: &[Code] = &[
+    Code::GLTF_SKIN_SKELETON,
+    Code::GLTF_NODE_MATRIX,
+    Code::GLTF_NODE_MATRIX_TRS,
+    Code::GLTF_NODE_ROTATION,
+    Code::GLTF_ANIMATION_SAMPLER,
+    Code::GLTF_ANIMATION_TARGET,
+    Code::GLTF_ANIMATION_INPUT,
+    Code::GLTF_ANIMATION_ROTATION,
+    Code::GLTF_VALUE_NOT_IN_LIST,
+    Code::GLTF_TEXCOORD_MISSING,
+    Code::GLTF_COLOR_RANGE,
+    Code::GLTF_ATTRIBUTE_NON_UNIT,
+    Code::GLTF_TANGENT_SIGN,
+    Code::GLTF_ATTRIBUTE_FORMAT,
+];
+
+/// Of [`OUTSIDE_INFLUENCES`], the codes about what skinning evaluates: node transforms
+/// and animations.
+pub const SKINNING: &[Code] = &[
+    Code::GLTF_NODE_MATRIX,
+    Code::GLTF_NODE_MATRIX_TRS,
+    Code::GLTF_NODE_ROTATION,
+    Code::GLTF_ANIMATION_SAMPLER,
+    Code::GLTF_ANIMATION_TARGET,
+    Code::GLTF_ANIMATION_INPUT,
+    Code::GLTF_ANIMATION_ROTATION,
+    Code::GLTF_VALUE_NOT_IN_LIST,
+];
+
+/// What a job does with a glTF file, which decides the errors that refuse it
+/// ([`refusal_for`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Work {
+    /// Shows what the file holds (`dashvertex inspect`): nothing refuses it; what it
+    /// cannot read it says, and the file's errors are listed beside.
+    Show,
+    /// Reads and rewrites the influences and carries everything else unchanged (reduce,
+    /// fix, remap, split, convert between glTF files): the errors of
+    /// [`OUTSIDE_INFLUENCES`] do not refuse it.
+    Rewrite,
+    /// Also evaluates skinning at the rest pose and over the animations (a loss report,
+    /// `--max-error`, `split --reduce`, the rest pose a DashVertex output holds): only
+    /// the non-skinning codes of [`OUTSIDE_INFLUENCES`] do not refuse it.
+    #[default]
+    Skin,
+}
+
+impl Work {
+    /// Whether `code` refuses this work (an error it does not read through).
+    pub fn refused_by(self, code: Code) -> bool {
+        if code.severity() != Severity::Error || READ_THROUGH.contains(&code) {
+            return false;
+        }
+        match self {
+            Work::Show => false,
+            Work::Rewrite => !OUTSIDE_INFLUENCES.contains(&code),
+            Work::Skin => !OUTSIDE_INFLUENCES.contains(&code) || SKINNING.contains(&code),
+        }
+    }
+}
+
 /// Why a job will not read a glTF file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Refusal {
@@ -50,7 +118,16 @@ impl Refusal {
 /// Only as many findings are located as it takes to find the first that refuses (at most
 /// 8 bounds findings per influence accessor come before it); the rest are counted.
 pub fn refusal(gltf: &Gltf, limits: &Limits) -> Option<Refusal> {
-    let refused = |code: &Code| code.severity() == Severity::Error && !READ_THROUGH.contains(code);
+    refusal_for(gltf, limits, Work::Skin)
+}
+
+/// [`refusal`] for a job that does `work`: the errors it reads through are those
+/// [`Work::refused_by`] says do not refuse it.
+pub fn refusal_for(gltf: &Gltf, limits: &Limits, work: Work) -> Option<Refusal> {
+    if work == Work::Show {
+        return None;
+    }
+    let refused = |code: &Code| work.refused_by(*code);
     let influence: HashSet<u64> = gltf
         .root
         .meshes
@@ -94,6 +171,31 @@ pub fn refusal(gltf: &Gltf, limits: &Limits) -> Option<Refusal> {
         .into_iter()
         .find(|d| d.severity == Severity::Error && refused(&d.code) && !exempt(d))?;
     Some(Refusal { first, errors })
+}
+
+/// The errors of `gltf`'s document checks (every rule but the per-vertex influence
+/// rules, as [`refusal`] runs them): how many there are, and the first `max`, located.
+/// For a job that reads what it can ([`Work::Show`]) and lists what is wrong beside.
+pub fn document_errors(gltf: &Gltf, limits: &Limits, max: usize) -> (u64, Vec<Diagnostic>) {
+    let opts = Options {
+        unread_accessors: unread_accessors(gltf),
+        limits: *limits,
+        profile: Some(crate::Profile::Gltf),
+        max_diagnostics: max,
+        levels: Code::ALL
+            .iter()
+            .filter(|c| c.severity() != Severity::Error)
+            .map(|&c| (c, Level::Allow))
+            .collect(),
+        ..Options::default()
+    };
+    let (counts, found) = crate::check_document(gltf, &opts);
+    let errors = counts
+        .iter()
+        .filter(|(c, _)| c.severity() == Severity::Error)
+        .map(|(_, n)| n)
+        .sum();
+    (errors, found)
 }
 
 /// Per accessor, whether its data lies in a range a sparse load left unread: the job

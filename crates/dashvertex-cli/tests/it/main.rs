@@ -67,6 +67,7 @@ cases! {
     help => "help",
     inspect_foreign_dmx => "inspect-foreign-dmx",
     inspect_gltf => "inspect-gltf",
+    inspect_gltf_errors => "inspect-gltf-errors",
     inspect_invalid_name => "inspect-invalid-name",
     inspect_multiset_dmx => "inspect-multiset-dmx",
     inspect_multiset_json => "inspect-multiset-json",

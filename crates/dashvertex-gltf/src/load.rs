@@ -409,8 +409,8 @@ fn load_from(
         });
         buffers.push(checked);
     }
-    let mut value = value;
-    decode_meshopt(&mut value, &root, &mut buffers, &file, input_bytes);
+    let (mut value, mut root) = (value, root);
+    decode_meshopt(&mut value, &mut root, &mut buffers, &file, input_bytes);
     let locator = Locator::new(&text);
     let view_ranges = crate::ranges::check_views(&root, |p| locator.line_col(p));
     let budget = Budget::new(&root, &value, input_bytes, |p| locator.line_col(p));
@@ -441,11 +441,13 @@ fn load_from(
 /// is no more than its views' data and their alignment), and those views and the buffer
 /// lose the extension in `value`, so every reader and rewrite sees plain views. A buffer
 /// with a view that does not decode becomes unavailable, saying why
-/// ([`BufferError::Compressed`]).
+/// ([`BufferError::Compressed`]). A filled fallback buffer that only compressed views used
+/// then joins buffer 0 when that has data ([`merge_into_buffer_0`]), so that a rewrite
+/// writes one file with the plain data where the streams were.
 fn decode_meshopt(
     value: &mut serde_json::Value,
-    root: &Root,
-    buffers: &mut [Result<BufferData, BufferError>],
+    root: &mut Root,
+    buffers: &mut Vec<Result<BufferData, BufferError>>,
     file: &[u8],
     input_bytes: u64,
 ) {
@@ -475,6 +477,7 @@ fn decode_meshopt(
         };
         crate::meshopt::decode_document(value, &bytes, input_bytes)
     };
+    let mut filled = Vec::new();
     let mut by_buffer: BTreeMap<u64, Vec<crate::meshopt::Decoded>> = BTreeMap::new();
     for d in decoded {
         by_buffer.entry(d.buffer).or_default().push(d);
@@ -550,6 +553,7 @@ fn decode_meshopt(
             continue;
         }
         *slot = Ok(BufferData::Bytes(bytes));
+        filled.push((b, views.iter().map(|d| d.view).collect::<Vec<_>>()));
         for d in &views {
             if let Some(v) = value.pointer_mut(&format!("/bufferViews/{}", d.view)) {
                 crate::meshopt::strip(v, d.extension);
@@ -561,6 +565,116 @@ fn decode_meshopt(
         }
     }
     crate::meshopt::forget_if_unused(value);
+    merge_into_buffer_0(value, root, buffers, file, &filled);
+}
+
+/// Appends each filled fallback buffer `(b, its compressed views)` that no other view
+/// uses to buffer 0 (when that has data and `b` is not 0), at a 16-byte boundary, moves
+/// its views there, and removes the buffer from the document (the views of later buffers
+/// renumbered).
+fn merge_into_buffer_0(
+    value: &mut serde_json::Value,
+    root: &mut Root,
+    buffers: &mut Vec<Result<BufferData, BufferError>>,
+    file: &[u8],
+    filled: &[(u64, Vec<usize>)],
+) {
+    use serde_json::json;
+    let mut removed = Vec::new();
+    for (b, views) in filled {
+        let Ok(bi) = usize::try_from(*b) else {
+            continue;
+        };
+        let only_these = root
+            .buffer_views
+            .iter()
+            .enumerate()
+            .all(|(v, bv)| bv.buffer != *b || views.contains(&v));
+        if bi == 0 || !only_these {
+            continue;
+        }
+        let Some(Ok(BufferData::Bytes(add))) = buffers
+            .get_mut(bi)
+            .map(|s| std::mem::replace(s, Ok(BufferData::Bytes(Vec::new()))))
+        else {
+            continue;
+        };
+        let Some(first) = buffers.first_mut() else {
+            continue;
+        };
+        let mut zero = match std::mem::replace(first, Err(BufferError::NoSource)) {
+            Ok(BufferData::Bytes(v)) => v,
+            Ok(BufferData::File(r)) => file.get(r).unwrap_or_default().to_vec(),
+            Err(e) => {
+                *first = Err(e);
+                if let Some(s) = buffers.get_mut(bi) {
+                    *s = Ok(BufferData::Bytes(add));
+                }
+                continue;
+            }
+        };
+        let base = zero.len().next_multiple_of(16);
+        zero.resize(base, 0);
+        zero.extend_from_slice(&add);
+        let len = zero.len() as u64;
+        *first = Ok(BufferData::Bytes(zero));
+        for &v in views {
+            if let Some(bv) = root.buffer_views.get_mut(v) {
+                bv.buffer = 0;
+                bv.byte_offset = bv.byte_offset.saturating_add(base as u64);
+                if let Some(o) = value
+                    .pointer_mut(&format!("/bufferViews/{v}"))
+                    .and_then(serde_json::Value::as_object_mut)
+                {
+                    o.insert("buffer".into(), json!(0));
+                    o.insert("byteOffset".into(), json!(bv.byte_offset));
+                }
+            }
+        }
+        if let Some(b0) = root.buffers.first_mut() {
+            b0.byte_length = len;
+        }
+        if let Some(o) = value
+            .pointer_mut("/buffers/0")
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            o.insert("byteLength".into(), json!(len));
+        }
+        removed.push(bi);
+    }
+    // Last first, so that each index still names its buffer.
+    removed.sort_unstable();
+    for &bi in removed.iter().rev() {
+        if bi < buffers.len() {
+            drop(buffers.remove(bi));
+        }
+        if bi < root.buffers.len() {
+            root.buffers.remove(bi);
+        }
+        if let Some(a) = value
+            .get_mut("buffers")
+            .and_then(serde_json::Value::as_array_mut)
+            .filter(|a| bi < a.len())
+        {
+            a.remove(bi);
+        }
+        let shift = |n: u64| if n > bi as u64 { n - 1 } else { n };
+        for bv in &mut root.buffer_views {
+            bv.buffer = shift(bv.buffer);
+        }
+        for v in value
+            .get_mut("bufferViews")
+            .and_then(serde_json::Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(n) = v.get("buffer").and_then(serde_json::Value::as_u64)
+                && let Some(o) = v.as_object_mut()
+            {
+                o.insert("buffer".into(), json!(shift(n)));
+            }
+        }
+    }
 }
 
 /// A copy of `value` with every number that is an integer written with a zero fraction

@@ -1,6 +1,7 @@
 //! Compressed and extended glTF files (spec/security.md [R3], issue 48): data dash cannot
 //! decode is refused by name in every command, never read as zeros; a rewrite of a
-//! primitive that also carries a Draco stream drops the stream and says so.
+//! primitive that also carries a Draco stream drops the stream and says so; meshopt
+//! streams are decoded, and a rewrite writes them as plain views.
 //!
 //! `fixtures/compressed/` holds RiggedSimple (the Khronos sample in the corpus)
 //! compressed by glTF-Transform 4.5.1 (`draco`, `meshopt`) and gltfpack 0.18 (`-c`).
@@ -49,11 +50,8 @@ fn glb(json: &Value, bin: &[u8]) -> Vec<u8> {
 #[test]
 fn data_dash_cannot_decode_is_refused_by_name_everywhere() {
     // spec: R3
-    for (file, extension) in [
-        ("rs_draco.glb", "KHR_draco_mesh_compression"),
-        ("rs_meshopt.glb", "EXT_meshopt_compression"),
-        ("rs_pack_c.glb", "EXT_meshopt_compression"),
-    ] {
+    // Meshopt-compressed files are decoded: `meshopt_files_read_everywhere` below.
+    for (file, extension) in [("rs_draco.glb", "KHR_draco_mesh_compression")] {
         let dir = Scratch::new("compressed");
         let d = dir.path();
         std::fs::copy(
@@ -257,4 +255,177 @@ fn a_rewrite_drops_the_draco_stream_of_what_it_changed() {
             String::from_utf8_lossy(&o.stdout)
         );
     }
+}
+
+/// Every command reads a meshopt-compressed file (gltfpack `-c`, glTF-Transform
+/// `meshopt`, `KHR_meshopt_compression` with v1 streams) as its decoded data; a rewrite
+/// writes one GLB with plain views and no trace of the extension, which validates.
+#[test]
+fn meshopt_files_read_everywhere() {
+    // spec: R3
+    for file in ["rs_meshopt.glb", "rs_pack_c.glb", "rs_pack_khr_v1.glb"] {
+        let dir = Scratch::new("meshopt");
+        let d = dir.path();
+        std::fs::copy(
+            repo().join("fixtures/compressed").join(file),
+            d.join("in.glb"),
+        )
+        .unwrap();
+        let o = validate(d, &["--format", "json", "in.glb"]);
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", stderr(&o));
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let found = report["files"][0]["diagnostics"].as_array().unwrap();
+        assert!(
+            found
+                .iter()
+                .all(|f| f["severity"] != "error" && f["code"] != "GLTF_BUFFER_PLACEHOLDER"),
+            "{file}: {found:#?}"
+        );
+        let made = dash(d, &["manifest", "init", "in.glb", "-o", "m.json"]);
+        assert_eq!(made.status.code(), Some(0), "{file}: {}", stderr(&made));
+        let mut m: Value =
+            serde_json::from_slice(&std::fs::read(d.join("m.json")).unwrap()).unwrap();
+        let bones = m["bones"].as_array_mut().unwrap();
+        assert_eq!(bones.len(), 2, "{file}");
+        bones.reverse();
+        for (i, b) in bones.iter_mut().enumerate() {
+            b["index"] = json!(i);
+        }
+        std::fs::write(d.join("rev.json"), serde_json::to_vec(&m).unwrap()).unwrap();
+        let o = dash(d, &["inspect", "in.glb"]);
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", stderr(&o));
+        let o = dash(d, &["convert", "in.glb", "out.json"]);
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", stderr(&o));
+        let doc: Value =
+            serde_json::from_slice(&std::fs::read(d.join("out.json")).unwrap()).unwrap();
+        assert!(doc.to_string().contains("\"Bone.001\""), "{file}");
+        for args in [
+            vec!["reduce", "in.glb", "-o", "out.glb", "--max-influences", "1"],
+            vec!["reduce", "in.glb", "-o", "out.glb", "--report", "r.json"],
+            vec!["fix", "in.glb", "-o", "out.glb"],
+            vec!["remap", "in.glb", "--manifest", "rev.json", "-o", "out.glb"],
+        ] {
+            let _ = std::fs::remove_file(d.join("out.glb"));
+            let before = snapshot(d);
+            let o = dash(d, &args);
+            assert_eq!(o.status.code(), Some(0), "{file} {args:?}: {}", stderr(&o));
+            let added = changes(&before, &snapshot(d));
+            assert!(
+                added
+                    .iter()
+                    .all(|c| c.contains("out.glb") || c.contains("r.json")),
+                "{file} {args:?}: {added:?}"
+            );
+            let out = std::fs::read(d.join("out.glb")).unwrap();
+            if args[0] == "fix" && out == std::fs::read(d.join("in.glb")).unwrap() {
+                // nothing to fix: the input copied unchanged, still compressed
+                continue;
+            }
+            let (json, _) = chunks(&out);
+            assert!(
+                !json.to_string().contains("meshopt"),
+                "{file} {args:?}: {json}"
+            );
+            assert_eq!(
+                json["buffers"].as_array().unwrap().len(),
+                1,
+                "{file} {args:?}"
+            );
+            let o = validate(d, &["out.glb"]);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{file} {args:?}: {}",
+                String::from_utf8_lossy(&o.stdout)
+            );
+        }
+    }
+}
+
+/// Split cuts a meshopt-compressed figure (gltfpack `-cc`: filtered normals and
+/// rotations) into parts written with plain views.
+#[test]
+fn split_writes_a_meshopt_file_plain() {
+    // spec: R3
+    let dir = Scratch::new("meshopt-split");
+    let d = dir.path();
+    std::fs::copy(
+        repo().join("fixtures/compressed/rf_pack_cc.glb"),
+        d.join("in.glb"),
+    )
+    .unwrap();
+    let o = dash(
+        d,
+        &["split", "in.glb", "-o", "out.glb", "--max-joints", "8"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (json, _) = chunks(&std::fs::read(d.join("out.glb")).unwrap());
+    assert!(json["meshes"].as_array().unwrap().len() > 1);
+    assert!(!json.to_string().contains("meshopt"), "{json}");
+    assert_eq!(json["buffers"].as_array().unwrap().len(), 1);
+    let o = validate(d, &["out.glb"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}
+
+/// A meshopt stream that does not decode is refused by name in every command (the view
+/// and why), and reported once by the validator at its fallback buffer.
+#[test]
+fn a_meshopt_stream_that_does_not_decode_is_refused_by_name() {
+    // spec: R3
+    let source = std::fs::read(repo().join("fixtures/compressed/rs_pack_c.glb")).unwrap();
+    let (mut doc, bin) = chunks(&source);
+    // one byte fewer in the stream of view 1: its tail is no longer where it must be
+    let ext = &mut doc["bufferViews"][1]["extensions"]["EXT_meshopt_compression"];
+    ext["byteLength"] = json!(ext["byteLength"].as_u64().unwrap() - 1);
+    let dir = Scratch::new("meshopt-broken");
+    let d = dir.path();
+    std::fs::write(d.join("in.glb"), glb(&doc, &bin)).unwrap();
+    let made = dash(
+        d,
+        &[
+            "manifest",
+            "init",
+            &repo()
+                .join("fixtures/corpus/gltf/khronos_samples/RiggedSimple.glb")
+                .display()
+                .to_string(),
+            "-o",
+            "m.json",
+        ],
+    );
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let before = snapshot(d);
+    for args in [
+        vec!["convert", "in.glb", "out.json"],
+        vec!["reduce", "in.glb", "-o", "out.glb"],
+        vec!["fix", "in.glb", "-o", "out.glb"],
+        vec!["remap", "in.glb", "--manifest", "m.json", "-o", "out.glb"],
+        vec!["split", "in.glb", "-o", "out.glb", "--max-joints", "1"],
+    ] {
+        let o = dash(d, &args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("/bufferViews/1/extensions/EXT_meshopt_compression"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(changes(&before, &snapshot(d)).is_empty());
+    let o = validate(d, &["--format", "json", "in.glb"]);
+    assert_eq!(o.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let found = report["files"][0]["diagnostics"].as_array().unwrap();
+    let errors: Vec<&Value> = found.iter().filter(|f| f["severity"] == "error").collect();
+    assert_eq!(errors.len(), 1, "{found:#?}");
+    assert_eq!(errors[0]["code"], "GLTF_BUFFER");
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("buffer view 1") && message.contains("EXT_meshopt_compression"),
+        "{message}"
+    );
 }

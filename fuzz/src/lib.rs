@@ -591,3 +591,58 @@ fn same_from_every_layout(
         "columns and lists disagree"
     );
 }
+
+/// `meshopt_decode`: the meshopt decoders (`dashvertex_gltf::meshopt`) on any stream.
+///
+/// The input is split: byte 0 picks the mode (`% 3`: attributes, triangles, indices) and
+/// the filter (`/ 3 % 5`), byte 1 the element size (`% 8` of 2, 4, 8, 12, 16, 20, 64,
+/// 256) and whether KHR-only formats are allowed (bit 7), bytes 2–3 the count (little
+/// endian); the rest is the stream. Decoding never panics, is deterministic, gives
+/// exactly `count × size` bytes when it succeeds and never more than the stream's length
+/// allows (64 bytes per stream byte for v0 attributes, 1024 for v1, 12 for indices);
+/// the same stream under every mode and a count 3 × 2^30 is refused without a panic.
+pub fn meshopt_decode(data: &[u8]) {
+    use dashvertex_gltf::meshopt::{Filter, Mode, decode};
+    let (Some(&a), Some(&b), Some(&c0), Some(&c1)) =
+        (data.first(), data.get(1), data.get(2), data.get(3))
+    else {
+        return;
+    };
+    let stream = data.get(4..).unwrap_or_default();
+    let mode = [Mode::Attributes, Mode::Triangles, Mode::Indices][usize::from(a % 3)];
+    let filter = [
+        Filter::None,
+        Filter::Octahedral,
+        Filter::Quaternion,
+        Filter::Exponential,
+        Filter::Color,
+    ][usize::from(a / 3 % 5)];
+    let stride = [2usize, 4, 8, 12, 16, 20, 64, 256][usize::from(b % 8)];
+    let khr = b & 0x80 != 0;
+    let count = usize::from(u16::from_le_bytes([c0, c1]));
+    let first = decode(stream, mode, filter, count, stride, khr);
+    if let Ok(out) = &first {
+        assert_eq!(out.len(), count * stride);
+        let per_byte = match (mode, stream.first()) {
+            (Mode::Attributes, Some(0xa1)) => 1024,
+            (Mode::Attributes, _) => 64,
+            _ => 12,
+        };
+        assert!(
+            out.len() <= per_byte * stream.len(),
+            "{} from {}",
+            out.len(),
+            stream.len()
+        );
+        // v1 and COLOR only where KHR formats are allowed
+        assert!(
+            khr || (stream.first() != Some(&0xa1) && filter != Filter::Color)
+                || mode != Mode::Attributes
+        );
+    }
+    assert_eq!(first, decode(stream, mode, filter, count, stride, khr));
+    for m in [Mode::Attributes, Mode::Triangles, Mode::Indices] {
+        let _ = decode(stream, m, Filter::None, count, stride, true);
+        assert!(decode(stream, m, Filter::None, 3 << 30, 4, true).is_err());
+    }
+}

@@ -99,3 +99,8 @@ fn validate_any_smoke() {
 fn reduce_smoke() {
     run("reduce", dash_fuzz::reduce);
 }
+
+#[test]
+fn meshopt_decode_smoke() {
+    run("meshopt_decode", dash_fuzz::meshopt_decode);
+}

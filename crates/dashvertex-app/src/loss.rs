@@ -154,7 +154,7 @@ pub fn over_budget(
 }
 
 /// The range-of-motion poses, in words (spec/reduction.md §4).
-pub const RANGE_OF_MOTION: &str = "range-of-motion poses (no animation moves a joint: the rest pose, then each used joint turned \u{b1}45\u{b0} about its local X, Y and Z axes, one at a time and then all together; spec/reduction.md \u{a7}4)";
+pub const RANGE_OF_MOTION: &str = "range-of-motion poses (no animation moves a joint: the rest pose, then each used joint turned \u{b1}45\u{b0} about its local X, Y and Z axes, one at a time; spec/reduction.md \u{a7}4)";
 
 /// ` (2.761% of the skinned rest-pose diagonal)`: `d` as a share of `p`'s diagonal, or
 /// nothing when the diagonal is 0.

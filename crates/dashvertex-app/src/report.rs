@@ -92,8 +92,7 @@ pub enum PoseSet {
     /// The rest pose and the animations' moments (the model's own, or `--poses`').
     Animations,
     /// No animation moves a joint: the rest pose and the range-of-motion poses, each
-    /// used joint turned ±45° about its local X, Y and Z axes, one at a time, then all
-    /// together.
+    /// used joint turned ±45° about its local X, Y and Z axes, one at a time.
     RangeOfMotion,
     /// The rest pose alone: no animation moves a joint and no joint carries weight.
     RestPose,
@@ -120,10 +119,10 @@ pub struct WorstVertex {
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
 pub struct RangeOfMotionPose {
     /// Its place in the set, from 0: six per used joint (+, − about X, then Y, then Z),
-    /// the joints by ascending node index, then the same six with every used joint.
+    /// the joints by ascending node index.
     pub index: usize,
-    /// The joint turned (its node index); `null` when every used joint turns.
-    pub joint: Option<usize>,
+    /// The joint turned (its node index).
+    pub joint: usize,
     /// The joint node's name, if it has one.
     pub name: Option<String>,
     /// The joint's local axis: `X`, `Y` or `Z`.

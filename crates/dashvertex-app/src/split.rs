@@ -343,7 +343,7 @@ pub fn describe(r: &dashvertex_split::Report) -> Vec<String> {
                 x.max_weight_lost,
                 x.max_displacement,
                 if x.pose_set == "rangeOfMotion" {
-                    " over the range-of-motion poses (no animation moves a joint: each used joint turned \u{b1}45\u{b0} about its local X, Y and Z axes, one at a time and then all together; spec/reduction.md \u{a7}4)"
+                    " over the range-of-motion poses (no animation moves a joint: each used joint turned \u{b1}45\u{b0} about its local X, Y and Z axes, one at a time; spec/reduction.md \u{a7}4)"
                 } else {
                     ""
                 },

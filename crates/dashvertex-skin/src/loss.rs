@@ -802,7 +802,7 @@ impl Nodes {
                 }
             }
             (Posing::Motion(m), Some(_)) => {
-                for (node, axis, degrees) in m.turns(s.index) {
+                if let Some((node, axis, degrees)) = m.turn_at(s.index) {
                     let c = self.compact.get(node).copied().filter(|&c| c != u32::MAX);
                     let slot = c
                         .and_then(|c| usize::try_from(c).ok())

@@ -2,8 +2,10 @@
 //! over when no animation moves a joint. A model without animations sits at its rest
 //! pose, where a reduction that keeps each vertex's weight sum moves nothing, so "max 0"
 //! would say nothing about how the model deforms once posed. These poses turn each used
-//! joint, one at a time, by ±[`MOTION_DEGREES`] about its local X, Y and Z axes, then
-//! every used joint together the same way.
+//! joint, one at a time, by ±[`MOTION_DEGREES`] about its local X, Y and Z axes. (Every
+//! joint turned at once was tried and left out: the turns compound along each chain into
+//! poses no model takes, a humanoid's arms twisted by hundreds of degrees, and their
+//! figures said more about that than about the reduction.)
 
 use crate::math::{decompose, normalize};
 use crate::rig::Local;
@@ -11,7 +13,7 @@ use crate::rig::Local;
 /// The angle, in degrees, the range-of-motion poses turn a joint by (each way).
 pub const MOTION_DEGREES: f64 = 45.0;
 
-/// Poses per joint (and for every joint together): + then − about X, Y and Z.
+/// Poses per joint: + then − about X, Y and Z.
 const PER_JOINT: usize = 6;
 
 /// A joint's local axis.
@@ -41,8 +43,8 @@ impl Axis {
 pub struct MotionPose {
     /// Its place in the set, from 0 (the rest pose is not one of them).
     pub index: usize,
-    /// The joint turned (its node index); `None` when every used joint turns together.
-    pub joint: Option<usize>,
+    /// The joint turned (its node index).
+    pub joint: usize,
     /// The joint node's name, if it has one.
     pub name: Option<String>,
     /// The local axis it turns about.
@@ -54,10 +56,9 @@ pub struct MotionPose {
 impl MotionPose {
     /// The pose in words: `joint 3 ("arm") turned +45° about its local X axis`.
     pub fn describe(&self) -> String {
-        let who = match (self.joint, &self.name) {
-            (None, _) => "every used joint".to_owned(),
-            (Some(j), Some(n)) => format!("joint node {j} ({n:?})"),
-            (Some(j), None) => format!("joint node {j}"),
+        let who = match &self.name {
+            Some(n) => format!("joint node {} ({n:?})", self.joint),
+            None => format!("joint node {}", self.joint),
         };
         format!(
             "in range-of-motion pose {}: {who} turned {:+}\u{b0} about its local {} axis",
@@ -69,9 +70,9 @@ impl MotionPose {
 }
 
 /// The range-of-motion pose set over the used joints (node indices, each once,
-/// ascending): for each joint in turn, 6 poses (+, − about X, then Y, then Z), then the
-/// same 6 with every joint turned together. Poses are numbered in that order and made
-/// on demand, so the set costs nothing until a pose is measured.
+/// ascending): for each joint in turn, 6 poses (+, − about X, then Y, then Z), the other
+/// joints at rest. Poses are numbered in that order and made on demand, so the set costs
+/// nothing until a pose is measured.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RangeOfMotion {
     joints: Vec<usize>,
@@ -92,17 +93,9 @@ impl RangeOfMotion {
         &self.joints
     }
 
-    /// Poses in the set: 6 per joint and 6 more with every joint together; none without
-    /// joints.
+    /// Poses in the set: 6 per joint.
     pub fn len(&self) -> usize {
-        if self.joints.is_empty() {
-            0
-        } else {
-            self.joints
-                .len()
-                .saturating_add(1)
-                .saturating_mul(PER_JOINT)
-        }
+        self.joints.len().saturating_mul(PER_JOINT)
     }
 
     /// Whether the set has no pose (no joint is used).
@@ -110,11 +103,9 @@ impl RangeOfMotion {
         self.joints.is_empty()
     }
 
-    /// Pose `k`: the joint it turns (`None`: every joint), the axis and the angle.
-    fn parts(&self, k: usize) -> Option<(Option<usize>, Axis, f64)> {
-        if k >= self.len() {
-            return None;
-        }
+    /// Pose `k`: the joint (node) it turns, the axis and the angle.
+    pub fn turn_at(&self, k: usize) -> Option<(usize, Axis, f64)> {
+        let joint = self.joints.get(k / PER_JOINT).copied()?;
         let axis = match (k % PER_JOINT) / 2 {
             0 => Axis::X,
             1 => Axis::Y,
@@ -125,28 +116,19 @@ impl RangeOfMotion {
         } else {
             -MOTION_DEGREES
         };
-        Some((self.joints.get(k / PER_JOINT).copied(), axis, degrees))
+        Some((joint, axis, degrees))
     }
 
     /// Pose `k`, its joint named from `names` (node names by index).
     pub fn pose(&self, k: usize, names: &dyn Fn(usize) -> Option<String>) -> Option<MotionPose> {
-        let (joint, axis, degrees) = self.parts(k)?;
+        let (joint, axis, degrees) = self.turn_at(k)?;
         Some(MotionPose {
             index: k,
             joint,
-            name: joint.and_then(names),
+            name: names(joint),
             axis,
             degrees,
         })
-    }
-
-    /// The turns pose `k` makes: (node, axis, degrees) for each joint it turns.
-    pub fn turns(&self, k: usize) -> Vec<(usize, Axis, f64)> {
-        match self.parts(k) {
-            None => Vec::new(),
-            Some((Some(j), axis, d)) => vec![(j, axis, d)],
-            Some((None, axis, d)) => self.joints.iter().map(|&j| (j, axis, d)).collect(),
-        }
     }
 }
 
@@ -206,27 +188,26 @@ mod tests {
     use crate::math::transform_point;
 
     #[test]
-    fn the_set_is_six_turns_per_joint_then_six_of_all_together() {
+    fn the_set_is_six_turns_per_joint() {
         // spec: LR1
         let set = RangeOfMotion::new([7, 3, 7]);
         assert_eq!(set.joints(), [3, 7]);
-        assert_eq!(set.len(), 18);
+        assert_eq!(set.len(), 12);
         let names = |n: usize| (n == 3).then(|| "arm".to_owned());
         let p = set.pose(0, &names).unwrap();
-        assert_eq!((p.joint, p.axis, p.degrees), (Some(3), Axis::X, 45.0));
+        assert_eq!((p.joint, p.axis, p.degrees), (3, Axis::X, 45.0));
         assert_eq!(
             p.describe(),
             "in range-of-motion pose 0: joint node 3 (\"arm\") turned +45\u{b0} about its local X axis"
         );
         let p = set.pose(5, &names).unwrap();
-        assert_eq!((p.joint, p.axis, p.degrees), (Some(3), Axis::Z, -45.0));
+        assert_eq!((p.joint, p.axis, p.degrees), (3, Axis::Z, -45.0));
         let p = set.pose(8, &names).unwrap();
-        assert_eq!((p.joint, p.axis, p.degrees), (Some(7), Axis::Y, 45.0));
-        let p = set.pose(13, &names).unwrap();
-        assert_eq!((p.joint, p.axis, p.degrees), (None, Axis::X, -45.0));
-        assert_eq!(set.turns(13), [(3, Axis::X, -45.0), (7, Axis::X, -45.0)]);
-        assert!(set.pose(18, &names).is_none());
-        assert!(set.turns(18).is_empty());
+        assert_eq!((p.joint, p.axis, p.degrees), (7, Axis::Y, 45.0));
+        assert_eq!(p.name, None);
+        assert_eq!(set.turn_at(11), Some((7, Axis::Z, -45.0)));
+        assert!(set.pose(12, &names).is_none());
+        assert!(set.turn_at(12).is_none());
         assert_eq!(RangeOfMotion::new([]).len(), 0);
     }
 

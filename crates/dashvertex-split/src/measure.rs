@@ -142,10 +142,10 @@ pub fn moved(
             At::Rest => rig.rest().clone(),
             At::Pose(k) => {
                 let mut pose = rig.rest().clone();
-                for (node, axis, degrees) in motion.turns(k) {
-                    if let Some(l) = pose.local.get_mut(node) {
-                        turn(l, axis, degrees);
-                    }
+                if let Some((node, axis, degrees)) = motion.turn_at(k)
+                    && let Some(l) = pose.local.get_mut(node)
+                {
+                    turn(l, axis, degrees);
                 }
                 pose
             }

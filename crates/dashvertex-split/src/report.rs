@@ -119,7 +119,7 @@ pub struct Reduced {
     /// The poses measured (`spec/reduction.md` §4): `animations` (the rest pose and
     /// keyframe times), `rangeOfMotion` (no animation moves a joint of the skin: the rest
     /// pose and each used joint turned ±45° about its local X, Y and Z axes, one at a
-    /// time, then all together) or `restPose` (neither, and no joint carries weight).
+    /// time) or `restPose` (neither, and no joint carries weight).
     pub pose_set: String,
     /// Moments measured (the rest pose and keyframe times, or the range-of-motion poses).
     pub moments: usize,

@@ -135,6 +135,11 @@ pub struct Gltf {
     sparse: Option<crate::sparse::Sparse>,
     /// The accessors and buffer views whose data is in a compressed stream.
     compressed: crate::compressed::Compressed,
+    /// The errors of the document a job read through and carries into its output
+    /// unchanged, by code (set by the job's input check, `dashvertex_validate::verdict`;
+    /// empty for a file without errors): its output check lets as many of each through,
+    /// and no error the input did not have.
+    pub carried_errors: std::collections::BTreeMap<String, u64>,
 }
 
 /// The most arrays and objects a glTF document may nest, the root object included
@@ -432,18 +437,20 @@ fn load_from(
         glb_extra_bytes,
         sparse: None,
         compressed,
+        carried_errors: std::collections::BTreeMap::new(),
     })
 }
 
-/// Decodes every meshopt-compressed buffer view into its fallback buffer
-/// ([`crate::meshopt`]): a buffer whose compressed views all decode holds their data (in
-/// the bytes it had, or in zeros allocated for it when it had none and its `byteLength`
-/// is no more than its views' data and their alignment), and those views and the buffer
-/// lose the extension in `value`, so every reader and rewrite sees plain views. A buffer
-/// with a view that does not decode becomes unavailable, saying why
-/// ([`BufferError::Compressed`]). A filled fallback buffer that only compressed views used
-/// then joins buffer 0 when that has data ([`merge_into_buffer_0`]), so that a rewrite
-/// writes one file with the plain data where the streams were.
+/// Decodes every meshopt-compressed buffer view ([`crate::meshopt`]) where its data goes:
+/// each view is checked and charged first (nothing allocated), then, per fallback buffer,
+/// its views are decoded one at a time straight into their place. A fallback buffer
+/// without data that only compressed views use is appended to buffer 0 (when that has
+/// data; at a 16-byte boundary) and leaves the document, its views moved there, so that a
+/// rewrite writes one file with plain views where the streams were; one with data is
+/// overwritten in place; one without data used otherwise gets zeros of its `byteLength`
+/// when that is no more than its views' data and their alignment. The views decoded and
+/// their buffer lose the extension in `value`. A buffer with a view that does not decode
+/// becomes unavailable, saying which and why ([`BufferError::Compressed`]).
 fn decode_meshopt(
     value: &mut serde_json::Value,
     root: &mut Root,
@@ -451,6 +458,8 @@ fn decode_meshopt(
     file: &[u8],
     input_bytes: u64,
 ) {
+    use crate::meshopt::Planned;
+    use serde_json::json;
     use std::collections::BTreeMap;
     let has_views = value
         .get("bufferViews")
@@ -466,184 +475,183 @@ fn decode_meshopt(
     if !has_views {
         return;
     }
-    let decoded = {
-        let bytes = |b: u64| -> Result<&[u8], String> {
-            match usize::try_from(b).ok().and_then(|b| buffers.get(b)) {
-                None => Err(format!("buffer {b} does not exist")),
-                Some(Ok(BufferData::Bytes(v))) => Ok(v.as_slice()),
-                Some(Ok(BufferData::File(r))) => Ok(file.get(r.clone()).unwrap_or_default()),
-                Some(Err(e)) => Err(format!("buffer {b}: {e}")),
-            }
-        };
-        crate::meshopt::decode_document(value, &bytes, input_bytes)
-    };
-    let mut filled = Vec::new();
-    let mut by_buffer: BTreeMap<u64, Vec<crate::meshopt::Decoded>> = BTreeMap::new();
-    for d in decoded {
+    let mut by_buffer: BTreeMap<u64, Vec<Planned>> = BTreeMap::new();
+    for d in crate::meshopt::plan_document(value, input_bytes) {
         by_buffer.entry(d.buffer).or_default().push(d);
     }
+    let mut removed = Vec::new();
     for (b, views) in by_buffer {
-        let Some(slot) = usize::try_from(b).ok().and_then(|i| buffers.get_mut(i)) else {
-            continue;
+        let Some(bi) = usize::try_from(b).ok().filter(|&i| i < buffers.len()) else {
+            continue; // a view on a buffer that does not exist: reported as a view range
         };
-        let byte_length = usize::try_from(b)
-            .ok()
-            .and_then(|i| root.buffers.get(i))
-            .map_or(0, |x| x.byte_length);
-        let refuse = |d: &crate::meshopt::Decoded, why: String| BufferError::Compressed {
+        let refuse = |d: &Planned, why: String| BufferError::Compressed {
             view: d.view as u64,
             extension: d.extension,
             pointer: format!("/bufferViews/{}/extensions/{}", d.view, d.extension),
             why,
         };
-        if let Some((d, Err(e))) = views.iter().find_map(|d| match &d.result {
-            Err(e) => Some((d, Err::<(), _>(e))),
-            Ok(_) => None,
-        }) {
-            *slot = Err(refuse(d, e.to_string()));
-            continue;
-        }
-        let data_len: u64 = views
+        let byte_length = root.buffers.get(bi).map_or(0, |x| x.byte_length);
+        let has_data = buffers.get(bi).is_some_and(Result::is_ok);
+        let data_len = views
             .iter()
-            .map(|d| {
-                d.result
-                    .as_ref()
-                    .map_or(0, |v| v.len() as u64)
-                    .saturating_add(64)
-            })
+            .map(|d| d.length.saturating_add(64))
             .fold(64, u64::saturating_add);
-        let mut bytes = match std::mem::replace(slot, Err(BufferError::NoSource)) {
-            Ok(BufferData::Bytes(v)) => v,
-            Ok(BufferData::File(r)) => file.get(r).unwrap_or_default().to_vec(),
-            Err(_) if byte_length <= data_len => {
-                vec![0u8; usize::try_from(byte_length).unwrap_or(0)]
-            }
-            Err(_) => {
-                if let Some(d) = views.first() {
-                    *slot = Err(refuse(
-                        d,
-                        format!(
-                            "its fallback buffer {b} has no data and declares {byte_length} bytes, more than its compressed views decode to"
-                        ),
-                    ));
-                }
-                continue;
-            }
-        };
-        let mut outside = None;
-        for d in &views {
-            let Ok(v) = &d.result else { continue };
-            let at = usize::try_from(d.offset).ok();
-            match at
-                .and_then(|a| Some(a..a.checked_add(v.len())?))
-                .and_then(|r| bytes.get_mut(r))
-            {
-                Some(dst) => dst.copy_from_slice(v),
-                None => {
-                    outside = Some(d);
-                    break;
-                }
-            }
-        }
-        if let Some(d) = outside {
-            *slot = Err(refuse(
+        let invalid = views.iter().find_map(|d| match &d.params {
+            Err(e) => Some((d, e.to_string())),
+            Ok(p) if p.buffer == b => Some((
                 d,
-                format!("the view does not lie inside its fallback buffer {b}"),
-            ));
+                format!("its stream lies in its own fallback buffer {b}"),
+            )),
+            Ok(_) if !has_data && byte_length > data_len => Some((
+                d,
+                format!(
+                    "its fallback buffer {b} has no data and declares {byte_length} bytes, more than its compressed views decode to"
+                ),
+            )),
+            Ok(_) => None,
+        });
+        if let Some((d, why)) = invalid {
+            if let Some(slot) = buffers.get_mut(bi) {
+                *slot = Err(refuse(d, why));
+            }
             continue;
         }
-        *slot = Ok(BufferData::Bytes(bytes));
-        filled.push((b, views.iter().map(|d| d.view).collect::<Vec<_>>()));
+        let only_these = root
+            .buffer_views
+            .iter()
+            .enumerate()
+            .all(|(v, bv)| bv.buffer != b || views.iter().any(|d| d.view == v));
+        let merge =
+            bi != 0 && !has_data && only_these && buffers.first().is_some_and(Result::is_ok);
+        let (target, base, old_len) = if merge {
+            let Some(zero) = owned(buffers, 0, file) else {
+                continue;
+            };
+            let old_len = zero.len();
+            let base = old_len.next_multiple_of(16);
+            zero.resize(
+                base.saturating_add(usize::try_from(byte_length).unwrap_or(0)),
+                0,
+            );
+            (0, base, old_len)
+        } else {
+            if !has_data && let Some(slot) = buffers.get_mut(bi) {
+                *slot = Ok(BufferData::Bytes(vec![
+                    0u8;
+                    usize::try_from(byte_length)
+                        .unwrap_or(0)
+                ]));
+            }
+            (bi, 0, 0)
+        };
+        let mut failed = None;
         for d in &views {
-            if let Some(v) = value.pointer_mut(&format!("/bufferViews/{}", d.view)) {
-                crate::meshopt::strip(v, d.extension);
+            let stream = d.params.as_ref().map_or(0, |p| p.buffer);
+            let decoded = d.decode(buffer_bytes(buffers, file, stream));
+            let at = usize::try_from(d.offset)
+                .ok()
+                .and_then(|o| o.checked_add(base));
+            let placed = decoded.map_err(|e| e.to_string()).and_then(|v| {
+                owned(buffers, target, file)
+                    .zip(at)
+                    .and_then(|(t, a)| t.get_mut(a..a.checked_add(v.len())?))
+                    .map(|dst| dst.copy_from_slice(&v))
+                    .ok_or_else(|| format!("the view does not lie inside its fallback buffer {b}"))
+            });
+            if let Err(why) = placed {
+                failed = Some(refuse(d, why));
+                break;
+            }
+        }
+        if let Some(e) = failed {
+            if merge && let Some(zero) = owned(buffers, 0, file) {
+                zero.truncate(old_len);
+            }
+            if let Some(slot) = buffers.get_mut(bi) {
+                *slot = Err(e);
+            }
+            continue;
+        }
+        for d in &views {
+            let Some(v) = value.pointer_mut(&format!("/bufferViews/{}", d.view)) else {
+                continue;
+            };
+            crate::meshopt::strip(v, d.extension);
+            if merge
+                && let (Some(o), Some(bv)) = (v.as_object_mut(), root.buffer_views.get_mut(d.view))
+            {
+                bv.buffer = 0;
+                bv.byte_offset = bv.byte_offset.saturating_add(base as u64);
+                o.insert("buffer".into(), json!(0));
+                o.insert("byteOffset".into(), json!(bv.byte_offset));
             }
         }
         if let Some(buf) = value.pointer_mut(&format!("/buffers/{b}")) {
             crate::meshopt::strip(buf, crate::compressed::MESHOPT);
             crate::meshopt::strip(buf, crate::compressed::KHR_MESHOPT);
         }
+        if merge {
+            let len = owned(buffers, 0, file).map_or(0, |z| z.len() as u64);
+            if let Some(b0) = root.buffers.first_mut() {
+                b0.byte_length = len;
+            }
+            if let Some(o) = value
+                .pointer_mut("/buffers/0")
+                .and_then(serde_json::Value::as_object_mut)
+            {
+                o.insert("byteLength".into(), json!(len));
+            }
+            removed.push(bi);
+        }
     }
+    remove_buffers(value, root, buffers, &removed);
     crate::meshopt::forget_if_unused(value);
-    merge_into_buffer_0(value, root, buffers, file, &filled);
 }
 
-/// Appends each filled fallback buffer `(b, its compressed views)` that no other view
-/// uses to buffer 0 (when that has data and `b` is not 0), at a 16-byte boundary, moves
-/// its views there, and removes the buffer from the document (the views of later buffers
-/// renumbered).
-fn merge_into_buffer_0(
+/// Buffer `b`'s bytes as a stream source, or why they are unavailable.
+fn buffer_bytes<'a>(
+    buffers: &'a [Result<BufferData, BufferError>],
+    file: &'a [u8],
+    b: u64,
+) -> Result<&'a [u8], String> {
+    match usize::try_from(b).ok().and_then(|i| buffers.get(i)) {
+        None => Err(format!("buffer {b} does not exist")),
+        Some(Ok(BufferData::Bytes(v))) => Ok(v.as_slice()),
+        Some(Ok(BufferData::File(r))) => Ok(file.get(r.clone()).unwrap_or_default()),
+        Some(Err(e)) => Err(format!("buffer {b}: {e}")),
+    }
+}
+
+/// Buffer `b`'s bytes, made its own allocation (a range of the GLB file is copied), when
+/// it has data.
+fn owned<'a>(
+    buffers: &'a mut [Result<BufferData, BufferError>],
+    b: usize,
+    file: &[u8],
+) -> Option<&'a mut Vec<u8>> {
+    let slot = buffers.get_mut(b)?;
+    if let Ok(BufferData::File(r)) = slot {
+        *slot = Ok(BufferData::Bytes(
+            file.get(r.clone()).unwrap_or_default().to_vec(),
+        ));
+    }
+    match slot {
+        Ok(BufferData::Bytes(v)) => Some(v),
+        _ => None,
+    }
+}
+
+/// Removes the buffers `removed` (fallback buffers whose data joined buffer 0) from the
+/// document, renumbering the views of later buffers.
+fn remove_buffers(
     value: &mut serde_json::Value,
     root: &mut Root,
     buffers: &mut Vec<Result<BufferData, BufferError>>,
-    file: &[u8],
-    filled: &[(u64, Vec<usize>)],
+    removed: &[usize],
 ) {
-    use serde_json::json;
-    let mut removed = Vec::new();
-    for (b, views) in filled {
-        let Ok(bi) = usize::try_from(*b) else {
-            continue;
-        };
-        let only_these = root
-            .buffer_views
-            .iter()
-            .enumerate()
-            .all(|(v, bv)| bv.buffer != *b || views.contains(&v));
-        if bi == 0 || !only_these {
-            continue;
-        }
-        let Some(Ok(BufferData::Bytes(add))) = buffers
-            .get_mut(bi)
-            .map(|s| std::mem::replace(s, Ok(BufferData::Bytes(Vec::new()))))
-        else {
-            continue;
-        };
-        let Some(first) = buffers.first_mut() else {
-            continue;
-        };
-        let mut zero = match std::mem::replace(first, Err(BufferError::NoSource)) {
-            Ok(BufferData::Bytes(v)) => v,
-            Ok(BufferData::File(r)) => file.get(r).unwrap_or_default().to_vec(),
-            Err(e) => {
-                *first = Err(e);
-                if let Some(s) = buffers.get_mut(bi) {
-                    *s = Ok(BufferData::Bytes(add));
-                }
-                continue;
-            }
-        };
-        let base = zero.len().next_multiple_of(16);
-        zero.resize(base, 0);
-        zero.extend_from_slice(&add);
-        let len = zero.len() as u64;
-        *first = Ok(BufferData::Bytes(zero));
-        for &v in views {
-            if let Some(bv) = root.buffer_views.get_mut(v) {
-                bv.buffer = 0;
-                bv.byte_offset = bv.byte_offset.saturating_add(base as u64);
-                if let Some(o) = value
-                    .pointer_mut(&format!("/bufferViews/{v}"))
-                    .and_then(serde_json::Value::as_object_mut)
-                {
-                    o.insert("buffer".into(), json!(0));
-                    o.insert("byteOffset".into(), json!(bv.byte_offset));
-                }
-            }
-        }
-        if let Some(b0) = root.buffers.first_mut() {
-            b0.byte_length = len;
-        }
-        if let Some(o) = value
-            .pointer_mut("/buffers/0")
-            .and_then(serde_json::Value::as_object_mut)
-        {
-            o.insert("byteLength".into(), json!(len));
-        }
-        removed.push(bi);
-    }
-    // Last first, so that each index still names its buffer.
+    let mut removed = removed.to_vec();
     removed.sort_unstable();
+    // Last first, so that each index still names its buffer.
     for &bi in removed.iter().rev() {
         if bi < buffers.len() {
             drop(buffers.remove(bi));
@@ -671,7 +679,7 @@ fn merge_into_buffer_0(
             if let Some(n) = v.get("buffer").and_then(serde_json::Value::as_u64)
                 && let Some(o) = v.as_object_mut()
             {
-                o.insert("buffer".into(), json!(shift(n)));
+                o.insert("buffer".into(), serde_json::json!(shift(n)));
             }
         }
     }

@@ -110,6 +110,7 @@ mod golden_bytes;
 mod hostile_files;
 mod hostile_fs;
 mod hostile_manifests;
+mod hostile_meshopt;
 mod hostile_named;
 mod hostile_sets;
 mod hostile_split;

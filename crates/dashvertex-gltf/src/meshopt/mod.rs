@@ -230,9 +230,9 @@ impl Params {
     }
 }
 
-/// One compressed view of a document and what became of it.
+/// One compressed view of a document, checked and charged, not yet decoded.
 #[derive(Clone, Debug)]
-pub(crate) struct Decoded {
+pub(crate) struct Planned {
     /// The view.
     pub(crate) view: usize,
     /// Its extension.
@@ -241,8 +241,42 @@ pub(crate) struct Decoded {
     pub(crate) buffer: u64,
     /// Its offset there (the view's own `byteOffset`).
     pub(crate) offset: u64,
-    /// The decoded bytes, or why there are none.
-    pub(crate) result: Result<Vec<u8>, ViewError>,
+    /// Its decoded length (the view's own `byteLength`, `byteStride × count`).
+    pub(crate) length: u64,
+    /// Its stream, or why it may not be decoded.
+    pub(crate) params: Result<Params, ViewError>,
+}
+
+impl Planned {
+    /// Decodes the view from `stream`, the bytes of buffer `params.buffer` (or why they
+    /// are unavailable).
+    pub(crate) fn decode(&self, stream: Result<&[u8], String>) -> Result<Vec<u8>, ViewError> {
+        let p = self.params.as_ref().map_err(Clone::clone)?;
+        let bytes = stream.map_err(ViewError::Stream)?;
+        let data = p
+            .byte_offset
+            .checked_add(p.byte_length)
+            .and_then(|end| {
+                bytes.get(usize::try_from(p.byte_offset).ok()?..usize::try_from(end).ok()?)
+            })
+            .ok_or_else(|| {
+                ViewError::Stream(format!(
+                    "bytes {}..+{} lie outside buffer {} ({} bytes)",
+                    p.byte_offset,
+                    p.byte_length,
+                    p.buffer,
+                    bytes.len()
+                ))
+            })?;
+        Ok(decode(
+            data,
+            p.mode,
+            p.filter,
+            p.count,
+            p.stride,
+            self.extension == KHR_MESHOPT,
+        )?)
+    }
 }
 
 /// The extension (and its object) on a buffer view, if any; an error when it has both.
@@ -258,13 +292,9 @@ fn extension_of(view: &Value) -> Option<Result<(&'static str, &Value), ViewError
     }
 }
 
-/// Decodes every compressed view of `value`, in view order; `stream` gives a buffer's
-/// bytes (or why they are unavailable). `input_bytes` sets the element budget.
-pub(crate) fn decode_document<'b>(
-    value: &Value,
-    stream: &dyn Fn(u64) -> Result<&'b [u8], String>,
-    input_bytes: u64,
-) -> Vec<Decoded> {
+/// Checks every compressed view of `value` and charges it to the element budget of an
+/// input of `input_bytes`, in view order; nothing is decoded or allocated for the data.
+pub(crate) fn plan_document(value: &Value, input_bytes: u64) -> Vec<Planned> {
     let views = value
         .get("bufferViews")
         .and_then(Value::as_array)
@@ -277,16 +307,10 @@ pub(crate) fn decode_document<'b>(
             continue;
         };
         let extension = found.as_ref().map_or(MESHOPT, |(e, _)| *e);
-        let buffer = view.get("buffer").and_then(Value::as_u64).unwrap_or(0);
-        let offset = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0);
-        let length = view.get("byteLength").and_then(Value::as_u64).unwrap_or(0);
-        let result = found.and_then(|(extension, ext)| {
-            let p = Params::of(
-                ext,
-                extension,
-                length,
-                view.get("byteStride").and_then(Value::as_u64),
-            )?;
+        let member = |k: &str| view.get(k).and_then(Value::as_u64);
+        let length = member("byteLength").unwrap_or(0);
+        let params = found.and_then(|(extension, ext)| {
+            let p = Params::of(ext, extension, length, member("byteStride"))?;
             total = total.saturating_add(p.charge());
             if total > budget {
                 return Err(ViewError::Budget {
@@ -297,37 +321,15 @@ pub(crate) fn decode_document<'b>(
                     input_bytes,
                 });
             }
-            let bytes = stream(p.buffer).map_err(ViewError::Stream)?;
-            let data = p
-                .byte_offset
-                .checked_add(p.byte_length)
-                .and_then(|end| {
-                    bytes.get(usize::try_from(p.byte_offset).ok()?..usize::try_from(end).ok()?)
-                })
-                .ok_or_else(|| {
-                    ViewError::Stream(format!(
-                        "bytes {}..+{} lie outside buffer {} ({} bytes)",
-                        p.byte_offset,
-                        p.byte_length,
-                        p.buffer,
-                        bytes.len()
-                    ))
-                })?;
-            Ok(decode(
-                data,
-                p.mode,
-                p.filter,
-                p.count,
-                p.stride,
-                extension == KHR_MESHOPT,
-            )?)
+            Ok(p)
         });
-        out.push(Decoded {
+        out.push(Planned {
             view: v,
             extension,
-            buffer,
-            offset,
-            result,
+            buffer: member("buffer").unwrap_or(0),
+            offset: member("byteOffset").unwrap_or(0),
+            length,
+            params,
         });
     }
     out

@@ -135,6 +135,10 @@ pub struct Gltf {
     sparse: Option<crate::sparse::Sparse>,
     /// The accessors and buffer views whose data is in a compressed stream.
     compressed: crate::compressed::Compressed,
+    /// Whether meshopt views were decoded into the buffers, which then differ from the
+    /// file's bytes: no range of them may be copied from the file
+    /// ([`Gltf::set_sparse`] is refused).
+    meshopt_decoded: bool,
     /// The errors of the document a job read through and carries into its output
     /// unchanged, by code (set by the job's input check, `dashvertex_validate::verdict`;
     /// empty for a file without errors): its output check lets as many of each through,
@@ -415,7 +419,7 @@ fn load_from(
         buffers.push(checked);
     }
     let (mut value, mut root) = (value, root);
-    decode_meshopt(&mut value, &mut root, &mut buffers, &file, input_bytes);
+    let meshopt_decoded = decode_meshopt(&mut value, &mut root, &mut buffers, &file, input_bytes);
     let locator = Locator::new(&text);
     let view_ranges = crate::ranges::check_views(&root, |p| locator.line_col(p));
     let budget = Budget::new(&root, &value, input_bytes, |p| locator.line_col(p));
@@ -437,6 +441,7 @@ fn load_from(
         glb_extra_bytes,
         sparse: None,
         compressed,
+        meshopt_decoded,
         carried_errors: std::collections::BTreeMap::new(),
     })
 }
@@ -450,14 +455,15 @@ fn load_from(
 /// overwritten in place; one without data used otherwise gets zeros of its `byteLength`
 /// when that is no more than its views' data and their alignment. The views decoded and
 /// their buffer lose the extension in `value`. A buffer with a view that does not decode
-/// becomes unavailable, saying which and why ([`BufferError::Compressed`]).
+/// becomes unavailable, saying which and why ([`BufferError::Compressed`]). True when a
+/// buffer changed.
 fn decode_meshopt(
     value: &mut serde_json::Value,
     root: &mut Root,
     buffers: &mut Vec<Result<BufferData, BufferError>>,
     file: &[u8],
     input_bytes: u64,
-) {
+) -> bool {
     use crate::meshopt::Planned;
     use serde_json::json;
     use std::collections::BTreeMap;
@@ -473,7 +479,7 @@ fn decode_meshopt(
             })
         });
     if !has_views {
-        return;
+        return false;
     }
     let mut by_buffer: BTreeMap<u64, Vec<Planned>> = BTreeMap::new();
     for d in crate::meshopt::plan_document(value, input_bytes) {
@@ -606,6 +612,8 @@ fn decode_meshopt(
     }
     remove_buffers(value, root, buffers, &removed);
     crate::meshopt::forget_if_unused(value);
+    // Every buffer a compressed view names was filled, grown or refused.
+    true
 }
 
 /// Buffer `b`'s bytes as a stream source, or why they are unavailable.
@@ -838,6 +846,12 @@ impl Gltf {
     }
 
     pub(crate) fn set_sparse(&mut self, sparse: crate::sparse::Sparse) {
+        // Decoded meshopt data lies in the buffers, not in the file: nothing may be
+        // copied from the file in its place (a meshopt file is never read sparsely, so
+        // nothing was left unread).
+        if self.meshopt_decoded {
+            return;
+        }
         self.sparse = Some(sparse);
     }
 

@@ -429,3 +429,106 @@ fn a_meshopt_stream_that_does_not_decode_is_refused_by_name() {
         "{message}"
     );
 }
+
+/// A meshopt GLB large enough for the rewrite's sparse read (an image of 600 KB beside
+/// the streams): remap splices what it carries from the input file, which must never
+/// take the decoded data's place for bytes of the file.
+#[test]
+fn a_large_meshopt_glb_is_remapped_from_its_decoded_data() {
+    // spec: R3
+    let source = std::fs::read(repo().join("fixtures/compressed/rs_pack_c.glb")).unwrap();
+    let (mut doc, mut bin) = chunks(&source);
+    let at = bin.len();
+    bin.extend((0..600_000u32).map(|i| (i * 7 % 251) as u8));
+    doc["buffers"][0]["byteLength"] = json!(bin.len());
+    let views = doc["bufferViews"].as_array_mut().unwrap();
+    views.push(json!({"buffer": 0, "byteOffset": at, "byteLength": 600_000}));
+    let image_view = views.len() - 1;
+    doc["images"] = json!([{"bufferView": image_view, "mimeType": "image/png"}]);
+    // and a view of 1.6 MB of zeros in 1,589 bytes (format v1, every lane "zero"), more
+    // than the sparse rewrite splices from the file
+    let stream_at = bin.len();
+    bin.push(0xa1);
+    bin.extend(std::iter::repeat_n(0xaa, 4 * 100_000usize.div_ceil(256)));
+    bin.extend([0u8; 24]);
+    let stream_len = bin.len() - stream_at;
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    doc["buffers"][0]["byteLength"] = json!(bin.len());
+    let b = doc["buffers"].as_array().unwrap().len();
+    doc["buffers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"byteLength": 1_600_000}));
+    doc["bufferViews"].as_array_mut().unwrap().push(json!({
+        "buffer": b, "byteLength": 1_600_000, "byteStride": 16,
+        "extensions": {"KHR_meshopt_compression": {
+            "buffer": 0, "byteOffset": stream_at, "byteLength": stream_len,
+            "byteStride": 16, "count": 100_000, "mode": "ATTRIBUTES"}}
+    }));
+    for key in ["extensionsUsed", "extensionsRequired"] {
+        doc[key]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("KHR_meshopt_compression"));
+    }
+    let dir = Scratch::new("meshopt-large");
+    let d = dir.path();
+    std::fs::write(d.join("in.glb"), glb(&doc, &bin)).unwrap();
+    let made = dash(d, &["manifest", "init", "in.glb", "-o", "m.json"]);
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let mut m: Value = serde_json::from_slice(&std::fs::read(d.join("m.json")).unwrap()).unwrap();
+    let bones = m["bones"].as_array_mut().unwrap();
+    bones.reverse();
+    for (i, b) in bones.iter_mut().enumerate() {
+        b["index"] = json!(i);
+    }
+    std::fs::write(d.join("m.json"), serde_json::to_vec(&m).unwrap()).unwrap();
+    let o = dash(
+        d,
+        &["remap", "in.glb", "--manifest", "m.json", "-o", "out.glb"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = validate(d, &["out.glb"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    // The same positions as the input's, decoded.
+    let limits = dashvertex_core::Limits::default();
+    let input = dashvertex_gltf::load(
+        &std::fs::read(d.join("in.glb")).unwrap(),
+        &dashvertex_gltf::NoFiles,
+        &limits,
+    )
+    .unwrap();
+    let output = dashvertex_gltf::load(
+        &std::fs::read(d.join("out.glb")).unwrap(),
+        &dashvertex_gltf::NoFiles,
+        &limits,
+    )
+    .unwrap();
+    let position = |g: &dashvertex_gltf::Gltf| {
+        let a = g.value["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+            .as_u64()
+            .unwrap();
+        let d = dashvertex_gltf::accessor::read(g, a, &limits).unwrap();
+        (0..d.count)
+            .flat_map(|i| (0..3).map(move |c| (i, c)))
+            .map(|(i, c)| d.get(i, c))
+            .collect::<Vec<f64>>()
+    };
+    assert_eq!(position(&input), position(&output));
+    let zeros = output
+        .root
+        .buffer_views
+        .iter()
+        .find(|v| v.byte_length == 1_600_000)
+        .unwrap();
+    let buf = output.buffer(zeros.buffer as usize).unwrap().unwrap();
+    let at = zeros.byte_offset as usize;
+    assert!(buf[at..at + 1_600_000].iter().all(|&x| x == 0));
+}

@@ -39,8 +39,9 @@ pub struct SplitJob<'a> {
     /// Parts the document may be cut into (at least 1; `dashvertex_split::DEFAULT_MAX_PARTS`
     /// unless the user says otherwise); more refuses the file before any part is written.
     pub max_parts: usize,
-    /// Copy node extensions the split does not know to the parts' nodes, with a warning,
-    /// instead of refusing the file.
+    /// Carry extensions the split does not know unchanged, with a warning, instead of
+    /// refusing the file: a split node's are copied to the parts' nodes; the root's, a
+    /// split mesh's, skin's or primitive's are kept and copied with it to its parts.
     pub allow_unknown_extensions: bool,
     /// Where to write the JSON report.
     pub report: Option<&'a Path>,
@@ -138,6 +139,11 @@ fn refusal(a: &SplitJob, e: SplitError) -> AppError {
             ..
         } => AppError::Output(format!(
             "nothing written: {}: {e}; pass {} to copy it unchanged to every part's node (a warning says so), or remove it from the node first",
+            a.input.display(),
+            ctx.opt(Opt::AllowUnknownExtensions)
+        )),
+        e @ SplitError::UnknownExtension { .. } => AppError::Output(format!(
+            "nothing written: {}: {e}; pass {} to carry it unchanged (a warning says so; its indices are not rewritten), or remove it from the file first",
             a.input.display(),
             ctx.opt(Opt::AllowUnknownExtensions)
         )),

@@ -38,8 +38,10 @@ pub struct SplitArgs {
     /// anything is built for its parts (spec/split.md SP10).
     #[arg(long, value_name = "N", default_value_t = split::DEFAULT_MAX_PARTS)]
     pub max_parts: usize,
-    /// Copy node extensions split does not know to every part's node unchanged, with a
-    /// warning, instead of refusing the file (spec/split.md SP11).
+    /// Carry extensions split does not know unchanged, with a warning, instead of
+    /// refusing the file: a split node's are copied to every part's node (spec/split.md
+    /// SP11); the root's and a split mesh's, skin's or primitive's are kept, and copied
+    /// with it to its parts, their indices not rewritten (SP13).
     #[arg(long)]
     pub allow_unknown_extensions: bool,
     /// Write the split report (schemas/split-report.schema.json) to this JSON file.

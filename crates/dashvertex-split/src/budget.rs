@@ -130,7 +130,7 @@ pub struct Cost {
 impl Cost {
     /// Counts `copies` copies of `each` bytes of `what` (a pointer, built only when it is
     /// the largest share so far).
-    fn add(&mut self, what: impl FnOnce() -> String, each: u64, copies: u64) {
+    pub(crate) fn add(&mut self, what: impl FnOnce() -> String, each: u64, copies: u64) {
         let bytes = each.saturating_mul(copies);
         self.bytes = self.bytes.saturating_add(bytes);
         if bytes > 0 && self.largest.as_ref().is_none_or(|l| bytes > l.bytes) {

@@ -14,7 +14,7 @@ use crate::partition::{self, Part, Rows, Shape, TableFull};
 use crate::read::{self, Read};
 use crate::report::{Added, PartReport, PrimitiveReport, Reduced, Report};
 use crate::write::{self, Cut, Pair, Tree};
-use crate::{Options, Refused, SplitError, budget, measure, repair, stats};
+use crate::{Options, Refused, SplitError, budget, measure, refs, repair, stats};
 
 /// A split: the edit (none when every skin is within the budget) and what it did.
 pub struct Split<'g> {
@@ -374,6 +374,25 @@ pub fn split_gltf<'g>(
             report,
         });
     }
+    // Extensions at the root and on what is split that could name what the split
+    // multiplies: known, or refused before any work ([SP13]).
+    let split_meshes: std::collections::BTreeSet<usize> = pairs.iter().map(|p| p.0.0).collect();
+    let split_skins: std::collections::BTreeSet<usize> = pairs.iter().map(|p| p.0.1).collect();
+    let split_prims: std::collections::BTreeSet<(usize, usize)> = split_meshes
+        .iter()
+        .filter_map(|m| by_mesh.get(m))
+        .flatten()
+        .map(|p| (p.mesh, p.primitive))
+        .collect();
+    report.warnings.extend(refs::check(
+        gltf,
+        &split_meshes,
+        &split_skins,
+        &split_prims,
+        opts,
+    )?);
+    let references = refs::References::new(&gltf.value);
+    let mut multiplied = refs::Multiplied::default();
     let mut ed = Editor::new(gltf)?;
     let tree = Tree::new(gltf);
     let mut mesh_taken = std::collections::BTreeSet::new();
@@ -439,7 +458,15 @@ pub fn split_gltf<'g>(
             skin: *s,
             users,
         };
-        let cost = budget::pair_cost(gltf, &at, &cuts, &vertices, &groups, &tree);
+        let mut cost = budget::pair_cost(gltf, &at, &cuts, &vertices, &groups, &tree);
+        // The extension references naming the mesh or its nodes, once per added copy.
+        let groups_n = u64::try_from(groups.len()).unwrap_or(u64::MAX);
+        cost.join(references.cost(
+            *m,
+            groups_n.saturating_sub(u64::from(reuse_mesh)),
+            users,
+            groups_n.saturating_sub(1),
+        ));
         if added_bytes.saturating_add(cost.bytes) > output_budget {
             return Err(SplitError::OutputBudget {
                 mesh: *m,
@@ -453,12 +480,17 @@ pub fn split_gltf<'g>(
             });
         }
         added_bytes = added_bytes.saturating_add(cost.bytes);
-        let (placed, added) = write::write_pair(&mut ed, gltf, &pair, &cuts, &groups, &tree)?;
+        let written = write::write_pair(&mut ed, gltf, &pair, &cuts, &groups, &tree)?;
+        let added = written.added;
         report.added.meshes += added[0];
         report.added.nodes += added[1];
         report.added.skins += added[2];
         report.added.channels += added[3];
-        for (d, places) in done.into_iter().zip(placed) {
+        multiplied.mesh(*m, &written.meshes);
+        for &(u, n) in &written.nodes {
+            multiplied.node(u, n);
+        }
+        for (d, places) in done.into_iter().zip(written.placed) {
             let mut r = d.report;
             for (part, at) in r.parts.iter_mut().zip(places) {
                 if let Some(at) = at {
@@ -472,6 +504,8 @@ pub fn split_gltf<'g>(
             report.primitives.push(r);
         }
     }
+    // Every reference to a mesh or node the split multiplied names each part ([SP13]).
+    refs::rewrite(ed.json_mut(), &multiplied);
     report
         .primitives
         .sort_by_key(|p| (p.mesh, p.primitive, p.skin));

@@ -26,6 +26,7 @@ mod gltf;
 pub mod measure;
 pub mod partition;
 pub mod read;
+pub mod refs;
 pub mod repair;
 pub mod report;
 mod rows;
@@ -51,8 +52,10 @@ pub struct Options {
     /// split that needs more is refused ([`SplitError::TooManyParts`]) before any part is
     /// written.
     pub max_parts: usize,
-    /// Copy node extensions the split does not know to every part's node unchanged
-    /// (each listed in [`Report::warnings`]) instead of refusing the file.
+    /// Carry extensions the split does not know unchanged (each listed in
+    /// [`Report::warnings`]) instead of refusing the file: a split node's are copied to
+    /// every part's node ([SP11]); the root's, a split mesh's, skin's or primitive's are
+    /// kept, and copied with the mesh, skin or primitive to its parts ([SP13]).
     pub allow_unknown_extensions: bool,
     /// Make elements that need more joints fit by taking influences off their vertices,
     /// instead of refusing them.
@@ -219,6 +222,21 @@ pub enum SplitError {
         pointer: String,
         /// Why it is refused.
         why: ExtensionRefusal,
+    },
+    /// An extension at the document's root, or on a split mesh, skin or primitive, that
+    /// the split does not know ([`refs::held`]): it could name the meshes, nodes, skins
+    /// or accessors the split multiplies or replaces (`spec/split.md` [SP13]). Refused
+    /// unless [`Options::allow_unknown_extensions`].
+    #[error(
+        "{pointer}: extension {extension} is not known to the split: it may name meshes, nodes, skins or accessors by index, and after the split such an index would still name only what it named before (the first part of a split mesh or node, or data no part draws)"
+    )]
+    UnknownExtension {
+        /// The extension's name.
+        extension: String,
+        /// JSON Pointer of the extension (`/extensions/NAME`,
+        /// `/meshes/M/extensions/NAME`, `/meshes/M/primitives/P/extensions/NAME`,
+        /// `/skins/S/extensions/NAME`).
+        pointer: String,
     },
     /// With `reduce`, an element whose every joint is the only joint of one of its
     /// vertices, so that no influence can be taken off.

@@ -315,8 +315,20 @@ fn part_primitive(
     Ok((prim, vertices.len()))
 }
 
-/// Writes `pair`'s groups; returns, per cut and part, where it went, and the objects
-/// added (meshes, nodes, skins, channels).
+/// What [`write_pair`] wrote.
+pub struct Written {
+    /// Per cut and part, where it went.
+    pub placed: Placements,
+    /// The objects added: meshes, nodes, skins, `weights` channels.
+    pub added: [usize; 4],
+    /// The meshes that hold the pair's parts, in group order (the first group's is the
+    /// original mesh when it took its place).
+    pub meshes: Vec<usize>,
+    /// `(split node, node added beside it)`, in group order.
+    pub nodes: Vec<(usize, usize)>,
+}
+
+/// Writes `pair`'s groups; returns where each part went and what was added.
 pub fn write_pair(
     ed: &mut Editor<'_>,
     gltf: &Gltf,
@@ -324,7 +336,7 @@ pub fn write_pair(
     cuts: &[Cut<'_>],
     groups: &[Group],
     tree: &Tree,
-) -> Result<(Placements, [usize; 4]), ExportError> {
+) -> Result<Written, ExportError> {
     let missing = |what: String| ExportError::Missing(what);
     // The mesh and skin each group copies, without their primitives and joints (a null
     // holds their place): copied whole, each group would copy every primitive and
@@ -366,6 +378,8 @@ pub fn write_pair(
     let mut placed: Vec<Vec<Option<Placed>>> =
         cuts.iter().map(|c| vec![None; c.parts.len()]).collect();
     let mut added = [0usize; 4];
+    let mut meshes = Vec::with_capacity(groups.len());
+    let mut added_nodes = Vec::new();
     let mut local = vec![u32::MAX; skin_joints.len()];
     let mut scratch = Vec::new();
     for (g, group) in groups.iter().enumerate() {
@@ -446,6 +460,7 @@ pub fn write_pair(
                 }
             }
         }
+        meshes.push(mesh_index);
         let mut mesh = with(&mesh_json, "primitives", Value::Array(prims));
         if mesh_index == pair.mesh {
             if let Some(m) = ed.json_mut().pointer_mut(&format!("/meshes/{}", pair.mesh)) {
@@ -471,7 +486,9 @@ pub fn write_pair(
                 continue;
             }
             added[1] += 1;
-            added[3] += sibling(ed, gltf, u, g, mesh_index, skin_index, tree)?;
+            let (n, channels) = sibling(ed, gltf, u, g, mesh_index, skin_index, tree)?;
+            added[3] += channels;
+            added_nodes.push((u, n));
         }
         for &j in &group.joints {
             if let Some(l) = local.get_mut(j as usize) {
@@ -479,7 +496,12 @@ pub fn write_pair(
             }
         }
     }
-    Ok((placed, added))
+    Ok(Written {
+        placed,
+        added,
+        meshes,
+        nodes: added_nodes,
+    })
 }
 
 /// What the nodes added beside a split node take of one of its extensions
@@ -492,7 +514,9 @@ pub enum Carry {
     /// `KHR_node_hoverability`, `KHR_xmp_json_ld` metadata).
     Copy,
     /// Kept on the original node only: it belongs to the node's place, not to what it
-    /// draws (`KHR_lights_punctual`: copied, the light would shine once per part).
+    /// draws (`KHR_lights_punctual`: copied, the light would shine once per part;
+    /// `VRMC_node_constraint`: it turns the node, and a skinned node's own transform is
+    /// ignored by the drawing, glTF 2.0 §3.7.3.2; the nodes it names keep their indices).
     Stay,
     /// Refused: the added nodes cannot take it.
     Refuse(crate::ExtensionRefusal),
@@ -508,7 +532,7 @@ pub fn carry(name: &str) -> Carry {
         | "KHR_node_selectability"
         | "KHR_node_hoverability"
         | "KHR_xmp_json_ld" => Carry::Copy,
-        "KHR_lights_punctual" => Carry::Stay,
+        "KHR_lights_punctual" | "VRMC_node_constraint" => Carry::Stay,
         "MSFT_lod" => Carry::Refuse(crate::ExtensionRefusal::NodeIndices),
         _ => Carry::Unknown,
     }
@@ -516,7 +540,7 @@ pub fn carry(name: &str) -> Carry {
 
 /// Adds the node that draws group `g` for node `u`: its name (suffixed), `weights`,
 /// extras and the extensions [`carry`] copies, where `u` is in the tree (beside it);
-/// copies the `weights` channels that drive `u`. Returns the channels added. What it
+/// copies the `weights` channels that drive `u`. Returns the node and the channels added. What it
 /// copies is counted beforehand by [`crate::budget::pair_cost`].
 fn sibling(
     ed: &mut Editor<'_>,
@@ -526,7 +550,7 @@ fn sibling(
     mesh: usize,
     skin: usize,
     tree: &Tree,
-) -> Result<usize, ExportError> {
+) -> Result<(usize, usize), ExportError> {
     // Only the members copied are cloned (not the node's children, say).
     let orig = gltf.value.pointer(&format!("/nodes/{u}"));
     let mut node = serde_json::Map::new();
@@ -591,5 +615,5 @@ fn sibling(
             list.push(c);
         }
     }
-    Ok(copies.len())
+    Ok((n, copies.len()))
 }

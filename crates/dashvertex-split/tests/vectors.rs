@@ -24,12 +24,13 @@ fn refusal(e: &SplitError) -> Value {
         SplitError::TooManyParts { .. } => "TooManyParts",
         SplitError::NodeExtension { .. } => "NodeExtension",
         SplitError::OutputBudget { .. } => "OutputBudget",
+        SplitError::UnknownExtension { .. } => "UnknownExtension",
         _ => "Other",
     };
     json!({"refused": kind, "message": e.to_string()})
 }
 
-// spec: SP1 SP2 SP3 SP4 SP6 SP7 SP8 SP9 SP10 SP11 SP12
+// spec: SP1 SP2 SP3 SP4 SP6 SP7 SP8 SP9 SP10 SP11 SP12 SP13
 #[test]
 fn split_vectors() {
     let dir = repo().join("spec/vectors/split");
@@ -100,6 +101,10 @@ fn split_vectors() {
                     out["skins"] = doc["skins"].clone();
                     out["channels"] = doc["animations"][0]["channels"].clone();
                     out["scenes"] = doc["scenes"].clone();
+                    // References held by extensions, as the rewrite left them ([SP13]).
+                    if let Some(x) = doc.get("extensions") {
+                        out["extensions"] = x.clone();
+                    }
                 }
                 out
             }

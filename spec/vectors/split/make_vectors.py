@@ -12,8 +12,10 @@ import base64, json, struct
 
 def f32(*v): return struct.pack(f"<{len(v)}f", *v)
 
-def strip(columns, influences, joints, mode=4, morph=False, anim=False, tris=None):
-    """influences(c) -> [(joint, weight)] of column c's two vertices."""
+def strip(columns, influences, joints, mode=4, morph=False, anim=False, tris=None, targets=None, hat=False):
+    """influences(c) -> [(joint, weight)] of column c's two vertices. targets: morph
+    targets, each a function (c, y) -> (dx, dy, dz). hat: an unskinned triangle (mesh 1)
+    drawn by a node under the last joint."""
     blob = bytearray()
     views, accessors = [], []
     def acc(data, ctype, kind, count, minmax=None, target=34962):
@@ -53,6 +55,14 @@ def strip(columns, influences, joints, mode=4, morph=False, anim=False, tris=Non
         d = [0.0, 0.0, 0.25] * n
         prim["targets"] = [{"POSITION": acc(f32(*d), 5126, "VEC3", n, ([0.0, 0.0, 0.25], [0.0, 0.0, 0.25]))}]
         mesh["weights"] = [0.5]
+    if targets:
+        prim["targets"] = []
+        for t in targets:
+            d = [x for c in range(columns) for y in (0.0, 1.0) for x in t(c, y)]
+            lo = [min(d[k::3]) for k in range(3)]
+            hi = [max(d[k::3]) for k in range(3)]
+            prim["targets"].append({"POSITION": acc(f32(*d), 5126, "VEC3", n, (lo, hi))})
+        mesh["weights"] = [0.0] * len(targets)
     ibm = []
     for j in range(joints):
         ibm += [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -float(j), 0, 0, 1]
@@ -62,8 +72,15 @@ def strip(columns, influences, joints, mode=4, morph=False, anim=False, tris=Non
         if j + 1 < joints:
             node["children"] = [j + 2]
         nodes.append(node)
+    meshes = [mesh]
+    if hat:
+        hp = acc(f32(0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.5, 0.0), 5126, "VEC3", 3,
+                 ([0.0, 0.0, 0.0], [0.5, 0.5, 0.0]))
+        meshes.append({"name": "hat", "primitives": [{"attributes": {"POSITION": hp}, "material": 0}]})
+        nodes[joints].setdefault("children", []).append(len(nodes))
+        nodes.append({"name": "hat", "mesh": 1, "translation": [0.0, 1.0, 0.0]})
     doc = {"asset": {"version": "2.0", "generator": "spec/vectors/split/make_vectors.py"},
-           "scene": 0, "scenes": [{"nodes": [0, 1]}], "nodes": nodes, "meshes": [mesh],
+           "scene": 0, "scenes": [{"nodes": [0, 1]}], "nodes": nodes, "meshes": meshes,
            "materials": [{"name": "paint"}],
            "skins": [{"name": "rig", "joints": list(range(1, joints + 1)),
                       "inverseBindMatrices": acc(f32(*ibm), 5126, "MAT4", joints, target=None)}]}
@@ -124,6 +141,57 @@ big = strip(200, one, 200)
 big["nodes"][0]["extras"] = {"samples": [0] * 1500}
 write("extras-over-budget.gltf", big, indent=None)
 
+# SP13: references held by extensions follow the rewrite. A six-column strip, one joint a
+# column, cut to two joints a part: five meshes (mesh 0 and four appended), four nodes
+# beside node 0. Two morph targets: "blink" lifts the top of columns 0-1, "joy" pushes
+# columns 3-5 forward; an unskinned hat (mesh 1, node 7) is left alone. VRM 0.x binds and
+# first-person annotations name meshes; VRM 1.0's name nodes; humanoid bones and spring
+# bones name joint nodes, which the split never renumbers.
+def avatar():
+    blink = lambda c, y: (0.0, -0.5 * y, 0.0) if c < 2 else (0.0, 0.0, 0.0)
+    joy = lambda c, y: (0.0, 0.0, 0.25) if c >= 3 else (0.0, 0.0, 0.0)
+    return strip(6, one, 6, targets=[blink, joy], hat=True)
+BONES = {"hips": 1, "spine": 2, "chest": 3, "neck": 4, "head": 5}
+vrm0 = avatar()
+vrm0["extensionsUsed"] = ["VRM"]
+vrm0["extensions"] = {"VRM": {
+    "specVersion": "0.0", "exporterVersion": "make_vectors.py",
+    "meta": {"title": "strip", "allowedUserName": "Everyone", "licenseName": "CC0"},
+    "humanoid": {"humanBones": [{"bone": b, "node": n, "useDefaultValues": True} for b, n in BONES.items()]},
+    "firstPerson": {"firstPersonBone": 5, "firstPersonBoneOffset": {"x": 0, "y": 0.06, "z": 0},
+                    "meshAnnotations": [{"mesh": 0, "firstPersonFlag": "Auto"},
+                                        {"mesh": 1, "firstPersonFlag": "ThirdPersonOnly"}],
+                    "lookAtTypeName": "Bone"},
+    "blendShapeMaster": {"blendShapeGroups": [
+        {"name": "Blink", "presetName": "blink", "binds": [{"mesh": 0, "index": 0, "weight": 100}], "materialValues": []},
+        {"name": "Joy", "presetName": "joy", "binds": [{"mesh": 0, "index": 1, "weight": 100}], "materialValues": []},
+        {"name": "Both", "presetName": "unknown", "binds": [{"mesh": 0, "index": 0, "weight": 50}, {"mesh": 0, "index": 1, "weight": 50}], "materialValues": []}]},
+    "secondaryAnimation": {"boneGroups": [{"comment": "tail", "stiffiness": 1, "gravityPower": 0,
+                                           "gravityDir": {"x": 0, "y": -1, "z": 0}, "dragForce": 0.4,
+                                           "center": -1, "hitRadius": 0.02, "bones": [6], "colliderGroups": []}],
+                           "colliderGroups": []},
+    "materialProperties": []}}
+write("vrm0-expressions.gltf", vrm0)
+vrm1 = avatar()
+vrm1["extensionsUsed"] = ["VRMC_springBone", "VRMC_vrm"]
+vrm1["extensions"] = {"VRMC_vrm": {
+    "specVersion": "1.0",
+    "meta": {"name": "strip", "version": "1", "authors": ["make_vectors.py"], "licenseUrl": "https://vrm.dev/licenses/1.0/"},
+    "humanoid": {"humanBones": {b: {"node": n} for b, n in BONES.items()}},
+    "firstPerson": {"meshAnnotations": [{"node": 0, "type": "auto"}, {"node": 7, "type": "thirdPersonOnly"}]},
+    "lookAt": {"type": "bone", "offsetFromHeadBone": [0, 0.06, 0]},
+    "expressions": {"preset": {"blink": {"morphTargetBinds": [{"node": 0, "index": 0, "weight": 1.0}]},
+                               "happy": {"morphTargetBinds": [{"node": 0, "index": 1, "weight": 1.0}]}},
+                    "custom": {"both/half": {"morphTargetBinds": [{"node": 0, "index": 0, "weight": 0.5},
+                                                                   {"node": 0, "index": 1, "weight": 0.5}]}}}},
+    "VRMC_springBone": {"specVersion": "1.0", "springs": [{"name": "tail", "joints": [{"node": 5}, {"node": 6}]}]}}
+write("vrm1-expressions.gltf", vrm1)
+# SP13: an extension at the root the split does not know may name meshes or nodes: refused.
+unknown_root = strip(4, one, 4)
+unknown_root["extensionsUsed"] = ["EXT_example_scene_index"]
+unknown_root["extensions"] = {"EXT_example_scene_index": {"drawnBy": [{"mesh": 0, "node": 0}]}}
+write("root-extension-unknown.gltf", unknown_root)
+
 with open("vectors.json", "w") as f:
     json.dump([
         {"file": "within.gltf", "maxJoints": 3, "reduce": False, "rule": "SP1"},
@@ -140,5 +208,8 @@ with open("vectors.json", "w") as f:
         {"file": "node-visibility.gltf", "maxJoints": 2, "reduce": False, "rule": "SP11"},
         {"file": "node-extension-unknown.gltf", "maxJoints": 2, "reduce": False, "rule": "SP11"},
         {"file": "extras-over-budget.gltf", "maxJoints": 2, "reduce": False, "rule": "SP12"},
+        {"file": "vrm0-expressions.gltf", "maxJoints": 2, "reduce": False, "rule": "SP13"},
+        {"file": "vrm1-expressions.gltf", "maxJoints": 2, "reduce": False, "rule": "SP13"},
+        {"file": "root-extension-unknown.gltf", "maxJoints": 2, "reduce": False, "rule": "SP13"},
     ], f, indent=1)
     f.write("\n")

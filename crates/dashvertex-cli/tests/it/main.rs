@@ -121,6 +121,7 @@ mod reduce;
 mod reduce_vectors;
 mod remap;
 mod sparse_reduce;
+mod split_references;
 mod threads;
 mod validate_cli;
 mod validate_hostile_files;

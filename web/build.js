@@ -135,6 +135,81 @@ function heaviestFour(sets, count, joints) {
   return { index, weight, reduced: { vertices: reduced, first }, outOfRange };
 }
 
+/** Points drawn this many pixels wide (a marker, 14 px, still covers one). */
+const POINT_SIZE = 5;
+
+/** PointsMaterial with three.js's skinning chunks (its shader has none; they do nothing unskinned). */
+function pointsMaterial() {
+  const m = new THREE.PointsMaterial({ vertexColors: true, size: POINT_SIZE, sizeAttenuation: false });
+  m.onBeforeCompile = (shader) => {
+    shader.vertexShader = shader.vertexShader
+      .replace('#include <morphtarget_pars_vertex>', '$&\n#include <skinning_pars_vertex>')
+      .replace('#include <morphtarget_vertex>', '$&\n#include <skinbase_vertex>\n#include <skinning_vertex>');
+  };
+  return m;
+}
+
+const skinnedKinds = new Map();
+
+/**
+ * A skinned variant of three.js's Points, Line, LineLoop or LineSegments (three.js skins
+ * Meshes only): marked `isSkinnedMesh`, the flag its renderer reads to skin on the GPU
+ * (USE_SKINNING, the skeleton's update and bone texture, the bind matrices), with
+ * SkinnedMesh's attached bind mode, and its skinning on the CPU for `getVertexPosition`
+ * (where a vertex is drawn, for selecting it) and `computeBoundingBox`.
+ */
+function skinnedKind(Base) {
+  let Kind = skinnedKinds.get(Base);
+  if (!Kind) {
+    Kind = class extends Base {
+      constructor(geometry, material) {
+        super(geometry, material);
+        this.isSkinnedMesh = true;
+        this.bindMode = THREE.AttachedBindMode;
+        this.bindMatrix = new THREE.Matrix4();
+        this.bindMatrixInverse = new THREE.Matrix4();
+        this.boundingBox = null;
+        this.skeleton = null;
+        // Posed or animated, it leaves the rest pose's bounds: never culled.
+        this.frustumCulled = false;
+      }
+
+      bind(skeleton, bindMatrix = new THREE.Matrix4()) {
+        this.skeleton = skeleton;
+        this.bindMatrix.copy(bindMatrix);
+        this.bindMatrixInverse.copy(bindMatrix).invert();
+      }
+
+      updateMatrixWorld(force) {
+        super.updateMatrixWorld(force);
+        this.bindMatrixInverse.copy(this.matrixWorld).invert();
+      }
+
+      applyBoneTransform(index, target) {
+        return THREE.SkinnedMesh.prototype.applyBoneTransform.call(this, index, target);
+      }
+
+      getVertexPosition(index, target) {
+        target.fromBufferAttribute(this.geometry.getAttribute('position'), index);
+        return this.applyBoneTransform(index, target);
+      }
+
+      computeBoundingBox() {
+        this.boundingBox ??= new THREE.Box3();
+        this.boundingBox.makeEmpty();
+        const v = new THREE.Vector3();
+        const count = this.geometry.getAttribute('position').count;
+        for (let i = 0; i < count; i++) this.boundingBox.expandByPoint(this.getVertexPosition(i, v));
+      }
+    };
+    skinnedKinds.set(Base, Kind);
+  }
+  return Kind;
+}
+
+/** The three.js object kind of glTF `mode` (0 POINTS … 3 LINE_STRIP; anything else: triangles). */
+const LINE_KINDS = { 1: THREE.LineSegments, 2: THREE.LineLoop, 3: THREE.Line };
+
 /** The skin's root joint: the first joint whose node's parent is no joint of the skin. */
 function rootJoint(skin, parent) {
   const joints = new Set(skin.joints);
@@ -214,16 +289,20 @@ export function buildScene(wasm, scene) {
     }
     geometry.computeBoundingBox();
     geometry.computeBoundingSphere();
-    const material = new THREE.MeshLambertMaterial({ vertexColors: true, side: THREE.DoubleSide });
+    // Points and lines are drawn, coloured, skinned and selected as triangles are.
+    const Plain = info.mode === 0 ? THREE.Points : LINE_KINDS[info.mode] ?? THREE.Mesh;
+    const material =
+      info.mode === 0
+        ? pointsMaterial()
+        : Plain === THREE.Mesh
+          ? new THREE.MeshLambertMaterial({ vertexColors: true, side: THREE.DoubleSide })
+          : new THREE.LineBasicMaterial({ vertexColors: true });
     const drawn = [];
     for (const n of info.nodes) {
       const node = scene.nodes[n];
       const skin = node.skin ?? null;
-      let mesh;
-      if (info.mode === 0) mesh = new THREE.Points(geometry, new THREE.PointsMaterial({ vertexColors: true, size: 3, sizeAttenuation: false }));
-      else if (info.mode === 1 || info.mode === 2 || info.mode === 3) mesh = new THREE.LineSegments(geometry, new THREE.LineBasicMaterial({ vertexColors: true }));
-      else if (skinned && skin !== null && skeletons[skin]) mesh = new THREE.SkinnedMesh(geometry, material);
-      else mesh = new THREE.Mesh(geometry, material);
+      const Kind = skinned && skin !== null && skeletons[skin] ? (Plain === THREE.Mesh ? THREE.SkinnedMesh : skinnedKind(Plain)) : Plain;
+      const mesh = new Kind(geometry, material);
       mesh.name = `mesh ${info.mesh} primitive ${info.primitive}`;
       objects[n].add(mesh);
       mesh.updateMatrixWorld(true);

@@ -4,7 +4,8 @@
 //
 // Script interface (`window.dashInspector`, see web/README.md): `report`, `values(mode,
 // arg)`, `colorBy(mode, arg)`, `select(i)`, `open(files)`, plus `display`, `timings`,
-// `reducedDigest(k)`, `fixedDigest()`, `render()` and `pixels()` for tests; `document.body.dataset.state` is "loading",
+// `reducedDigest(k)`, `fixedDigest()`, `drawn`, `screenPosition(i)`, `render()` and
+// `pixels()` for tests; `document.body.dataset.state` is "loading",
 // "ready" or "error".
 
 import * as THREE from 'three';
@@ -127,6 +128,9 @@ function colorBy(m, a) {
   render();
 }
 
+/** glTF `mode` names. */
+const TOPOLOGY = ['POINTS', 'LINES', 'LINE_LOOP', 'LINE_STRIP', 'TRIANGLES', 'TRIANGLE_STRIP', 'TRIANGLE_FAN'];
+
 /** The primitive (index into shown.prims) and vertex a diagnostic's location names. */
 function locate(d, strict = false) {
   const loc = d.location ?? {};
@@ -146,8 +150,24 @@ function vertexWorld(p, v) {
   const mesh = p.drawn[0];
   const out = new THREE.Vector3();
   if (!mesh) return out.fromBufferAttribute(p.geometry.getAttribute('position'), v);
-  mesh.getVertexPosition(v, out);
+  // Meshes and skinned points and lines (build.js) skin it; unskinned points and lines
+  // draw the file's position.
+  if (mesh.getVertexPosition) mesh.getVertexPosition(v, out);
+  else out.fromBufferAttribute(p.geometry.getAttribute('position'), v);
   return out.applyMatrix4(mesh.matrixWorld);
+}
+
+/** The distance from vertex `v` of primitive `p` to the nearest vertex elsewhere, as the file puts them (0: none). */
+function nearestOther(p, v) {
+  const pos = p.geometry.getAttribute('position');
+  const at = new THREE.Vector3().fromBufferAttribute(pos, v);
+  const other = new THREE.Vector3();
+  let best = Infinity;
+  for (let i = 0; i < pos.count; i++) {
+    const d = other.fromBufferAttribute(pos, i).distanceTo(at);
+    if (d > 0 && d < best) best = d;
+  }
+  return Number.isFinite(best) ? best : 0;
 }
 
 function frame(center, radius) {
@@ -177,7 +197,10 @@ function select(i) {
     marker.position.copy(marker.userData.follow());
     world.add(marker);
     out.position = marker.position.toArray();
-    frame(marker.position, shown.radius * 0.35);
+    // Points and lines have no surface around the vertex: its nearest neighbour in view too
+    // (up to the whole model's size).
+    const near = prim.info.mode <= 3 ? Math.min(shown.radius, 2 * nearestOther(prim, vertex)) : 0;
+    frame(marker.position, Math.max(shown.radius * 0.35, near));
   } else if (prim && prim.drawn[0]) {
     boxHelper = new THREE.BoxHelper(prim.drawn[0], 0xffffff);
     world.add(boxHelper);
@@ -467,6 +490,21 @@ const api = {
   /** SHA-256 (hex) and length of the fixed GLB the download gives, for tests. */
   async fixedDigest() {
     return digest(fixed());
+  },
+  /** Where vertex `i` of the first skinned primitive is drawn on the canvas now (pixels from the top left). */
+  screenPosition(i) {
+    const p = primary();
+    if (!p) throw new Error('no skinned primitive');
+    resize();
+    const v = vertexWorld(p, i).project(camera);
+    return [((v.x + 1) / 2) * canvas.width, ((1 - v.y) / 2) * canvas.height];
+  },
+  /** What draws each primitive: its topology, the three.js object, whether it is skinned. */
+  get drawn() {
+    if (!shown) return [];
+    return shown.prims.flatMap((p) =>
+      p.drawn.map((o) => ({ primitive: p.index, topology: TOPOLOGY[p.info.mode] ?? String(p.info.mode), object: o.type, skinned: o.isSkinnedMesh === true })),
+    );
   },
   /** Where vertex `i` of the first skinned primitive is drawn now (world space). */
   vertexPosition(i) {

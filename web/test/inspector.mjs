@@ -4,6 +4,9 @@
 //   - the page's report text is byte-equal to `dash-validate --format json` of the same files;
 //   - values(mode) equal the numbers an independent reader (gltf-read.mjs) computes;
 //   - each colour mode and selecting a diagnostic change the picture;
+//   - points and lines (examples/rig.json converted by `dashvertex convert`, and as
+//     LINES, LINE_LOOP, LINE_STRIP with a broken weight sum) are drawn skinned and their
+//     diagnostic is selected and marked from the list (testTopology);
 //   - no page errors.
 // Screenshots of each colour mode of the showcase case are saved; a generated
 // 100,000-vertex GLB is timed from the file input to "ready" and coloured.
@@ -116,7 +119,8 @@ async function testCase(session, c, shots, check) {
         hashes[mode] = px.hash;
         if (c.showcase) await page.screenshot({ path: join(shots, `inspector-${mode}.png`) });
         // (A broken vector may skin to a degenerate triangle, drawn as the file means.)
-        if (!c.vector) check(px.drawn > 0.002 && px.colours > 4, `inspector ${c.label}: colour mode ${mode} draws`, `${(100 * px.drawn).toFixed(2)} % drawn, ${px.colours} colours`);
+        // (Points and lines of a small model cover few pixels.)
+        if (!c.vector) check(px.drawn > (c.sparse ? 1e-4 : 0.002) && px.colours > 4, `inspector ${c.label}: colour mode ${mode} draws`, `${(100 * px.drawn).toFixed(2)} % drawn, ${px.colours} colours`);
       }
       if (c.showcase) {
         check(new Set(Object.values(hashes)).size === MODES.length, `inspector ${c.label}: each colour mode changes the picture`, JSON.stringify(hashes));
@@ -134,6 +138,7 @@ async function testCase(session, c, shots, check) {
         check(marked && (located < 0 || (after !== before && sel.vertex === diags[i].location.vertex)), `inspector ${c.label}: selecting diagnostic ${i} (${sel.code}) marks it${located >= 0 ? ' and changes the picture' : ''}`, JSON.stringify(sel));
         if (c.showcase) await page.screenshot({ path: join(shots, 'inspector-selected.png') });
       }
+      if (c.topology) await testTopology(session, c, report, shots, check);
       if (c.reduce) {
         // The download: the bytes `dashvertex reduce IN -o OUT.glb --max-influences K` wrote.
         const got = await page.evaluate((k) => window.dashInspector.reducedDigest(k).catch((e) => ({ refused: String(e.message ?? e) })), c.reduce.k);
@@ -174,9 +179,9 @@ async function testCase(session, c, shots, check) {
 
 /**
  * A copy of a GLB whose first primitive's FLOAT WEIGHTS_0 are scaled by 0.6 on every 40th
- * vertex (sums of 0.6: WEIGHT_SUM diagnostics to show and select).
+ * vertex from `first` (sums of 0.6: WEIGHT_SUM diagnostics to show and select).
  */
-function breakWeights(glb) {
+function breakWeights(glb, first = 0) {
   const out = Buffer.from(glb);
   const jsonLength = out.readUInt32LE(12);
   const json = JSON.parse(out.subarray(20, 20 + jsonLength).toString('utf8'));
@@ -187,13 +192,150 @@ function breakWeights(glb) {
   const stride = view.byteStride ?? 16;
   const start = binStart + (view.byteOffset ?? 0) + (a.byteOffset ?? 0);
   if (a.componentType !== 5126) throw new Error('breakWeights: FLOAT weights expected');
-  for (let v = 0; v < a.count; v += 40) {
+  for (let v = first; v < a.count; v += 40) {
     for (let k = 0; k < 4; k++) {
       const o = start + v * stride + 4 * k;
       out.writeFloatLE(out.readFloatLE(o) * 0.6, o);
     }
   }
   return out;
+}
+
+/** A copy of a GLB whose every primitive has topology `mode` (the JSON chunk rewritten). */
+function withMode(glb, mode) {
+  const jsonLength = glb.readUInt32LE(12);
+  const json = JSON.parse(glb.subarray(20, 20 + jsonLength).toString('utf8'));
+  for (const m of json.meshes) for (const p of m.primitives) p.mode = mode;
+  const text = Buffer.from(JSON.stringify(json));
+  const padded = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
+  const rest = glb.subarray(20 + jsonLength);
+  const head = Buffer.alloc(20);
+  head.writeUInt32LE(0x46546c67, 0);
+  head.writeUInt32LE(2, 4);
+  head.writeUInt32LE(20 + padded.length + rest.length, 8);
+  head.writeUInt32LE(padded.length, 12);
+  head.writeUInt32LE(0x4e4f534a, 16);
+  return Buffer.concat([head, padded, rest]);
+}
+
+/** glTF topologies the inspector draws besides triangles (issue 48, item 8). */
+const POINTS_AND_LINES = { POINTS: 0, LINES: 1, LINE_LOOP: 2, LINE_STRIP: 3 };
+
+/**
+ * examples/rig.json as `dashvertex convert` writes it to GLB (one POINTS primitive, a skin
+ * of root, spine and head), with vertex 5's weights scaled to a sum of 0.6 (a WEIGHT_SUM
+ * diagnostic to select: the command refuses to write such a file, so the weights are
+ * broken after it), and the same file as LINES, LINE_LOOP and LINE_STRIP. The unbroken
+ * conversion is a case too.
+ */
+function convertedRig(repo, dashvertex, out) {
+  const glb = join(out, 'rig.converted.glb');
+  const r = spawnSync(dashvertex, ['convert', join(repo, 'examples/rig.json'), glb], { encoding: 'utf8' });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`dashvertex convert examples/rig.json: ${r.stderr}`);
+  const broken = breakWeights(readFileSync(glb), 5);
+  const files = [['rig.converted.glb (POINTS, from dashvertex convert examples/rig.json)', glb, false]];
+  for (const [name, mode] of Object.entries(POINTS_AND_LINES)) {
+    const path = join(out, `rig-${name.toLowerCase().replace('_', '-')}-broken.glb`);
+    writeFileSync(path, withMode(broken, mode));
+    files.push([`${basename(path)} (${name}, vertex 5 weighted 0.6)`, path, name]);
+  }
+  return files.map(([label, path, topology]) => [label, [path], 'ready', false, false, { sparse: true, topology }]);
+}
+
+/**
+ * The canvas now, as `{ white, near(x, y) }`: how many pixels are white (the selection
+ * marker is white; nothing else drawn is) and how many pixels within 3 of (x, y) are not
+ * the background.
+ */
+function canvasNow(page, points = []) {
+  return page.evaluate((points) => {
+    window.dashInspector.render();
+    const src = document.getElementById('view');
+    const c = document.createElement('canvas');
+    c.width = src.width;
+    c.height = src.height;
+    const g = c.getContext('2d');
+    g.drawImage(src, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    let white = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] === 255 && d[i + 1] === 255 && d[i + 2] === 255) white++;
+    const near = points.map(([x, y]) => {
+      let n = 0;
+      for (let dy = -3; dy <= 3; dy++) {
+        for (let dx = -3; dx <= 3; dx++) {
+          const px = Math.round(x) + dx;
+          const py = Math.round(y) + dy;
+          if (px < 0 || py < 0 || px >= c.width || py >= c.height) continue;
+          const o = 4 * (py * c.width + px);
+          if (Math.abs(d[o] - 0x1b) + Math.abs(d[o + 1] - 0x1d) + Math.abs(d[o + 2] - 0x23) > 24) n++;
+        }
+      }
+      return n;
+    });
+    return { white, near, size: [c.width, c.height] };
+  }, points);
+}
+
+/** `p` turned by `deg` degrees about z around the pivot (0, 1, 0) (the spine's rest position). */
+function aboutSpine(p, deg) {
+  const a = (deg * Math.PI) / 180;
+  const [x, y] = [p[0], p[1] - 1];
+  return [x * Math.cos(a) - y * Math.sin(a), 1 + x * Math.sin(a) + y * Math.cos(a), p[2]];
+}
+
+const dist3 = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/**
+ * A points or lines case (issue 48, item 8), opened afresh: drawn as a skinned three.js
+ * object of its topology; posing the spine moves vertex 4 where the CPU
+ * skinning puts it (vertexPosition) and the GPU draws it there, not at its rest position;
+ * clicking the WEIGHT_SUM diagnostic on vertex 5 in the list marks the vertex where it is
+ * and draws the white marker.
+ */
+async function testTopology(session, c, report, shots, check) {
+  const { page } = session;
+  const { state } = await upload(page, c.files);
+  if (state !== 'ready') return;
+  const kind = { POINTS: 'Points', LINES: 'LineSegments', LINE_LOOP: 'LineLoop', LINE_STRIP: 'Line' }[c.topology];
+  const drawn = await page.evaluate(() => window.dashInspector.drawn);
+  check(drawn.length === 1 && drawn[0].topology === c.topology && drawn[0].object === kind && drawn[0].skinned, `inspector ${c.label}: drawn as a skinned three.js ${kind}`, JSON.stringify(drawn));
+
+  // Posing, with the bones hidden and nothing selected: the drawing follows the skin.
+  // Vertex 4 (-0.5, 2, 0): head and spine half each, so it turns with the spine.
+  const DEG = -30;
+  const rest4 = [-0.5, 2, 0];
+  const pose = (deg) =>
+    page.evaluate((deg) => {
+      const bones = document.getElementById('show-skeleton');
+      bones.checked = false;
+      bones.dispatchEvent(new Event('change'));
+      const spine = [...document.querySelectorAll('#tree span')].find((s) => s.textContent === 'spine');
+      if (!spine.classList.contains('picked')) spine.click();
+      const rz = document.getElementById('rz');
+      rz.value = String(deg);
+      rz.dispatchEvent(new Event('input'));
+      return { at: window.dashInspector.vertexPosition(4), screen: window.dashInspector.screenPosition(4) };
+    }, deg);
+  const atRest = await pose(0);
+  const posed = await pose(DEG);
+  const px = await canvasNow(page, [atRest.screen, posed.screen]);
+  const want = aboutSpine(rest4, DEG);
+  check(dist3(atRest.at, rest4) < 1e-5 && dist3(posed.at, want) < 1e-5, `inspector ${c.label}: posing the spine ${DEG}° moves vertex 4 as its skin says`, `${atRest.at} -> ${posed.at} vs ${want}`);
+  check(px.near[1] > 0 && px.near[0] === 0, `inspector ${c.label}: posed, vertex 4 is drawn where it went, not where it was`, `non-background pixels near ${posed.screen.map(Math.round)}: ${px.near[1]}, near ${atRest.screen.map(Math.round)}: ${px.near[0]} (canvas ${px.size})`);
+  await pose(0);
+
+  // Selecting the diagnostic by clicking it in the list, as a user does.
+  const i = report.files[0].diagnostics.findIndex((d) => d.code === 'WEIGHT_SUM' && d.location?.vertex === 5);
+  check(i >= 0, `inspector ${c.label}: the report has WEIGHT_SUM on vertex 5`);
+  if (i < 0) return;
+  const before = await canvasNow(page);
+  await page.click(`#report li[data-index="${i}"]`);
+  const shown = await page.evaluate((i) => ({ marked: document.querySelector(`#report li[data-index="${i}"]`)?.classList.contains('selected'), at: window.dashInspector.vertexPosition(5), screen: window.dashInspector.screenPosition(5) }), i);
+  const after = await canvasNow(page, [shown.screen]);
+  check(shown.marked && dist3(shown.at, [0.5, 2, 0]) < 1e-5, `inspector ${c.label}: clicking diagnostic ${i} (WEIGHT_SUM, vertex 5) marks it in the list, at the vertex`, JSON.stringify(shown));
+  check(after.white - before.white >= 100 && after.near[0] > 0, `inspector ${c.label}: the selected vertex's marker is drawn`, `${before.white} white pixels before, ${after.white} after`);
+  await page.screenshot({ path: join(shots, `inspector-${c.topology.toLowerCase().replace('_', '-')}-selected.png`) });
 }
 
 /** A GLB of `n` vertices on a grid bent by two joints; a few vertices' weights sum to 0.9. */
@@ -315,7 +457,10 @@ async function testDrop(session, repo, check) {
 /** Runs every case, then the timing. */
 export async function testInspector(browser, base, { cases, shots, repo }, check) {
   const session = await openPage(browser, base);
-  for (const c of cases) await testCase(session, c, shots, check);
+  for (const c of cases) {
+    // A case that throws (a page call failing) fails alone; the next cases still run.
+    await testCase(session, c, shots, check).catch((e) => check(false, `inspector ${c.label}: runs`, e.message ?? String(e)));
+  }
   await testDrop(session, repo, check);
   await session.page.close();
   const big = bigGlb(100_000);
@@ -356,13 +501,16 @@ export function makeCases(repo, validateBin, out) {
     ['json-syntax.gltf', [`${v}/json-syntax.gltf`], 'error', false, true],
     ['03_skinned_cylinder.gltf without its .bin', [alone], 'error', false, true],
     ['glb-truncated.glb', [`${v}/glb-truncated.glb`], 'error', false, true],
+    ...convertedRig(repo, join(dirname(validateBin), 'dashvertex'), out),
   ];
   const reduceK = { 'CesiumMan-broken.glb (every 40th vertex weighted 0.6)': 2, 'CesiumMan.glb': 2, 'Fox.glb': 1, '03_skinned_cylinder (.gltf + .bin)': 1, 'multiset-valid.glb': 4, 'weights-all-zero.gltf': 2 };
   const dashvertex = join(dirname(validateBin), 'dashvertex');
   // Files `dashvertex fix` repairs (or refuses): the page must give the same bytes (or refuse).
   const fixCases = new Set(['CesiumMan-broken.glb (every 40th vertex weighted 0.6)', 'weights-non-normalized.gltf', 'weights-negative.gltf', 'joints-duplicate.gltf', 'weights-nan.gltf', 'joints-out-of-range.gltf', 'weights-unorm8-sum.gltf', 'weights-all-zero.gltf']);
-  const display = { 'weights-all-zero.gltf': ['unweighted'], 'weights-non-normalized.gltf': ['normalized'], 'joints-out-of-range.gltf': ['outOfRange'] };
-  return list.map(([label, files, expectState, showcase, vector]) => {
+  const display = {
+    ...Object.fromEntries(Object.keys(POINTS_AND_LINES).map((t) => [`rig-${t.toLowerCase().replace('_', '-')}-broken.glb (${t}, vertex 5 weighted 0.6)`, ['normalized']])),
+    'weights-all-zero.gltf': ['unweighted'], 'weights-non-normalized.gltf': ['normalized'], 'joints-out-of-range.gltf': ['outOfRange'] };
+  return list.map(([label, files, expectState, showcase, vector, extra = {}]) => {
     const abs = files.map((f) => (isAbsolute(f) ? f : join(repo, f)));
     const run = spawnSync(validateBin, ['--format', 'json', basename(abs[0])], { cwd: dirname(abs[0]), encoding: 'utf8' });
     if (run.error) throw run.error;
@@ -394,6 +542,6 @@ export function makeCases(repo, validateBin, out) {
         fix = { refused: r.stderr };
       }
     }
-    return { label, files: abs, reportText: run.stdout, reportDiffers, fix, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label], reduce };
+    return { label, files: abs, reportText: run.stdout, reportDiffers, fix, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label], reduce, ...extra };
   });
 }

@@ -10,8 +10,8 @@ use crate::error::{AppError, input_error};
 use crate::formats::{self, Format, SaveOptions};
 use crate::input::{Context, Opened, container, read_source};
 use crate::output::{
-    buffer_files, external_buffers, nothing_written, refuse_aliases_before, refuse_written_aliases,
-    stage_output, unchanged_gltf, verify,
+    buffer_files, external_buffers, make_folders, nothing_written, refuse_aliases_before,
+    refuse_written_aliases, stage_output, unchanged_gltf, verify,
 };
 use crate::words::{Job, Opt};
 
@@ -34,6 +34,8 @@ pub struct FixJob<'a> {
     pub bones: Option<u64>,
     /// Embed buffers of a `.gltf` output.
     pub embed: bool,
+    /// How the images a glTF output names reach their files (`--resources`).
+    pub resources: crate::resources::Resources,
     /// Write the JSON report here (`-`: standard output), with the output.
     pub report: Option<&'a Path>,
     /// Check only: write no output (a report file is still written).
@@ -147,6 +149,7 @@ pub struct Fixed {
 ///     target: None,
 ///     bones: None,
 ///     embed: false,
+///     resources: Default::default(),
 ///     report: None,
 ///     dry_run: false,
 ///     listed: None,
@@ -215,6 +218,7 @@ pub fn run(a: &FixJob) -> Result<Fixed, AppError> {
     )?;
     // The output, its buffer files and the report file are replaced together or not at
     // all.
+    let _folders = make_folders(a.output, &files)?;
     let mut batch = dashvertex_fs::Batch::new();
     stage_output(&mut batch, a.output, &main, None, &files)?;
     if let Some(path) = a.report {
@@ -349,9 +353,10 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
             Vec::new()
         };
         let report = Report::new(file, policy, fixed.parts, fixed.skins, notes);
-        let read_buffers = external_buffers(&g, a.input);
+        let mut read_buffers = external_buffers(&g, a.input);
+        let input_bytes = g.input_bytes();
         let files = buffer_files(a.output, a.embed);
-        let (written, present) = match fixed.editor {
+        let (mut written, present) = match fixed.editor {
             Some(e) => {
                 let w = e.finish_files(container, &files).map_err(export)?;
                 for note in &w.notes {
@@ -364,6 +369,17 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
                 (u.written, u.present)
             }
         };
+        // The images the output names follow it (spec/security.md [R4]).
+        let follow = crate::resources::Follow {
+            input: a.input,
+            output: a.output,
+            container,
+            mode: a.resources,
+            embed: a.embed,
+            read: input_bytes,
+            ctx,
+        };
+        read_buffers.extend(crate::resources::follow(&follow, &mut written)?);
         return Ok(Output {
             main: written.main,
             files: written.files,

@@ -25,6 +25,7 @@
 //!     output: "rig.remapped.glb".as_ref(),
 //!     locked: false,
 //!     embed: false,
+//!     resources: Default::default(),
 //!     ctx: &ctx,
 //! })?;
 //! println!("{} skin(s); {:?}", done.skins.len(), log.take());
@@ -41,6 +42,7 @@ pub mod output;
 pub mod reduce;
 pub mod remap;
 pub mod report;
+pub mod resources;
 pub mod split;
 mod words;
 

@@ -176,11 +176,24 @@ pub fn unchanged_gltf(
         .buffers
         .iter()
         .any(|b| b.uri.as_deref().is_some_and(|u| !u.starts_with("data:")));
-    if gltf.container == container && !gltf.byte_order_mark && (!external || same_folder) {
+    // A file a sparse load read is copied whole from the input, its JSON included; one
+    // that names images by URI is written anew instead, as their references may change
+    // (spec/security.md [R4]).
+    let images_by_uri = gltf
+        .value
+        .get("images")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|a| a.iter().any(|i| i.get("uri").is_some()));
+    let spliced = !gltf.unread(0).is_empty();
+    if gltf.container == container
+        && !gltf.byte_order_mark
+        && (!external || same_folder)
+        && !(spliced && images_by_uri)
+    {
         // A sparse load's file: the check reads what was read (every accessor counts as
         // carried: the unread ones are zeros), the writer copies the whole input.
         let carried = gltf.root.accessors.len() as u64;
-        if !gltf.unread(0).is_empty() {
+        if spliced {
             let (main, holes) = gltf.into_input_spliced().ok_or_else(|| {
                 AppError::Output("the input's bytes were not kept for the copy".into())
             })?;
@@ -218,6 +231,66 @@ pub fn unchanged_gltf(
     })
 }
 
+/// The folders [`make_folders`] made for an output's files: those still empty when it is
+/// dropped (the batch failed, its temporary files gone) are removed again, so a run that
+/// writes nothing leaves no folder behind. Keep it until the batch is committed.
+#[must_use = "the folders are removed when this is dropped"]
+#[derive(Debug, Default)]
+pub struct Folders {
+    made: Vec<PathBuf>,
+}
+
+impl Drop for Folders {
+    fn drop(&mut self) {
+        // Deepest first; a folder holding a committed file is not empty and stays.
+        for d in self.made.iter().rev() {
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+}
+
+/// Makes the folders under the output's folder that files named with a folder (the
+/// images a `.gltf` output copies beside it with their layout, `textures/a.png`) need,
+/// refusing a symlink or a file on the way (nothing is written outside the output's
+/// folder: spec/security.md \[R4\]).
+pub fn make_folders(output: &Path, files: &[(String, Vec<u8>)]) -> Result<Folders, AppError> {
+    let mut folders = Folders::default();
+    if output == Path::new("-") {
+        return Ok(folders);
+    }
+    let base = output_folder(output);
+    for (name, _) in files {
+        let Some(parent) = Path::new(name).parent() else {
+            continue;
+        };
+        let mut at = base.clone();
+        for c in parent.components() {
+            let std::path::Component::Normal(part) = c else {
+                return Err(AppError::Output(format!(
+                    "nothing written: {name} does not name a file under the output's folder"
+                )));
+            };
+            at.push(part);
+            match std::fs::symlink_metadata(&at) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    return Err(AppError::Io(format!(
+                        "{}: not a folder (a symbolic link or a file is in the way of {name}); nothing was written",
+                        at.display()
+                    )));
+                }
+                Err(_) => {
+                    std::fs::create_dir(&at).map_err(|e| {
+                        AppError::Io(format!("{}: {e}; nothing was written", at.display()))
+                    })?;
+                    folders.made.push(at.clone());
+                }
+            }
+        }
+    }
+    Ok(folders)
+}
+
 /// Writes an output and the buffer files beside it together: all replaced, or none
 /// (`dashvertex_fs::Batch`; special files such as `/dev/null` are written, never
 /// replaced).
@@ -227,6 +300,7 @@ pub fn write_output(
     holes: Option<&dashvertex_fs::Holes>,
     files: &[(String, Vec<u8>)],
 ) -> Result<(), AppError> {
+    let _folders = make_folders(output, files)?;
     let mut batch = dashvertex_fs::Batch::new();
     stage_output(&mut batch, output, main, holes, files)?;
     batch.commit().map_err(nothing_written)
@@ -515,6 +589,7 @@ pub fn write_checked(
         .any(|p| dashvertex_fs::Output::is_direct(&p));
     let overlap = main.len() <= CHECK_BESIDE_WRITE_MAX && !direct;
     let mut spent = Some(spent);
+    let _folders = make_folders(check.output, files)?;
     let main = if overlap {
         main
     } else {

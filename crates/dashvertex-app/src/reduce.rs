@@ -60,6 +60,8 @@ pub struct ReduceJob<'a> {
     /// glTF output: remove the per-bone weight attributes the influences were read from
     /// (`--drop-source-attributes`, default true).
     pub drop_source_attributes: bool,
+    /// How the images a glTF output names reach their files (`--resources`).
+    pub resources: crate::resources::Resources,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
 }
@@ -417,9 +419,33 @@ impl<'a> ReduceJob<'a> {
             convert: false,
             save: SaveOptions::default(),
             drop_source_attributes: true,
+            resources: crate::resources::Resources::Auto,
             ctx,
         }
     }
+}
+
+/// The images a glTF output names, embedded, copied or referenced as `a.resources`
+/// says; the files read join `read_buffers` (no output may overwrite one).
+fn follow_images(
+    a: &ReduceJob,
+    mut written: dashvertex_gltf::export::Written,
+    mut read_buffers: Vec<std::path::PathBuf>,
+    read: u64,
+) -> Result<(dashvertex_gltf::export::Written, Vec<std::path::PathBuf>), AppError> {
+    if let Some(container) = container(a.to.or_else(|| Format::from_extension(a.output))) {
+        let f = crate::resources::Follow {
+            input: a.input,
+            output: a.output,
+            container,
+            mode: a.resources,
+            embed: a.embed,
+            read,
+            ctx: a.ctx,
+        };
+        read_buffers.extend(crate::resources::follow(&f, &mut written)?);
+    }
+    Ok((written, read_buffers))
 }
 
 fn check_args(a: &ReduceJob) -> Result<(), AppError> {
@@ -571,6 +597,10 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
     // output is verified and written, so peak memory is the larger of the two phases.
     // The K written: max_influences, or the one max_error chose.
     let mut chosen_k = a.config.max_influences;
+    let input_bytes = match &source {
+        Source::Gltf(g) => g.input_bytes(),
+        _ => 0,
+    };
     let (bytes, reports, manifest, existing, changes, _lock, loss, carried, read_buffers) = {
         let read_buffers = match &source {
             Source::Gltf(g) => external_buffers(g, a.input),
@@ -746,6 +776,8 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             read_buffers,
         )
     };
+    // The images a glTF output names follow it (spec/security.md [R4]).
+    let (bytes, read_buffers) = follow_images(a, bytes, read_buffers, input_bytes)?;
     let dashvertex_gltf::export::Written {
         main: bytes,
         files,

@@ -29,6 +29,8 @@ pub struct RemapJob<'a> {
     pub locked: bool,
     /// For `.gltf` output: embed every buffer as a base64 data URI.
     pub embed: bool,
+    /// How the images the output names reach their files (`--resources`).
+    pub resources: crate::resources::Resources,
     /// Limits, resource folders, how to speak.
     pub ctx: &'a Context<'a>,
 }
@@ -76,7 +78,8 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
             ),
         ));
     };
-    let read_buffers = external_buffers(&gltf, a.input);
+    let mut read_buffers = external_buffers(&gltf, a.input);
+    let input_bytes = gltf.input_bytes();
     let opts = remap::Options { locked: a.locked };
     let plan = remap::remap(&gltf, &manifest, &opts).map_err(|e| match e {
         e @ (RemapError::NotInManifest { .. } | RemapError::RetiredWeighted { .. }) => {
@@ -151,6 +154,24 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
             (u.written.main, u.written.files, u.written.holes)
         }
     };
+    // The images the output names follow it (spec/security.md [R4]).
+    let mut written = dashvertex_gltf::export::Written {
+        main,
+        files,
+        holes,
+        ..Default::default()
+    };
+    let follow = crate::resources::Follow {
+        input: a.input,
+        output: a.output,
+        container,
+        mode: a.resources,
+        embed: a.embed,
+        read: input_bytes,
+        ctx,
+    };
+    read_buffers.extend(crate::resources::follow(&follow, &mut written)?);
+    let (main, files, holes) = (written.main, written.files, written.holes);
     refuse_written_aliases(
         a.output,
         &files,

@@ -47,6 +47,8 @@ pub struct SplitJob<'a> {
     pub report: Option<&'a Path>,
     /// For `.gltf` output: embed every buffer as a base64 data URI.
     pub embed: bool,
+    /// How the images the output names reach their files (`--resources`).
+    pub resources: crate::resources::Resources,
     /// Limits, resource folders, how to speak.
     pub ctx: &'a Context<'a>,
 }
@@ -219,7 +221,8 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
             ),
         ));
     };
-    let read_buffers = external_buffers(&gltf, a.input);
+    let mut read_buffers = external_buffers(&gltf, a.input);
+    let input_bytes = gltf.input_bytes();
     let files = buffer_files(a.output, a.embed);
     let anims = if a.reduce {
         poses_for(a.input, &gltf, None, ctx)?
@@ -267,6 +270,23 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
             (u.written.main, u.written.files, None)
         }
     };
+    // The images the output names follow it (spec/security.md [R4]).
+    let mut written = dashvertex_gltf::export::Written {
+        main,
+        files,
+        ..Default::default()
+    };
+    let follow = crate::resources::Follow {
+        input: a.input,
+        output: a.output,
+        container,
+        mode: a.resources,
+        embed: a.embed,
+        read: input_bytes,
+        ctx,
+    };
+    read_buffers.extend(crate::resources::follow(&follow, &mut written)?);
+    let (main, files) = (written.main, written.files);
     let format = format.unwrap_or(Format::Glb);
     refuse_written_aliases(
         a.output,

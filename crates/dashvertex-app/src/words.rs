@@ -62,6 +62,10 @@ pub enum Opt {
     MaxParts,
     /// Let a split copy node extensions it does not know to the parts' nodes.
     AllowUnknownExtensions,
+    /// How a written glTF's images reach their files.
+    Resources,
+    /// The most bytes an input (with its resources) may have.
+    MaxInputBytes,
 }
 
 impl Opt {
@@ -96,6 +100,8 @@ impl Opt {
             Opt::Reduce => "reduce",
             Opt::MaxParts => "max_parts",
             Opt::AllowUnknownExtensions => "allow_unknown_extensions",
+            Opt::Resources => "resources",
+            Opt::MaxInputBytes => "max_input_bytes",
         }
     }
 }

@@ -173,6 +173,7 @@ fn reduce_fix_and_remap_refuse_a_broken_document_and_write_nothing() {
             target: None,
             bones: None,
             embed: false,
+            resources: Default::default(),
             report: None,
             dry_run: false,
             listed: None,
@@ -185,6 +186,7 @@ fn reduce_fix_and_remap_refuse_a_broken_document_and_write_nothing() {
             output: &out,
             locked: false,
             embed: false,
+            resources: Default::default(),
             ctx: &c,
         };
         expect("remap", remap::run(&job).map(drop));

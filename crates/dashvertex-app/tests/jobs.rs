@@ -199,6 +199,7 @@ fn fix_dry_run_reports_without_writing_and_remap_keeps_the_order() {
         target: None,
         bones: None,
         embed: false,
+        resources: Default::default(),
         report: None,
         dry_run,
         listed: None,
@@ -235,6 +236,7 @@ fn fix_dry_run_reports_without_writing_and_remap_keeps_the_order() {
         output: &remapped,
         locked: true,
         embed: false,
+        resources: Default::default(),
         ctx: &c,
     })
     .expect("remap");
@@ -355,6 +357,7 @@ fn split_job<'a>(
         allow_unknown_extensions: false,
         report,
         embed: false,
+        resources: Default::default(),
         ctx,
     }
 }

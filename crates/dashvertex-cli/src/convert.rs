@@ -11,8 +11,12 @@ use dashvertex_json::Form;
 use crate::error::CliError;
 use crate::formats::{self, Format, SaveOptions};
 use dashvertex_app::input::{container, read_source, source_of_bytes};
-use dashvertex_app::output::{buffer_files, refuse_aliases, unchanged_gltf, verify, write_output};
+use dashvertex_app::output::{
+    buffer_files, external_buffers, refuse_aliases, refuse_written_aliases, unchanged_gltf, verify,
+    write_output,
+};
 use dashvertex_app::reduce::{self, Pick, ReduceJob};
+use dashvertex_app::resources::Follow;
 use dashvertex_app::{Context, Opened, Source, input_error};
 
 /// JSON output shape.
@@ -54,6 +58,12 @@ pub struct ConvertArgs {
     /// files beside it as `STEM.bin`).
     #[arg(long)]
     embed: bool,
+    /// Images a glTF output names by URI: `embed` them (a .glb's binary chunk, a .gltf's
+    /// data URIs), `copy` them beside the output (their folders kept) or `reference` the
+    /// originals from its folder. Default: embed for .glb, --embed or standard output;
+    /// copy for a .gltf in another folder; unchanged in the input's folder.
+    #[arg(long, value_enum, value_name = "HOW")]
+    resources: Option<crate::reduce::ResourcesArg>,
     #[command(flatten)]
     pick: crate::reduce::PickArgs,
 }
@@ -94,7 +104,7 @@ pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
         _ => read_source(&a.input, ctx)?,
     };
     match read {
-        Opened::Gltf(g) if to.is_gltf() => gltf_to_gltf(a, *g, to),
+        Opened::Gltf(g) if to.is_gltf() => gltf_to_gltf(a, *g, to, ctx),
         Opened::Gltf(g) => to_dashvertex(a, Source::Gltf(g), to, ctx),
         Opened::Bytes(bytes) => match source_of_bytes(&a.input, &bytes, a.from, ctx)? {
             Source::Dash(loaded) if to.is_gltf() => {
@@ -129,7 +139,12 @@ fn display(p: &Path) -> String {
 
 /// glTF to GLB or back, the document unchanged: the input's bytes when they stay valid
 /// where they go, else rewritten into the other container.
-fn gltf_to_gltf(a: &ConvertArgs, g: dashvertex_gltf::Gltf, to: Format) -> Result<(), CliError> {
+fn gltf_to_gltf(
+    a: &ConvertArgs,
+    g: dashvertex_gltf::Gltf,
+    to: Format,
+    ctx: &Context,
+) -> Result<(), CliError> {
     if Pick::from(a.pick).given() {
         return Err(CliError::Usage(
             "--mesh and --primitive pick the primitive a DashVertex output holds; glTF output keeps every primitive".into(),
@@ -137,9 +152,35 @@ fn gltf_to_gltf(a: &ConvertArgs, g: dashvertex_gltf::Gltf, to: Format) -> Result
     }
     let container = container(Some(to)).unwrap_or(dashvertex_gltf::Container::Glb);
     let files = buffer_files(&a.output, a.embed);
+    let read = g.input_bytes();
+    let mut read_buffers = external_buffers(&g, &a.input);
     let unchanged = unchanged_gltf(g, &a.input, &a.output, container, &files)?;
-    let written = unchanged.written;
-    write_output(&a.output, &written.main, None, &written.files)
+    let mut written = unchanged.written;
+    // The images the output names follow it (spec/security.md [R4]).
+    let follow = Follow {
+        input: &a.input,
+        output: &a.output,
+        container,
+        mode: crate::reduce::resources(a.resources),
+        embed: a.embed,
+        read,
+        ctx,
+    };
+    read_buffers.extend(dashvertex_app::resources::follow(&follow, &mut written)?);
+    refuse_written_aliases(
+        &a.output,
+        &written.files,
+        &[("the output", &a.output)],
+        &[("the input", &a.input)],
+        &read_buffers,
+        ctx.words,
+    )?;
+    write_output(
+        &a.output,
+        &written.main,
+        Some(&written.holes),
+        &written.files,
+    )
 }
 
 /// DashVertex to glTF/GLB: the bones as nodes with their rest pose, a skin whose inverse

@@ -60,6 +60,12 @@ pub struct FixCli {
     /// For `.gltf` output: embed every buffer as a data URI.
     #[arg(long)]
     embed: bool,
+    /// Images a glTF output names by URI: `embed` them (a .glb's binary chunk, a .gltf's
+    /// data URIs), `copy` them beside the output (their folders kept) or `reference` the
+    /// originals from its folder. Default: embed for .glb, --embed or standard output;
+    /// copy for a .gltf in another folder; unchanged in the input's folder.
+    #[arg(long, value_enum, value_name = "HOW")]
+    resources: Option<crate::reduce::ResourcesArg>,
     /// The report on standard output: text or json.
     #[arg(long, value_enum, default_value = "text")]
     format: ReportFormat,
@@ -151,6 +157,7 @@ impl FixCli {
             target: self.target,
             bones: self.bones,
             embed: self.embed,
+            resources: crate::reduce::resources(self.resources),
             report: self.report.as_deref(),
             dry_run: self.dry_run,
             // The JSON report lists every change; the text report only its --list.

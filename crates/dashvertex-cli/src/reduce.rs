@@ -54,6 +54,12 @@ pub struct ReduceCli {
     /// `STEM.bin`, each atomically, and data URIs stay data URIs.
     #[arg(long)]
     embed: bool,
+    /// Images a glTF output names by URI: `embed` them (a .glb's binary chunk, a .gltf's
+    /// data URIs), `copy` them beside the output (their folders kept) or `reference` the
+    /// originals from its folder. Default: embed for .glb, --embed or standard output;
+    /// copy for a .gltf in another folder; unchanged in the input's folder.
+    #[arg(long, value_enum, value_name = "HOW")]
+    resources: Option<ResourcesArg>,
     /// Write a loss report (JSON) here: per primitive, how far the reduction moves
     /// vertices (max, p99, mean, worst vertices) at the rest pose and every keyframe of
     /// every animation, beside the weights dropped; a summary line goes to the terminal.
@@ -168,8 +174,31 @@ impl ReduceCli {
             convert: false,
             save: SaveOptions::default(),
             drop_source_attributes: self.drop_source_attributes,
+            resources: resources(self.resources),
             ctx,
         })?;
         Ok(())
+    }
+}
+
+/// `--resources`: how a glTF output's images reach their files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ResourcesArg {
+    /// Copy them beside the output.
+    Copy,
+    /// Embed them in the output.
+    Embed,
+    /// Rewrite their URIs to reach the originals.
+    Reference,
+}
+
+/// The job's mode for `--resources` (none given: the default).
+pub fn resources(arg: Option<ResourcesArg>) -> dashvertex_app::resources::Resources {
+    use dashvertex_app::resources::Resources;
+    match arg {
+        None => Resources::Auto,
+        Some(ResourcesArg::Copy) => Resources::Copy,
+        Some(ResourcesArg::Embed) => Resources::Embed,
+        Some(ResourcesArg::Reference) => Resources::Reference,
     }
 }

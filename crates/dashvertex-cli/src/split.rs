@@ -50,6 +50,12 @@ pub struct SplitArgs {
     /// For `.gltf` output: embed every buffer as a base64 data URI.
     #[arg(long)]
     pub embed: bool,
+    /// Images a glTF output names by URI: `embed` them (a .glb's binary chunk, a .gltf's
+    /// data URIs), `copy` them beside the output (their folders kept) or `reference` the
+    /// originals from its folder. Default: embed for .glb, --embed or standard output;
+    /// copy for a .gltf in another folder; unchanged in the input's folder.
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub resources: Option<crate::reduce::ResourcesArg>,
 }
 
 /// Runs `dashvertex split`.
@@ -65,6 +71,7 @@ pub fn run(a: &SplitArgs, ctx: &Context) -> Result<(), CliError> {
         allow_unknown_extensions: a.allow_unknown_extensions,
         report: a.report.as_deref(),
         embed: a.embed,
+        resources: crate::reduce::resources(a.resources),
         ctx,
     })?;
     Ok(())

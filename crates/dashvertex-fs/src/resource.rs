@@ -132,6 +132,38 @@ impl ResourceRoot {
     }
 }
 
+impl ResourceRoot {
+    /// Reads the whole resource `reference` names, from a regular file inside an allowed
+    /// folder, when it holds at most `max` bytes: a longer file is refused by its length
+    /// before a byte of it is read or any memory is set aside for it, and memory that
+    /// cannot be had is an error, not an abort (an image a glTF names, which declares no
+    /// length: spec/security.md \[R4\]).
+    pub fn read_whole(&self, reference: &str, max: u64) -> Result<Vec<u8>, FsError> {
+        use std::io::Read;
+        let path = self.resolve(reference)?;
+        let (file, meta) = open_regular(&path)?;
+        let too_large = |size: u64| FsError::TooLarge {
+            path: path.clone(),
+            size,
+            limit: max,
+        };
+        if meta.len() > max {
+            return Err(too_large(meta.len()));
+        }
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(usize::try_from(meta.len()).unwrap_or(usize::MAX))
+            .map_err(|e| FsError::io(&path, std::io::Error::other(e.to_string())))?;
+        file.take(max.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| FsError::io(&path, e))?;
+        if bytes.len() as u64 > max {
+            return Err(too_large(bytes.len() as u64));
+        }
+        Ok(bytes)
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
@@ -180,6 +212,15 @@ mod tests {
             ));
             assert_eq!(root.read("ok.bin", 4, 100).unwrap(), b"abcd");
         }
+        assert_eq!(root.read_whole("a.bin", 4).unwrap(), b"abcd");
+        assert!(matches!(
+            root.read_whole("a.bin", 3),
+            Err(FsError::TooLarge { size: 4, .. })
+        ));
+        assert!(matches!(
+            root.read_whole("../secret.txt", 100),
+            Err(FsError::Outside { .. })
+        ));
         let mut wide = root.clone();
         wide.allow(&t).unwrap();
         assert_eq!(wide.read("../secret.txt", 6, 100).unwrap(), b"secret");

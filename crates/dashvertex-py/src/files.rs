@@ -361,6 +361,7 @@ pub fn fix_file(
                 target,
                 bones,
                 embed,
+                resources: Default::default(),
                 report: report_path.as_deref(),
                 dry_run,
                 // The report comes back as a dict with every change.
@@ -408,6 +409,7 @@ pub fn remap_file(
                     output: &output,
                     locked,
                     embed,
+                    resources: Default::default(),
                     ctx: &ctx,
                 },
             )?)

@@ -120,6 +120,7 @@ mod real_exports;
 mod reduce;
 mod reduce_vectors;
 mod remap;
+mod resources;
 mod sparse_reduce;
 mod split_references;
 mod threads;

@@ -48,6 +48,20 @@ if [ "$have" != "$want" ]; then
     cargo install wasm-bindgen-cli --version "$want"
 fi
 
+# wasm-opt keeps the modules under their size targets. Debian's binaryen (108) is too old
+# (it breaks dash_wasm_core's table); npm's binaryen package, pinned, is used instead.
+binaryen=132.0.0
+have_opt=$(wasm-opt --version 2>/dev/null | awk '{print $3}' || true)
+if [ "${have_opt:-0}" -lt "${binaryen%%.*}" ] 2>/dev/null || [ -z "$have_opt" ]; then
+  note "installing binaryen $binaryen (npm) for wasm-opt (found: ${have_opt:-none})"
+  mkdir -p "$out/binaryen"
+  (cd "$out/binaryen" && { [ -f package.json ] || echo '{"private":true}' >package.json; } &&
+    npm install --no-audit --no-fund --loglevel=error "binaryen@$binaryen")
+  PATH="$(cd "$out/binaryen/node_modules/.bin" && pwd):$PATH"
+  export PATH
+fi
+note "wasm-opt: $(wasm-opt --version)"
+
 note "WebAssembly modules"
 tools/web-build.sh
 

@@ -8,10 +8,10 @@ use dashvertex_fix::{Policy, Report, SumRule};
 
 use crate::error::{AppError, input_error};
 use crate::formats::{self, Format, SaveOptions};
-use crate::input::{Context, Opened, container, read_source};
+use crate::input::{Context, Opened, container, read_source_for};
 use crate::output::{
-    buffer_files, external_buffers, make_folders, nothing_written, refuse_aliases_before,
-    refuse_written_aliases, stage_output, unchanged_gltf, verify,
+    Check, buffer_files, external_buffers, make_folders, nothing_written, refuse_aliases_before,
+    refuse_written_aliases, stage_output, unchanged_gltf,
 };
 use crate::words::{Job, Opt};
 
@@ -60,6 +60,9 @@ struct Output {
     report: Report,
     /// The external buffer files the input names (no output may overwrite one).
     read_buffers: Vec<std::path::PathBuf>,
+    /// The input's errors outside the influences, carried unchanged, by code
+    /// ([`crate::output::Check::carried_errors`]).
+    carried_errors: std::collections::BTreeMap<String, u64>,
 }
 
 /// What a front end asked of the repair, before the rule that follows the input and the
@@ -177,21 +180,20 @@ pub fn run(a: &FixJob) -> Result<Fixed, AppError> {
         format,
         report,
         read_buffers,
+        carried_errors,
     } = out;
     let profile = match report.policy.sum {
         SumRule::Dash => dashvertex_validate::Profile::Dash,
         SumRule::Gltf => dashvertex_validate::Profile::Gltf,
     };
     let seen: Vec<(String, Vec<u8>)> = files.iter().chain(&present).cloned().collect();
-    let main = verify(
-        a.output,
-        format,
-        main,
-        &seen,
-        &ctx.limits,
-        Some(profile),
-        a.target,
-    )
+    let main = Check {
+        profile: Some(profile),
+        target: a.target,
+        carried_errors,
+        ..Check::new(a.output, format, &seen, &ctx.limits)
+    }
+    .owned(main)
     .map_err(|e| match e {
         AppError::Output(m) => AppError::Output(format!(
             "{m}\n({} repairs influence data only; the rest of the file needs another tool)",
@@ -317,12 +319,14 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
     let limits = &a.ctx.limits;
     let named_out = a.to.or_else(|| Format::from_extension(a.output));
     let ctx = a.ctx;
-    let (gltf, bytes) = match read_source(a.input, ctx)? {
+    // Fix repairs influence data; errors elsewhere are carried into the output.
+    let (gltf, bytes) = match read_source_for(a.input, ctx, dashvertex_validate::Work::Rewrite)? {
         Opened::Gltf(g) => (Some(g), Vec::new()),
         Opened::Bytes(bytes) => (None, bytes),
     };
     let file = a.input.display().to_string();
     if let Some(g) = gltf {
+        let carried_errors = g.carried_errors.clone();
         let in_format = match g.container {
             dashvertex_gltf::Container::Glb => Format::Glb,
             dashvertex_gltf::Container::Gltf => Format::Gltf,
@@ -387,6 +391,7 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
             format,
             report,
             read_buffers,
+            carried_errors,
         });
     }
     // DashVertex.
@@ -424,5 +429,6 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
         format,
         report,
         read_buffers: Vec::new(),
+        carried_errors: std::collections::BTreeMap::new(),
     })
 }

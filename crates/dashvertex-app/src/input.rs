@@ -130,7 +130,16 @@ impl Context<'_> {
 /// another name, by its bytes; glTF from standard input has no folder, so it reads no
 /// external file (spec/security.md §1).
 pub fn load(path: &Path, ctx: &Context) -> Result<Source, AppError> {
-    match read_source(path, ctx)? {
+    load_for(path, ctx, dashvertex_validate::Work::Skin)
+}
+
+/// [`load`] for a job that does `work` with a glTF input ([`read_source_for`]).
+pub fn load_for(
+    path: &Path,
+    ctx: &Context,
+    work: dashvertex_validate::Work,
+) -> Result<Source, AppError> {
+    match read_source_for(path, ctx, work)? {
         Opened::Gltf(g) => Ok(Source::Gltf(g)),
         Opened::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
     }
@@ -142,8 +151,9 @@ pub fn load_for_rewrite(
     path: &Path,
     ctx: &Context,
     rewrite: dashvertex_gltf::sparse::Rewrite,
+    work: dashvertex_validate::Work,
 ) -> Result<Source, AppError> {
-    match read_source_for_rewrite(path, ctx, rewrite)? {
+    match read_source_for_rewrite(path, ctx, rewrite, work)? {
         Opened::Gltf(g) => Ok(Source::Gltf(g)),
         Opened::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
     }
@@ -159,6 +169,7 @@ pub fn read_source_for_rewrite(
     path: &Path,
     ctx: &Context,
     rewrite: dashvertex_gltf::sparse::Rewrite,
+    work: dashvertex_validate::Work,
 ) -> Result<Opened, AppError> {
     must_exist(path)?;
     if let Some(src) = dashvertex_fs::SpliceSource::open(path, ctx.limits.max_input_bytes)? {
@@ -168,14 +179,14 @@ pub fn read_source_for_rewrite(
             && src.read_at(&mut magic, 0).is_ok()
             && &magic == b"glTF"
         {
-            let gltf = dashvertex_gltf::sparse::load_source_for_rewrite(
+            let mut gltf = dashvertex_gltf::sparse::load_source_for_rewrite(
                 src,
                 ctx.resource_dirs,
                 &ctx.limits,
                 rewrite,
             )
             .map_err(|e| input_error(path, e))?;
-            check_gltf(path, &gltf, ctx)?;
+            check_gltf_for(path, &mut gltf, ctx, work)?;
             let unread: u64 = gltf.unread(0).iter().map(|r| r.end - r.start).sum();
             if unread > 0 {
                 ctx.detail(format_args!(
@@ -188,7 +199,7 @@ pub fn read_source_for_rewrite(
             return Ok(Opened::Gltf(Box::new(gltf)));
         }
     }
-    read_source(path, ctx)
+    read_source_for(path, ctx, work)
 }
 
 /// A reducer input from the bytes of a file that is not glTF: a per-bone weights
@@ -284,8 +295,8 @@ pub fn read_source_for(
     let named = Format::from_extension(path).is_some_and(Format::is_gltf)
         && Format::text_kind(&bytes) != Some(Format::Json);
     if named || Format::is_gltf_bytes(&bytes) {
-        let gltf = load_gltf_unchecked(path, bytes, ctx)?;
-        check_gltf_for(path, &gltf, ctx, work)?;
+        let mut gltf = load_gltf_unchecked(path, bytes, ctx)?;
+        check_gltf_for(path, &mut gltf, ctx, work)?;
         return Ok(Opened::Gltf(Box::new(gltf)));
     }
     Ok(Opened::Bytes(bytes))
@@ -297,19 +308,55 @@ pub fn read_source_for(
 /// validator's code, where it is and what to do; the influences of each vertex are the
 /// jobs' own business (reduce and fix repair them).
 pub fn check_gltf(path: &Path, gltf: &Gltf, ctx: &Context) -> Result<(), AppError> {
-    check_gltf_for(path, gltf, ctx, dashvertex_validate::Work::Skin)
+    match dashvertex_validate::verdict(gltf, &ctx.limits, dashvertex_validate::Work::Skin) {
+        dashvertex_validate::Verdict {
+            refusal: Some(r), ..
+        } => Err(refused(path, &r, ctx)),
+        _ => Ok(()),
+    }
 }
 
-/// [`check_gltf`] for a job that does `work` ([`dashvertex_validate::refusal_for`]).
+/// [`check_gltf`] for a job that does `work` ([`dashvertex_validate::verdict`]): the
+/// errors outside what the job reads do not refuse the file; they are counted into
+/// [`Gltf::carried_errors`], for the output check to let through, and a warning says
+/// what is carried.
 pub fn check_gltf_for(
     path: &Path,
-    gltf: &Gltf,
+    gltf: &mut Gltf,
     ctx: &Context,
     work: dashvertex_validate::Work,
 ) -> Result<(), AppError> {
-    let Some(refusal) = dashvertex_validate::refusal_for(gltf, &ctx.limits, work) else {
-        return Ok(());
-    };
+    let verdict = dashvertex_validate::verdict(gltf, &ctx.limits, work);
+    if let Some(r) = verdict.refusal {
+        return Err(refused(path, &r, ctx));
+    }
+    if !verdict.carried.is_empty() {
+        let total: u64 = verdict.carried.values().sum();
+        let list: Vec<String> = verdict
+            .carried
+            .iter()
+            .map(|(c, n)| format!("{} ×{n}", c.as_str()))
+            .collect();
+        ctx.warning(format_args!(
+            "{}: {total} error(s) outside what this command reads are carried into the output unchanged ({}); `{} {}` lists them, and `{}` repairs some",
+            path.display(),
+            list.join(", "),
+            ctx.job(Job::Validate),
+            path.display(),
+            ctx.job(Job::Fix)
+        ));
+    }
+    gltf.carried_errors = verdict
+        .carried
+        .into_iter()
+        .map(|(c, n)| (c.as_str().to_owned(), n))
+        .collect();
+    Ok(())
+}
+
+/// The message of a refused input: its first error, where it is and what to do.
+fn refused(path: &Path, refusal: &dashvertex_validate::Refusal, ctx: &Context) -> AppError {
+    let refusal = refusal.clone();
     let khronos = refusal.khronos();
     let khronos = if khronos.is_empty() {
         String::new()
@@ -321,7 +368,7 @@ pub fn check_gltf_for(
         .help
         .as_deref()
         .map_or(String::new(), |h| format!("; {h}"));
-    Err(AppError::Input {
+    AppError::Input {
         file: path.display().to_string(),
         message: format!(
             "{}{khronos} at {}: {}{help}. Nothing written: the file has {errors} such error(s) \
@@ -333,7 +380,7 @@ pub fn check_gltf_for(
             ctx.job(Job::Validate),
             path.display()
         ),
-    })
+    }
 }
 
 /// Loads glTF bytes read from `path` (told from their content), with its external

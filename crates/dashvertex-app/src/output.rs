@@ -443,6 +443,10 @@ pub struct Check<'a> {
     /// [`dashvertex_gltf::export::Written::carried`]): their elements are not walked
     /// again, so the check reads what the job changed.
     pub carried: u64,
+    /// The input's errors the job read through and carries unchanged, by code
+    /// ([`dashvertex_gltf::Gltf::carried_errors`]): the output may have as many of each,
+    /// and no other error.
+    pub carried_errors: std::collections::BTreeMap<String, u64>,
 }
 
 impl<'a> Check<'a> {
@@ -463,6 +467,7 @@ impl<'a> Check<'a> {
             target: None,
             subject: None,
             carried: 0,
+            carried_errors: std::collections::BTreeMap::new(),
         }
     }
 
@@ -496,7 +501,7 @@ impl<'a> Check<'a> {
             &self.resolver(),
             &self.options(),
         );
-        if report.counts.errors == 0
+        if self.only_carried(&report)
             && let Some(bytes) = back
         {
             return Ok(bytes);
@@ -512,10 +517,36 @@ impl<'a> Check<'a> {
             &self.resolver(),
             &self.options(),
         );
-        if report.counts.errors == 0 {
+        if self.only_carried(&report) {
             return Ok(());
         }
         Err(self.refusal(&report))
+    }
+
+    /// Whether the output's errors are only those the input had and the job carries:
+    /// of each code, no more than [`Check::carried_errors`] allows.
+    fn only_carried(&self, report: &dashvertex_validate::FileReport) -> bool {
+        if report.counts.errors == 0 {
+            return true;
+        }
+        let mut errors = 0u64;
+        for (code, n) in &report.codes {
+            let error = dashvertex_validate::Code::parse(code)
+                .is_none_or(|c| c.severity() == dashvertex_validate::Severity::Error);
+            if !error {
+                continue;
+            }
+            if self
+                .carried_errors
+                .get(code)
+                .is_none_or(|allowed| n > allowed)
+            {
+                return false;
+            }
+            errors += n;
+        }
+        // Every error is of a code counted above (a deny-listed warning is not).
+        errors == report.counts.errors
     }
 
     /// Why an output with this report is not written: its first error, located.

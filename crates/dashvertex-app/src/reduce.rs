@@ -11,7 +11,7 @@ use dashvertex_reduce::manifest::{Manifest, ManifestError};
 
 use crate::error::{AppError, input_error};
 use crate::formats::{self, Format, Loaded, SaveOptions};
-use crate::input::{Context, Part, Source, container, load, load_for_rewrite, must_exist};
+use crate::input::{Context, Part, Source, container, load_for, load_for_rewrite, must_exist};
 use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled};
 use crate::manifest_file::{lock, read_manifest, read_manifest_to_update};
 use crate::output::{
@@ -385,10 +385,26 @@ pub fn run(a: &ReduceJob) -> Result<Reduced, AppError> {
         && !a.reports()
         && a.max_error.is_none()
         && a.poses.is_none();
-    let source = if rewrite {
-        load_for_rewrite(a.input, a.ctx, dashvertex_gltf::sparse::Rewrite::Reduce)?
+    // Skinning is evaluated for a loss report and a DashVertex output's rest pose: then
+    // node transforms and animations must be sound; else errors there are carried.
+    let work = if a.reports()
+        || a.max_error.is_some()
+        || a.poses.is_some()
+        || container(a.to.or_else(|| Format::from_extension(a.output))).is_none()
+    {
+        dashvertex_validate::Work::Skin
     } else {
-        load(a.input, a.ctx)?
+        dashvertex_validate::Work::Rewrite
+    };
+    let source = if rewrite {
+        load_for_rewrite(
+            a.input,
+            a.ctx,
+            dashvertex_gltf::sparse::Rewrite::Reduce,
+            work,
+        )?
+    } else {
+        load_for(a.input, a.ctx, work)?
     };
     run_source(a, source)
 }
@@ -600,6 +616,11 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
     let input_bytes = match &source {
         Source::Gltf(g) => g.input_bytes(),
         _ => 0,
+    };
+    // The input's errors the job carries (outside what it reads): the output may keep them.
+    let carried_errors = match &source {
+        Source::Gltf(g) => g.carried_errors.clone(),
+        _ => std::collections::BTreeMap::new(),
     };
     let (bytes, reports, manifest, existing, changes, _lock, loss, carried, read_buffers) = {
         let read_buffers = match &source {
@@ -828,6 +849,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         target: a.target,
         subject: subject.as_ref(),
         carried: carried_accessors,
+        carried_errors,
         ..Check::new(a.output, format, &files, limits)
     };
     // The input was read and freed in the block above.

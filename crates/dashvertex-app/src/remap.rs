@@ -8,7 +8,7 @@ use dashvertex_gltf::Container;
 use dashvertex_reduce::remap::{self, RemapError};
 
 use crate::error::{AppError, input_error};
-use crate::input::{Context, Source, container, load, load_for_rewrite, must_exist};
+use crate::input::{Context, Source, container, load_for, load_for_rewrite, must_exist};
 use crate::manifest_file::read_manifest;
 use crate::output::{
     buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases, unchanged_gltf,
@@ -64,10 +64,12 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
         ))
     })?;
     // A GLB written from a GLB carries its mesh data unread (spec/security.md [V2]).
+    // Remap evaluates no skinning: errors in transforms and animations are carried.
+    let work = dashvertex_validate::Work::Rewrite;
     let source = if container == Container::Glb {
-        load_for_rewrite(a.input, ctx, dashvertex_gltf::sparse::Rewrite::Remap)?
+        load_for_rewrite(a.input, ctx, dashvertex_gltf::sparse::Rewrite::Remap, work)?
     } else {
-        load(a.input, ctx)?
+        load_for(a.input, ctx, work)?
     };
     let Source::Gltf(gltf) = source else {
         return Err(input_error(

@@ -12,7 +12,7 @@ pub use dashvertex_split::DEFAULT_MAX_PARTS;
 use dashvertex_split::SplitError;
 
 use crate::error::{AppError, input_error};
-use crate::input::{Context, Source, container, load};
+use crate::input::{Context, Source, container, load_for};
 use crate::loss::poses_for;
 use crate::output::{
     Check, buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases,
@@ -212,7 +212,14 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
             a.output.display()
         ))
     })?;
-    let Source::Gltf(gltf) = load(a.input, ctx)? else {
+    // `--reduce` measures its displacement by skinning: transforms and animations must
+    // then be sound; without it, errors there are carried into the output.
+    let work = if a.reduce {
+        dashvertex_validate::Work::Skin
+    } else {
+        dashvertex_validate::Work::Rewrite
+    };
+    let Source::Gltf(gltf) = load_for(a.input, ctx, work)? else {
         return Err(input_error(
             a.input,
             format!(
@@ -223,6 +230,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
     };
     let mut read_buffers = external_buffers(&gltf, a.input);
     let input_bytes = gltf.input_bytes();
+    let carried_errors = gltf.carried_errors.clone();
     let files = buffer_files(a.output, a.embed);
     let anims = if a.reduce {
         poses_for(a.input, &gltf, None, ctx)?
@@ -310,6 +318,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
     });
     let check = Check {
         target: a.target,
+        carried_errors,
         ..Check::new(a.output, format, &files, &ctx.limits)
     };
     let after = text_files(&report_text);

@@ -10,7 +10,7 @@ use dashvertex_json::Form;
 
 use crate::error::CliError;
 use crate::formats::{self, Format, SaveOptions};
-use dashvertex_app::input::{container, read_source, source_of_bytes};
+use dashvertex_app::input::{container, read_source_for, source_of_bytes};
 use dashvertex_app::output::{
     buffer_files, external_buffers, refuse_aliases, refuse_written_aliases, unchanged_gltf, verify,
     write_output,
@@ -101,7 +101,17 @@ pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
             &a.input,
             ctx.limits.max_input_bytes,
         )?),
-        _ => read_source(&a.input, ctx)?,
+        // Between glTF files the document is carried: its errors outside the influences
+        // do not refuse it; a DashVertex output holds the rest pose, read from the nodes.
+        _ => read_source_for(
+            &a.input,
+            ctx,
+            if to.is_gltf() {
+                dashvertex_validate::Work::Rewrite
+            } else {
+                dashvertex_validate::Work::Skin
+            },
+        )?,
     };
     match read {
         Opened::Gltf(g) if to.is_gltf() => gltf_to_gltf(a, *g, to, ctx),

@@ -35,7 +35,8 @@ pub use influences::Profile;
 pub use inputs::gltf::check_document;
 pub use options::{JointOrder, Level, Options, ProgressFn};
 pub use refusal::{
-    OUTSIDE_INFLUENCES, READ_THROUGH, Refusal, SKINNING, Work, document_errors, refusal, refusal_for,
+    OUTSIDE_INFLUENCES, READ_THROUGH, Refusal, SKINNING, Verdict, Work, document_errors, refusal,
+    refusal_for, verdict,
 };
 pub use report::{Counts, FileReport, GLTF_NOT_CHECKED, Report, Summary, schema};
 

@@ -149,6 +149,9 @@ pub enum Level {
     Warn,
     /// Reported as an error.
     Deny,
+    /// Counted with its usual severity but never kept as a diagnostic: for a caller that
+    /// needs how many there are, not where (a job's input check, [`crate::verdict`]).
+    Count,
 }
 
 impl Options {
@@ -159,6 +162,7 @@ impl Options {
             Some(Level::Allow) => None,
             Some(Level::Warn) => Some(Severity::Warning),
             Some(Level::Deny) => Some(Severity::Error),
+            Some(Level::Count) => Some(code.severity()),
             None if self.deny_warnings && code.severity() == Severity::Warning => {
                 Some(Severity::Error)
             }

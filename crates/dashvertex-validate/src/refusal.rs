@@ -124,8 +124,27 @@ pub fn refusal(gltf: &Gltf, limits: &Limits) -> Option<Refusal> {
 /// [`refusal`] for a job that does `work`: the errors it reads through are those
 /// [`Work::refused_by`] says do not refuse it.
 pub fn refusal_for(gltf: &Gltf, limits: &Limits, work: Work) -> Option<Refusal> {
+    verdict(gltf, limits, work).refusal
+}
+
+/// What the input check of a job that does `work` finds: why it will not read `gltf`,
+/// if it will not, and otherwise the errors it reads through and carries into its
+/// output unchanged ([`OUTSIDE_INFLUENCES`]), by code, so that its output check can let
+/// as many of each through and no more.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Verdict {
+    /// Why the job will not read the file.
+    pub refusal: Option<Refusal>,
+    /// The errors the job carries, by code (none that it rewrites or repairs,
+    /// [`READ_THROUGH`]).
+    pub carried: std::collections::BTreeMap<Code, u64>,
+}
+
+/// The [`Verdict`] of a job that does `work` on `gltf`. Also read through: the declared
+/// bounds of a `JOINTS_n` or `WEIGHTS_n` accessor (the jobs write those accessors anew).
+pub fn verdict(gltf: &Gltf, limits: &Limits, work: Work) -> Verdict {
     if work == Work::Show {
-        return None;
+        return Verdict::default();
     }
     let refused = |code: &Code| work.refused_by(*code);
     let influence: HashSet<u64> = gltf
@@ -152,10 +171,14 @@ pub fn refusal_for(gltf: &Gltf, limits: &Limits, work: Work) -> Option<Refusal> 
         limits: *limits,
         profile: Some(crate::Profile::Gltf),
         max_diagnostics: 1 + 8 * influence.len(),
+        // Only the refusing errors are located; the carried ones are counted.
         levels: Code::ALL
             .iter()
             .filter(|c| !refused(c))
-            .map(|&c| (c, Level::Allow))
+            .map(|&c| {
+                let carried = c.severity() == Severity::Error && !READ_THROUGH.contains(&c);
+                (c, if carried { Level::Count } else { Level::Allow })
+            })
             .collect(),
         ..Options::default()
     };
@@ -167,10 +190,21 @@ pub fn refusal_for(gltf: &Gltf, limits: &Limits, work: Work) -> Option<Refusal> 
         .map(|(_, n)| n)
         .sum::<u64>()
         .saturating_sub(exempted);
-    let first = found
+    let carried = counts
+        .iter()
+        .filter(|(c, n)| {
+            **n > 0
+                && c.severity() == Severity::Error
+                && !refused(c)
+                && !READ_THROUGH.contains(c)
+        })
+        .map(|(c, n)| (*c, *n))
+        .collect();
+    let refusal = found
         .into_iter()
-        .find(|d| d.severity == Severity::Error && refused(&d.code) && !exempt(d))?;
-    Some(Refusal { first, errors })
+        .find(|d| d.severity == Severity::Error && refused(&d.code) && !exempt(d))
+        .map(|first| Refusal { first, errors });
+    Verdict { refusal, carried }
 }
 
 /// The errors of `gltf`'s document checks (every rule but the per-vertex influence

@@ -13,6 +13,8 @@ pub struct Sink {
     kept: Vec<Diagnostic>,
     /// Codes the user allowed: neither counted nor kept.
     allowed: Vec<Code>,
+    /// Codes counted but never kept ([`crate::Level::Count`]).
+    counted: Vec<Code>,
 }
 
 impl Sink {
@@ -23,6 +25,7 @@ impl Sink {
             counts: BTreeMap::new(),
             kept: Vec::new(),
             allowed: Vec::new(),
+            counted: Vec::new(),
         }
     }
 
@@ -34,6 +37,12 @@ impl Sink {
             .levels
             .iter()
             .filter(|(_, l)| **l == crate::Level::Allow)
+            .map(|(c, _)| *c)
+            .collect();
+        s.counted = opts
+            .levels
+            .iter()
+            .filter(|(_, l)| **l == crate::Level::Count)
             .map(|(c, _)| *c)
             .collect();
         s
@@ -58,7 +67,7 @@ impl Sink {
         }
         let n = self.counts.entry(code).or_insert(0);
         *n += 1;
-        if self.kept.len() < self.max {
+        if self.kept.len() < self.max && !self.counted.contains(&code) {
             self.kept.push(make());
         }
     }
@@ -83,6 +92,7 @@ impl Sink {
     pub fn fork(&self) -> Sink {
         let mut s = Sink::new(self.max.saturating_sub(self.kept.len()));
         s.allowed.clone_from(&self.allowed);
+        s.counted.clone_from(&self.counted);
         s
     }
 

@@ -101,6 +101,7 @@ mod adversarial_budgets;
 mod adversarial_fs;
 mod behaviour;
 mod blender_loss;
+mod carried_errors;
 mod cli;
 mod compressed;
 mod declared_numbers;

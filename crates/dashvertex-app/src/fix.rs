@@ -351,11 +351,12 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
         let listed = if a.report.is_some() { None } else { a.listed };
         let fixed = dashvertex_fix::fix_gltf_listing(&g, &policy, limits, listed)
             .map_err(|e| input_error(a.input, e))?;
-        let notes = if g.byte_order_mark {
+        let mut notes = if g.byte_order_mark {
             vec![dashvertex_fix::Note::ByteOrderMark]
         } else {
             Vec::new()
         };
+        notes.extend(fixed.structure);
         let report = Report::new(file, policy, fixed.parts, fixed.skins, notes);
         let mut read_buffers = external_buffers(&g, a.input);
         let input_bytes = g.input_bytes();

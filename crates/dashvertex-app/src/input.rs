@@ -338,7 +338,7 @@ pub fn check_gltf_for(
             .map(|(c, n)| format!("{} ×{n}", c.as_str()))
             .collect();
         ctx.warning(format_args!(
-            "{}: {total} error(s) outside what this command reads are carried into the output unchanged ({}); `{} {}` lists them, and `{}` repairs some",
+            "{}: {total} error(s) outside what this command reads ({}): carried into the output as they are, unless repaired; `{} {}` lists them, and `{}` repairs some",
             path.display(),
             list.join(", "),
             ctx.job(Job::Validate),

@@ -27,6 +27,9 @@ pub struct Fixed<'g> {
     pub skins: Vec<SkinReport>,
     /// The edit, when anything changed.
     pub editor: Option<Editor<'g>>,
+    /// The document's structural repairs (spec/fix.md §4, "structure"): a skin's
+    /// skeleton, animation data in strided views, keyframes out of order.
+    pub structure: Vec<Note>,
 }
 
 fn read<'g>(
@@ -168,7 +171,7 @@ pub fn fix_gltf_listing<'g>(
             matrices.push((s, mats));
         }
     }
-    let editor = if edits.is_empty() && matrices.is_empty() {
+    let mut editor = if edits.is_empty() && matrices.is_empty() {
         None
     } else {
         let mut e = Editor::new(gltf)?;
@@ -180,10 +183,12 @@ pub fn fix_gltf_listing<'g>(
         }
         Some(e)
     };
+    let structure = crate::structure::repair(gltf, limits, &mut editor)?;
     Ok(Fixed {
         parts,
         skins,
         editor,
+        structure,
     })
 }
 

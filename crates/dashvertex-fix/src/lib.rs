@@ -20,6 +20,7 @@ pub mod part;
 pub mod policy;
 pub mod report;
 mod step;
+mod structure;
 pub mod vertex;
 
 pub use document::fix_document;

@@ -180,6 +180,31 @@ pub enum Note {
         /// The row before.
         before: [f32; 4],
     },
+    /// A skin's `skeleton` was no common root of its joints: set to their nearest one.
+    Skeleton {
+        /// The skin.
+        skin: u64,
+        /// The node it named.
+        from: u64,
+        /// The joints' nearest common root, which it names now.
+        to: u64,
+    },
+    /// An animation accessor lay in a buffer view with a `byteStride`: copied tightly
+    /// packed, values unchanged.
+    AnimationStride {
+        /// The JSON Pointer of the sampler's member that names it.
+        accessor: String,
+    },
+    /// A sampler's keyframe times did not strictly increase: its keyframes were put in
+    /// time order, and one at the time of an earlier one dropped.
+    Keyframes {
+        /// The JSON Pointer of the sampler.
+        sampler: String,
+        /// Its keyframes before.
+        keyframes: u64,
+        /// Keyframes dropped because an earlier one had their time.
+        merged: u64,
+    },
 }
 
 /// The report of one part.
@@ -358,6 +383,24 @@ fn note_text(n: &Note) -> String {
         Note::IbmRow { joint, before } => format!(
             "inverse bind matrix {joint}: fourth row ({} {} {} {}) set to (0 0 0 1)",
             before[0], before[1], before[2], before[3]
+        ),
+        Note::Skeleton { skin, from, to } => format!(
+            "skin {skin}: skeleton node {from} was no common root of the joints: set to node {to}, their nearest one"
+        ),
+        Note::AnimationStride { accessor } => format!(
+            "{accessor}: the accessor's buffer view had a byteStride, which animation data may not have: copied tightly packed"
+        ),
+        Note::Keyframes {
+            sampler,
+            keyframes,
+            merged,
+        } => format!(
+            "{sampler}: the {keyframes} keyframe times did not strictly increase: put in time order{}",
+            if *merged > 0 {
+                format!(", {merged} keyframe(s) at the time of an earlier one dropped")
+            } else {
+                String::new()
+            }
         ),
     }
 }

@@ -485,6 +485,7 @@ fn decode_meshopt(
     for d in crate::meshopt::plan_document(value, input_bytes) {
         by_buffer.entry(d.buffer).or_default().push(d);
     }
+    let single = by_buffer.len() == 1;
     let mut removed = Vec::new();
     for (b, views) in by_buffer {
         let Some(bi) = usize::try_from(b).ok().filter(|&i| i < buffers.len()) else {
@@ -529,54 +530,54 @@ fn decode_meshopt(
             .all(|(v, bv)| bv.buffer != b || views.iter().any(|d| d.view == v));
         let merge =
             bi != 0 && !has_data && only_these && buffers.first().is_some_and(Result::is_ok);
-        let (target, base, old_len) = if merge {
+        // The streams in buffer 0 are all it holds, and no other fallback buffer reads
+        // them: the decoded data takes their place instead of following them.
+        let replace = merge && single && root.buffer_views.iter().all(|bv| bv.buffer != 0);
+        let len = usize::try_from(byte_length).unwrap_or(0);
+        // The bytes the views are decoded into, and where buffer `b`'s start in them.
+        let (mut dest, base, old_len) = if replace {
+            (vec![0u8; len], 0, 0)
+        } else if merge {
             let Some(zero) = owned(buffers, 0, file) else {
                 continue;
             };
+            let mut zero = std::mem::take(zero);
             let old_len = zero.len();
             let base = old_len.next_multiple_of(16);
-            zero.resize(
-                base.saturating_add(usize::try_from(byte_length).unwrap_or(0)),
-                0,
-            );
-            (0, base, old_len)
+            zero.resize(base.saturating_add(len), 0);
+            (zero, base, old_len)
+        } else if has_data {
+            let Some(v) = owned(buffers, bi, file) else {
+                continue;
+            };
+            (std::mem::take(v), 0, 0)
         } else {
-            if !has_data && let Some(slot) = buffers.get_mut(bi) {
-                *slot = Ok(BufferData::Bytes(vec![
-                    0u8;
-                    usize::try_from(byte_length)
-                        .unwrap_or(0)
-                ]));
-            }
-            (bi, 0, 0)
+            (vec![0u8; len], 0, 0)
         };
-        let mut failed = None;
-        for d in &views {
-            let stream = d.params.as_ref().map_or(0, |p| p.buffer);
-            let decoded = d.decode(buffer_bytes(buffers, file, stream));
-            let at = usize::try_from(d.offset)
-                .ok()
-                .and_then(|o| o.checked_add(base));
-            let placed = decoded.map_err(|e| e.to_string()).and_then(|v| {
-                owned(buffers, target, file)
-                    .zip(at)
-                    .and_then(|(t, a)| t.get_mut(a..a.checked_add(v.len())?))
-                    .map(|dst| dst.copy_from_slice(&v))
-                    .ok_or_else(|| format!("the view does not lie inside its fallback buffer {b}"))
-            });
-            if let Err(why) = placed {
-                failed = Some(refuse(d, why));
-                break;
-            }
-        }
-        if let Some(e) = failed {
-            if merge && let Some(zero) = owned(buffers, 0, file) {
-                zero.truncate(old_len);
+        let outcome = decode_views(
+            &views,
+            &mut dest,
+            base,
+            old_len,
+            merge && !replace,
+            buffers,
+            file,
+        );
+        let target = if merge { 0 } else { bi };
+        if let Err((d, why)) = outcome {
+            if merge && !replace {
+                dest.truncate(old_len);
+                if let Some(slot) = buffers.get_mut(0) {
+                    *slot = Ok(BufferData::Bytes(dest));
+                }
             }
             if let Some(slot) = buffers.get_mut(bi) {
-                *slot = Err(e);
+                *slot = Err(refuse(d, why));
             }
             continue;
+        }
+        if let Some(slot) = buffers.get_mut(target) {
+            *slot = Ok(BufferData::Bytes(dest));
         }
         for d in &views {
             let Some(v) = value.pointer_mut(&format!("/bufferViews/{}", d.view)) else {
@@ -614,6 +615,69 @@ fn decode_meshopt(
     crate::meshopt::forget_if_unused(value);
     // Every buffer a compressed view names was filled, grown or refused.
     true
+}
+
+/// Decodes `views` (of one fallback buffer) into `dest`, each at `base` + its offset, in
+/// parallel; with `head`, the streams of buffer 0 are `dest[..old_len]` (buffer 0 being
+/// `dest`, grown). The first view (in view order) that fails, and why.
+fn decode_views<'v>(
+    views: &'v [crate::meshopt::Planned],
+    dest: &mut [u8],
+    base: usize,
+    old_len: usize,
+    head: bool,
+    buffers: &[Result<BufferData, BufferError>],
+    file: &[u8],
+) -> Result<(), (&'v crate::meshopt::Planned, String)> {
+    use rayon::prelude::*;
+    let (zero, rest) = dest.split_at_mut(base.min(dest.len()));
+    let zero: &[u8] = zero.get(..old_len).unwrap_or_default();
+    // Disjoint places, in offset order; a view outside the buffer or over another fails.
+    let mut order: Vec<&crate::meshopt::Planned> = views.iter().collect();
+    order.sort_by_key(|d| (d.offset, d.view));
+    let mut slots: Vec<(&crate::meshopt::Planned, &mut [u8])> = Vec::with_capacity(order.len());
+    let mut left = rest;
+    let mut at = 0u64;
+    for d in order {
+        let fits = d
+            .offset
+            .checked_sub(at)
+            .and_then(|gap| usize::try_from(gap).ok())
+            .zip(usize::try_from(d.length).ok())
+            .filter(|(gap, len)| gap.checked_add(*len).is_some_and(|e| e <= left.len()));
+        let Some((gap, len)) = fits else {
+            return Err((
+                d,
+                "the view does not lie inside its fallback buffer, or overlaps another compressed view"
+                    .to_owned(),
+            ));
+        };
+        let (_, tail) = std::mem::take(&mut left).split_at_mut(gap);
+        let (mine, tail) = tail.split_at_mut(len);
+        slots.push((d, mine));
+        left = tail;
+        at = d.offset.saturating_add(d.length);
+    }
+    let stream = |b: u64| -> Result<&[u8], String> {
+        if head && b == 0 {
+            Ok(zero)
+        } else {
+            buffer_bytes(buffers, file, b)
+        }
+    };
+    let failed: Vec<(&crate::meshopt::Planned, String)> = slots
+        .into_par_iter()
+        .filter_map(|(d, out)| {
+            let from = d.params.as_ref().map_or(0, |p| p.buffer);
+            d.decode_into(stream(from), out)
+                .err()
+                .map(|e| (d, e.to_string()))
+        })
+        .collect();
+    match failed.into_iter().min_by_key(|(d, _)| d.view) {
+        Some(f) => Err(f),
+        None => Ok(()),
+    }
 }
 
 /// Buffer `b`'s bytes as a stream source, or why they are unavailable.

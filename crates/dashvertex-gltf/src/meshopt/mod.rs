@@ -53,6 +53,9 @@ pub enum DecodeError {
     /// A triangle count that is not a multiple of 3.
     #[error("count {0} is not a multiple of 3")]
     Count(usize),
+    /// An output of a length that is not a whole number of elements.
+    #[error("an output of {0} bytes holds no whole number of elements")]
+    Output(usize),
 }
 
 /// The compression mode.
@@ -68,6 +71,8 @@ pub enum Mode {
 
 /// Decodes one stream: `count` elements of `stride` bytes in `mode`, then `filter`.
 /// `khr` allows what only `KHR_meshopt_compression` has (attribute format v1, `COLOR`).
+/// The stream is checked before the output is allocated: it is at most 1024 (attributes)
+/// or 12 (indices) times the stream's length.
 pub fn decode(
     data: &[u8],
     mode: Mode,
@@ -76,19 +81,53 @@ pub fn decode(
     stride: usize,
     khr: bool,
 ) -> Result<Vec<u8>, DecodeError> {
+    check(data, mode, filter, count, stride, khr)?;
+    let mut out = vec![0u8; count * stride];
+    decode_into(data, mode, filter, stride, khr, &mut out)?;
+    Ok(out)
+}
+
+/// What [`decode`] checks before it allocates: the mode's and filter's element size, the
+/// stream's header and its length against the shortest that holds `count` elements.
+pub fn check(
+    data: &[u8],
+    mode: Mode,
+    filter: Filter,
+    count: usize,
+    stride: usize,
+    khr: bool,
+) -> Result<(), DecodeError> {
     if !filter.allows(stride)
         || (filter != Filter::None && mode != Mode::Attributes)
         || (filter == Filter::Color && !khr)
     {
         return Err(DecodeError::Stride(stride));
     }
-    let mut out = match mode {
-        Mode::Attributes => stream::decode_vertices(data, count, stride, khr)?,
-        Mode::Triangles => stream::decode_triangles(data, count, stride)?,
-        Mode::Indices => stream::decode_indices(data, count, stride)?,
-    };
-    filter.apply(&mut out, stride);
-    Ok(out)
+    match mode {
+        Mode::Attributes => stream::check_vertices(data, count, stride, khr).map(|_| ()),
+        Mode::Triangles => stream::check_triangles(data, count, stride).map(|_| ()),
+        Mode::Indices => stream::check_indices(data, count, stride),
+    }
+}
+
+/// [`decode`] into `out`, whose length says the count (`out.len() / stride` elements).
+pub fn decode_into(
+    data: &[u8],
+    mode: Mode,
+    filter: Filter,
+    stride: usize,
+    khr: bool,
+    out: &mut [u8],
+) -> Result<(), DecodeError> {
+    let count = out.len() / stride.max(1);
+    check(data, mode, filter, count, stride, khr)?;
+    match mode {
+        Mode::Attributes => stream::decode_vertices(data, stride, khr, out)?,
+        Mode::Triangles => stream::decode_triangles(data, stride, out)?,
+        Mode::Indices => stream::decode_indices(data, stride, out)?,
+    }
+    filter.apply(out, stride);
+    Ok(())
 }
 
 /// Why a compressed buffer view cannot be decoded.
@@ -249,8 +288,12 @@ pub(crate) struct Planned {
 
 impl Planned {
     /// Decodes the view from `stream`, the bytes of buffer `params.buffer` (or why they
-    /// are unavailable).
-    pub(crate) fn decode(&self, stream: Result<&[u8], String>) -> Result<Vec<u8>, ViewError> {
+    /// are unavailable), into `out` (its `byteLength` bytes).
+    pub(crate) fn decode_into(
+        &self,
+        stream: Result<&[u8], String>,
+        out: &mut [u8],
+    ) -> Result<(), ViewError> {
         let p = self.params.as_ref().map_err(Clone::clone)?;
         let bytes = stream.map_err(ViewError::Stream)?;
         let data = p
@@ -268,13 +311,13 @@ impl Planned {
                     bytes.len()
                 ))
             })?;
-        Ok(decode(
+        Ok(decode_into(
             data,
             p.mode,
             p.filter,
-            p.count,
             p.stride,
             self.extension == KHR_MESHOPT,
+            out,
         )?)
     }
 }
@@ -311,6 +354,32 @@ pub(crate) fn plan_document(value: &Value, input_bytes: u64) -> Vec<Planned> {
         let length = member("byteLength").unwrap_or(0);
         let params = found.and_then(|(extension, ext)| {
             let p = Params::of(ext, extension, length, member("byteStride"))?;
+            // The shortest stream for its elements (format v1 for attributes, the
+            // shortest) and where it lies: the fallback data allocated for it is at most
+            // 1024 times its stream's length, inside a buffer the file holds.
+            let need = match p.mode {
+                Mode::Attributes => stream::min_vertex_len(p.count, p.stride, 1),
+                Mode::Triangles => stream::min_triangle_len(p.count),
+                Mode::Indices => stream::min_index_len(p.count),
+            };
+            if need.is_none_or(|n| (n as u64) > p.byte_length) {
+                return Err(ViewError::Decode(DecodeError::Short {
+                    have: usize::try_from(p.byte_length).unwrap_or(usize::MAX),
+                    need: need.unwrap_or(usize::MAX),
+                }));
+            }
+            let declared = usize::try_from(p.buffer)
+                .ok()
+                .and_then(|b| value.get("buffers")?.get(b)?.get("byteLength")?.as_u64());
+            if p.byte_offset
+                .checked_add(p.byte_length)
+                .is_none_or(|end| declared.is_none_or(|d| end > d))
+            {
+                return Err(ViewError::Stream(format!(
+                    "bytes {}..+{} lie outside buffer {}",
+                    p.byte_offset, p.byte_length, p.buffer
+                )));
+            }
             total = total.saturating_add(p.charge());
             if total > budget {
                 return Err(ViewError::Budget {

@@ -120,14 +120,14 @@ pub fn min_index_len(count: usize) -> Option<usize> {
     count.checked_add(5)
 }
 
-/// Decodes an attribute stream of `count` elements of `stride` bytes (a multiple of 4,
-/// 4 to 256). `v1` allows the version 1 format (`KHR_meshopt_compression` only).
-pub fn decode_vertices(
+/// Checks an attribute stream's element size, header and length for `count` elements
+/// of `stride` bytes, before anything is allocated; gives its version.
+pub fn check_vertices(
     data: &[u8],
     count: usize,
     stride: usize,
     v1: bool,
-) -> Result<Vec<u8>, DecodeError> {
+) -> Result<u8, DecodeError> {
     if stride == 0 || stride > 256 || !stride.is_multiple_of(4) {
         return Err(DecodeError::Stride(stride));
     }
@@ -143,8 +143,25 @@ pub fn decode_vertices(
             need,
         });
     }
+    Ok(version)
+}
+
+/// Decodes an attribute stream of `out.len() / stride` elements of `stride` bytes (a
+/// multiple of 4, 4 to 256) into `out`. `v1` allows the version 1 format
+/// (`KHR_meshopt_compression` only).
+pub fn decode_vertices(
+    data: &[u8],
+    stride: usize,
+    v1: bool,
+    out: &mut [u8],
+) -> Result<(), DecodeError> {
+    let count = out.len() / stride.max(1);
+    let version = check_vertices(data, count, stride, v1)?;
+    if count * stride != out.len() {
+        return Err(DecodeError::Output(out.len()));
+    }
     let (tail, tail_pad) = vertex_tail(stride, version);
-    // `need` covers the header and the padded tail.
+    // The length check covered the header and the padded tail.
     let body_end = data.len() - tail_pad;
     let tail_bytes = data
         .get(data.len() - tail..)
@@ -164,23 +181,17 @@ pub fn decode_vertices(
     }
     let mut r = Reader::new(data.get(1..body_end).ok_or(DecodeError::Truncated)?);
     let block = block_elements(stride);
-    let mut out: Vec<u8> = Vec::new();
     let mut lanes = [[0u8; 256]; 4];
-    let mut done = 0;
-    while done < count {
-        let k = block.min(count - done);
-        let start = out.len();
-        out.resize(start + k * stride, 0);
-        let dst = out.get_mut(start..).ok_or(DecodeError::Truncated)?;
+    for dst in out.chunks_mut(block * stride) {
+        let k = dst.len() / stride;
         decode_block(
             &mut r, dst, k, stride, version, &modes, &mut last, &mut lanes,
         )?;
-        done += k;
     }
     if r.left() != 0 {
         return Err(DecodeError::Trailing(r.left()));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// One attribute block of `k` elements into `dst` (`k × stride` bytes).
@@ -218,31 +229,27 @@ fn decode_block(
         }
         let mode = modes.get(c).copied().unwrap_or(0);
         let base = 4 * c;
-        let elems = dst.chunks_exact_mut(stride).take(k);
         let [l0, l1, l2, l3] = &*lanes;
         match mode & 0x0F {
             0 => {
+                // Each byte of the channel follows its own lane; the four chains are
+                // independent, so they advance together.
+                let Some(l) = last.get_mut(base..base + 4) else {
+                    continue;
+                };
                 let mut p = [0u8; 4];
-                for (pj, lj) in p.iter_mut().zip(last.iter().skip(base)) {
-                    *pj = *lj;
-                }
-                for (i, e) in elems.enumerate() {
-                    let d = [
-                        l0.get(i).copied().unwrap_or(0),
-                        l1.get(i).copied().unwrap_or(0),
-                        l2.get(i).copied().unwrap_or(0),
-                        l3.get(i).copied().unwrap_or(0),
-                    ];
-                    for (pj, dj) in p.iter_mut().zip(d) {
-                        *pj = pj.wrapping_add(unzigzag8(dj));
-                    }
+                p.copy_from_slice(l);
+                let deltas = l0.iter().zip(l1).zip(l2).zip(l3).take(k);
+                for (e, (((a, b), c), d)) in dst.chunks_exact_mut(stride).zip(deltas) {
+                    p[0] = p[0].wrapping_add(unzigzag8(*a));
+                    p[1] = p[1].wrapping_add(unzigzag8(*b));
+                    p[2] = p[2].wrapping_add(unzigzag8(*c));
+                    p[3] = p[3].wrapping_add(unzigzag8(*d));
                     if let Some(o) = e.get_mut(base..base + 4) {
                         o.copy_from_slice(&p);
                     }
                 }
-                if let Some(l) = last.get_mut(base..base + 4) {
-                    l.copy_from_slice(&p);
-                }
+                l.copy_from_slice(&p);
             }
             1 => {
                 let lp = last.get(base..base + 4).unwrap_or_default();
@@ -256,7 +263,7 @@ fn decode_block(
                         lp.get(3).copied().unwrap_or(0),
                     ]),
                 ];
-                for (i, e) in elems.enumerate() {
+                for (i, e) in dst.chunks_exact_mut(stride).take(k).enumerate() {
                     let d0 = u16::from_le_bytes([
                         l0.get(i).copied().unwrap_or(0),
                         l1.get(i).copied().unwrap_or(0),
@@ -289,7 +296,7 @@ fn decode_block(
                     lp.get(2).copied().unwrap_or(0),
                     lp.get(3).copied().unwrap_or(0),
                 ]);
-                for (i, e) in elems.enumerate() {
+                for (i, e) in dst.chunks_exact_mut(stride).take(k).enumerate() {
                     let d = u32::from_le_bytes([
                         l0.get(i).copied().unwrap_or(0),
                         l1.get(i).copied().unwrap_or(0),
@@ -338,20 +345,31 @@ fn decode_group(r: &mut Reader<'_>, out: &mut [u8], bits: u8) -> Result<(), Deco
     match bits {
         0 => out.fill(0),
         8 => out.copy_from_slice(r.take(GROUP)?),
+        1 => {
+            let codes = r.take(2)?;
+            for (o8, &byte) in out.chunks_exact_mut(8).zip(codes) {
+                for (j, o) in o8.iter_mut().enumerate() {
+                    let code = (byte >> j) & 1;
+                    *o = if code == 1 { r.byte()? } else { 0 };
+                }
+            }
+        }
+        2 => {
+            let codes = r.take(4)?;
+            for (o4, &byte) in out.chunks_exact_mut(4).zip(codes) {
+                for (j, o) in o4.iter_mut().enumerate() {
+                    let code = (byte >> (6 - 2 * j)) & 3;
+                    *o = if code == 3 { r.byte()? } else { code };
+                }
+            }
+        }
         _ => {
-            let codes = r.take(usize::from(bits) * 2)?;
-            let sentinel = (1u8 << bits) - 1;
-            let per = 8 / usize::from(bits);
-            for (e, o) in out.iter_mut().enumerate() {
-                let byte = codes.get(e / per).copied().unwrap_or(0);
-                let slot = e % per;
-                let shift = if bits == 1 {
-                    slot
-                } else {
-                    8 - usize::from(bits) * (slot + 1)
-                };
-                let code = (byte >> shift) & sentinel;
-                *o = if code == sentinel { r.byte()? } else { code };
+            let codes = r.take(8)?;
+            for (o2, &byte) in out.chunks_exact_mut(2).zip(codes) {
+                for (j, o) in o2.iter_mut().enumerate() {
+                    let code = (byte >> (4 - 4 * j)) & 15;
+                    *o = if code == 15 { r.byte()? } else { code };
+                }
             }
         }
     }
@@ -370,12 +388,20 @@ fn unzigzag32(v: u32) -> u32 {
     (v >> 1) ^ (v & 1).wrapping_neg()
 }
 
-/// An index as `stride` (2 or 4) little-endian bytes, a 16-bit one wrapping.
-fn push_index(out: &mut Vec<u8>, v: u32, stride: usize) {
-    if stride == 2 {
-        out.extend_from_slice(&v.to_le_bytes()[..2]);
-    } else {
-        out.extend_from_slice(&v.to_le_bytes());
+/// Where decoded indices go: `stride` (2 or 4) little-endian bytes each, a 16-bit one
+/// wrapping.
+struct Indices<'o> {
+    out: std::slice::ChunksExactMut<'o, u8>,
+}
+
+impl Indices<'_> {
+    fn push(&mut self, v: u32) {
+        if let Some(d) = self.out.next() {
+            let b = v.to_le_bytes();
+            for (d, s) in d.iter_mut().zip(b) {
+                *d = s;
+            }
+        }
     }
 }
 
@@ -387,9 +413,9 @@ fn index_stride(stride: usize) -> Result<(), DecodeError> {
     }
 }
 
-/// Decodes a triangle stream of `count` indices (a multiple of 3) of `stride` bytes (2 or
-/// 4).
-pub fn decode_triangles(data: &[u8], count: usize, stride: usize) -> Result<Vec<u8>, DecodeError> {
+/// Checks a triangle stream's index size, count, length and header before anything is
+/// allocated; gives its version.
+pub fn check_triangles(data: &[u8], count: usize, stride: usize) -> Result<u8, DecodeError> {
     index_stride(stride)?;
     if !count.is_multiple_of(3) {
         return Err(DecodeError::Count(count));
@@ -406,6 +432,17 @@ pub fn decode_triangles(data: &[u8], count: usize, stride: usize) -> Result<Vec<
     if header & 0xF0 != 0xE0 || version > 1 {
         return Err(DecodeError::Header(header));
     }
+    Ok(version)
+}
+
+/// Decodes a triangle stream of `out.len() / stride` indices (a multiple of 3) of
+/// `stride` bytes (2 or 4) into `out`.
+pub fn decode_triangles(data: &[u8], stride: usize, out: &mut [u8]) -> Result<(), DecodeError> {
+    let count = out.len() / stride.max(1);
+    let version = check_triangles(data, count, stride)?;
+    if count * stride != out.len() {
+        return Err(DecodeError::Output(out.len()));
+    }
     let n = count / 3;
     let aux_at = data.len() - 16;
     let codes = data.get(1..1 + n).ok_or(DecodeError::Truncated)?;
@@ -416,7 +453,9 @@ pub fn decode_triangles(data: &[u8], count: usize, stride: usize) -> Result<Vec<
     let mut vf = [u32::MAX; 16];
     let (mut eo, mut vo) = (0usize, 0usize);
     let (mut next, mut last) = (0u32, 0u32);
-    let mut out = Vec::with_capacity(count * stride);
+    let mut out = Indices {
+        out: out.chunks_exact_mut(stride),
+    };
     let vfifo = |vf: &[u32; 16], i: usize| vf.get(i & 15).copied().unwrap_or(u32::MAX);
     let decode_index = |r: &mut Reader<'_>, last: &mut u32| -> Result<u32, DecodeError> {
         let v = r.vbyte()?;
@@ -529,14 +568,14 @@ pub fn decode_triangles(data: &[u8], count: usize, stride: usize) -> Result<Vec<
             push_e(&mut ef, &mut eo, aa, cc);
             (a, b, c) = (aa, bb, cc);
         }
-        push_index(&mut out, a, stride);
-        push_index(&mut out, b, stride);
-        push_index(&mut out, c, stride);
+        out.push(a);
+        out.push(b);
+        out.push(c);
     }
     if r.left() != 0 {
         return Err(DecodeError::Trailing(r.left()));
     }
-    Ok(out)
+    Ok(())
 }
 
 fn push_v(vf: &mut [u32; 16], vo: &mut usize, v: u32) {
@@ -553,8 +592,9 @@ fn push_e(ef: &mut [[u32; 2]; 16], eo: &mut usize, a: u32, b: u32) {
     *eo = eo.wrapping_add(1);
 }
 
-/// Decodes an index stream of `count` indices of `stride` bytes (2 or 4).
-pub fn decode_indices(data: &[u8], count: usize, stride: usize) -> Result<Vec<u8>, DecodeError> {
+/// Checks an index stream's index size, length and header before anything is
+/// allocated.
+pub fn check_indices(data: &[u8], count: usize, stride: usize) -> Result<(), DecodeError> {
     index_stride(stride)?;
     let need = min_index_len(count).ok_or(DecodeError::Truncated)?;
     if data.len() < need {
@@ -567,19 +607,32 @@ pub fn decode_indices(data: &[u8], count: usize, stride: usize) -> Result<Vec<u8
     if header & 0xF0 != 0xD0 || header & 0x0F > 1 {
         return Err(DecodeError::Header(header));
     }
+    Ok(())
+}
+
+/// Decodes an index stream of `out.len() / stride` indices of `stride` bytes (2 or 4)
+/// into `out`.
+pub fn decode_indices(data: &[u8], stride: usize, out: &mut [u8]) -> Result<(), DecodeError> {
+    let count = out.len() / stride.max(1);
+    check_indices(data, count, stride)?;
+    if count * stride != out.len() {
+        return Err(DecodeError::Output(out.len()));
+    }
     let mut r = Reader::new(data.get(1..data.len() - 4).ok_or(DecodeError::Truncated)?);
     let mut last = [0u32; 2];
-    let mut out = Vec::with_capacity(count * stride);
+    let mut out = Indices {
+        out: out.chunks_exact_mut(stride),
+    };
     for _ in 0..count {
         let v = r.vbyte()?;
         let slot = last
             .get_mut(usize::from(v & 1 != 0))
             .ok_or(DecodeError::Truncated)?;
         *slot = slot.wrapping_add(unzigzag32(v >> 1));
-        push_index(&mut out, *slot, stride);
+        out.push(*slot);
     }
     if r.left() != 0 {
         return Err(DecodeError::Trailing(r.left()));
     }
-    Ok(out)
+    Ok(())
 }

@@ -83,14 +83,14 @@ pub struct SaveOptions {
 #[non_exhaustive]
 pub enum SaveError {
     /// Binary sections dash does not model have no place in JSON.
-    #[error("binary section(s) {} cannot be written as JSON: dash does not model them", .0.join(", "))]
+    #[error("binary section(s) {} cannot be written as JSON: dash does not model them", names(.0))]
     ForeignSections(Vec<String>),
     /// Non-zero bytes outside every section would be lost (allowed with
     /// [`WriteOptions::drop_unreferenced`]).
     #[error("{0} non-zero bytes outside every section would be lost")]
     Unreferenced(u64),
     /// JSON members dash does not model have no place in the binary form.
-    #[error("JSON member(s) {} cannot be written to the binary form: dash does not model them", .0.join(", "))]
+    #[error("JSON member(s) {} cannot be written to the binary form: dash does not model them", names(.0))]
     ForeignMembers(Vec<String>),
     /// Raw records hold vertices only.
     #[error("raw records cannot hold the file's other sections")]
@@ -114,6 +114,21 @@ pub enum SaveError {
     NotDashVertex(Format),
 }
 
+/// Names listed in a message: the first few, each shortened, and how many more, so that a
+/// file with 160,000 members makes a message of a line, not of megabytes.
+fn names(all: &[String]) -> String {
+    const LISTED: usize = 8;
+    let mut out: Vec<String> = all
+        .iter()
+        .take(LISTED)
+        .map(|n| dashvertex_core::text::short(n))
+        .collect();
+    if all.len() > LISTED {
+        out.push(format!("and {} more", all.len() - LISTED));
+    }
+    out.join(", ")
+}
+
 /// What a bare JSON shape (a vertex, an array) cannot hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -130,7 +145,7 @@ impl std::fmt::Display for ShapeLoss {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ShapeLoss::Skeleton(n) => write!(f, "the skeleton ({n} bone(s))"),
-            ShapeLoss::Members(m) => write!(f, "the document member(s) {}", m.join(", ")),
+            ShapeLoss::Members(m) => write!(f, "the document member(s) {}", names(m)),
             ShapeLoss::VertexCount(n) => write!(f, "{n} vertices (it holds exactly one)"),
         }
     }
@@ -321,5 +336,19 @@ mod tests {
             let dmx2 = save(&load(&json2, Format::Json, &limits).map_err(|e| TestCaseError::fail(e.to_string()))?, Format::Dmx, &SaveOptions::default()).map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert_eq!(dmx2, dmx);
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod names_tests {
+    #[test]
+    fn a_message_lists_a_few_names_and_counts_the_rest() {
+        let many: Vec<String> = (0..160_000).map(|i| format!("m{i}")).collect();
+        let text = super::SaveError::ForeignMembers(many).to_string();
+        assert!(text.len() < 400, "{} bytes", text.len());
+        assert!(text.contains("and 159992 more"), "{text}");
+        let few = super::SaveError::ForeignMembers(vec!["extra".into()]).to_string();
+        assert!(few.contains("extra") && !few.contains("more"), "{few}");
     }
 }

@@ -180,6 +180,12 @@ pub enum Note {
         /// The row before.
         before: [f32; 4],
     },
+    /// A skin's inverse bind matrices lay in a buffer view with a `byteStride`: copied
+    /// tightly packed, values unchanged.
+    IbmStride {
+        /// The skin.
+        skin: u64,
+    },
     /// A skin's `skeleton` was no common root of its joints: set to their nearest one.
     Skeleton {
         /// The skin.
@@ -383,6 +389,9 @@ fn note_text(n: &Note) -> String {
         Note::IbmRow { joint, before } => format!(
             "inverse bind matrix {joint}: fourth row ({} {} {} {}) set to (0 0 0 1)",
             before[0], before[1], before[2], before[3]
+        ),
+        Note::IbmStride { skin } => format!(
+            "skin {skin}: the inverse bind matrices' buffer view had a byteStride: copied tightly packed"
         ),
         Note::Skeleton { skin, from, to } => format!(
             "skin {skin}: skeleton node {from} was no common root of the joints: set to node {to}, their nearest one"

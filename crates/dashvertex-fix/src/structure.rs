@@ -41,6 +41,7 @@ pub(crate) fn repair<'g>(
     let mut notes = Vec::new();
     let mut changes = Vec::new();
     skeletons(gltf, &mut notes, &mut changes);
+    matrices(gltf, &mut notes, &mut changes);
     animations(gltf, limits, &mut notes, &mut changes);
     if changes.is_empty() {
         return Ok(notes);
@@ -67,6 +68,11 @@ pub(crate) fn repair<'g>(
                 let Some(old) = ed.json_mut().pointer(&pointer).and_then(Value::as_u64) else {
                     continue;
                 };
+                // Already rewritten by another repair (inverse bind matrices snapped):
+                // that accessor is new and tightly packed.
+                if gltf.value.pointer(&pointer).and_then(Value::as_u64) != Some(old) {
+                    continue;
+                }
                 let new = match copies.get(&(old, rows.clone())) {
                     Some(&new) => new,
                     None => {
@@ -108,6 +114,33 @@ fn skeletons(gltf: &Gltf, notes: &mut Vec<Note>, changes: &mut Vec<Change>) {
                 changes.push(Change::Skeleton { skin: s, to });
             }
             _ => {}
+        }
+    }
+}
+
+/// Skins whose inverse bind matrices lie in a strided buffer view (MAT4 FLOAT, read
+/// all the same): copied tightly packed.
+fn matrices(gltf: &Gltf, notes: &mut Vec<Note>, changes: &mut Vec<Change>) {
+    for (s, skin) in gltf.root.skins.iter().enumerate() {
+        let Some(ibm) = skin.inverse_bind_matrices else {
+            continue;
+        };
+        let Some(count) = usize::try_from(ibm)
+            .ok()
+            .and_then(|i| gltf.root.accessors.get(i))
+            .filter(|a| a.kind == "MAT4")
+            .map(|a| a.count)
+        else {
+            continue;
+        };
+        if strided(gltf, ibm) {
+            notes.push(Note::IbmStride { skin: s as u64 });
+            changes.push(Change::Accessor {
+                pointer: format!("/skins/{s}/inverseBindMatrices"),
+                rows: (0..count)
+                    .map(|r| u32::try_from(r).unwrap_or(u32::MAX))
+                    .collect(),
+            });
         }
     }
 }

@@ -331,7 +331,9 @@ codes! {
     /// at once.
     GLTF_ACCESSOR_USAGE = Error, "validation.md §6", "ACCESSOR_USAGE_OVERRIDE, BUFFER_VIEW_TARGET_OVERRIDE", "give the inverse bind matrices their own accessor and buffer view";
     /// The inverse bind matrices are not MAT4 float, or their view has a byteStride.
-    GLTF_IBM_FORMAT = Error, "validation.md §6", "SKIN_IBM_INVALID_FORMAT, SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE", "";
+    GLTF_IBM_FORMAT = Error, "validation.md §6", "SKIN_IBM_INVALID_FORMAT", "";
+    /// The inverse bind matrices lie in a buffer view with a `byteStride`.
+    GLTF_IBM_STRIDE = Error, "validation.md §6", "SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE", "pack the matrices tightly (`dashvertex fix` does)";
     /// Fewer inverse bind matrices than joints.
     GLTF_IBM_COUNT = Error, "validation.md §6", "INVALID_IBM_ACCESSOR_COUNT", "";
     /// An inverse bind matrix's fourth row is not exactly (0, 0, 0, 1).

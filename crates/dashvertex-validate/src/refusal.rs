@@ -30,6 +30,7 @@ pub const READ_THROUGH: &[Code] = &[
 /// and animations, so those still refuse it ([`SKINNING`]).
 pub const OUTSIDE_INFLUENCES: &[Code] = &[
     Code::GLTF_SKIN_SKELETON,
+    Code::GLTF_IBM_STRIDE,
     Code::GLTF_NODE_MATRIX,
     Code::GLTF_NODE_MATRIX_TRS,
     Code::GLTF_NODE_ROTATION,

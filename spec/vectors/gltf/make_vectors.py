@@ -513,6 +513,12 @@ def skinned_node_placed(doc, a):
     doc["nodes"].append({"name": "holder", "children": [0]})
     doc["scenes"][0]["nodes"] = [len(doc["nodes"]) - 1, 1]
 write("node-skinned-mesh-placed.gltf", skinned(OKJ, OKW, tweak=skinned_node_placed))
+# Inverse bind matrices in a view with a byteStride (SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE), as
+# Sketchfab exports write them: read all the same, packed by `dashvertex fix`.
+def strided_ibm(doc, a):
+    ibm = doc["accessors"][doc["skins"][0]["inverseBindMatrices"]]
+    doc["bufferViews"][ibm["bufferView"]]["byteStride"] = 64
+write("ibm-stride.gltf", skinned(OKJ, OKW, tweak=strided_ibm))
 # A material whose normal texture reads TEXCOORD_0 (texCoord absent), on a primitive
 # without texture coordinates (MESH_PRIMITIVE_TOO_FEW_TEXCOORDS).
 def texture_without_texcoord(doc, a):

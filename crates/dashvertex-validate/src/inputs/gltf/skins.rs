@@ -234,16 +234,23 @@ fn inverse_bind_matrices(
         .buffer_view
         .and_then(|v| gltf.root.buffer_views.get(usize::try_from(v).ok()?))
         .is_some_and(|v| v.byte_stride.is_some());
-    if acc.kind != "MAT4" || acc.component_type != component::F32 || strided {
+    if acc.kind != "MAT4" || acc.component_type != component::F32 {
         doc.push(sink, Code::GLTF_IBM_FORMAT, &ptr, || {
             format!(
-                "skin {s}: inverse bind matrices are {} {}{}; they must be MAT4 FLOAT without byteStride",
+                "skin {s}: inverse bind matrices are {} {}; they must be MAT4 FLOAT",
                 acc.kind,
-                component::name(acc.component_type),
-                if strided { " with a byteStride" } else { "" }
+                component::name(acc.component_type)
             )
         });
         return;
+    }
+    // Readable all the same (every reader here honours the stride): the rest is checked.
+    if strided {
+        doc.push(sink, Code::GLTF_IBM_STRIDE, &ptr, || {
+            format!(
+                "skin {s}: the inverse bind matrices' buffer view has a byteStride; they must be tightly packed"
+            )
+        });
     }
     if acc.count < joints as u64 {
         doc.push(sink, Code::GLTF_IBM_COUNT, &ptr, || {
@@ -317,7 +324,10 @@ fn inverse_bind_matrices(
 /// moves a skinned mesh (the official validator's two warnings).
 pub(super) fn nodes(gltf: &Gltf, doc: &Doc, prims: &[PrimitiveSets], sink: &mut Sink) {
     let parents = dashvertex_gltf::skinning::parents(&gltf.root);
-    let json_nodes = gltf.value.get("nodes").and_then(serde_json::Value::as_array);
+    let json_nodes = gltf
+        .value
+        .get("nodes")
+        .and_then(serde_json::Value::as_array);
     // The meshes with a JOINTS_n attribute, found once (a search of every primitive's
     // sets per node was nodes × sets).
     let mut with_joints = vec![false; gltf.root.meshes.len()];

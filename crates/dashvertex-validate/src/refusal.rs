@@ -194,10 +194,7 @@ pub fn verdict(gltf: &Gltf, limits: &Limits, work: Work) -> Verdict {
     let carried = counts
         .iter()
         .filter(|(c, n)| {
-            **n > 0
-                && c.severity() == Severity::Error
-                && !refused(c)
-                && !READ_THROUGH.contains(c)
+            **n > 0 && c.severity() == Severity::Error && !refused(c) && !READ_THROUGH.contains(c)
         })
         .map(|(c, n)| (*c, *n))
         .collect();

@@ -22,7 +22,7 @@ fn parent_of(skeleton: &Skeleton, i: usize) -> Option<usize> {
         .filter(|&p| p < i)
 }
 
-/// What [`write`] changes in `skeleton`'s hierarchy, one sentence per bone: a bone whose
+/// What [`write()`] changes in `skeleton`'s hierarchy, one sentence per bone: a bone whose
 /// parent does not come before it (bone 0 with a parent, a parent out of range or later
 /// in the list) is written as a root node, since a node tree needs parents first and the
 /// rest pose is composed that way (`dash-validate` reports such a bone as `BONE_ROOT`,

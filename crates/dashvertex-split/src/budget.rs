@@ -1,11 +1,11 @@
-//! The output budget (`spec/split.md` [SP12]): what a split adds to the document, counted
+//! The output budget (`spec/split.md` \[SP12\]): what a split adds to the document, counted
 //! before anything is written for it.
 //!
 //! A split copies JSON into its parts (each part's primitive with its extras and
 //! extensions, each new mesh and skin with theirs, each node added beside a split node
 //! with its extras, carried extensions and `weights` channels) and writes new accessors
 //! (each part's vertices, indices and inverse bind matrices). Under the part budget
-//! ([SP10]) that is still unbounded by the input: a node with 1 MB of extras cut into
+//! (\[SP10\]) that is still unbounded by the input: a node with 1 MB of extras cut into
 //! 4,096 parts would make 4 GB. So the additions are counted per (mesh, skin) pair from
 //! the parts and groups the partition chose, and the split is refused when the
 //! document's total passes [`output_budget`], before the pair's parts are written.

@@ -38,7 +38,7 @@ pub use partition::PartBudget;
 pub use report::{Added, PartReport, PrimitiveReport, Reduced, Report};
 
 /// Parts a split may write over a whole document unless told otherwise
-/// (`spec/split.md` §2, [SP10]). Each part becomes a primitive with its own accessors,
+/// (`spec/split.md` §2, \[SP10\]). Each part becomes a primitive with its own accessors,
 /// and a mesh, node and skin when its joints fit no other part's: tens of kilobytes of
 /// document and validation per part, so 4,096 parts run in well under 256 MiB.
 pub const DEFAULT_MAX_PARTS: usize = 4096;
@@ -54,8 +54,8 @@ pub struct Options {
     pub max_parts: usize,
     /// Carry extensions the split does not know unchanged (each listed in
     /// [`Report::warnings`]) instead of refusing the file: a split node's are copied to
-    /// every part's node ([SP11]); the root's, a split mesh's, skin's or primitive's are
-    /// kept, and copied with the mesh, skin or primitive to its parts ([SP13]).
+    /// every part's node (\[SP11\]); the root's, a split mesh's, skin's or primitive's are
+    /// kept, and copied with the mesh, skin or primitive to its parts (\[SP13\]).
     pub allow_unknown_extensions: bool,
     /// Make elements that need more joints fit by taking influences off their vertices,
     /// instead of refusing them.
@@ -79,7 +79,7 @@ impl Options {
     }
 }
 
-/// Why a node extension stops the split (`spec/split.md` §2, [SP11]).
+/// Why a node extension stops the split (`spec/split.md` §2, \[SP11\]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ExtensionRefusal {
@@ -173,7 +173,7 @@ pub enum SplitError {
     },
     /// What the split adds to the document (JSON copied into the parts and their new
     /// accessors, counted by [`budget::pair_cost`]) passes [`budget::output_budget`]:
-    /// refused before the parts of mesh `mesh` are written (`spec/split.md` [SP12]).
+    /// refused before the parts of mesh `mesh` are written (`spec/split.md` \[SP12\]).
     #[error(
         "mesh {mesh} (skin {skin}): cut to {max_joints} joints a part, the split would add {} to the document{}, more than its output budget of {} (the larger of {} and {} × the input's {}){}",
         size(*.bytes),
@@ -225,7 +225,7 @@ pub enum SplitError {
     },
     /// An extension at the document's root, or on a split mesh, skin or primitive, that
     /// the split does not know ([`refs::held`]): it could name the meshes, nodes, skins
-    /// or accessors the split multiplies or replaces (`spec/split.md` [SP13]). Refused
+    /// or accessors the split multiplies or replaces (`spec/split.md` \[SP13\]). Refused
     /// unless [`Options::allow_unknown_extensions`].
     #[error(
         "{pointer}: extension {extension} is not known to the split: it may name meshes, nodes, skins or accessors by index, and after the split such an index would still name only what it named before (the first part of a split mesh or node, or data no part draws)"

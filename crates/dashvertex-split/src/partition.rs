@@ -224,7 +224,7 @@ pub struct PartBudget {
 }
 
 /// [`partition`], refused when it needs more than `max_parts` parts
-/// (`spec/split.md` [SP10]).
+/// (`spec/split.md` \[SP10\]).
 ///
 /// The parts are counted before they are made and as they are chosen: when a lower
 /// bound found in linear time (the distinct joint sets of elements that fill a part

@@ -1,5 +1,5 @@
 //! References to what a split multiplies, held outside the core schema (`spec/split.md`
-//! [SP13]).
+//! \[SP13\]).
 //!
 //! A split never renumbers a node, mesh or skin: the first part keeps the original mesh
 //! and skin (when nothing else uses them) and the original node, and every other mesh,

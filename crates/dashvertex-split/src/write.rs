@@ -505,7 +505,7 @@ pub fn write_pair(
 }
 
 /// What the nodes added beside a split node take of one of its extensions
-/// (`spec/split.md` [SP11]).
+/// (`spec/split.md` \[SP11\]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Carry {
     /// Copied to every added node: it says how the node's mesh is drawn, and each part

@@ -119,7 +119,8 @@ fn a_failed_conversion_leaves_the_destination_untouched() {
     ]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("texture, material, face, animation, x-tool")
+        String::from_utf8_lossy(&o.stderr)
+            .contains(r#""texture", "material", "face", "animation", "x-tool""#)
     );
     assert_eq!(std::fs::read(&out).unwrap(), b"previous content");
     // Invalid input.

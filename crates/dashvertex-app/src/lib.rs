@@ -36,6 +36,7 @@ mod error;
 pub mod fix;
 pub mod formats;
 pub mod input;
+mod left_behind;
 pub mod loss;
 pub mod manifest_file;
 pub mod output;

@@ -5,6 +5,11 @@
 //! so valid input pays nothing for locations.
 
 mod failure;
+mod members;
+
+use members::MemberNames;
+#[cfg(test)]
+use members::probe;
 
 use std::fmt;
 
@@ -684,61 +689,6 @@ fn bone_from_json(b: JsonBone) -> Bone {
 // ---------------------------------------------------------------------------------------
 // The whole text
 
-/// The names of a document's members dash does not model, hashed as they are read: a
-/// repeated name is found in one lookup, so a document with any number of members
-/// decodes in time linear in its length (a search through the earlier names per member
-/// was quadratic: 160,000 names took half a minute).
-#[derive(Default)]
-struct MemberNames(std::collections::HashSet<MemberName>);
-
-impl MemberNames {
-    /// Adds `name`; false when the document already had it.
-    fn insert(&mut self, name: &str) -> bool {
-        probe::count();
-        self.0.insert(MemberName(name.into()))
-    }
-}
-
-/// A member name as [`MemberNames`] keys it: the comparisons its hash table makes are
-/// the ones the tests count.
-#[derive(Eq)]
-struct MemberName(Box<str>);
-
-impl std::hash::Hash for MemberName {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.0.hash(h);
-    }
-}
-
-impl PartialEq for MemberName {
-    fn eq(&self, other: &Self) -> bool {
-        probe::count();
-        self.0 == other.0
-    }
-}
-
-/// Counts the lookups and name comparisons of [`MemberNames`] on this thread, in tests
-/// only, so that a test can hold decoding to linear work by counting, not by timing.
-pub(crate) mod probe {
-    #[cfg(test)]
-    thread_local! {
-        static COUNT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    }
-
-    /// One lookup or comparison.
-    #[inline(always)]
-    pub(crate) fn count() {
-        #[cfg(test)]
-        COUNT.with(|c| c.set(c.get() + 1));
-    }
-
-    /// The count so far, set back to zero.
-    #[cfg(test)]
-    pub(crate) fn take() -> u64 {
-        COUNT.with(|c| c.replace(0))
-    }
-}
-
 struct FileSeed<'l> {
     limits: &'l Limits,
 }
@@ -902,78 +852,4 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
-
-    use super::*;
-
-    /// A DMX document with `n` top-level members dash does not model (`k0`, `k1`, …), or
-    /// with them one level down when `nested`.
-    fn document(n: usize, nested: bool) -> String {
-        let members: Vec<String> = (0..n).map(|i| format!("\"k{i}\":0")).collect();
-        let members = members.join(",");
-        if nested {
-            format!("{{\"type\":\"{DOCUMENT_TYPE}\",\"vertex\":[],\"extra\":{{{members}}}}}")
-        } else {
-            format!("{{\"type\":\"{DOCUMENT_TYPE}\",\"vertex\":[],{members}}}")
-        }
-    }
-
-    /// The lookups and name comparisons decoding `text` takes.
-    fn work(text: &str) -> u64 {
-        probe::take();
-        let file = decode(text, &Limits::default()).unwrap();
-        assert_eq!(file.form, Form::Document);
-        probe::take()
-    }
-
-    /// Issue: unknown top-level members were kept with a search through the earlier ones
-    /// per member, so 160,000 of them took 36 s. Counted, not timed: 8× the members may
-    /// take at most 8× the work (and a little), where the search took 64×.
-    #[test]
-    fn unknown_members_decode_in_linear_work() {
-        let n = 2_000;
-        let (small, large) = (work(&document(n, false)), work(&document(8 * n, false)));
-        assert!(small >= n as u64, "every member is looked up once: {small}");
-        assert!(
-            large <= 8 * small + 1_000,
-            "{n} members took {small} comparisons, {} took {large}",
-            8 * n
-        );
-        // Members one level down are kept whole with the one member holding them.
-        assert_eq!(work(&document(8 * n, true)), 1);
-    }
-
-    #[test]
-    fn a_repeated_unknown_member_is_still_refused_where_it_repeats() {
-        let text =
-            format!("{{\"type\":\"{DOCUMENT_TYPE}\",\"vertex\":[],\"a\":1,\"b\":2,\"a\":3}}");
-        let e = decode(&text, &Limits::default()).unwrap_err();
-        assert_eq!(e.pointer, "/a");
-        assert!(e.message.contains("duplicate field `a`"), "{}", e.message);
-    }
-
-    #[test]
-    fn many_unknown_members_keep_their_order_when_written_back() {
-        let text = document(3_000, false);
-        let file = decode(&text, &Limits::default()).unwrap();
-        assert_eq!(file.foreign.len(), 3_000);
-        let out = crate::encode(&file).unwrap();
-        let again = decode(&out, &Limits::default()).unwrap();
-        let names = |f: &JsonFile| f.foreign.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
-        assert_eq!(names(&again), names(&file));
-        // Members the order does not name are written after those it does.
-        let mut partial = file.clone();
-        partial
-            .order
-            .retain(|k| !matches!(k, DocKey::Foreign(i) if i % 2 == 0));
-        let out = crate::encode(&partial).unwrap();
-        let again = decode(&out, &Limits::default()).unwrap();
-        let expect: Vec<String> = (0..3_000)
-            .filter(|i| i % 2 == 1)
-            .chain((0..3_000).filter(|i| i % 2 == 0))
-            .map(|i| format!("k{i}"))
-            .collect();
-        assert_eq!(names(&again), expect);
-    }
-}
+mod tests;

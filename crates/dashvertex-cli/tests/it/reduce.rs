@@ -275,3 +275,57 @@ fn blank_joint_names_never_reach_a_manifest() {
     assert!(err.contains("bone 1 of the skeleton"), "{err}");
     assert!(!manifest.exists());
 }
+
+/// Issue 52, item 12: three messages that were untrue or unlocated. A DashVertex bone 0
+/// with a parent is written as a root with a warning; a rest transform that overflows
+/// says so (not "a zero scale"); an unknown interpolation is refused at its pointer with
+/// line and column, by the validator and by a loss report alike.
+#[test]
+fn rest_pose_and_animation_messages_are_located_and_true() {
+    let rig: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo().join("examples/rig.json")).unwrap())
+            .unwrap();
+    // Bone 0 names bone 2 as its parent.
+    let mut doc = rig.clone();
+    doc["bone"][0]["parentIndex"] = serde_json::json!(2);
+    let input = tmp("parent-later.json");
+    std::fs::write(&input, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let o = dash(&["convert", s(&input), s(&tmp("parent-later.glb"))]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("bone 0 (\"root\") names bone 2 as its parent")
+            && err.contains("written as a root node"),
+        "{err}"
+    );
+    // Scales whose product overflows the determinant.
+    let mut doc = rig.clone();
+    for b in doc["bone"].as_array_mut().unwrap() {
+        b["scale"] = serde_json::json!({"x": 3e38, "y": 3e38, "z": 3e38});
+    }
+    let input = tmp("huge-scale.json");
+    std::fs::write(&input, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let o = dash(&["convert", s(&input), s(&tmp("huge-scale.glb"))]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("too large to invert") && !err.contains("zero scale"),
+        "{err}"
+    );
+    // interpolation "BOGUS": located wherever it is read.
+    let v = "spec/vectors/gltf/animation-interpolation-unknown.gltf";
+    let o = dash(&[
+        "reduce",
+        v,
+        "-o",
+        s(&tmp("bogus.gltf")),
+        "--report",
+        s(&tmp("bogus.json")),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("/animations/0/samplers/0/interpolation") && err.contains("168:"),
+        "{err}"
+    );
+}

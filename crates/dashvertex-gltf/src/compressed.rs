@@ -26,40 +26,29 @@ pub const MESHOPT: &str = "EXT_meshopt_compression";
 /// The same codec under its Khronos name.
 pub const KHR_MESHOPT: &str = "KHR_meshopt_compression";
 
-/// Extensions a file may list in `extensionsRequired` that dash reads correctly: they
-/// change materials, textures, lights or how nodes are shown, never where vertex,
-/// index, skin or animation data lies or what it means, and a rewrite carries them
-/// unchanged (split copies the node ones to its parts, spec/split.md \[SP11\]);
-/// `KHR_mesh_quantization` widens the accessor formats, which every reader here decodes.
-/// Any other required extension is refused by name, so no command reads data it does not
-/// understand (`GLTF_EXTENSION_UNSUPPORTED`).
-pub const UNDERSTOOD_EXTENSIONS: &[&str] = &[
-    "KHR_lights_punctual",
-    "KHR_materials_anisotropy",
-    "KHR_materials_clearcoat",
+/// Extensions a file may list in `extensionsRequired` that dash reads correctly, beyond
+/// [`crate::export::PRUNE_SAFE_EXTENSIONS`] (which refer to no data by themselves): they
+/// change how nodes are shown or instanced, never where vertex, index, skin or animation
+/// data lies or what it means, and a rewrite carries them (split copies them to its
+/// parts, spec/split.md \[SP11\]). See [`understood`].
+pub const UNDERSTOOD_BEYOND_PRUNE_SAFE: &[&str] = &[
     "KHR_materials_diffuse_transmission",
-    "KHR_materials_dispersion",
-    "KHR_materials_emissive_strength",
-    "KHR_materials_ior",
-    "KHR_materials_iridescence",
-    "KHR_materials_pbrSpecularGlossiness",
-    "KHR_materials_sheen",
-    "KHR_materials_specular",
-    "KHR_materials_transmission",
-    "KHR_materials_unlit",
-    "KHR_materials_variants",
-    "KHR_materials_volume",
-    "KHR_mesh_quantization",
     "KHR_node_visibility",
     "KHR_node_selectability",
     "KHR_node_hoverability",
-    "KHR_texture_basisu",
-    "KHR_texture_transform",
-    "KHR_xmp_json_ld",
     "EXT_mesh_gpu_instancing",
-    "EXT_texture_webp",
-    "EXT_texture_avif",
 ];
+
+/// Whether a file may require `extension` and be read by dash: the material, texture,
+/// light and quantization extensions of [`crate::export::PRUNE_SAFE_EXTENSIONS`]
+/// (`KHR_mesh_quantization` widens the accessor formats, which every reader here
+/// decodes) and [`UNDERSTOOD_BEYOND_PRUNE_SAFE`]. Any other required extension, but those
+/// dash decodes ([`DECODED_EXTENSIONS`]), is refused by name, so no command reads data
+/// it does not understand (`GLTF_EXTENSION_UNSUPPORTED`).
+pub fn understood(extension: &str) -> bool {
+    crate::export::PRUNE_SAFE_EXTENSIONS.contains(&extension)
+        || UNDERSTOOD_BEYOND_PRUNE_SAFE.contains(&extension)
+}
 
 /// Extensions whose data dash decodes when a document loads: the views they compress
 /// become plain views of the loaded document (the names leave its `extensionsUsed` and

@@ -129,6 +129,32 @@ pub struct Scratch {
     seen: Vec<(u32, usize, usize)>,
 }
 
+/// Reports `BONE_DUPLICATE` when `bone` (in set `s`, slot `k` of vertex `v`) already has
+/// weight in a slot of `seen`; true when it did.
+fn duplicate(
+    v: u64,
+    (s, k, bone): (usize, usize, u32),
+    seen: &[(u32, usize, usize)],
+    loc: &dyn Locate,
+    sink: &mut Sink,
+) -> bool {
+    let Some(&(_, s0, k0)) = seen.iter().find(|(b, _, _)| *b == bone) else {
+        return false;
+    };
+    sink.report(
+        Code::BONE_DUPLICATE,
+        || loc.slot(v, s, k, Field::Bone),
+        || {
+            format!(
+                "vertex {v}: bone {bone} has weight in {} and again in {}",
+                slot_name(s0, k0),
+                slot_name(s, k)
+            )
+        },
+    );
+    true
+}
+
 fn slot_name(set: usize, slot: usize) -> String {
     format!("set {set} slot {slot}")
 }
@@ -374,21 +400,10 @@ impl Checker {
                 );
                 // A NaN or infinite weight is not 0: its joint is used, as the official
                 // validator counts it, so a joint named again is a duplicate too.
-                if self.bones.is_none_or(|n| u64::from(bone) < n) {
-                    match scratch.seen.iter().find(|(b, _, _)| *b == bone) {
-                        Some(&(_, s0, k0)) => sink.report(
-                            Code::BONE_DUPLICATE,
-                            || loc.slot(v, s, k, Field::Bone),
-                            || {
-                                format!(
-                                    "vertex {v}: bone {bone} has weight in {} and again in {}",
-                                    slot_name(s0, k0),
-                                    slot_name(s, k)
-                                )
-                            },
-                        ),
-                        None => scratch.seen.push((bone, s, k)),
-                    }
+                if self.bones.is_none_or(|n| u64::from(bone) < n)
+                    && !duplicate(v, (s, k, bone), &scratch.seen, loc, sink)
+                {
+                    scratch.seen.push((bone, s, k));
                 }
                 continue;
             }
@@ -469,19 +484,8 @@ impl Checker {
                 );
                 continue;
             }
-            if let Some(&(_, s0, k0)) = scratch.seen.iter().find(|(b, _, _)| *b == bone) {
+            if duplicate(v, (s, k, bone), &scratch.seen, loc, sink) {
                 blocked = true;
-                sink.report(
-                    Code::BONE_DUPLICATE,
-                    || loc.slot(v, s, k, Field::Bone),
-                    || {
-                        format!(
-                            "vertex {v}: bone {bone} has weight in {} and again in {}",
-                            slot_name(s0, k0),
-                            slot_name(s, k)
-                        )
-                    },
-                );
                 continue;
             }
             scratch.seen.push((bone, s, k));

@@ -124,9 +124,7 @@ fn describe((kind, ctype, normalized): Format) -> String {
 
 /// Runs the check of the module comment over every primitive and morph target.
 pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
-    let quantized = array(root, "extensionsUsed")
-        .iter()
-        .any(|e| e.as_str() == Some("KHR_mesh_quantization"));
+    let quantized = super::uses(root, "KHR_mesh_quantization");
     for (m, mesh) in array(root, "meshes").iter().enumerate() {
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
             let base = format!("/meshes/{m}/primitives/{p}");

@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 
 use dashvertex_gltf::Gltf;
-use dashvertex_gltf::compressed::{DECODED_EXTENSIONS, UNDERSTOOD_EXTENSIONS, what_to_do};
+use dashvertex_gltf::compressed::{DECODED_EXTENSIONS, understood, what_to_do};
 
 use super::array;
 use crate::codes::Code;
@@ -30,7 +30,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
     let root = &gltf.value;
     for (k, name) in array(root, "extensionsRequired").iter().enumerate() {
         let Some(name) = name.as_str() else { continue };
-        if !UNDERSTOOD_EXTENSIONS.contains(&name) && !DECODED_EXTENSIONS.contains(&name) {
+        if !understood(name) && !DECODED_EXTENSIONS.contains(&name) {
             push(doc, sink, &format!("/extensionsRequired/{k}"), || {
                 format!(
                     "the file requires {}, which dash does not read; {}",

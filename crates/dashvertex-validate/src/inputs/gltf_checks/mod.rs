@@ -31,6 +31,13 @@ pub(crate) fn array<'a>(root: &'a Value, key: &str) -> &'a [Value] {
         .map_or(&[], Vec::as_slice)
 }
 
+/// Whether the document lists `extension` in `extensionsUsed`.
+pub(crate) fn uses(root: &Value, extension: &str) -> bool {
+    array(root, "extensionsUsed")
+        .iter()
+        .any(|e| e.as_str() == Some(extension))
+}
+
 /// The elements of member `key` of `v` when it is an array (none otherwise).
 pub(crate) fn members<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     array(v, key)

@@ -35,9 +35,7 @@ fn named<'a>(root: &'a Value, v: &Value) -> Option<&'a Value> {
 /// Runs the checks of the module comment over every primitive.
 pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink) {
     let root = &gltf.value;
-    let quantized = array(root, "extensionsUsed")
-        .iter()
-        .any(|e| e.as_str() == Some("KHR_mesh_quantization"));
+    let quantized = super::uses(root, "KHR_mesh_quantization");
     for (m, mesh) in array(root, "meshes").iter().enumerate() {
         for (p, prim) in members(mesh, "primitives").iter().enumerate() {
             let base = format!("/meshes/{m}/primitives/{p}");

@@ -302,22 +302,12 @@ pub fn read_source_for(
     Ok(Opened::Bytes(bytes))
 }
 
-/// Refuses a glTF input whose document the validator finds broken (its buffers, buffer
-/// views, accessors, hierarchy, skins, animations: [`dashvertex_validate::refusal`]), so
-/// that no job reads garbage from it: the first error with its code, the official
-/// validator's code, where it is and what to do; the influences of each vertex are the
-/// jobs' own business (reduce and fix repair them).
-pub fn check_gltf(path: &Path, gltf: &Gltf, ctx: &Context) -> Result<(), AppError> {
-    match dashvertex_validate::verdict(gltf, &ctx.limits, dashvertex_validate::Work::Skin) {
-        dashvertex_validate::Verdict {
-            refusal: Some(r), ..
-        } => Err(refused(path, &r, ctx)),
-        _ => Ok(()),
-    }
-}
-
-/// [`check_gltf`] for a job that does `work` ([`dashvertex_validate::verdict`]): the
-/// errors outside what the job reads do not refuse the file; they are counted into
+/// Refuses a glTF input whose document the validator finds broken for the job's `work`
+/// (its buffers, buffer views, accessors, hierarchy, skins, and for a job that skins it
+/// its transforms and animations: [`dashvertex_validate::verdict`]), so that no job reads
+/// garbage from it: the first error with its code, the official validator's code, where
+/// it is and what to do; the influences of each vertex are the jobs' own business (reduce
+/// and fix repair them). The errors outside what the job reads do not refuse the file; they are counted into
 /// [`Gltf::carried_errors`], for the output check to let through, and a warning says
 /// what is carried.
 pub fn check_gltf_for(
@@ -328,7 +318,7 @@ pub fn check_gltf_for(
 ) -> Result<(), AppError> {
     let verdict = dashvertex_validate::verdict(gltf, &ctx.limits, work);
     if let Some(r) = verdict.refusal {
-        return Err(refused(path, &r, ctx));
+        return Err(refused(path, r, ctx));
     }
     if !verdict.carried.is_empty() {
         let total: u64 = verdict.carried.values().sum();
@@ -355,8 +345,7 @@ pub fn check_gltf_for(
 }
 
 /// The message of a refused input: its first error, where it is and what to do.
-fn refused(path: &Path, refusal: &dashvertex_validate::Refusal, ctx: &Context) -> AppError {
-    let refusal = refusal.clone();
+fn refused(path: &Path, refusal: dashvertex_validate::Refusal, ctx: &Context) -> AppError {
     let khronos = refusal.khronos();
     let khronos = if khronos.is_empty() {
         String::new()
@@ -385,15 +374,8 @@ fn refused(path: &Path, refusal: &dashvertex_validate::Refusal, ctx: &Context) -
 
 /// Loads glTF bytes read from `path` (told from their content), with its external
 /// buffers from the file's folder; from standard input there is no folder, so no external
-/// file is read (spec/security.md §1).
-pub fn load_gltf_bytes(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Gltf, AppError> {
-    let gltf = load_gltf_unchecked(path, bytes, ctx)?;
-    check_gltf(path, &gltf, ctx)?;
-    Ok(gltf)
-}
-
-/// [`load_gltf_bytes`] without the check of its document: for a caller that checks it
-/// for its own work.
+/// file is read (spec/security.md §1). Its document is checked by the caller, for its
+/// own work ([`check_gltf_for`]).
 fn load_gltf_unchecked(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Gltf, AppError> {
     let limits = &ctx.limits;
     let loaded = if path == Path::new("-") {

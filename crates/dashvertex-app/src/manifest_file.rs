@@ -22,13 +22,6 @@ pub fn read_manifest(path: &Path, ctx: &Context) -> Result<Option<Manifest>, App
     )
 }
 
-/// Reads the manifest a run updates under its lock, as [`read_manifest`] does: only a
-/// regular file (opened without blocking, its type checked on the handle), so a FIFO in
-/// its place cannot hang the run while it holds the lock.
-pub fn read_manifest_to_update(path: &Path, ctx: &Context) -> Result<Option<Manifest>, AppError> {
-    read_manifest(path, ctx)
-}
-
 /// A manifest from what reading `path` gave: `None` when the file is not there.
 fn read_manifest_from(
     path: &Path,
@@ -164,11 +157,7 @@ pub fn update(job: &UpdateJob<'_>, ctx: &Context) -> Result<Updated, AppError> {
     } else {
         Some(lock(manifest_path, ctx.wait)?)
     };
-    let read = if job.locked {
-        read_manifest(manifest_path, ctx)?
-    } else {
-        read_manifest_to_update(manifest_path, ctx)?
-    };
+    let read = read_manifest(manifest_path, ctx)?;
     let original =
         read.ok_or_else(|| AppError::Io(format!("{}: no such manifest", manifest_path.display())))?;
     let mut m = original.clone();

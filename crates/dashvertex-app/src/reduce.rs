@@ -13,7 +13,7 @@ use crate::error::{AppError, input_error};
 use crate::formats::{self, Format, Loaded, SaveOptions};
 use crate::input::{Context, Part, Source, container, load_for, load_for_rewrite, must_exist};
 use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled};
-use crate::manifest_file::{lock, read_manifest, read_manifest_to_update};
+use crate::manifest_file::{lock, read_manifest};
 use crate::output::{
     Check, Subject, buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases,
     text_files, write_checked,
@@ -578,8 +578,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             None => None,
         };
         let existing = match a.manifest {
-            Some(p) if a.locked => read_manifest(p, ctx)?,
-            Some(p) => read_manifest_to_update(p, ctx)?,
+            Some(p) => read_manifest(p, ctx)?,
             None => None,
         };
         if a.locked && existing.is_none() {

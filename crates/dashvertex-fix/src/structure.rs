@@ -133,7 +133,7 @@ fn matrices(gltf: &Gltf, notes: &mut Vec<Note>, changes: &mut Vec<Change>) {
         else {
             continue;
         };
-        if strided(gltf, ibm) {
+        if gltf.view_stride(ibm).is_some() {
             notes.push(Note::IbmStride { skin: s as u64 });
             changes.push(Change::Accessor {
                 pointer: format!("/skins/{s}/inverseBindMatrices"),
@@ -197,7 +197,7 @@ fn animations(gltf: &Gltf, limits: &Limits, notes: &mut Vec<Note>, changes: &mut
                 continue;
             }
             for (part, index, data) in [("input", input, &times), ("output", output, &values)] {
-                if strided(gltf, index) {
+                if gltf.view_stride(index).is_some() {
                     if noted.insert((index, 1)) {
                         notes.push(Note::AnimationStride {
                             accessor: format!("{base}/{part}"),
@@ -245,15 +245,4 @@ fn keyframe_order(times: &accessor::AccessorData<'_>) -> Option<Vec<u32>> {
 /// The elements of an array member (none when it is absent or not an array).
 fn list(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[][..], Vec::as_slice)
-}
-
-/// Whether accessor `i` lies in a buffer view with a `byteStride`.
-fn strided(gltf: &Gltf, i: u64) -> bool {
-    usize::try_from(i)
-        .ok()
-        .and_then(|i| gltf.root.accessors.get(i))
-        .and_then(|a| a.buffer_view)
-        .and_then(|v| usize::try_from(v).ok())
-        .and_then(|v| gltf.root.buffer_views.get(v))
-        .is_some_and(|v| v.byte_stride.is_some())
 }

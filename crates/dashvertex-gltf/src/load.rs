@@ -557,6 +557,17 @@ impl Gltf {
         (0..self.buffers.len()).filter_map(|i| self.buffer(i))
     }
 
+    /// The `byteStride` of accessor `accessor`'s buffer view, if it names a view that has
+    /// one.
+    pub fn view_stride(&self, accessor: u64) -> Option<u64> {
+        usize::try_from(accessor)
+            .ok()
+            .and_then(|i| self.root.accessors.get(i))
+            .and_then(|a| a.buffer_view)
+            .and_then(|v| self.root.buffer_views.get(usize::try_from(v).ok()?))
+            .and_then(|v| v.byte_stride)
+    }
+
     /// The extension (`KHR_draco_mesh_compression`) and the JSON Pointer of the stream
     /// that holds accessor `i`'s elements, when it has no buffer view and a compressed
     /// primitive names it: its elements are not zeros, and reading it fails

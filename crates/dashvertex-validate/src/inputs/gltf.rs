@@ -387,11 +387,6 @@ fn accessor_usage(gltf: &Gltf, doc: &Doc, sink: &mut Sink) {
 /// True when the accessor's buffer view has a byteStride outside 4…252 or not a
 /// multiple of 4 (reported once by [`hierarchy::structure`]).
 fn bad_stride(gltf: &Gltf, accessor: u64) -> bool {
-    usize::try_from(accessor)
-        .ok()
-        .and_then(|i| gltf.root.accessors.get(i))
-        .and_then(|a| a.buffer_view)
-        .and_then(|v| gltf.root.buffer_views.get(usize::try_from(v).ok()?))
-        .and_then(|v| v.byte_stride)
+    gltf.view_stride(accessor)
         .is_some_and(|s| !document::byte_stride_valid(s))
 }

@@ -230,10 +230,7 @@ fn inverse_bind_matrices(
         });
         return;
     };
-    let strided = acc
-        .buffer_view
-        .and_then(|v| gltf.root.buffer_views.get(usize::try_from(v).ok()?))
-        .is_some_and(|v| v.byte_stride.is_some());
+    let strided = gltf.view_stride(ibm).is_some();
     if acc.kind != "MAT4" || acc.component_type != component::F32 {
         doc.push(sink, Code::GLTF_IBM_FORMAT, &ptr, || {
             format!(

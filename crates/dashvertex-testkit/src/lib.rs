@@ -5,6 +5,8 @@
 //! - [`Scratch`]: a fresh folder per test, removed when the test passes;
 //! - [`run_limited`]: a command in a child process under an address-space limit and a
 //!   time bound, failing the test on a crash, a signal or an exit code other than 0/1/2;
+//! - [`growth`]: complexity guards as the CPU-time ratio of work at n and 8n (never a
+//!   wall-clock bound);
 //! - [`snapshot`] and [`changes`]: what a run created, changed or removed in a folder;
 //! - [`gltf::SkinnedGlb`]: skinned GLB files with several primitives and sets and
 //!   chosen faults, built in memory;
@@ -36,6 +38,7 @@ pub mod animated;
 pub mod cases;
 pub mod declared;
 pub mod gltf;
+pub mod growth;
 pub mod hostile;
 pub mod oracle;
 pub mod shaped;
@@ -78,13 +81,22 @@ impl Drop for Scratch {
 /// Address-space limit of [`run_limited`] children: 256 MiB.
 pub const MEMORY_KIB: u64 = 256 * 1024;
 
-/// Runs `exe args…` in `dir` under `ulimit -v` [`MEMORY_KIB`], with standard input
-/// empty. Fails the test when it runs longer than `secs` (the child is killed) or ends
-/// other than with exit 0, 1 or 2 (a crash, an abort at the memory limit, a signal).
+/// A child that has used no CPU for this long is taken to wait forever (on a FIFO, a
+/// lock, a terminal) and is killed: a hang guard, far beyond any test's work even on a
+/// loaded machine, never a bound on speed.
+pub const HANG_SECS: u64 = 300;
+
+/// Runs `exe args…` in `dir` under `ulimit -v` [`MEMORY_KIB`] and `ulimit -t secs` (CPU
+/// seconds, which other processes' load does not use up), with standard input empty.
+/// Fails the test when the child spends more than `secs` of CPU (the kernel stops it),
+/// waits longer than [`HANG_SECS`] (it is killed), or ends other than with exit 0, 1 or 2
+/// (a crash, an abort at the memory limit, a signal).
 pub fn run_limited(exe: &Path, dir: &Path, args: &[&str], secs: u64) -> Output {
     let mut child = Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -v {MEMORY_KIB} && exec \"$0\" \"$@\""))
+        .arg(format!(
+            "ulimit -v {MEMORY_KIB} && ulimit -t {secs} && exec \"$0\" \"$@\""
+        ))
         .arg(exe)
         .args(args)
         .current_dir(dir)
@@ -111,10 +123,13 @@ pub fn run_limited(exe: &Path, dir: &Path, args: &[&str], secs: u64) -> Output {
         if let Some(s) = child.try_wait().expect("wait") {
             break s;
         }
-        if start.elapsed() > Duration::from_secs(secs) {
+        if start.elapsed() > Duration::from_secs(HANG_SECS.max(secs)) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("{} {args:?} ran longer than {secs} s", exe.display());
+            panic!(
+                "{} {args:?} still waiting after {HANG_SECS} s",
+                exe.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(5));
     };
@@ -126,7 +141,7 @@ pub fn run_limited(exe: &Path, dir: &Path, args: &[&str], secs: u64) -> Output {
     let code = output.status.code();
     assert!(
         matches!(code, Some(0..=2)),
-        "{} {args:?}: exit {code:?} (a crash, a signal or the memory limit)\n{}",
+        "{} {args:?}: exit {code:?} (a crash, a signal, the memory limit or over {secs} CPU s)\n{}",
         exe.display(),
         String::from_utf8_lossy(&output.stderr)
     );

@@ -115,7 +115,6 @@ fn declared_counts_without_data_are_refused_by_every_command() {
         let bytes = serde_json::to_vec(&doc).unwrap();
         assert!(bytes.len() < 1700, "{} bytes", bytes.len());
         std::fs::write(d.join(&name), &bytes).unwrap();
-        let t = std::time::Instant::now();
         let o = validate(d, &["--format", "json", &name]);
         assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
         let report: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -124,7 +123,6 @@ fn declared_counts_without_data_are_refused_by_every_command() {
         assert_eq!(first["location"]["pointer"], "/accessors/0/count");
         assert!(first["location"]["line"].as_u64().is_some());
         every_command_refuses(d, &name, "/accessors/", false);
-        assert!(t.elapsed().as_secs() < 30, "{name}: {:?}", t.elapsed());
         std::fs::remove_file(d.join(&name)).unwrap();
     }
 }

@@ -19,7 +19,7 @@ use crate::output::{
     text_files, write_checked,
 };
 use crate::report::ReduceReport;
-use crate::words::{Opt, warn_neutral_bone};
+use crate::words::{Opt, warn_neutral_bone, warn_other_rig};
 
 /// A reduce job's options.
 pub struct ReduceJob<'a> {
@@ -581,6 +581,11 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             Some(p) => read_manifest(p, ctx)?,
             None => None,
         };
+        if let (Some(p), Some(m)) = (a.manifest, &existing) {
+            let names = parts.iter().flat_map(|p| p.input().bones.iter());
+            let overlap = m.overlap(names.map(|b| b.name.as_str()));
+            warn_other_rig(p, overlap, ctx.log);
+        }
         if a.locked && existing.is_none() {
             return Err(AppError::Usage(format!(
                 "{} needs an existing {} file",

@@ -229,6 +229,29 @@ pub fn warn_neutral_bone(added: &[(String, u32)], words: &dyn Wording, log: &dyn
     }
 }
 
+/// The warning an input earns when it shares fewer than half its bones with the non-empty
+/// manifest that numbers it ([`dashvertex_manifest::Overlap::is_foreign`]): most likely
+/// another rig's manifest, whose indices the input's bones would be appended after.
+pub fn warn_other_rig(
+    manifest: &std::path::Path,
+    overlap: dashvertex_manifest::Overlap,
+    log: &dyn Log,
+) {
+    if overlap.is_foreign() {
+        let name = manifest.file_name().map_or_else(
+            || manifest.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        log.log(
+            Level::Warning,
+            &format_args!(
+                "the input shares {} of its {} bones with {name}'s {}; one manifest per skeleton keeps indices meaningful",
+                overlap.shared, overlap.input, overlap.manifest
+            ),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,5 +272,30 @@ mod tests {
             vec![(Level::Note, "a".to_owned()), (Level::Info, "b".to_owned())]
         );
         assert!(c.take().is_empty());
+    }
+
+    #[test]
+    fn another_rigs_manifest_is_named_with_the_counts() {
+        let c = Collect::default();
+        let path = std::path::Path::new("/tmp/rig.manifest.json");
+        let few = dashvertex_manifest::Overlap {
+            input: 24,
+            shared: 3,
+            manifest: 19,
+        };
+        warn_other_rig(path, few, &c);
+        let half = dashvertex_manifest::Overlap {
+            input: 24,
+            shared: 12,
+            manifest: 19,
+        };
+        warn_other_rig(path, half, &c);
+        assert_eq!(
+            c.take(),
+            vec![(
+                Level::Warning,
+                "the input shares 3 of its 24 bones with rig.manifest.json's 19; one manifest per skeleton keeps indices meaningful".to_owned()
+            )]
+        );
     }
 }

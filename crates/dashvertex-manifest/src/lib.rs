@@ -9,6 +9,7 @@
 
 mod diff;
 mod lookup;
+mod overlap;
 mod read;
 mod update;
 
@@ -16,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub use diff::Difference;
 pub use lookup::Lookup;
+pub use overlap::Overlap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -381,3 +381,35 @@ fn lookups_are_fast_on_a_large_manifest() {
     let names: Vec<String> = (0..n).map(|i| format!("old{i}")).collect();
     assert_eq!(l.first_out_of_order(&names, false), None);
 }
+
+#[test]
+fn overlap_counts_names_aliases_and_retired_bones_once() {
+    let mut m = Manifest::init(&[
+        b("root", None),
+        b("spine", Some("root")),
+        b("head", Some("spine")),
+        b("tail", Some("root")),
+    ])
+    .unwrap();
+    m.rename(&[("head".into(), "skull".into())]).unwrap();
+    m.update(&[b("root", None), b("spine", Some("root"))], true)
+        .unwrap();
+    // Live: root, spine; retired: skull (alias head), tail.
+    let same = m.overlap(["root", "spine", "head", "tail", "root"]);
+    assert_eq!(
+        same,
+        Overlap {
+            input: 4,
+            shared: 4,
+            manifest: 2
+        }
+    );
+    assert!(!same.is_foreign());
+    let other = m.overlap(["root", "wing_l", "wing_r"]);
+    assert_eq!((other.shared, other.input), (1, 3));
+    assert!(other.is_foreign());
+    // Exactly half is not foreign; an empty manifest or input never is.
+    assert!(!m.overlap(["root", "wing"]).is_foreign());
+    assert!(!Manifest::new().overlap(["a", "b"]).is_foreign());
+    assert!(!m.overlap([]).is_foreign());
+}

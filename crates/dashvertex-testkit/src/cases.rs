@@ -198,7 +198,15 @@ fn transcript(case: &Path, commands: &[(&str, &Path)]) -> String {
                     .args(args.iter().map(|a| expand(a)))
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped());
-                for v in ["NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "CI", "TERM"] {
+                // COLUMNS too: help is wrapped to it (else to 100 columns off a terminal).
+                for v in [
+                    "NO_COLOR",
+                    "CLICOLOR",
+                    "CLICOLOR_FORCE",
+                    "CI",
+                    "TERM",
+                    "COLUMNS",
+                ] {
                     cmd.env_remove(v);
                 }
                 for (k, v) in &env {

@@ -83,6 +83,7 @@ cases! {
     reduce_arm => "reduce-arm",
     reduce_defaults => "reduce-defaults",
     reduce_loss_report => "reduce-loss-report",
+    reduce_other_rig => "reduce-other-rig",
     reduce_own_output => "reduce-own-output",
     reduce_per_bone_attributes => "reduce-per-bone-attributes",
     reduce_rest_pose => "reduce-rest-pose",

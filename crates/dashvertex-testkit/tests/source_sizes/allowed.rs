@@ -1,0 +1,80 @@
+//! Functions still over the limit (issue 49), each capped at its length when the check came
+//! in: it may shrink but not grow, and once it fits its entry must go (the check fails on a
+//! stale entry), so the list only gets shorter. Split a function into named steps rather
+//! than raising its number.
+
+/// `(file, function, lines)` of each function allowed over the limit for now.
+pub const ALLOWED: &[(&str, &str, usize)] = &[
+    ("crates/dashvertex-app/src/reduce.rs", "run_source", 309),
+    ("crates/dashvertex-app/src/remap.rs", "run", 139),
+    ("crates/dashvertex-app/src/split.rs", "run", 161),
+    ("crates/dashvertex-binary/src/write.rs", "encode", 125),
+    ("crates/dashvertex-cli/src/validate.rs", "run", 201),
+    ("crates/dashvertex-fix/src/document.rs", "fix_document", 121),
+    ("crates/dashvertex-fix/src/gltf.rs", "fix_gltf_listing", 124),
+    ("crates/dashvertex-fix/src/gltf.rs", "fix_primitive", 225),
+    ("crates/dashvertex-gltf/src/accessor.rs", "read", 154),
+    ("crates/dashvertex-gltf/src/from_dash.rs", "write", 175),
+    ("crates/dashvertex-gltf/src/import.rs", "primitives", 204),
+    (
+        "crates/dashvertex-gltf/src/load/decoded.rs",
+        "decode_meshopt",
+        159,
+    ),
+    ("crates/dashvertex-gltf/src/load.rs", "load_from", 220),
+    (
+        "crates/dashvertex-gltf/src/meshopt/stream.rs",
+        "decode_triangles",
+        140,
+    ),
+    ("crates/dashvertex-json/src/decode.rs", "visit_map", 126),
+    (
+        "crates/dashvertex-reduce/src/reduce/finish.rs",
+        "vertex",
+        129,
+    ),
+    ("crates/dashvertex-reduce/src/remap.rs", "remap", 214),
+    ("crates/dashvertex-reduce/src/weights_doc.rs", "parse", 136),
+    ("crates/dashvertex-skin/src/loss.rs", "loss_within", 181),
+    (
+        "crates/dashvertex-split/src/gltf.rs",
+        "split_primitive",
+        216,
+    ),
+    ("crates/dashvertex-split/src/gltf.rs", "split_gltf", 200),
+    ("crates/dashvertex-split/src/measure.rs", "moved", 121),
+    ("crates/dashvertex-split/src/read.rs", "read", 223),
+    (
+        "crates/dashvertex-split/src/write.rs",
+        "part_primitive",
+        143,
+    ),
+    ("crates/dashvertex-split/src/write.rs", "write_pair", 174),
+    ("crates/dashvertex-testkit/src/shaped.rs", "build", 207),
+    ("crates/dashvertex-validate/src/influences.rs", "full", 148),
+    (
+        "crates/dashvertex-validate/src/inputs/binary.rs",
+        "vertices",
+        140,
+    ),
+    (
+        "crates/dashvertex-validate/src/inputs/gltf/primitive.rs",
+        "vertices",
+        166,
+    ),
+    (
+        "crates/dashvertex-validate/src/inputs/gltf_checks/animations.rs",
+        "sampler_checks",
+        144,
+    ),
+    (
+        "crates/dashvertex-validate/src/inputs/gltf_checks/bounds.rs",
+        "check_all",
+        137,
+    ),
+    (
+        "crates/dashvertex-validate/src/inputs/gltf_checks/required.rs",
+        "check_all",
+        128,
+    ),
+];

@@ -7,6 +7,9 @@
 //!   then bone index, keep K, normalize, quantize with exact integer sums, pad.
 //! - [`pipeline`]: a whole run as one call — manifest update, every input reduced, a
 //!   glTF file written back ([`pipeline::reduce_gltf`]).
+//! - [`fit`]: fitted reduction — per vertex, the K bones and exact weights that move it
+//!   least from its full-influence skinning over a pose set, never worse than plain
+//!   top-K; and [`fit::precision`], the storage chosen by an error budget.
 //! - [`document`]: a DashVertex document reduced whole, the weight it dropped measured.
 //! - [`remap`]: a glTF file's joint order rewritten to a manifest's, no influence
 //!   changed (`dashvertex remap`).
@@ -30,6 +33,7 @@
 //! ```
 
 pub mod document;
+pub mod fit;
 pub mod gltf;
 pub mod input;
 /// The bone manifest (the `dashvertex-manifest` crate).

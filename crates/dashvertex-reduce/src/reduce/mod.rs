@@ -104,7 +104,7 @@ impl Dropped {
     /// True when `(weight, vertex, bone)` should replace this one as "largest": heavier,
     /// or as heavy and earlier (by vertex, then bone index), so the choice never depends
     /// on input order.
-    fn beaten_by(&self, weight: f32, vertex: u64, bone: u32) -> bool {
+    pub(crate) fn beaten_by(&self, weight: f32, vertex: u64, bone: u32) -> bool {
         weight > self.weight || (weight == self.weight && (vertex, bone) < (self.vertex, self.bone))
     }
 }
@@ -408,7 +408,7 @@ fn to_f32(x: f64) -> f32 {
 }
 
 /// "bone NAME (index N)" for an output index.
-fn bone_label(input: &Input, map: &[u32], out: u32) -> String {
+pub(crate) fn bone_label(input: &Input, map: &[u32], out: u32) -> String {
     match map
         .iter()
         .position(|&m| m == out)

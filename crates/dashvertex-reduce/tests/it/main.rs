@@ -14,6 +14,7 @@
 )]
 
 mod blender;
+mod fit;
 mod properties;
 mod remap;
 mod schemas;

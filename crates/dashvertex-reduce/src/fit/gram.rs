@@ -1,0 +1,180 @@
+//! The Gram matrix of a vertex's candidate bones over the pose set: `G[i][j] = Σ_p
+//! (M_i(p)·x) · (M_j(p)·x)` for the vertex at `x`. Its squared displacement from the
+//! full-influence skinning, for any weights `w`, is `(w − w_full)ᵀ G (w − w_full)`
+//! summed over the poses, so one `G` per vertex answers every question the fit asks.
+//!
+//! For a rig of at most [`DENSE_BONES`] used bones, the poses are folded once into a
+//! 4 × 4 matrix per bone pair, `Q_ab = Σ_p M_a(p)ᵀ M_b(p)`, and `G[i][j] = x̃ᵀ Q x̃`
+//! (`x̃ = (x, y, z, 1)`) costs 16 products whatever the number of poses. Larger rigs
+//! skin each candidate at each pose instead.
+
+use dashvertex_core::par::prelude::*;
+
+use super::poses::{Poses, Rows, apply};
+
+/// The most used bones for which the pair table is built (131,328 pairs, 16.8 MB).
+pub const DENSE_BONES: usize = 512;
+
+/// The poses folded into one 4 × 4 matrix per pair of used bones, or (past
+/// [`DENSE_BONES`]) the poses themselves.
+pub(super) enum Table<'p> {
+    /// `pairs[tri(a, b)]` for compact bones `a ≤ b`; `compact[bone]` is a bone's compact
+    /// number (`u32::MAX`: no candidate names it, or it has no matrix).
+    Dense {
+        compact: Vec<u32>,
+        pairs: Vec<[f64; 16]>,
+    },
+    /// Skin every candidate at every pose.
+    Direct(&'p Poses),
+}
+
+/// Index of the pair `(a, b)`, `a ≤ b`, in a packed upper triangle.
+#[inline]
+fn tri(a: usize, b: usize) -> usize {
+    b * (b + 1) / 2 + a
+}
+
+impl<'p> Table<'p> {
+    /// The table for the bones `used[b]` says candidates name (bones past
+    /// `poses.bones()` have no matrix and are left out).
+    pub(super) fn new(poses: &'p Poses, used: &[bool], dense_limit: usize) -> Table<'p> {
+        let bones: Vec<usize> = used
+            .iter()
+            .enumerate()
+            .filter(|&(b, &u)| u && b < poses.bones())
+            .map(|(b, _)| b)
+            .collect();
+        if bones.len() > dense_limit {
+            return Table::Direct(poses);
+        }
+        let mut compact = vec![u32::MAX; poses.bones()];
+        for (c, &b) in bones.iter().enumerate() {
+            if let Some(slot) = compact.get_mut(b) {
+                *slot = u32::try_from(c).unwrap_or(u32::MAX);
+            }
+        }
+        let n = bones.len();
+        let keys: Vec<(usize, usize)> = (0..n).flat_map(|b| (0..=b).map(move |a| (a, b))).collect();
+        // Each pair summed alone over the poses in order: the same bits at any thread count.
+        let pairs = keys
+            .par_iter()
+            .with_min_len(64)
+            .map(|&(a, b)| {
+                let (ba, bb) = (
+                    bones.get(a).copied().unwrap_or(0),
+                    bones.get(b).copied().unwrap_or(0),
+                );
+                let mut q = [0.0; 16];
+                for p in 0..poses.len() {
+                    if let (Some(ma), Some(mb)) = (poses.get(p, ba), poses.get(p, bb)) {
+                        fold(&mut q, ma, mb);
+                    }
+                }
+                q
+            })
+            .collect();
+        Table::Dense { compact, pairs }
+    }
+
+    /// Fills `g` (`n × n`, row-major) for the vertex at `x` whose candidates are the
+    /// input bones `bones`; `scratch` holds the skinned points of the direct path.
+    pub(super) fn gram(
+        &self,
+        x: [f64; 3],
+        bones: &[u32],
+        g: &mut Vec<f64>,
+        scratch: &mut Vec<[f64; 3]>,
+    ) {
+        let n = bones.len();
+        g.clear();
+        g.resize(n * n, 0.0);
+        match self {
+            Table::Dense { compact, pairs } => {
+                let xt = [x[0], x[1], x[2], 1.0];
+                let c: Vec<Option<usize>> = bones
+                    .iter()
+                    .map(|&b| {
+                        compact
+                            .get(b as usize)
+                            .copied()
+                            .filter(|&c| c != u32::MAX)
+                            .map(|c| c as usize)
+                    })
+                    .collect();
+                for i in 0..n {
+                    for j in i..n {
+                        let (Some(Some(ci)), Some(Some(cj))) = (c.get(i), c.get(j)) else {
+                            continue;
+                        };
+                        let (lo, hi) = if ci <= cj { (*ci, *cj) } else { (*cj, *ci) };
+                        let Some(q) = pairs.get(tri(lo, hi)) else {
+                            continue;
+                        };
+                        let v = quad(q, &xt);
+                        set(g, n, i, j, v);
+                        set(g, n, j, i, v);
+                    }
+                }
+            }
+            Table::Direct(poses) => {
+                for p in 0..poses.len() {
+                    scratch.clear();
+                    scratch.extend(
+                        bones
+                            .iter()
+                            .map(|&b| poses.get(p, b as usize).map_or([0.0; 3], |m| apply(m, x))),
+                    );
+                    for (i, ai) in scratch.iter().enumerate() {
+                        for (j, aj) in scratch.iter().enumerate().skip(i) {
+                            let d = ai[0] * aj[0] + ai[1] * aj[1] + ai[2] * aj[2];
+                            add(g, n, i, j, d);
+                            if i != j {
+                                add(g, n, j, i, d);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `q += maᵀ mb` for the 3 × 4 row-major `ma`, `mb`.
+#[inline]
+fn fold(q: &mut [f64; 16], ma: &Rows, mb: &Rows) {
+    for (rc, slot) in q.iter_mut().enumerate() {
+        let (r, c) = (rc / 4, rc % 4);
+        let mut s = 0.0;
+        for k in 0..3 {
+            s += ma.get(k * 4 + r).copied().unwrap_or(0.0)
+                * mb.get(k * 4 + c).copied().unwrap_or(0.0);
+        }
+        *slot += s;
+    }
+}
+
+/// `x̃ᵀ Q x̃`. `Q_ba = Q_abᵀ` gives the same scalar, so the pair is always read in the
+/// order (lower, higher) and `G[i][j]` does not depend on which bone is listed first.
+#[inline]
+fn quad(q: &[f64; 16], xt: &[f64; 4]) -> f64 {
+    let mut s = 0.0;
+    for (rc, &v) in q.iter().enumerate() {
+        let (r, c) = (rc / 4, rc % 4);
+        s += xt.get(r).copied().unwrap_or(0.0) * v * xt.get(c).copied().unwrap_or(0.0);
+    }
+    s
+}
+
+#[inline]
+fn set(g: &mut [f64], n: usize, i: usize, j: usize, v: f64) {
+    if let Some(x) = g.get_mut(i * n + j) {
+        *x = v;
+    }
+}
+
+#[inline]
+fn add(g: &mut [f64], n: usize, i: usize, j: usize, v: f64) {
+    if let Some(x) = g.get_mut(i * n + j) {
+        *x += v;
+    }
+}

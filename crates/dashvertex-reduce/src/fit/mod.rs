@@ -1,0 +1,290 @@
+//! Fitted reduction (`spec/reduction.md` §6): after the plain reduction keeps each
+//! vertex's K heaviest influences, [`fit`] looks, for every vertex that lost weight, for
+//! the K bones and the weights (non-negative, summing to one, exact in the storage) that
+//! minimize the vertex's squared displacement from its full-influence skinning summed
+//! over a pose set ([`Poses`]), and writes them only where they move the vertex less
+//! than the plain weights do. So the fitted output is never worse than plain top-K at any
+//! vertex on that objective; vertices that dropped nothing are not touched.
+//!
+//! - [`poses`]: the pose set's joint matrices, evaluated once per pose.
+//! - `gram`: the poses folded once per bone pair; each vertex's Gram matrix from them.
+//! - `solve`: the objective, the constrained least squares, the greedy support search.
+//! - `vertex`: one vertex, its two candidate supports and its exact weights.
+//! - [`precision`]: the storage (float, unorm16, unorm8) chosen by an error budget.
+
+mod gram;
+pub mod poses;
+pub mod precision;
+mod solve;
+mod vertex;
+
+use dashvertex_core::par::prelude::*;
+
+pub use gram::DENSE_BONES;
+pub use poses::{Poses, Rows};
+
+use crate::input::Input;
+use crate::reduce::{Config, Dropped, Normalize, Reduced, bone_label};
+use vertex::{Choice, Ctx, Outcome, Scratch, fit_vertex};
+
+/// The most influences per vertex a fit keeps (K): the greedy search solves K systems of
+/// up to K + 1 unknowns per vertex.
+pub const MAX_FIT_INFLUENCES: usize = 16;
+
+/// How a fit runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FitOptions {
+    /// Work units (one multiply-add) the fit may spend on the pose set: when folding the
+    /// poses (or, past [`DENSE_BONES`] used bones, skinning every candidate at every pose)
+    /// would cost more, the poses are thinned evenly (of P, the ⌊i × P / m⌋-th for i < m)
+    /// to what it affords, at least one.
+    pub max_work: u64,
+    /// Used bones up to which the poses are folded per bone pair ([`DENSE_BONES`]).
+    pub dense_bones: usize,
+}
+
+impl Default for FitOptions {
+    fn default() -> Self {
+        FitOptions {
+            max_work: u64::MAX,
+            dense_bones: DENSE_BONES,
+        }
+    }
+}
+
+/// What a fit did, beside the plain reduction's [`crate::Report`].
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FitReport {
+    /// Vertices that lost weight in the plain reduction, so the fit looked at them.
+    pub considered: u64,
+    /// Of those, vertices written with fitted weights (the rest keep the plain ones,
+    /// which no fit improved).
+    pub fitted: u64,
+    /// Of the fitted, vertices whose bones came from the greedy support search rather
+    /// than the plain top K.
+    pub greedy_support: u64,
+    /// Influences the plain reduction kept that the fitted vertices no longer hold
+    /// (their fitted weight was 0), beside those it dropped already.
+    pub left_out: u64,
+    /// Poses the objective was summed over.
+    pub poses: u64,
+    /// Poses given; more than `poses` when the work budget thinned them.
+    pub poses_given: u64,
+    /// Sum over the considered vertices of the plain output's squared displacement summed
+    /// over the poses (model units squared).
+    pub objective_plain: f64,
+    /// The same for the output written.
+    pub objective_fitted: f64,
+}
+
+/// Why a fit cannot run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FitError {
+    /// The weights do not sum to one (`Normalize::None`): the fit's constraint is the
+    /// glTF rule.
+    #[error("fitted weights sum to one: the fit needs unit normalization")]
+    NeedsUnit,
+    /// A threshold is set: fitted weights are not bounded below.
+    #[error("the fit chooses every weight; it cannot be combined with a minimum weight")]
+    Threshold,
+    /// K is above [`MAX_FIT_INFLUENCES`].
+    #[error("the fit keeps at most {MAX_FIT_INFLUENCES} influences per vertex, not {0}")]
+    TooManyInfluences(usize),
+    /// Positions and vertices differ in number.
+    #[error("{positions} positions for {vertices} vertices")]
+    Positions {
+        /// Positions given.
+        positions: usize,
+        /// Vertices in the input.
+        vertices: usize,
+    },
+    /// The reduced output is not the one of this input.
+    #[error("the reduced output holds {got} influence sets, not {sets} per vertex of the input")]
+    Reduced {
+        /// Sets held.
+        got: usize,
+        /// Sets per vertex.
+        sets: usize,
+    },
+}
+
+/// Vertices per parallel chunk of the fit.
+const CHUNK: usize = 1 << 12;
+
+/// Refits `reduced` (the plain reduction of `input` with `cfg`, `map` its output bone
+/// indices) in place over `poses`, with `positions` one per vertex. Deterministic at any
+/// thread count: every vertex is fitted alone, and chunks of fixed size are joined in
+/// order.
+pub fn fit(
+    input: &Input<'_>,
+    map: &[u32],
+    positions: &[[f32; 3]],
+    poses: &Poses,
+    cfg: &Config,
+    opts: &FitOptions,
+    reduced: &mut Reduced,
+) -> Result<FitReport, FitError> {
+    check(input, positions, cfg, reduced)?;
+    let sets = reduced.sets.max(1);
+    let given = poses.len() as u64;
+    let used = used_bones(input, poses.bones());
+    let thinned = thin(poses, &used, input, opts);
+    let poses = thinned.as_ref().unwrap_or(poses);
+    let table = gram::Table::new(poses, &used, opts.dense_bones);
+    let ctx = Ctx {
+        input,
+        map,
+        positions,
+        table: &table,
+        k: cfg.max_influences.min(sets * 4),
+        qmax: cfg.quantize.max(),
+    };
+    let mut ints = reduced
+        .integers
+        .as_mut()
+        .map(|q| q.chunks_mut(CHUNK * sets))
+        .into_iter()
+        .flatten();
+    let parts: Vec<_> = reduced
+        .influences
+        .chunks_mut(CHUNK * sets)
+        .enumerate()
+        .map(|(c, s)| (c, s, ints.next()))
+        .collect();
+    let chunks: Vec<Vec<(usize, Outcome)>> = parts
+        .into_par_iter()
+        .map_init(Scratch::default, |sc, (c, s, mut q)| {
+            let mut out = Vec::new();
+            for (i, vs) in s.chunks_mut(sets).enumerate() {
+                let v = c * CHUNK + i;
+                let vq = q
+                    .as_deref_mut()
+                    .and_then(|q| q.get_mut(i * sets..(i + 1) * sets));
+                let o = fit_vertex(&ctx, v, vs, vq, sc);
+                if o.choice != Choice::Untouched {
+                    out.push((v, o));
+                }
+            }
+            out
+        })
+        .collect();
+    let mut report = FitReport {
+        poses: poses.len() as u64,
+        poses_given: given,
+        ..FitReport::default()
+    };
+    let mut largest: Option<Dropped> = None;
+    for (v, o) in chunks.into_iter().flatten() {
+        report.considered += 1;
+        report.objective_plain += o.plain;
+        report.objective_fitted += o.written;
+        if matches!(o.choice, Choice::TopK | Choice::Greedy) {
+            report.fitted += 1;
+            report.greedy_support += u64::from(o.choice == Choice::Greedy);
+            report.left_out += o.kept_plain.saturating_sub(o.kept) as u64;
+        }
+        if let Some((w, bone, by_fit)) = o.dropped
+            && largest
+                .as_ref()
+                .is_none_or(|d| d.beaten_by(w, v as u64, bone))
+        {
+            let why = if by_fit { " (left out by the fit)" } else { "" };
+            largest = Some(Dropped {
+                weight: w,
+                vertex: v as u64,
+                bone,
+                at: format!("vertex {v}, {}{why}", bone_label(input, map, bone)),
+            });
+        }
+    }
+    if report.fitted > 0 {
+        reduced.report.largest_dropped = largest;
+    }
+    Ok(report)
+}
+
+/// Refuses settings and inputs the fit cannot run with.
+fn check(
+    input: &Input<'_>,
+    positions: &[[f32; 3]],
+    cfg: &Config,
+    reduced: &Reduced,
+) -> Result<(), FitError> {
+    if cfg.normalize != Normalize::Unit {
+        return Err(FitError::NeedsUnit);
+    }
+    if cfg.min_weight > 0.0 {
+        return Err(FitError::Threshold);
+    }
+    if cfg.max_influences > MAX_FIT_INFLUENCES {
+        return Err(FitError::TooManyInfluences(cfg.max_influences));
+    }
+    if positions.len() != input.len() {
+        return Err(FitError::Positions {
+            positions: positions.len(),
+            vertices: input.len(),
+        });
+    }
+    let sets = reduced.sets.max(1);
+    if reduced.influences.len() != input.len() * sets {
+        return Err(FitError::Reduced {
+            got: reduced.influences.len(),
+            sets,
+        });
+    }
+    Ok(())
+}
+
+/// Which input bones (below `bones`) any vertex names with a positive weight.
+fn used_bones(input: &Input<'_>, bones: usize) -> Vec<bool> {
+    (0..input.len())
+        .into_par_iter()
+        .with_min_len(CHUNK)
+        .fold(
+            || (vec![false; bones], Vec::new()),
+            |(mut used, mut cands), v| {
+                input.candidates(v, &mut cands);
+                for c in &cands {
+                    if c.weight > 0.0
+                        && let Some(u) = used.get_mut(c.bone as usize)
+                    {
+                        *u = true;
+                    }
+                }
+                (used, cands)
+            },
+        )
+        .map(|x| x.0)
+        .reduce(
+            || vec![false; bones],
+            |a, b| a.iter().zip(&b).map(|(x, y)| *x || *y).collect(),
+        )
+}
+
+/// The poses thinned evenly to what `opts.max_work` affords, or `None` when all fit.
+fn thin(poses: &Poses, used: &[bool], input: &Input<'_>, opts: &FitOptions) -> Option<Poses> {
+    let count = used.iter().filter(|&&u| u).count();
+    let bones = count as u64;
+    let per_pose = if count <= opts.dense_bones {
+        bones.saturating_mul(bones + 1) / 2 * 48
+    } else {
+        let n = input.max_per_vertex() as u64;
+        (input.len() as u64).saturating_mul(n.saturating_mul(n).saturating_mul(3) + n * 12)
+    }
+    .max(1);
+    let p = poses.len();
+    let afford = usize::try_from(opts.max_work / per_pose)
+        .unwrap_or(usize::MAX)
+        .max(1);
+    if p <= afford {
+        return None;
+    }
+    let mut out = Poses::new(poses.bones());
+    for i in 0..afford {
+        let k = usize::try_from(i as u128 * p as u128 / afford as u128).unwrap_or(0);
+        out.push((0..poses.bones()).map(|b| poses.get(k, b).copied().unwrap_or([0.0; 12])));
+    }
+    Some(out)
+}

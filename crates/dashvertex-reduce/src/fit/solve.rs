@@ -1,0 +1,218 @@
+//! The fit's arithmetic on one vertex's Gram matrix ([`super::gram`]): the squared
+//! displacement of any weights, the best non-negative weights summing to one on a given
+//! support, and the greedy support search.
+
+/// One vertex's problem: `n` candidates in the reducer's total order (weight descending,
+/// bone index ascending), their weights as read (`full`), their Gram matrix `g`
+/// (row-major) and `t = g · full`.
+pub(super) struct Problem<'a> {
+    pub(super) n: usize,
+    pub(super) g: &'a [f64],
+    pub(super) full: &'a [f64],
+    pub(super) t: Vec<f64>,
+    pub(super) c0: f64,
+}
+
+#[inline]
+fn at(v: &[f64], i: usize) -> f64 {
+    v.get(i).copied().unwrap_or(0.0)
+}
+
+impl<'a> Problem<'a> {
+    pub(super) fn new(g: &'a [f64], full: &'a [f64]) -> Problem<'a> {
+        let n = full.len();
+        let t: Vec<f64> = (0..n)
+            .map(|i| (0..n).map(|j| at(g, i * n + j) * at(full, j)).sum())
+            .collect();
+        let c0 = full.iter().zip(&t).map(|(a, b)| a * b).sum();
+        Problem { n, g, full, t, c0 }
+    }
+
+    #[inline]
+    fn g(&self, i: usize, j: usize) -> f64 {
+        at(self.g, i * self.n + j)
+    }
+
+    /// The squared displacement summed over the poses of the weights `w` (one per
+    /// candidate, 0 for those left out): `δᵀ G δ`, `δ = w − full`, without the large
+    /// terms that cancel in the expanded form.
+    pub(super) fn objective(&self, w: &[f64]) -> f64 {
+        let d: Vec<f64> = (0..self.n).map(|i| at(w, i) - at(self.full, i)).collect();
+        let mut s = 0.0;
+        for (i, &di) in d.iter().enumerate() {
+            if di == 0.0 {
+                continue;
+            }
+            let row: f64 = d.iter().enumerate().map(|(j, &dj)| self.g(i, j) * dj).sum();
+            s += di * row;
+        }
+        s.max(0.0)
+    }
+
+    /// The non-negative weights summing to one on `support` (candidate positions,
+    /// ascending) that minimize the objective: the equality-constrained least squares
+    /// solved on the free bones, and while a weight comes out negative the most negative
+    /// one (the later on a tie) is fixed at 0 and the rest solved again. `None` when no
+    /// bone is left or the system is singular.
+    pub(super) fn solve(&self, support: &[usize]) -> Option<Vec<(usize, f64)>> {
+        let mut free: Vec<usize> = support.to_vec();
+        while !free.is_empty() {
+            let w = self.solve_equality(&free)?;
+            let worst = w
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| **x < 0.0)
+                .min_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)));
+            match worst {
+                None => return Some(free.iter().copied().zip(w).collect()),
+                Some((i, _)) => {
+                    free.remove(i);
+                }
+            }
+        }
+        None
+    }
+
+    /// `min wᵀ G w − 2 tᵀ w` subject to `Σ w = 1` on the bones `free`, from the KKT
+    /// system `[G + εI, 1; 1ᵀ, 0] [w; μ] = [t; 1]` (ε = 10⁻¹² of the mean diagonal keeps
+    /// bones that move together solvable), by Gaussian elimination with partial pivoting.
+    fn solve_equality(&self, free: &[usize]) -> Option<Vec<f64>> {
+        let m = free.len();
+        let w = m + 2;
+        let trace: f64 = free.iter().map(|&i| self.g(i, i)).sum();
+        let eps = 1e-12 * (trace / m as f64).max(f64::MIN_POSITIVE);
+        let mut a = vec![0.0; (m + 1) * w];
+        for (r, &i) in free.iter().enumerate() {
+            for (c, &j) in free.iter().enumerate() {
+                let ridge = if r == c { eps } else { 0.0 };
+                put(&mut a, r * w + c, self.g(i, j) + ridge);
+            }
+            put(&mut a, r * w + m, 1.0);
+            put(&mut a, r * w + m + 1, at(&self.t, i));
+            put(&mut a, m * w + r, 1.0);
+        }
+        put(&mut a, m * w + m + 1, 1.0);
+        let x = eliminate(&mut a, m + 1)?;
+        Some(x.into_iter().take(m).collect())
+    }
+
+    /// The greedy support of at most `k` bones: first the bone that alone leaves the least
+    /// displacement; then, `k − 1` times, the bone whose best mix with the current weights
+    /// (`(1 − α) w + α e_j`, `α` in `[0, 1]`) leaves the least, after which the weights on
+    /// the support are fitted again ([`Problem::solve`]). Ties go to the bone first in the
+    /// total order. Candidate positions, ascending.
+    pub(super) fn greedy(&self, k: usize) -> Vec<usize> {
+        let mut support: Vec<usize> = Vec::with_capacity(k);
+        let mut w: Vec<(usize, f64)> = Vec::with_capacity(k);
+        let mut u = vec![0.0; self.n];
+        while support.len() < k.min(self.n) {
+            for (j, uj) in u.iter_mut().enumerate() {
+                *uj = w.iter().map(|&(s, x)| self.g(j, s) * x).sum();
+            }
+            let wgw: f64 = w.iter().map(|&(s, x)| x * at(&u, s)).sum();
+            let wt: f64 = w.iter().map(|&(s, x)| x * at(&self.t, s)).sum();
+            let current = wgw - 2.0 * wt + self.c0;
+            let mut best: Option<(usize, f64, f64)> = None;
+            for j in (0..self.n).filter(|j| !support.contains(j)) {
+                let (tj, uj, gjj) = (at(&self.t, j), at(&u, j), self.g(j, j));
+                let (e, alpha) = if w.is_empty() {
+                    (gjj - 2.0 * tj + self.c0, 1.0)
+                } else {
+                    let slope = uj - tj - (wgw - wt);
+                    let curve = gjj - 2.0 * uj + wgw;
+                    let alpha = if curve > 0.0 {
+                        (-slope / curve).clamp(0.0, 1.0)
+                    } else if slope < 0.0 {
+                        1.0
+                    } else {
+                        0.0
+                    };
+                    (current + 2.0 * alpha * slope + alpha * alpha * curve, alpha)
+                };
+                if best.is_none_or(|b| e < b.1) {
+                    best = Some((j, e, alpha));
+                }
+            }
+            let Some((j, _, alpha)) = best else { break };
+            support.push(j);
+            support.sort_unstable();
+            w = match self.solve(&support) {
+                Some(fit) => fit,
+                None => {
+                    let mut mix: Vec<(usize, f64)> =
+                        w.iter().map(|&(s, x)| (s, x * (1.0 - alpha))).collect();
+                    mix.push((j, if mix.is_empty() { 1.0 } else { alpha }));
+                    mix.sort_unstable_by_key(|x| x.0);
+                    mix
+                }
+            };
+        }
+        support
+    }
+
+    /// Half the gradient of the objective at the weights `w` (dense): `G w − t`.
+    pub(super) fn half_gradient(&self, w: &[f64]) -> Vec<f64> {
+        (0..self.n)
+            .map(|i| (0..self.n).map(|j| self.g(i, j) * at(w, j)).sum::<f64>() - at(&self.t, i))
+            .collect()
+    }
+
+    /// `G[i][j]`, for the unit moves of integer weights.
+    pub(super) fn entry(&self, i: usize, j: usize) -> f64 {
+        self.g(i, j)
+    }
+}
+
+#[inline]
+fn put(a: &mut [f64], i: usize, v: f64) {
+    if let Some(x) = a.get_mut(i) {
+        *x = v;
+    }
+}
+
+/// Solves the `r × r` system held row-major as `[A | b]` (rows of `r + 1`) by Gaussian
+/// elimination with partial pivoting (ties to the upper row). `None` when a pivot is 0
+/// or the result is not finite.
+fn eliminate(a: &mut [f64], r: usize) -> Option<Vec<f64>> {
+    let w = r + 1;
+    for col in 0..r {
+        let pivot = (col..r).max_by(|&x, &y| {
+            at(a, x * w + col)
+                .abs()
+                .total_cmp(&at(a, y * w + col).abs())
+                .then(y.cmp(&x))
+        })?;
+        if at(a, pivot * w + col) == 0.0 {
+            return None;
+        }
+        if pivot != col {
+            for c in 0..w {
+                a.swap(pivot * w + c, col * w + c);
+            }
+        }
+        let p = at(a, col * w + col);
+        for row in (col + 1)..r {
+            let f = at(a, row * w + col) / p;
+            if f == 0.0 {
+                continue;
+            }
+            for c in col..w {
+                let v = at(a, row * w + c) - f * at(a, col * w + c);
+                put(a, row * w + c, v);
+            }
+        }
+    }
+    let mut x = vec![0.0; r];
+    for row in (0..r).rev() {
+        let mut s = at(a, row * w + r);
+        for c in (row + 1)..r {
+            s -= at(a, row * w + c) * at(&x, c);
+        }
+        let v = s / at(a, row * w + row);
+        if !v.is_finite() {
+            return None;
+        }
+        put(&mut x, row, v);
+    }
+    Some(x)
+}

@@ -1,0 +1,375 @@
+//! One vertex of the fit: its candidates merged as the reducer merges them, the plain
+//! output it replaces only when that lowers the displacement, the two supports tried
+//! (the plain top K and the greedy one), their weights made exact for the storage, and
+//! the output slots written.
+
+use std::cmp::Ordering;
+
+use dashvertex_core::InfluenceSet;
+use dashvertex_core::canonical_order;
+
+use super::gram::Table;
+use super::solve::Problem;
+use crate::input::{Cand, Input};
+
+/// What a vertex's fit needs from the run.
+pub(super) struct Ctx<'a> {
+    pub(super) input: &'a Input<'a>,
+    pub(super) map: &'a [u32],
+    pub(super) positions: &'a [[f32; 3]],
+    pub(super) table: &'a Table<'a>,
+    /// Bones a support may hold: K, at most four per output set.
+    pub(super) k: usize,
+    /// 255 or 65535 for integer storage.
+    pub(super) qmax: Option<u32>,
+}
+
+/// Buffers a worker reuses from vertex to vertex.
+#[derive(Default)]
+pub(super) struct Scratch {
+    cands: Vec<Cand>,
+    /// (input bone, output bone, weight), merged, in the total order.
+    list: Vec<(u32, u32, f32)>,
+    g: Vec<f64>,
+    points: Vec<[f64; 3]>,
+    ints: Vec<u32>,
+    rems: Vec<(f64, usize)>,
+}
+
+/// Which weights a vertex was written with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Choice {
+    /// Nothing was dropped: the fit had nothing to do.
+    Untouched,
+    /// The plain reduction's weights (no fit lowered the displacement).
+    Plain,
+    /// Weights fitted on the plain top-K bones.
+    TopK,
+    /// Weights fitted on the greedy support.
+    Greedy,
+}
+
+/// What the fit did to one vertex.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Outcome {
+    pub(super) choice: Choice,
+    /// Squared displacement summed over the poses: the plain output's, and the written.
+    pub(super) plain: f64,
+    pub(super) written: f64,
+    /// Influences the plain output kept, and the written output.
+    pub(super) kept_plain: usize,
+    pub(super) kept: usize,
+    /// The heaviest candidate the written output does not hold: (weight, output bone,
+    /// whether the fit left it out while the plain selection kept it).
+    pub(super) dropped: Option<(f32, u32, bool)>,
+}
+
+impl Outcome {
+    const UNTOUCHED: Outcome = Outcome {
+        choice: Choice::Untouched,
+        plain: 0.0,
+        written: 0.0,
+        kept_plain: 0,
+        kept: 0,
+        dropped: None,
+    };
+}
+
+/// One support's written weights: (candidate position, weight, integer), in the
+/// output order.
+type Written = Vec<(usize, f32, u32)>;
+
+/// Fits vertex `v`, whose plain output is `sets` (and `ints`), in place.
+pub(super) fn fit_vertex(
+    ctx: &Ctx<'_>,
+    v: usize,
+    sets: &mut [InfluenceSet],
+    ints: Option<&mut [[u32; 4]]>,
+    sc: &mut Scratch,
+) -> Outcome {
+    // The Gram matrix's buffer is held apart while the rest of the scratch is used.
+    let mut g = std::mem::take(&mut sc.g);
+    let o = fit_with(ctx, v, sets, ints, sc, &mut g);
+    sc.g = g;
+    o
+}
+
+fn fit_with(
+    ctx: &Ctx<'_>,
+    v: usize,
+    sets: &mut [InfluenceSet],
+    ints: Option<&mut [[u32; 4]]>,
+    sc: &mut Scratch,
+    g: &mut Vec<f64>,
+) -> Outcome {
+    merged(ctx, v, sc);
+    let n = sc.list.len();
+    let plain: Vec<(u32, f32)> = sets
+        .iter()
+        .flat_map(|s| s.pairs())
+        .filter(|p| p.1 > 0.0)
+        .collect();
+    if plain.len() >= n || n < 2 {
+        return Outcome::UNTOUCHED;
+    }
+    let mut w_plain = vec![0.0; n];
+    for &(b, w) in &plain {
+        match sc
+            .list
+            .iter()
+            .position(|x| x.1 == b)
+            .and_then(|i| w_plain.get_mut(i))
+        {
+            Some(slot) => *slot = f64::from(w),
+            // A bone the candidates do not hold (the empty-vertex root): left alone.
+            None => return Outcome::UNTOUCHED,
+        }
+    }
+    let x = ctx
+        .positions
+        .get(v)
+        .copied()
+        .unwrap_or([0.0; 3])
+        .map(f64::from);
+    let bones: Vec<u32> = sc.list.iter().map(|c| c.0).collect();
+    ctx.table.gram(x, &bones, g, &mut sc.points);
+    let full: Vec<f64> = sc.list.iter().map(|c| f64::from(c.2)).collect();
+    let problem = Problem::new(g, &full);
+    let e_plain = problem.objective(&w_plain);
+    let k = ctx.k.min(n);
+    let top: Vec<usize> = (0..k).collect();
+    let greedy = problem.greedy(k);
+    let mut best: Option<(Choice, f64, Written)> = None;
+    for (choice, support) in [(Choice::TopK, &top), (Choice::Greedy, &greedy)] {
+        if choice == Choice::Greedy && greedy == top {
+            continue;
+        }
+        let Some(fitted) = problem.solve(support) else {
+            continue;
+        };
+        let written = exact(ctx, &problem, &fitted, sc);
+        let dense = dense(n, &written);
+        let e = problem.objective(&dense);
+        if e < e_plain && best.as_ref().is_none_or(|b| e < b.1) {
+            best = Some((choice, e, written));
+        }
+    }
+    let kept_plain = plain.len();
+    let Some((choice, e, written)) = best else {
+        let dropped = heaviest_dropped(
+            &sc.list,
+            |i| w_plain.get(i).is_some_and(|&w| w > 0.0),
+            |_| false,
+        );
+        return Outcome {
+            choice: Choice::Plain,
+            plain: e_plain,
+            written: e_plain,
+            kept_plain,
+            kept: kept_plain,
+            dropped,
+        };
+    };
+    write(&sc.list, &written, sets, ints);
+    let dropped = heaviest_dropped(
+        &sc.list,
+        |i| written.iter().any(|x| x.0 == i),
+        |i| w_plain.get(i).is_some_and(|&w| w > 0.0),
+    );
+    Outcome {
+        choice,
+        plain: e_plain,
+        written: e,
+        kept_plain,
+        kept: written.len(),
+        dropped,
+    }
+}
+
+/// Vertex `v`'s candidates into `sc.list`: positive finite weights, a bone listed twice
+/// merged by adding its weights in float64 in ascending order, rounded once (as the
+/// reducer merges), in the total order of output bones.
+fn merged(ctx: &Ctx<'_>, v: usize, sc: &mut Scratch) {
+    ctx.input.candidates(v, &mut sc.cands);
+    sc.list.clear();
+    let mut raw: Vec<(u32, f32)> = sc
+        .cands
+        .iter()
+        .filter(|c| c.weight.is_finite() && c.weight > 0.0)
+        .map(|c| (c.bone, c.weight))
+        .collect();
+    raw.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let mut i = 0;
+    while let Some(&(b, w)) = raw.get(i) {
+        let mut total = f64::from(w);
+        let mut j = i + 1;
+        while let Some(&(_, w2)) = raw.get(j).filter(|x| x.0 == b) {
+            total += f64::from(w2);
+            j += 1;
+        }
+        let out = ctx.map.get(b as usize).copied().unwrap_or(u32::MAX);
+        sc.list.push((b, out, to_f32(total)));
+        i = j;
+    }
+    sc.list
+        .sort_unstable_by(|a, b| canonical_order(&(a.1, a.2), &(b.1, b.2)));
+}
+
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "f64 → f32 rounds to nearest"
+)]
+fn to_f32(x: f64) -> f32 {
+    x as f32
+}
+
+/// The fitted weights made exact for the storage: binary32 passing the glTF sum rule in
+/// the output layout, or integers summing to exactly `qmax` (largest-remainder
+/// rounding, then single units moved between bones while a move lowers the objective,
+/// at most 64 moves). Bones whose weight ends at 0 are left out. Output order: weight
+/// descending, output bone ascending.
+fn exact(ctx: &Ctx<'_>, p: &Problem<'_>, fitted: &[(usize, f64)], sc: &mut Scratch) -> Written {
+    let out_bone = |i: usize| sc.list.get(i).map_or(u32::MAX, |x| x.1);
+    let mut w: Written = match ctx.qmax {
+        None => fitted.iter().map(|&(i, x)| (i, to_f32(x), 0)).collect(),
+        Some(max) => {
+            let weights: Vec<f64> = fitted.iter().map(|x| x.1.max(0.0)).collect();
+            dashvertex_core::weights::largest_remainder(&weights, max, &mut sc.ints, &mut sc.rems);
+            let mut q: Vec<(usize, u32)> = fitted
+                .iter()
+                .map(|x| x.0)
+                .zip(sc.ints.iter().copied())
+                .collect();
+            improve(p, &mut q, max);
+            q.into_iter()
+                .map(|(i, q)| (i, to_f32(f64::from(q) / f64::from(max)), q))
+                .collect()
+        }
+    };
+    w.retain(|x| x.1 > 0.0);
+    let by_weight = |a: &(usize, f32, u32), b: &(usize, f32, u32)| -> Ordering {
+        canonical_order(&(out_bone(a.0), a.1), &(out_bone(b.0), b.1))
+    };
+    w.sort_by(by_weight);
+    if ctx.qmax.is_none() {
+        for _ in 0..2 {
+            let mut flat: Vec<f32> = w.iter().map(|x| x.1).collect();
+            dashvertex_core::weights::normalize_unit(&mut flat);
+            for (x, f) in w.iter_mut().zip(flat) {
+                x.1 = f;
+            }
+            w.retain(|x| x.1 > 0.0);
+            if w.is_sorted_by(|a, b| by_weight(a, b) != Ordering::Greater) {
+                break;
+            }
+            w.sort_by(by_weight);
+        }
+    }
+    w
+}
+
+/// Moves single units between the bones of `q` (candidate position, integer) while a
+/// move lowers the objective: the best move each time (ties to the first pair in order),
+/// at most 64.
+fn improve(p: &Problem<'_>, q: &mut [(usize, u32)], max: u32) {
+    let u = 1.0 / f64::from(max);
+    let mut dense = vec![0.0; p.n];
+    for &(i, x) in q.iter() {
+        if let Some(s) = dense.get_mut(i) {
+            *s = f64::from(x) * u;
+        }
+    }
+    let mut grad = p.half_gradient(&dense);
+    for _ in 0..64 {
+        let mut best: Option<(usize, usize, f64)> = None;
+        for (a, &(i, qi)) in q.iter().enumerate() {
+            if qi == 0 {
+                continue;
+            }
+            for (b, &(j, _)) in q.iter().enumerate() {
+                if a == b {
+                    continue;
+                }
+                let gi = grad.get(i).copied().unwrap_or(0.0);
+                let gj = grad.get(j).copied().unwrap_or(0.0);
+                let curve = p.entry(i, i) + p.entry(j, j) - 2.0 * p.entry(i, j);
+                let change = 2.0 * u * (gj - gi) + u * u * curve;
+                if change < 0.0 && best.is_none_or(|x| change < x.2) {
+                    best = Some((a, b, change));
+                }
+            }
+        }
+        let Some((a, b, _)) = best else { break };
+        let (Some(&(i, _)), Some(&(j, _))) = (q.get(a), q.get(b)) else {
+            break;
+        };
+        if let Some(x) = q.get_mut(a) {
+            x.1 -= 1;
+        }
+        if let Some(x) = q.get_mut(b) {
+            x.1 += 1;
+        }
+        for (k, g) in grad.iter_mut().enumerate() {
+            *g += u * (p.entry(k, j) - p.entry(k, i));
+        }
+    }
+}
+
+/// The written weights as one weight per candidate (0 for those left out).
+fn dense(n: usize, written: &Written) -> Vec<f64> {
+    let mut d = vec![0.0; n];
+    for &(i, w, _) in written {
+        if let Some(s) = d.get_mut(i) {
+            *s = f64::from(w);
+        }
+    }
+    d
+}
+
+/// Writes `written` into the vertex's sets (and integers): influence `i` in set `i / 4`,
+/// slot `i % 4`, unused slots bone 0 with weight 0.
+fn write(
+    list: &[(u32, u32, f32)],
+    written: &Written,
+    sets: &mut [InfluenceSet],
+    mut ints: Option<&mut [[u32; 4]]>,
+) {
+    for s in sets.iter_mut() {
+        *s = InfluenceSet::ZERO;
+    }
+    if let Some(q) = ints.as_deref_mut() {
+        for s in q.iter_mut() {
+            *s = [0; 4];
+        }
+    }
+    for (slot, &(i, w, q)) in written.iter().enumerate() {
+        let bone = list.get(i).map_or(0, |x| x.1);
+        if let Some(set) = sets.get_mut(slot / 4) {
+            if let Some(j) = set.joints.get_mut(slot % 4) {
+                *j = bone;
+            }
+            if let Some(x) = set.weights.get_mut(slot % 4) {
+                *x = w;
+            }
+        }
+        if let Some(x) = ints
+            .as_deref_mut()
+            .and_then(|s| s.get_mut(slot / 4))
+            .and_then(|s| s.get_mut(slot % 4))
+        {
+            *x = q;
+        }
+    }
+}
+
+/// The heaviest candidate (first in the total order) for which `kept` is false, with
+/// whether `was_kept` held for it.
+fn heaviest_dropped(
+    list: &[(u32, u32, f32)],
+    kept: impl Fn(usize) -> bool,
+    was_kept: impl Fn(usize) -> bool,
+) -> Option<(f32, u32, bool)> {
+    let i = (0..list.len()).find(|&i| !kept(i))?;
+    let &(_, out, w) = list.get(i)?;
+    Some((w, out, was_kept(i)))
+}

@@ -1,0 +1,480 @@
+//! The fitted reduction (`spec/reduction.md` §6) against an evaluator written here, not
+//! the fit's own arithmetic: every vertex skinned at every pose, full against reduced.
+
+use dashvertex_core::weights::check_float_sets;
+use dashvertex_core::{InfluenceSet, Mesh, Vertex};
+use dashvertex_reduce::fit::{FitOptions, Poses, Rows, fit, precision};
+use dashvertex_reduce::input::Input;
+use dashvertex_reduce::manifest::{BoneRef, Manifest};
+use dashvertex_reduce::{Config, Normalize, Quantize, Reduced};
+use proptest::prelude::*;
+
+/// A chain of bones up the Y axis (bone j's joint at (0, j, 0)), posed by turns about
+/// Z and X, and vertices along it weighted to their nearest bones.
+pub struct Rig {
+    pub bones: Vec<BoneRef>,
+    pub poses: Poses,
+    pub positions: Vec<[f32; 3]>,
+    pub weights: Vec<Vec<(u32, f32)>>,
+}
+
+/// A small deterministic generator (64-bit LCG), so the rig is the same everywhere.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn mul(a: &Rows, b: &Rows) -> Rows {
+    let mut o = [0.0; 12];
+    for r in 0..3 {
+        for c in 0..4 {
+            let mut s = if c == 3 { a[r * 4 + 3] } else { 0.0 };
+            for k in 0..3 {
+                s += a[r * 4 + k] * b[k * 4 + c];
+            }
+            o[r * 4 + c] = s;
+        }
+    }
+    o
+}
+
+fn turn(z: f64, x: f64) -> Rows {
+    let (sz, cz, sx, cx) = (z.sin(), z.cos(), x.sin(), x.cos());
+    let rz = [cz, -sz, 0.0, 0.0, sz, cz, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let rx = [1.0, 0.0, 0.0, 0.0, 0.0, cx, -sx, 0.0, 0.0, sx, cx, 0.0];
+    mul(&rz, &rx)
+}
+
+fn shift(y: f64) -> Rows {
+    [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, 0.0]
+}
+
+pub fn rig(seed: u64, bones: usize, vertices: usize, influences: usize, poses: usize) -> Rig {
+    let mut r = Lcg(seed);
+    let mut set = Poses::new(bones);
+    for p in 0..poses {
+        let mut global: Vec<Rows> = Vec::with_capacity(bones);
+        for j in 0..bones {
+            let local = mul(
+                &shift(if j == 0 { 0.0 } else { 1.0 }),
+                &turn(
+                    (r.next() - 0.5) * 1.6,
+                    (r.next() - 0.5) * 0.8 * (p % 2) as f64,
+                ),
+            );
+            let g = match global.last() {
+                Some(parent) => mul(parent, &local),
+                None => local,
+            };
+            global.push(g);
+        }
+        set.push(
+            global
+                .iter()
+                .enumerate()
+                .map(|(j, g)| mul(g, &shift(-(j as f64)))),
+        );
+    }
+    let mut positions = Vec::with_capacity(vertices);
+    let mut weights = Vec::with_capacity(vertices);
+    for _ in 0..vertices {
+        let y = r.next() * (bones as f64 - 1.0);
+        positions.push([
+            (r.next() as f32 - 0.5) * 0.6,
+            y as f32,
+            (r.next() as f32 - 0.5) * 0.6,
+        ]);
+        let mut list: Vec<(u32, f64)> = (0..bones)
+            .map(|j| {
+                (
+                    j as u32,
+                    1.0 / (0.3 + (y - j as f64).abs()).powi(2) * (0.5 + r.next()),
+                )
+            })
+            .collect();
+        list.sort_by(|a, b| b.1.total_cmp(&a.1));
+        list.truncate(influences);
+        let total: f64 = list.iter().map(|x| x.1).sum();
+        weights.push(
+            list.into_iter()
+                .map(|(b, w)| (b, (w / total) as f32))
+                .collect(),
+        );
+    }
+    Rig {
+        bones: (0..bones)
+            .map(|j| BoneRef {
+                name: format!("bone{j:02}"),
+                parent: (j > 0).then(|| format!("bone{:02}", j - 1)),
+            })
+            .collect(),
+        poses: set,
+        positions,
+        weights,
+    }
+}
+
+pub fn input(rig: &Rig) -> Input<'static> {
+    let mut vertices = Vec::new();
+    let sets = rig
+        .weights
+        .iter()
+        .map(|w| w.len().div_ceil(4))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut extra = vec![Vec::new(); sets - 1];
+    for (p, w) in rig.positions.iter().zip(&rig.weights) {
+        let mut all: Vec<InfluenceSet> = w
+            .chunks(4)
+            .map(|c| InfluenceSet::from_pairs(c).unwrap())
+            .collect();
+        all.resize(sets, InfluenceSet::ZERO);
+        vertices.push(Vertex {
+            position: *p,
+            skin: all[0],
+        });
+        for (s, set) in all.into_iter().enumerate().skip(1) {
+            extra[s - 1].push(set);
+        }
+    }
+    let mesh = Mesh::from_parts(true, vertices, extra).unwrap();
+    Input::from_mesh(&mesh, rig.bones.clone()).unwrap()
+}
+
+/// Per vertex: the squared displacement summed over the poses and the largest
+/// displacement at any pose, of `out` (output bones, through `map`) from the input's
+/// full skinning.
+pub fn measure(rig: &Rig, map: &[u32], out: &Reduced) -> Vec<(f64, f64)> {
+    let back = |o: u32| map.iter().position(|&m| m == o).unwrap();
+    (0..rig.positions.len())
+        .map(|v| {
+            let x = rig.positions[v].map(f64::from);
+            let kept: Vec<(usize, f64)> = out.influences[v * out.sets..(v + 1) * out.sets]
+                .iter()
+                .flat_map(|s| s.pairs())
+                .filter(|p| p.1 != 0.0)
+                .map(|(o, w)| (back(o), f64::from(w)))
+                .collect();
+            let (mut sum, mut most) = (0.0, 0.0f64);
+            for p in 0..rig.poses.len() {
+                let at = |b: usize| {
+                    let m = rig.poses.get(p, b).unwrap();
+                    [
+                        m[0] * x[0] + m[1] * x[1] + m[2] * x[2] + m[3],
+                        m[4] * x[0] + m[5] * x[1] + m[6] * x[2] + m[7],
+                        m[8] * x[0] + m[9] * x[1] + m[10] * x[2] + m[11],
+                    ]
+                };
+                let mut d = [0.0; 3];
+                for &(b, w) in &rig.weights[v] {
+                    let y = at(b as usize);
+                    (0..3).for_each(|i| d[i] += f64::from(w) * y[i]);
+                }
+                for &(b, w) in &kept {
+                    let y = at(b);
+                    (0..3).for_each(|i| d[i] -= w * y[i]);
+                }
+                let sq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                sum += sq;
+                most = most.max(sq.sqrt());
+            }
+            (sum, most)
+        })
+        .collect()
+}
+
+pub fn map_of(rig: &Rig, i: &Input<'_>) -> Vec<u32> {
+    dashvertex_reduce::index_map(i, &Manifest::init(&rig.bones).unwrap()).unwrap()
+}
+
+fn cfg(k: usize, q: Quantize) -> Config {
+    Config {
+        max_influences: k,
+        normalize: Normalize::Unit,
+        quantize: q,
+        ..Config::default()
+    }
+}
+
+/// Plain and fitted reductions of `rig`.
+pub fn both(rig: &Rig, c: &Config, opts: &FitOptions) -> (Vec<u32>, Reduced, Reduced) {
+    let i = input(rig);
+    let map = map_of(rig, &i);
+    let plain = dashvertex_reduce::reduce(&i, &map, None, c).unwrap();
+    let mut fitted = plain.clone();
+    fit(&i, &map, &rig.positions, &rig.poses, c, opts, &mut fitted).unwrap();
+    (map, plain, fitted)
+}
+
+fn sums_are_exact(r: &Reduced, q: Quantize) {
+    let n = r.influences.len() / r.sets;
+    for v in 0..n {
+        let sets = &r.influences[v * r.sets..(v + 1) * r.sets];
+        match q.max() {
+            None => assert!(check_float_sets(sets).passes(), "vertex {v}: {sets:?}"),
+            Some(m) => {
+                let ints = &r.integers.as_ref().unwrap()[v * r.sets..(v + 1) * r.sets];
+                assert_eq!(ints.iter().flatten().sum::<u32>(), m, "vertex {v}");
+                for (s, i) in sets.iter().zip(ints) {
+                    for (w, q) in s.weights.iter().zip(i) {
+                        assert_eq!(*w, (f64::from(*q) / f64::from(m)) as f32);
+                        assert_eq!(*q == 0, *w == 0.0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_fit_moves_vertices_less_than_plain_top_k_on_a_chain_rig() {
+    // spec: RF1
+    let rig = rig(7, 12, 400, 10, 24);
+    for (k, q) in [
+        (4, Quantize::F32),
+        (4, Quantize::Unorm8),
+        (2, Quantize::Unorm16),
+    ] {
+        let (map, plain, fitted) = both(&rig, &cfg(k, q), &FitOptions::default());
+        let (a, b) = (measure(&rig, &map, &plain), measure(&rig, &map, &fitted));
+        for (v, (pa, fa)) in a.iter().zip(&b).enumerate() {
+            assert!(
+                fa.0 <= pa.0 * (1.0 + 1e-9) + 1e-12,
+                "K={k} {q:?} vertex {v}: {} > {}",
+                fa.0,
+                pa.0
+            );
+        }
+        let total = |m: &[(f64, f64)]| m.iter().map(|x| x.0).sum::<f64>();
+        let worst = |m: &[(f64, f64)]| m.iter().map(|x| x.1).fold(0.0, f64::max);
+        assert!(
+            total(&b) < 0.8 * total(&a),
+            "K={k} {q:?}: {} vs {}",
+            total(&b),
+            total(&a)
+        );
+        assert!(
+            worst(&b) < worst(&a),
+            "K={k} {q:?}: {} vs {}",
+            worst(&b),
+            worst(&a)
+        );
+        sums_are_exact(&fitted, q);
+    }
+}
+
+#[test]
+fn the_fit_is_the_same_at_any_thread_count_and_without_the_pair_table() {
+    // spec: RF4
+    let rig = rig(11, 10, 300, 8, 16);
+    let c = cfg(4, Quantize::Unorm8);
+    let run = |threads: usize, opts: FitOptions| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| both(&rig, &c, &opts).2)
+    };
+    let one = run(1, FitOptions::default());
+    assert_eq!(one, run(3, FitOptions::default()));
+    // The direct path skins every candidate at every pose: the same supports and, within
+    // rounding of the objective, the same weights.
+    let direct = run(
+        2,
+        FitOptions {
+            dense_bones: 0,
+            ..FitOptions::default()
+        },
+    );
+    let same = one
+        .influences
+        .iter()
+        .zip(&direct.influences)
+        .filter(|(a, b)| a == b)
+        .count();
+    assert!(
+        same * 100 >= one.influences.len() * 99,
+        "{same} of {}",
+        one.influences.len()
+    );
+}
+
+#[test]
+fn reducing_a_fitted_output_again_changes_nothing() {
+    // spec: RF5
+    let rig = rig(3, 8, 200, 8, 12);
+    for q in [Quantize::F32, Quantize::Unorm8, Quantize::Unorm16] {
+        let c = cfg(4, q);
+        let (map, _, fitted) = both(&rig, &c, &FitOptions::default());
+        // The fitted output as an input of its own, bones by output index.
+        let back = |o: u32| map.iter().position(|&m| m == o).unwrap() as u32;
+        let again = Rig {
+            bones: rig.bones.clone(),
+            poses: rig.poses.clone(),
+            positions: rig.positions.clone(),
+            weights: fitted
+                .influences
+                .chunks(fitted.sets)
+                .map(|s| {
+                    s.iter()
+                        .flat_map(|s| s.pairs())
+                        .filter(|p| p.1 > 0.0)
+                        .map(|(o, w)| (back(o), w))
+                        .collect()
+                })
+                .collect(),
+        };
+        let (_, plain2, fitted2) = both(&again, &c, &FitOptions::default());
+        assert_eq!(plain2.influences, fitted.influences, "{q:?}");
+        assert_eq!(fitted2.influences, fitted.influences, "{q:?}");
+    }
+}
+
+#[test]
+fn a_thinned_pose_set_is_reported() {
+    let rig = rig(5, 6, 50, 6, 40);
+    let c = cfg(2, Quantize::F32);
+    let i = input(&rig);
+    let map = map_of(&rig, &i);
+    let mut r = dashvertex_reduce::reduce(&i, &map, None, &c).unwrap();
+    // 6 bones: 21 pairs × 48 per pose; room for 10 poses.
+    let opts = FitOptions {
+        max_work: 21 * 48 * 10,
+        ..FitOptions::default()
+    };
+    let rep = fit(&i, &map, &rig.positions, &rig.poses, &c, &opts, &mut r).unwrap();
+    assert_eq!((rep.poses, rep.poses_given), (10, 40));
+    assert!(rep.fitted > 0 && rep.considered >= rep.fitted);
+    assert!(rep.objective_fitted < rep.objective_plain);
+}
+
+#[test]
+fn settings_the_fit_cannot_honour_are_refused() {
+    use dashvertex_reduce::fit::FitError;
+    let rig = rig(5, 4, 4, 4, 2);
+    let i = input(&rig);
+    let map = map_of(&rig, &i);
+    let go = |c: Config| {
+        let mut r = dashvertex_reduce::reduce(&i, &map, None, &c).unwrap();
+        fit(
+            &i,
+            &map,
+            &rig.positions,
+            &rig.poses,
+            &c,
+            &FitOptions::default(),
+            &mut r,
+        )
+        .unwrap_err()
+    };
+    assert_eq!(
+        go(Config {
+            normalize: Normalize::None,
+            ..cfg(2, Quantize::F32)
+        }),
+        FitError::NeedsUnit
+    );
+    assert_eq!(
+        go(Config {
+            min_weight: 0.1,
+            ..cfg(2, Quantize::F32)
+        }),
+        FitError::Threshold
+    );
+    assert_eq!(go(cfg(17, Quantize::F32)), FitError::TooManyInfluences(17));
+}
+
+#[test]
+fn auto_precision_picks_the_smallest_storage_within_the_budget() {
+    // spec: RQ1
+    let rig = rig(9, 8, 200, 8, 16);
+    let i = input(&rig);
+    let map = map_of(&rig, &i);
+    let c = cfg(4, Quantize::F32);
+    let opts = FitOptions::default();
+    let probe = precision::choose(
+        &i,
+        &map,
+        None,
+        &rig.positions,
+        &rig.poses,
+        &c,
+        Some(&opts),
+        f64::INFINITY,
+    )
+    .unwrap();
+    assert_eq!(probe.chosen, Some(Quantize::Unorm8));
+    let cost = |q: Quantize| probe.costs.iter().find(|x| x.quantize == q).unwrap().max;
+    let (c8, c16, c32) = (
+        cost(Quantize::Unorm8),
+        cost(Quantize::Unorm16),
+        cost(Quantize::F32),
+    );
+    // A budget between unorm8's and unorm16's cost takes unorm16; below every cost, none.
+    if c16 < c8 {
+        let budget = (c8 + c16) / 2.0;
+        let pick = precision::choose(
+            &i,
+            &map,
+            None,
+            &rig.positions,
+            &rig.poses,
+            &c,
+            Some(&opts),
+            budget,
+        )
+        .unwrap();
+        assert_ne!(pick.chosen, Some(Quantize::Unorm8));
+        let (max, _) = precision::displacement(&i, &map, &rig.positions, &rig.poses, &pick.reduced);
+        assert!(max <= budget);
+    }
+    let none = precision::choose(
+        &i,
+        &map,
+        None,
+        &rig.positions,
+        &rig.poses,
+        &c,
+        Some(&opts),
+        c8.min(c16).min(c32) / 2.0,
+    )
+    .unwrap();
+    assert_eq!(none.chosen, None);
+    // The measure agrees with the evaluator here.
+    let m = measure(&rig, &map, &probe.reduced)
+        .iter()
+        .map(|x| x.1)
+        .fold(0.0, f64::max);
+    assert!((m - c8).abs() <= 1e-9 * m.max(1.0), "{m} vs {c8}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn never_worse_than_plain_at_any_vertex_and_sums_exact(
+        seed in any::<u64>(),
+        bones in 2usize..10,
+        influences in 1usize..12,
+        k in 1usize..6,
+        q in 0u8..3,
+        poses in 1usize..8,
+    ) {
+        // spec: RF2
+        let rig = rig(seed, bones, 12, influences, poses);
+        let q = [Quantize::F32, Quantize::Unorm16, Quantize::Unorm8][q as usize];
+        let (map, plain, fitted) = both(&rig, &cfg(k, q), &FitOptions::default());
+        for (v, (p, f)) in measure(&rig, &map, &plain).iter().zip(measure(&rig, &map, &fitted)).enumerate() {
+            prop_assert!(f.0 <= p.0 * (1.0 + 1e-9) + 1e-12, "vertex {}: {} > {}", v, f.0, p.0);
+        }
+        sums_are_exact(&fitted, q);
+        prop_assert!(fitted.influences.chunks(fitted.sets).all(|s| s.iter().flat_map(|s| s.pairs()).filter(|p| p.1 > 0.0).count() <= k));
+    }
+}

@@ -21,39 +21,7 @@ pub fn fix_document(
     policy: &Policy,
 ) -> Result<Part, FixError> {
     let mut notes = Vec::new();
-    if !doc.mesh.is_skinned() && doc.mesh.has_skin_bits() {
-        match policy.skinned_flag {
-            SkinnedFlag::Error => {
-                let v = (0..doc.mesh.len())
-                    .find(|&v| doc.mesh.sets_of(v).any(|s| !s.bit_eq(&InfluenceSet::ZERO)))
-                    .unwrap_or(0);
-                return Err(FixError::Refused {
-                    part: MESH.into(),
-                    vertices: 1,
-                    vertex: v as u64,
-                    slot: None,
-                    pointer: None,
-                    message: "the mesh is marked unskinned but holds influence data \
-                              (--skinned-flag set marks it skinned, --skinned-flag clear \
-                              drops the data)"
-                        .into(),
-                });
-            }
-            SkinnedFlag::Set => {
-                doc.mesh.set_skinned(true);
-                notes.push(Note::SkinnedFlag { set: true });
-            }
-            SkinnedFlag::Clear => {
-                for v in doc.mesh.vertices_mut() {
-                    v.skin = InfluenceSet::ZERO;
-                }
-                for set in doc.mesh.extra_sets_mut() {
-                    set.fill(InfluenceSet::ZERO);
-                }
-                notes.push(Note::SkinnedFlag { set: false });
-            }
-        }
-    }
+    apply_skinned_flag(doc, policy, &mut notes)?;
     let mesh = &doc.mesh;
     let sets = mesh.set_count();
     let n = mesh.len();
@@ -102,32 +70,7 @@ pub fn fix_document(
         .finish(&positions, &ctx)
         .map_err(|r| FixError::of_part(MESH, r, &|_| None))?;
     if report.changed() || !notes.is_empty() {
-        let width = inf.sets * SLOTS;
-        let set_at = |v: usize, s: usize| -> InfluenceSet {
-            let at = v * width + s * SLOTS;
-            let mut out = InfluenceSet::ZERO;
-            for k in 0..SLOTS {
-                if let (Some(j), Some(w), Some(oj), Some(ow)) = (
-                    inf.joints.get(at + k),
-                    inf.weights.get(at + k),
-                    out.joints.get_mut(k),
-                    out.weights.get_mut(k),
-                ) {
-                    *oj = *j;
-                    *ow = to_f32(*w);
-                }
-            }
-            out
-        };
-        for (v, vertex) in doc.mesh.vertices_mut().iter_mut().enumerate() {
-            vertex.skin = set_at(v, 0);
-        }
-        doc.mesh.truncate_sets(inf.sets);
-        for (i, set) in doc.mesh.extra_sets_mut().enumerate() {
-            for (v, x) in set.iter_mut().enumerate() {
-                *x = set_at(v, i + 1);
-            }
-        }
+        write_back(doc, &inf);
     }
     Ok(Part {
         label: MESH.into(),
@@ -135,4 +78,80 @@ pub fn fix_document(
         notes,
         report,
     })
+}
+
+/// Applies `policy`'s answer to a mesh marked unskinned that holds influence data:
+/// refuses it (naming the first vertex with data), marks the mesh skinned, or drops the
+/// data, noting the change in `notes`. A mesh whose flag and data agree is left alone.
+fn apply_skinned_flag(
+    doc: &mut Document,
+    policy: &Policy,
+    notes: &mut Vec<Note>,
+) -> Result<(), FixError> {
+    if doc.mesh.is_skinned() || !doc.mesh.has_skin_bits() {
+        return Ok(());
+    }
+    match policy.skinned_flag {
+        SkinnedFlag::Error => {
+            let v = (0..doc.mesh.len())
+                .find(|&v| doc.mesh.sets_of(v).any(|s| !s.bit_eq(&InfluenceSet::ZERO)))
+                .unwrap_or(0);
+            return Err(FixError::Refused {
+                part: MESH.into(),
+                vertices: 1,
+                vertex: v as u64,
+                slot: None,
+                pointer: None,
+                message: "the mesh is marked unskinned but holds influence data \
+                          (--skinned-flag set marks it skinned, --skinned-flag clear \
+                          drops the data)"
+                    .into(),
+            });
+        }
+        SkinnedFlag::Set => {
+            doc.mesh.set_skinned(true);
+            notes.push(Note::SkinnedFlag { set: true });
+        }
+        SkinnedFlag::Clear => {
+            for v in doc.mesh.vertices_mut() {
+                v.skin = InfluenceSet::ZERO;
+            }
+            for set in doc.mesh.extra_sets_mut() {
+                set.fill(InfluenceSet::ZERO);
+            }
+            notes.push(Note::SkinnedFlag { set: false });
+        }
+    }
+    Ok(())
+}
+
+/// Writes the repaired influences `inf` back into the document's mesh: the first set into
+/// each vertex, the rest into its extra sets (dropping sets the repair removed).
+fn write_back(doc: &mut Document, inf: &part::Influences) {
+    let width = inf.sets * SLOTS;
+    let set_at = |v: usize, s: usize| -> InfluenceSet {
+        let at = v * width + s * SLOTS;
+        let mut out = InfluenceSet::ZERO;
+        for k in 0..SLOTS {
+            if let (Some(j), Some(w), Some(oj), Some(ow)) = (
+                inf.joints.get(at + k),
+                inf.weights.get(at + k),
+                out.joints.get_mut(k),
+                out.weights.get_mut(k),
+            ) {
+                *oj = *j;
+                *ow = to_f32(*w);
+            }
+        }
+        out
+    };
+    for (v, vertex) in doc.mesh.vertices_mut().iter_mut().enumerate() {
+        vertex.skin = set_at(v, 0);
+    }
+    doc.mesh.truncate_sets(inf.sets);
+    for (i, set) in doc.mesh.extra_sets_mut().enumerate() {
+        for (v, x) in set.iter_mut().enumerate() {
+            *x = set_at(v, i + 1);
+        }
+    }
 }

@@ -104,70 +104,13 @@ pub fn fix_gltf_listing<'g>(
         return Err(e);
     }
     let mut skins = Vec::new();
-    let mut matrices: Vec<(usize, Vec<[f32; 16]>)> = Vec::new();
+    let mut matrices: Vec<(usize, Matrices)> = Vec::new();
     for (s, sk) in root.skins.iter().enumerate() {
         let Some(ibm) = sk.inverse_bind_matrices else {
             continue;
         };
-        let pointer = format!("/skins/{s}/inverseBindMatrices");
-        let data = read(gltf, &pointer, ibm, limits)?;
-        if data.component_type != component::F32 || data.components != 16 {
-            return Err(FixError::Unfixable {
-                pointer,
-                message: format!(
-                    "the inverse bind matrices are {} with {} components, not MAT4 FLOAT; dashvertex fix does not convert them",
-                    type_name(&data),
-                    data.components
-                ),
-            });
-        }
-        let mut notes = Vec::new();
-        let mut mats = Vec::with_capacity(data.count);
-        for i in 0..data.count {
-            let mut m: [f32; 16] = std::array::from_fn(|c| to_f32(data.get(i, c)));
-            if m.iter().any(|x| !x.is_finite()) {
-                return Err(FixError::Unfixable {
-                    pointer,
-                    message: format!(
-                        "inverse bind matrix {i} has a NaN or infinite element; dashvertex fix does not invent a matrix"
-                    ),
-                });
-            }
-            // Column-major: the fourth row is elements 3, 7, 11 and 15. Compared exactly,
-            // as the official validator does (-0.0 equals 0.0).
-            let row = [m[3], m[7], m[11], m[15]];
-            let target = [0.0f32, 0.0, 0.0, 1.0];
-            if row != target {
-                let off = row
-                    .iter()
-                    .zip(target)
-                    .map(|(a, b)| (a - b).abs())
-                    .fold(0.0f32, f32::max);
-                if off > policy.ibm_tolerance {
-                    return Err(FixError::Unfixable {
-                        pointer,
-                        message: format!(
-                            "inverse bind matrix {i} has fourth row ({} {} {} {}), {off} from \
-                             (0 0 0 1): more than --ibm-tolerance {}; the matrix is not affine, \
-                             and dashvertex fix does not guess which one was meant",
-                            row[0], row[1], row[2], row[3], policy.ibm_tolerance
-                        ),
-                    });
-                }
-                notes.push(Note::IbmRow {
-                    joint: i as u64,
-                    before: row,
-                });
-                (m[3], m[7], m[11], m[15]) = (0.0, 0.0, 0.0, 1.0);
-            }
-            mats.push(m);
-        }
-        if !notes.is_empty() {
-            skins.push(SkinReport {
-                skin: s,
-                pointer: format!("/skins/{s}"),
-                notes,
-            });
+        if let Some((report, mats)) = snap_inverse_bind_matrices(gltf, s, ibm, policy, limits)? {
+            skins.push(report);
             matrices.push((s, mats));
         }
     }
@@ -192,17 +135,105 @@ pub fn fix_gltf_listing<'g>(
     })
 }
 
-/// One primitive: read, repaired, and (when anything changed) its sets to write.
-fn fix_primitive(
+/// A skin's inverse bind matrices, column-major.
+type Matrices = Vec<[f32; 16]>;
+
+/// Skin `s`'s inverse bind matrices (accessor `ibm`) with every fourth row within
+/// `--ibm-tolerance` of (0 0 0 1) snapped to it: the skin's report and its new matrices,
+/// or `None` when every row was exact. Refuses matrices that are not MAT4 FLOAT, hold a
+/// NaN or infinity, or whose row is further off (not affine: no guess at the one meant).
+fn snap_inverse_bind_matrices(
     gltf: &Gltf,
-    ps: &PrimitiveSets,
-    skin: Option<(usize, usize)>,
+    s: usize,
+    ibm: u64,
     policy: &Policy,
     limits: &Limits,
-    listed: Option<usize>,
-) -> Result<(Part, Option<Written>), FixError> {
-    let label = format!("mesh {} primitive {}", ps.mesh, ps.primitive);
+) -> Result<Option<(SkinReport, Matrices)>, FixError> {
+    let pointer = format!("/skins/{s}/inverseBindMatrices");
+    let data = read(gltf, &pointer, ibm, limits)?;
+    if data.component_type != component::F32 || data.components != 16 {
+        return Err(FixError::Unfixable {
+            pointer,
+            message: format!(
+                "the inverse bind matrices are {} with {} components, not MAT4 FLOAT; dashvertex fix does not convert them",
+                type_name(&data),
+                data.components
+            ),
+        });
+    }
     let mut notes = Vec::new();
+    let mut mats = Vec::with_capacity(data.count);
+    for i in 0..data.count {
+        let mut m: [f32; 16] = std::array::from_fn(|c| to_f32(data.get(i, c)));
+        if m.iter().any(|x| !x.is_finite()) {
+            return Err(FixError::Unfixable {
+                pointer,
+                message: format!(
+                    "inverse bind matrix {i} has a NaN or infinite element; dashvertex fix does not invent a matrix"
+                ),
+            });
+        }
+        // Column-major: the fourth row is elements 3, 7, 11 and 15. Compared exactly,
+        // as the official validator does (-0.0 equals 0.0).
+        let row = [m[3], m[7], m[11], m[15]];
+        let target = [0.0f32, 0.0, 0.0, 1.0];
+        if row != target {
+            let off = row
+                .iter()
+                .zip(target)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0f32, f32::max);
+            if off > policy.ibm_tolerance {
+                return Err(FixError::Unfixable {
+                    pointer,
+                    message: format!(
+                        "inverse bind matrix {i} has fourth row ({} {} {} {}), {off} from \
+                         (0 0 0 1): more than --ibm-tolerance {}; the matrix is not affine, \
+                         and dashvertex fix does not guess which one was meant",
+                        row[0], row[1], row[2], row[3], policy.ibm_tolerance
+                    ),
+                });
+            }
+            notes.push(Note::IbmRow {
+                joint: i as u64,
+                before: row,
+            });
+            (m[3], m[7], m[11], m[15]) = (0.0, 0.0, 0.0, 1.0);
+        }
+        mats.push(m);
+    }
+    Ok((!notes.is_empty()).then(|| {
+        let report = SkinReport {
+            skin: s,
+            pointer: format!("/skins/{s}"),
+            notes,
+        };
+        (report, mats)
+    }))
+}
+
+/// A primitive's influence sets as read, before any repair.
+struct ReadSets<'g> {
+    /// Each set's joints accessor, with its JSON Pointer.
+    joints: Vec<(String, AccessorData<'g>)>,
+    /// Each set's weights accessor.
+    weights: Vec<AccessorData<'g>>,
+    /// How each set's weights are stored.
+    storages: Vec<Storage>,
+    /// The vertex count every set shares.
+    count: usize,
+}
+
+/// Reads every influence set of `ps`, noting in `notes` the types and alignment a rewrite
+/// changes. Refuses a set with JOINTS but not WEIGHTS (or the reverse), weights without
+/// data, accessors that are not VEC4, weights of a type fix does not convert, and sets
+/// whose counts disagree.
+fn read_sets<'g>(
+    gltf: &'g Gltf,
+    ps: &PrimitiveSets,
+    limits: &Limits,
+    notes: &mut Vec<Note>,
+) -> Result<ReadSets<'g>, FixError> {
     let mut joints = Vec::new();
     let mut weights = Vec::new();
     let mut storages = Vec::new();
@@ -245,43 +276,7 @@ fn fix_primitive(
                 to: "UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
             });
         }
-        let storage = match (wd.component_type, wd.normalized) {
-            (component::F32, false) => Storage::Float,
-            (component::F32, true) => {
-                notes.push(Note::WeightsType {
-                    from: type_name(&wd),
-                    to: "FLOAT".into(),
-                });
-                Storage::Float
-            }
-            (component::U8, n) => {
-                if !n {
-                    notes.push(Note::WeightsType {
-                        from: type_name(&wd),
-                        to: "normalized UNSIGNED_BYTE".into(),
-                    });
-                }
-                Storage::Unorm(255)
-            }
-            (component::U16, n) => {
-                if !n {
-                    notes.push(Note::WeightsType {
-                        from: type_name(&wd),
-                        to: "normalized UNSIGNED_SHORT".into(),
-                    });
-                }
-                Storage::Unorm(65535)
-            }
-            _ => {
-                return Err(FixError::Unfixable {
-                    pointer: wp,
-                    message: format!(
-                        "weights are {}; dashvertex fix converts only FLOAT and UNSIGNED_BYTE / UNSIGNED_SHORT weights",
-                        type_name(&wd)
-                    ),
-                });
-            }
-        };
+        let storage = weights_storage(&wd, wp, notes)?;
         if (misaligned(gltf, j) || misaligned(gltf, w)) && !notes.contains(&Note::Alignment) {
             notes.push(Note::Alignment);
         }
@@ -305,6 +300,110 @@ fn fix_primitive(
                     .into(),
         });
     }
+    Ok(ReadSets {
+        joints,
+        weights,
+        storages,
+        count,
+    })
+}
+
+/// How weights of `wd`'s type are repaired and written: FLOAT stays FLOAT, UNSIGNED_BYTE
+/// and UNSIGNED_SHORT become normalized unorms (noting the type change in `notes` where
+/// the file's type was not legal). Other types are refused at `wp`.
+fn weights_storage(
+    wd: &AccessorData<'_>,
+    wp: String,
+    notes: &mut Vec<Note>,
+) -> Result<Storage, FixError> {
+    let (storage, to) = match (wd.component_type, wd.normalized) {
+        (component::F32, false) => (Storage::Float, None),
+        (component::F32, true) => (Storage::Float, Some("FLOAT")),
+        (component::U8, n) => (
+            Storage::Unorm(255),
+            (!n).then_some("normalized UNSIGNED_BYTE"),
+        ),
+        (component::U16, n) => (
+            Storage::Unorm(65535),
+            (!n).then_some("normalized UNSIGNED_SHORT"),
+        ),
+        _ => {
+            return Err(FixError::Unfixable {
+                pointer: wp,
+                message: format!(
+                    "weights are {}; dashvertex fix converts only FLOAT and UNSIGNED_BYTE / UNSIGNED_SHORT weights",
+                    type_name(wd)
+                ),
+            });
+        }
+    };
+    if let Some(to) = to {
+        notes.push(Note::WeightsType {
+            from: type_name(wd),
+            to: to.into(),
+        });
+    }
+    Ok(storage)
+}
+
+/// The bone count joint indices must stay below and the root bone, from the primitive's
+/// limiting skin `(skin, joint count)` (no bound and bone 0 without one).
+fn skin_bounds(gltf: &Gltf, skin: Option<(usize, usize)>) -> (Option<u64>, u32) {
+    match skin {
+        Some((s, len)) => {
+            let root = dashvertex_gltf::import::skeleton(gltf, s)
+                .and_then(|sk| sk.root())
+                .unwrap_or(0);
+            (Some(len as u64), root)
+        }
+        None => (None, 0),
+    }
+}
+
+/// The primitive's positions, read only when the policy needs them (`--zero-sum
+/// nearest`); refused when it needs them and the primitive has no POSITION.
+fn read_positions<'g>(
+    gltf: &'g Gltf,
+    ps: &PrimitiveSets,
+    policy: &Policy,
+    limits: &Limits,
+) -> Result<Option<AccessorData<'g>>, FixError> {
+    if !part::needs_positions(policy) {
+        return Ok(None);
+    }
+    let Some(i) = ps
+        .attributes
+        .iter()
+        .find(|a| a.0 == "POSITION")
+        .and_then(|a| a.1)
+    else {
+        return Err(FixError::Unfixable {
+            pointer: ps.pointer(),
+            message: "--zero-sum nearest needs positions, and the primitive has no POSITION \
+                      (--zero-sum root binds empty vertices to the root bone)"
+                .into(),
+        });
+    };
+    read(gltf, &ps.attribute_pointer("POSITION"), i, limits).map(Some)
+}
+
+/// One primitive: read, repaired, and (when anything changed) its sets to write.
+fn fix_primitive(
+    gltf: &Gltf,
+    ps: &PrimitiveSets,
+    skin: Option<(usize, usize)>,
+    policy: &Policy,
+    limits: &Limits,
+    listed: Option<usize>,
+) -> Result<(Part, Option<Written>), FixError> {
+    let label = format!("mesh {} primitive {}", ps.mesh, ps.primitive);
+    let mut notes = Vec::new();
+    let ReadSets {
+        joints,
+        weights,
+        storages,
+        count,
+    } = read_sets(gltf, ps, limits, &mut notes)?;
     // Mixed storages are valid and read as FLOAT values (as the validator reads them); a
     // primitive rewritten for another reason is written FLOAT in every set.
     let mixed = storages.windows(2).any(|w| w.first() != w.get(1));
@@ -313,15 +412,7 @@ fn fix_primitive(
     } else {
         storages.first().copied().unwrap_or(Storage::Float)
     };
-    let (bones, root) = match skin {
-        Some((s, len)) => {
-            let root = dashvertex_gltf::import::skeleton(gltf, s)
-                .and_then(|sk| sk.root())
-                .unwrap_or(0);
-            (Some(len as u64), root)
-        }
-        None => (None, 0),
-    };
+    let (bones, root) = skin_bounds(gltf, skin);
     let ctx = PartContext {
         policy,
         bones,
@@ -348,25 +439,7 @@ fn fix_primitive(
         let fill = |first: usize, j: &mut [u32], w: &mut [f64]| slots.fill(first, j, w);
         Some(part::fill_and_repair(count, sets, storage, &fill, &ctx)?)
     };
-    let positions = match ps
-        .attributes
-        .iter()
-        .find(|a| a.0 == "POSITION")
-        .and_then(|a| a.1)
-    {
-        Some(i) if part::needs_positions(policy) => {
-            Some(read(gltf, &ps.attribute_pointer("POSITION"), i, limits)?)
-        }
-        _ => None,
-    };
-    if part::needs_positions(policy) && positions.is_none() {
-        return Err(FixError::Unfixable {
-            pointer: ps.pointer(),
-            message: "--zero-sum nearest needs positions, and the primitive has no POSITION \
-                      (--zero-sum root binds empty vertices to the root bone)"
-                .into(),
-        });
-    }
+    let positions = read_positions(gltf, ps, policy, limits)?;
     let position = |v: usize| dashvertex_gltf::import::position_at(positions.as_ref(), v);
     let Some(filled) = filled else {
         let report = crate::report::PartReport {
@@ -389,24 +462,7 @@ fn fix_primitive(
         })
     })?;
     let changed = !notes.is_empty() || report.changed();
-    if changed && mixed {
-        notes.push(Note::WeightsType {
-            from: "mixed across sets".into(),
-            to: "FLOAT".into(),
-        });
-    }
-    // The joints are written as the exporter writes them: UNSIGNED_BYTE when every joint
-    // is below 256.
-    let written_joints = if inf.joints.iter().all(|&j| j < 256) {
-        "UNSIGNED_BYTE"
-    } else {
-        "UNSIGNED_SHORT"
-    };
-    for n in &mut notes {
-        if let Note::JointsType { to, .. } = n {
-            *to = written_joints.into();
-        }
-    }
+    note_written_types(&mut notes, changed && mixed, &inf);
     let written = changed.then(|| to_written(&inf));
     Ok((
         Part {
@@ -417,6 +473,28 @@ fn fix_primitive(
         },
         written,
     ))
+}
+
+/// Completes `notes` with the types the rewrite uses: FLOAT for weights `mixed` across
+/// sets, and for joints the exporter's choice (UNSIGNED_BYTE when every joint of `inf` is
+/// below 256, else UNSIGNED_SHORT).
+fn note_written_types(notes: &mut Vec<Note>, mixed: bool, inf: &Influences) {
+    if mixed {
+        notes.push(Note::WeightsType {
+            from: "mixed across sets".into(),
+            to: "FLOAT".into(),
+        });
+    }
+    let written_joints = if inf.joints.iter().all(|&j| j < 256) {
+        "UNSIGNED_BYTE"
+    } else {
+        "UNSIGNED_SHORT"
+    };
+    for n in notes {
+        if let Note::JointsType { to, .. } = n {
+            *to = written_joints.into();
+        }
+    }
 }
 
 /// A primitive's influence accessors, read into [`Influences`]'s layout.

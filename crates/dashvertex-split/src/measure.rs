@@ -6,7 +6,7 @@
 
 use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
-use dashvertex_skin::{Animation, PoseSet, RangeOfMotion, Rig, Skin, skin_point, turn};
+use dashvertex_skin::{Animation, Pose, PoseSet, RangeOfMotion, Rig, Skin, skin_point, turn};
 
 use crate::SplitError;
 use crate::read::Stored;
@@ -75,6 +75,70 @@ pub fn moved(
         None => None,
     };
     let rig = Rig::new(gltf);
+    let Moments {
+        moments,
+        full,
+        motion,
+        pose_set,
+    } = moments(gltf, &rig, &skin, before, vertices, anims);
+    let names = |n: usize| gltf.root.nodes.get(n).and_then(|n| n.name.clone());
+    let mut out = Moved {
+        moments: moments.len(),
+        moments_full: full,
+        pose_set: Some(pose_set),
+        ..Moved::default()
+    };
+    for at in moments {
+        let pose = pose_at(at, &rig, anims, &motion);
+        let joints = skin.joint_matrices(&rig.globals(&pose));
+        for &v in vertices {
+            let p = dashvertex_gltf::import::position_at(pos.as_ref(), v as usize);
+            let a = skin_point(p, &before.sets_of(v as usize), &joints);
+            let b = skin_point(p, &after.sets_of(v as usize), &joints);
+            let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+            if !d.is_finite() {
+                return Err(SplitError::NonFinite { vertex: v });
+            }
+            if d > out.max || out.vertex.is_none() {
+                out.max = d.max(out.max);
+                out.vertex = Some(v);
+                out.at = Some(match at {
+                    At::Rest => "at the rest pose".to_owned(),
+                    At::Anim(i, t) => format!("in animation {i} at t={t:.3} s"),
+                    At::Pose(k) => motion
+                        .pose(k, &names)
+                        .map_or_else(String::new, |p| p.describe()),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The moments a measure takes, thinned to its budget.
+struct Moments {
+    /// The moments measured, the rest pose first.
+    moments: Vec<At>,
+    /// How many the rule takes before thinning.
+    full: usize,
+    /// The range-of-motion poses (none when animations move the skin).
+    motion: RangeOfMotion,
+    /// Which poses these are.
+    pose_set: PoseSet,
+}
+
+/// The moments to measure `vertices` at: the rest pose, then every keyframe time of
+/// every animation when one moves a joint `skin` needs, else the range-of-motion poses
+/// of the joints `before` carries weight on; evenly thinned (the rest pose kept) to what
+/// the work budget, tied to the input's size, affords.
+fn moments(
+    gltf: &Gltf,
+    rig: &Rig,
+    skin: &Skin,
+    before: &Stored,
+    vertices: &[u32],
+    anims: &[Animation],
+) -> Moments {
     let mut needed = vec![false; rig.len()];
     for n in rig.needed(skin.joints.iter().copied()) {
         if let Some(slot) = needed.get_mut(n) {
@@ -110,7 +174,6 @@ pub fn moved(
     } else {
         PoseSet::RangeOfMotion
     };
-    let names = |n: usize| gltf.root.nodes.get(n).and_then(|n| n.name.clone());
     let full = moments.len();
     let per_moment = (gltf.root.nodes.len() as u64 + skin.joints.len() as u64)
         .saturating_mul(16)
@@ -128,49 +191,30 @@ pub fn moved(
         let step = full.div_ceil(fit);
         moments = moments.into_iter().step_by(step).collect();
     }
-    let mut out = Moved {
-        moments: moments.len(),
-        moments_full: full,
-        pose_set: Some(pose_set),
-        ..Moved::default()
-    };
-    for at in moments {
-        let pose = match at {
-            At::Anim(a, t) => anims
-                .get(a)
-                .map_or_else(|| rig.rest().clone(), |a| a.pose_at(rig.rest(), t)),
-            At::Rest => rig.rest().clone(),
-            At::Pose(k) => {
-                let mut pose = rig.rest().clone();
-                if let Some((node, axis, degrees)) = motion.turn_at(k)
-                    && let Some(l) = pose.local.get_mut(node)
-                {
-                    turn(l, axis, degrees);
-                }
-                pose
+    Moments {
+        moments,
+        full,
+        motion,
+        pose_set,
+    }
+}
+
+/// The pose of moment `at`: the rest pose, an animation's pose at its time, or the rest
+/// pose with one range-of-motion turn applied.
+fn pose_at(at: At, rig: &Rig, anims: &[Animation], motion: &RangeOfMotion) -> Pose {
+    match at {
+        At::Anim(a, t) => anims
+            .get(a)
+            .map_or_else(|| rig.rest().clone(), |a| a.pose_at(rig.rest(), t)),
+        At::Rest => rig.rest().clone(),
+        At::Pose(k) => {
+            let mut pose = rig.rest().clone();
+            if let Some((node, axis, degrees)) = motion.turn_at(k)
+                && let Some(l) = pose.local.get_mut(node)
+            {
+                turn(l, axis, degrees);
             }
-        };
-        let joints = skin.joint_matrices(&rig.globals(&pose));
-        for &v in vertices {
-            let p = dashvertex_gltf::import::position_at(pos.as_ref(), v as usize);
-            let a = skin_point(p, &before.sets_of(v as usize), &joints);
-            let b = skin_point(p, &after.sets_of(v as usize), &joints);
-            let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
-            if !d.is_finite() {
-                return Err(SplitError::NonFinite { vertex: v });
-            }
-            if d > out.max || out.vertex.is_none() {
-                out.max = d.max(out.max);
-                out.vertex = Some(v);
-                out.at = Some(match at {
-                    At::Rest => "at the rest pose".to_owned(),
-                    At::Anim(i, t) => format!("in animation {i} at t={t:.3} s"),
-                    At::Pose(k) => motion
-                        .pose(k, &names)
-                        .map_or_else(String::new, |p| p.describe()),
-                });
-            }
+            pose
         }
     }
-    Ok(out)
 }

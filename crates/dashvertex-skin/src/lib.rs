@@ -14,6 +14,8 @@
 //!   turned ±[`MOTION_DEGREES`] about its local axes), within a work budget tied to the
 //!   input's size, read against the skinned rest-pose bounding box (what
 //!   `dashvertex reduce --report` writes).
+//! - [`fit_poses`]: the pose set a fitted reduction is measured over — the loss's
+//!   moments and the range-of-motion poses — each pose's joint matrices evaluated once.
 //!
 //! Everything is computed in `f64` and in a fixed order, so the same inputs give the same
 //! bits on every run and thread count.
@@ -29,6 +31,7 @@
 //! ```
 
 mod animation;
+mod fit_poses;
 mod loss;
 mod motion;
 /// 4×4 matrices and quaternions (the core's, shared with the glTF importer).
@@ -39,6 +42,7 @@ mod skin;
 pub use animation::{
     Animation, Channel, Interpolation, MAX_KEYFRAME_VALUES, Path, animations, retarget,
 };
+pub use fit_poses::{FitPoses, fit_poses};
 pub use loss::{
     INTERIOR_SAMPLES, MAX_MOMENTS, Moment, PoseSet, PrimitiveLoss, WORK_FLOOR, WORK_PER_BYTE,
     Worst, loss, loss_with, loss_within, work_budget,

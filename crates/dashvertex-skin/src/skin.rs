@@ -102,6 +102,11 @@ impl Joints {
         )
     }
 
+    /// Each joint's matrix, its top three rows row-major (`[a b c d; e f g h; i k l m]`).
+    pub fn rows(&self) -> &[[f64; 12]] {
+        &self.0
+    }
+
     /// Number of joints.
     pub fn len(&self) -> usize {
         self.0.len()

@@ -7,6 +7,7 @@
     clippy::panic
 )]
 
+mod fit_poses;
 mod motion;
 mod rest_pose;
 

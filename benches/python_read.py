@@ -6,7 +6,7 @@ dashvertex.reduce's throughput on the arrays read. Not a test: it prints figures
     python3 benches/python_read.py                       # 1,000,000 vertices, 5 rounds
     python3 benches/python_read.py --vertices 3300000    # the 422 MB file of benches/README.md
 
-Needs the dashvertex wheel installed in the running Python (README: From Python) and
+Needs the dashvertex wheel installed in the running Python (crates/dashvertex-py/README.md) and
 pygltflib for its row (`pip install pygltflib`). Each figure is the median of the rounds;
 dash-validate runs as a fresh process each round (as users run it), the two readers in this
 process, after one warm-up read so the page cache holds the file.

@@ -19,6 +19,7 @@ const TOPS: &[&str] = &[
     "fuzz/",
     "blender/",
     "web/",
+    "docs/",
     ".ci/",
 ];
 

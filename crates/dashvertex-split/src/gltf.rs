@@ -154,56 +154,7 @@ fn split_primitive(
         }
         // Not needed while the repair runs; rebuilt after it.
         drop((vj, ej));
-        let before = read.stored.clone();
-        let rep = repair::repair(&mut read, max).map_err(|u| SplitError::Unfixable {
-            mesh,
-            primitive,
-            max,
-            element: refused(gltf, &read, skin, u.element, u.joints.clone()),
-        })?;
-        let positions = sets
-            .attributes
-            .iter()
-            .find(|(n, _)| n == "POSITION")
-            .and_then(|(_, a)| *a);
-        let moved = measure::moved(
-            gltf,
-            skin,
-            positions,
-            &before,
-            &read.stored,
-            &rep.vertices,
-            anims,
-            limits,
-        )?;
-        if let (Some(bound), Some(v)) = (opts.max_error, moved.vertex)
-            && moved.max > bound
-        {
-            return Err(SplitError::MaxError {
-                mesh,
-                primitive,
-                max,
-                vertex: v,
-                displacement: moved.max,
-                at: moved.at.clone().unwrap_or_default(),
-                max_error: bound,
-            });
-        }
-        reduced = Some(Reduced {
-            vertices: rep.vertices.len(),
-            influences_removed: rep.removed,
-            max_weight_lost: rep.max_weight_lost,
-            max_displacement: moved.max,
-            worst_vertex: moved.vertex,
-            worst_at: moved.at,
-            moments: moved.moments,
-            moments_full: moved.moments_full,
-            pose_set: moved
-                .pose_set
-                .unwrap_or(dashvertex_skin::PoseSet::Animations)
-                .name()
-                .to_owned(),
-        });
+        reduced = Some(reduce(gltf, sets, skin, &mut read, opts, anims, limits)?);
         (vj, ej) = tables(&read)?;
     }
     let shape = Shape {
@@ -225,16 +176,107 @@ fn split_primitive(
         }
     })?;
     drop(ej);
-    // Figures.
-    let mut referenced = vec![false; read.vertices];
-    for &v in &read.indices {
+    let mut report = primitive_report(&shape, read.vertices, &parts, &adj, max);
+    drop(adj);
+    (report.mesh, report.primitive, report.skin) = (mesh, primitive, skin);
+    report.reduced = reduced;
+    let whole = report.kept_whole;
+    drop(vj);
+    Ok(Done {
+        sets: sets.clone(),
+        read,
+        parts,
+        whole,
+        report,
+    })
+}
+
+/// Repairs `read` with `reduce` so that every element fits `opts.max_joints` joints, and
+/// measures how far that moves its vertices at `anims`' moments: the figures of the
+/// repair. Refused when an element cannot be repaired, or when a vertex moves further
+/// than [`Options::max_error`].
+fn reduce(
+    gltf: &Gltf,
+    sets: &PrimitiveSets,
+    skin: usize,
+    read: &mut Read,
+    opts: &Options,
+    anims: &[Animation],
+    limits: &Limits,
+) -> Result<Reduced, SplitError> {
+    let (mesh, primitive, max) = (sets.mesh, sets.primitive, opts.max_joints);
+    let before = read.stored.clone();
+    let rep = repair::repair(read, max).map_err(|u| SplitError::Unfixable {
+        mesh,
+        primitive,
+        max,
+        element: refused(gltf, read, skin, u.element, u.joints.clone()),
+    })?;
+    let positions = sets
+        .attributes
+        .iter()
+        .find(|(n, _)| n == "POSITION")
+        .and_then(|(_, a)| *a);
+    let moved = measure::moved(
+        gltf,
+        skin,
+        positions,
+        &before,
+        &read.stored,
+        &rep.vertices,
+        anims,
+        limits,
+    )?;
+    if let (Some(bound), Some(v)) = (opts.max_error, moved.vertex)
+        && moved.max > bound
+    {
+        return Err(SplitError::MaxError {
+            mesh,
+            primitive,
+            max,
+            vertex: v,
+            displacement: moved.max,
+            at: moved.at.clone().unwrap_or_default(),
+            max_error: bound,
+        });
+    }
+    Ok(Reduced {
+        vertices: rep.vertices.len(),
+        influences_removed: rep.removed,
+        max_weight_lost: rep.max_weight_lost,
+        max_displacement: moved.max,
+        worst_vertex: moved.vertex,
+        worst_at: moved.at,
+        moments: moved.moments,
+        moments_full: moved.moments_full,
+        pose_set: moved
+            .pose_set
+            .unwrap_or(dashvertex_skin::PoseSet::Animations)
+            .name()
+            .to_owned(),
+    })
+}
+
+/// The figures of a primitive of `vertices` vertices split into `parts` of at most `max`
+/// joints: vertices used and duplicated, joints used, palette fill and seam edges (`adj`
+/// is its vertex → element table). Mesh, primitive, skin and the repair's figures are
+/// left for the caller (0 and none).
+fn primitive_report(
+    shape: &Shape<'_>,
+    vertices: usize,
+    parts: &[Part],
+    adj: &Rows,
+    max: usize,
+) -> PrimitiveReport {
+    let mut referenced = vec![false; vertices];
+    for &v in shape.indices {
         if let Some(r) = referenced.get_mut(v as usize) {
             *r = true;
         }
     }
     let used_vertices = referenced.iter().filter(|r| **r).count();
-    let mut joint_seen = vec![false; skin_joints];
-    for p in &parts {
+    let mut joint_seen = vec![false; shape.joints];
+    for p in parts {
         for &j in &p.joints {
             if let Some(s) = joint_seen.get_mut(j as usize) {
                 *s = true;
@@ -243,7 +285,7 @@ fn split_primitive(
     }
     let joints_used = joint_seen.iter().filter(|s| **s).count();
     let mut owner = vec![0u32; shape.elements()];
-    let mut mark = vec![0u32; read.vertices];
+    let mut mark = vec![0u32; vertices];
     let mut part_vertices = Vec::with_capacity(parts.len());
     for (k, p) in parts.iter().enumerate() {
         let stamp = u32::try_from(k + 1).unwrap_or(u32::MAX);
@@ -252,23 +294,21 @@ fn split_primitive(
                 *o = stamp;
             }
         }
-        part_vertices.push(stats::part_vertex_count(&shape, p, &mut mark, stamp));
+        part_vertices.push(stats::part_vertex_count(shape, p, &mut mark, stamp));
     }
-    let seam_edges = stats::seam_edges(&shape, &adj, &owner);
-    drop(adj);
+    let seam_edges = stats::seam_edges(shape, adj, &owner);
     let total: usize = part_vertices.iter().sum();
-    let whole = parts.len() == 1 && used_vertices == read.vertices;
     let fills: Vec<f64> = parts
         .iter()
         .map(|p| p.joints.len() as f64 / max as f64)
         .collect();
-    let report = PrimitiveReport {
-        mesh,
-        primitive,
-        skin,
+    PrimitiveReport {
+        mesh: 0,
+        primitive: 0,
+        skin: 0,
         elements: shape.elements(),
         vertices: used_vertices,
-        unreferenced_vertices: read.vertices - used_vertices,
+        unreferenced_vertices: vertices - used_vertices,
         joints_used,
         lower_bound: joints_used.div_ceil(max),
         parts: parts
@@ -284,7 +324,7 @@ fn split_primitive(
                 skin_joints: 0,
             })
             .collect(),
-        kept_whole: whole,
+        kept_whole: parts.len() == 1 && used_vertices == vertices,
         duplicated_vertices: total.saturating_sub(used_vertices),
         duplication_ratio: if used_vertices == 0 {
             1.0
@@ -299,40 +339,27 @@ fn split_primitive(
         },
         palette_fill_max: fills.iter().copied().fold(0.0, f64::max),
         seam_edges,
-        reduced,
-    };
-    drop(vj);
-    Ok(Done {
-        sets: sets.clone(),
-        read,
-        parts,
-        whole,
-        report,
-    })
+        reduced: None,
+    }
 }
 
-/// Splits every skinned node of `gltf` whose skin has more than `opts.max_joints`
-/// joints. `anims` are the moments `reduce`'s displacement is measured at (the file's
-/// own animations, usually).
-pub fn split_gltf<'g>(
-    gltf: &'g Gltf,
-    opts: &Options,
-    anims: &[Animation],
-    limits: &Limits,
-) -> Result<Split<'g>, SplitError> {
-    let max = opts.max_joints;
-    if max == 0 {
-        return Err(SplitError::Config(
-            "a part needs at least one joint: the joint budget must be 1 or more".into(),
-        ));
-    }
-    let root = &gltf.root;
-    let sets = skinning::primitive_sets(root);
-    let mut by_mesh: BTreeMap<usize, Vec<&PrimitiveSets>> = BTreeMap::new();
-    for s in &sets {
-        by_mesh.entry(s.mesh).or_default().push(s);
-    }
-    // (mesh, skin) pairs in node order, with their nodes.
+/// The (mesh, skin) pairs a split cuts, in node order.
+struct Selected {
+    /// Each pair over the joint budget, with the nodes that draw it.
+    pairs: Vec<((usize, usize), Vec<usize>)>,
+    /// Skinned-mesh skins within the budget.
+    within: usize,
+    /// How many nodes draw each mesh (skinned or not).
+    users_of_mesh: BTreeMap<usize, usize>,
+}
+
+/// Finds, in node order, the (mesh, skin) pairs whose skin has more than `max` joints
+/// and whose mesh has skinned primitives (`by_mesh`), with the nodes that draw them.
+fn select_pairs(
+    root: &dashvertex_gltf::document::Root,
+    by_mesh: &BTreeMap<usize, Vec<&PrimitiveSets>>,
+    max: usize,
+) -> Selected {
     let mut pairs: Vec<((usize, usize), Vec<usize>)> = Vec::new();
     let mut pair_of: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     let mut within = std::collections::BTreeSet::new();
@@ -360,11 +387,163 @@ pub fn split_gltf<'g>(
             p.1.push(i);
         }
     }
+    Selected {
+        pairs,
+        within: within.len(),
+        users_of_mesh,
+    }
+}
+
+/// Checks the extensions at the root and on what `pairs` split that could name what the
+/// split multiplies: each known, or refused before any work ([SP13]); the warnings for
+/// those copied unchanged.
+fn check_extensions(
+    gltf: &Gltf,
+    pairs: &[((usize, usize), Vec<usize>)],
+    by_mesh: &BTreeMap<usize, Vec<&PrimitiveSets>>,
+    opts: &Options,
+) -> Result<Vec<String>, SplitError> {
+    let split_meshes: std::collections::BTreeSet<usize> = pairs.iter().map(|p| p.0.0).collect();
+    let split_skins: std::collections::BTreeSet<usize> = pairs.iter().map(|p| p.0.1).collect();
+    let split_prims: std::collections::BTreeSet<(usize, usize)> = split_meshes
+        .iter()
+        .filter_map(|m| by_mesh.get(m))
+        .flatten()
+        .map(|p| (p.mesh, p.primitive))
+        .collect();
+    refs::check(gltf, &split_meshes, &split_skins, &split_prims, opts)
+}
+
+/// What the split adds to the document, against its output budget ([SP12]).
+struct OutputBudget {
+    /// The bytes the split may add.
+    limit: u64,
+    /// The bytes the pairs written so far added.
+    added: u64,
+}
+
+impl OutputBudget {
+    /// Counts `cost`, what writing pair `pair` adds, refusing it (with what the earlier
+    /// pairs added) when it would take the total past the limit.
+    fn charge(
+        &mut self,
+        gltf: &Gltf,
+        pair: &Pair<'_>,
+        max_joints: usize,
+        cost: budget::Cost,
+    ) -> Result<(), SplitError> {
+        if self.added.saturating_add(cost.bytes) > self.limit {
+            return Err(SplitError::OutputBudget {
+                mesh: pair.mesh,
+                skin: pair.skin,
+                max_joints,
+                bytes: cost.bytes,
+                earlier: self.added,
+                budget: self.limit,
+                input_bytes: gltf.input_bytes(),
+                largest: cost.largest,
+            });
+        }
+        self.added = self.added.saturating_add(cost.bytes);
+        Ok(())
+    }
+}
+
+/// Records in `report` and `multiplied` what writing mesh `m`'s primitives `done` did:
+/// the objects added, the meshes and nodes the pair now spans, and where each part went.
+fn record_written(
+    report: &mut Report,
+    multiplied: &mut refs::Multiplied,
+    m: usize,
+    done: Vec<Done>,
+    written: write::Written,
+) {
+    let added = written.added;
+    report.added.meshes += added[0];
+    report.added.nodes += added[1];
+    report.added.skins += added[2];
+    report.added.channels += added[3];
+    multiplied.mesh(m, &written.meshes);
+    for &(u, n) in &written.nodes {
+        multiplied.node(u, n);
+    }
+    for (d, places) in done.into_iter().zip(written.placed) {
+        let mut r = d.report;
+        for (part, at) in r.parts.iter_mut().zip(places) {
+            if let Some(at) = at {
+                part.mesh = at.mesh;
+                part.primitive = at.primitive;
+                part.skin = at.skin;
+                part.vertices = at.vertices;
+                part.skin_joints = at.skin_joints;
+            }
+        }
+        report.primitives.push(r);
+    }
+}
+
+/// What writing `pair` (its primitives `done`, cut as `cuts` into `groups`) adds to the
+/// document: the copies [`budget::pair_cost`] counts, and the extension references
+/// naming the mesh or its nodes, once per added copy.
+fn pair_cost(
+    gltf: &Gltf,
+    pair: &Pair<'_>,
+    done: &[Done],
+    cuts: &[Cut<'_>],
+    groups: &[write::Group],
+    tree: &Tree,
+    references: &refs::References,
+) -> budget::Cost {
+    let vertices: Vec<Vec<usize>> = done
+        .iter()
+        .map(|d| d.report.parts.iter().map(|p| p.vertices).collect())
+        .collect();
+    let at = budget::PairRef {
+        mesh: pair.mesh,
+        skin: pair.skin,
+        users: pair.users,
+    };
+    let mut cost = budget::pair_cost(gltf, &at, cuts, &vertices, groups, tree);
+    let groups_n = u64::try_from(groups.len()).unwrap_or(u64::MAX);
+    cost.join(references.cost(
+        pair.mesh,
+        groups_n.saturating_sub(u64::from(pair.reuse_mesh)),
+        pair.users,
+        groups_n.saturating_sub(1),
+    ));
+    cost
+}
+
+/// Splits every skinned node of `gltf` whose skin has more than `opts.max_joints`
+/// joints. `anims` are the moments `reduce`'s displacement is measured at (the file's
+/// own animations, usually).
+pub fn split_gltf<'g>(
+    gltf: &'g Gltf,
+    opts: &Options,
+    anims: &[Animation],
+    limits: &Limits,
+) -> Result<Split<'g>, SplitError> {
+    let max = opts.max_joints;
+    if max == 0 {
+        return Err(SplitError::Config(
+            "a part needs at least one joint: the joint budget must be 1 or more".into(),
+        ));
+    }
+    let sets = skinning::primitive_sets(&gltf.root);
+    let mut by_mesh: BTreeMap<usize, Vec<&PrimitiveSets>> = BTreeMap::new();
+    for s in &sets {
+        by_mesh.entry(s.mesh).or_default().push(s);
+    }
+    let Selected {
+        pairs,
+        within,
+        users_of_mesh,
+    } = select_pairs(&gltf.root, &by_mesh, max);
     let mut report = Report {
         max_joints: max,
         warnings: Vec::new(),
         nodes_split: pairs.iter().map(|p| p.1.len()).sum(),
-        skins_within: within.len(),
+        skins_within: within,
         added: Added::default(),
         primitives: Vec::new(),
     };
@@ -374,23 +553,9 @@ pub fn split_gltf<'g>(
             report,
         });
     }
-    // Extensions at the root and on what is split that could name what the split
-    // multiplies: known, or refused before any work ([SP13]).
-    let split_meshes: std::collections::BTreeSet<usize> = pairs.iter().map(|p| p.0.0).collect();
-    let split_skins: std::collections::BTreeSet<usize> = pairs.iter().map(|p| p.0.1).collect();
-    let split_prims: std::collections::BTreeSet<(usize, usize)> = split_meshes
-        .iter()
-        .filter_map(|m| by_mesh.get(m))
-        .flatten()
-        .map(|p| (p.mesh, p.primitive))
-        .collect();
-    report.warnings.extend(refs::check(
-        gltf,
-        &split_meshes,
-        &split_skins,
-        &split_prims,
-        opts,
-    )?);
+    report
+        .warnings
+        .extend(check_extensions(gltf, &pairs, &by_mesh, opts)?);
     let references = refs::References::new(&gltf.value);
     let mut multiplied = refs::Multiplied::default();
     let mut ed = Editor::new(gltf)?;
@@ -401,9 +566,10 @@ pub fn split_gltf<'g>(
     // and before anything is written for it.
     let mut made = 0usize;
     let mut checked_nodes = std::collections::BTreeSet::new();
-    // What the split adds to the document, against its output budget ([SP12]).
-    let output_budget = budget::output_budget(gltf.input_bytes());
-    let mut added_bytes: u64 = 0;
+    let mut output = OutputBudget {
+        limit: budget::output_budget(gltf.input_bytes()),
+        added: 0,
+    };
     for ((m, s), users) in &pairs {
         let mut done = Vec::new();
         for p in by_mesh.get(m).into_iter().flatten() {
@@ -424,12 +590,9 @@ pub fn split_gltf<'g>(
         // Nodes beside the split ones are added only for a second group: then each
         // split node's extensions must be known to be carried (once per node).
         if groups.len() > 1 {
-            for &u in users.iter() {
-                if checked_nodes.insert(u) {
-                    report
-                        .warnings
-                        .extend(node_extensions(gltf, u, groups.len() - 1, opts)?);
-                }
+            for &u in users.iter().filter(|&&u| checked_nodes.insert(u)) {
+                let warnings = node_extensions(gltf, u, groups.len() - 1, opts)?;
+                report.warnings.extend(warnings);
             }
         }
         // The mesh's place goes to the first pair when only split nodes draw it.
@@ -449,60 +612,10 @@ pub fn split_gltf<'g>(
             reuse_skin,
         };
         // What writing the pair adds, counted before anything is written for it.
-        let vertices: Vec<Vec<usize>> = done
-            .iter()
-            .map(|d| d.report.parts.iter().map(|p| p.vertices).collect())
-            .collect();
-        let at = budget::PairRef {
-            mesh: *m,
-            skin: *s,
-            users,
-        };
-        let mut cost = budget::pair_cost(gltf, &at, &cuts, &vertices, &groups, &tree);
-        // The extension references naming the mesh or its nodes, once per added copy.
-        let groups_n = u64::try_from(groups.len()).unwrap_or(u64::MAX);
-        cost.join(references.cost(
-            *m,
-            groups_n.saturating_sub(u64::from(reuse_mesh)),
-            users,
-            groups_n.saturating_sub(1),
-        ));
-        if added_bytes.saturating_add(cost.bytes) > output_budget {
-            return Err(SplitError::OutputBudget {
-                mesh: *m,
-                skin: *s,
-                max_joints: max,
-                bytes: cost.bytes,
-                earlier: added_bytes,
-                budget: output_budget,
-                input_bytes: gltf.input_bytes(),
-                largest: cost.largest,
-            });
-        }
-        added_bytes = added_bytes.saturating_add(cost.bytes);
+        let cost = pair_cost(gltf, &pair, &done, &cuts, &groups, &tree, &references);
+        output.charge(gltf, &pair, max, cost)?;
         let written = write::write_pair(&mut ed, gltf, &pair, &cuts, &groups, &tree)?;
-        let added = written.added;
-        report.added.meshes += added[0];
-        report.added.nodes += added[1];
-        report.added.skins += added[2];
-        report.added.channels += added[3];
-        multiplied.mesh(*m, &written.meshes);
-        for &(u, n) in &written.nodes {
-            multiplied.node(u, n);
-        }
-        for (d, places) in done.into_iter().zip(written.placed) {
-            let mut r = d.report;
-            for (part, at) in r.parts.iter_mut().zip(places) {
-                if let Some(at) = at {
-                    part.mesh = at.mesh;
-                    part.primitive = at.primitive;
-                    part.skin = at.skin;
-                    part.vertices = at.vertices;
-                    part.skin_joints = at.skin_joints;
-                }
-            }
-            report.primitives.push(r);
-        }
+        record_written(&mut report, &mut multiplied, *m, done, written);
     }
     // Every reference to a mesh or node the split multiplied names each part ([SP13]).
     refs::rewrite(ed.json_mut(), &multiplied);

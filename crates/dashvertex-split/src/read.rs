@@ -265,11 +265,40 @@ pub fn read(
         .value
         .pointer(&p.pointer())
         .ok_or_else(|| refuse(p, "", "the primitive is missing".into()))?;
+    let (arity, list) = topology(p, json)?;
+    let n = vertex_count(gltf, p)?;
+    let (format, views) = influence_views(gltf, p, limits)?;
+    let stored = store(p, &views, format, n, skin_joints)?;
+    let (indices, index_type) = read_indices(gltf, p, json, n, limits)?;
+    let indices = list.elements(indices);
+    if indices.len() % arity != 0 {
+        return Err(refuse(
+            p,
+            "/indices",
+            format!(
+                "{} indices do not make whole elements of {arity} vertices",
+                indices.len()
+            ),
+        ));
+    }
+    Ok(Read {
+        arity,
+        mode: list.list_mode(),
+        indices,
+        index_type,
+        vertices: n,
+        stored,
+    })
+}
+
+/// The vertices per element of primitive `p` (`json`) and how its `mode` makes
+/// elements; refused for a mode glTF does not define.
+fn topology(p: &PrimitiveSets, json: &serde_json::Value) -> Result<(usize, List), SplitError> {
     let mode = json
         .get("mode")
         .and_then(serde_json::Value::as_u64)
         .unwrap_or(4);
-    let (arity, list) = match mode {
+    Ok(match mode {
         0 => (1, List::Points),
         1 => (2, List::Lines),
         2 => (2, List::LineLoop),
@@ -284,7 +313,12 @@ pub fn read(
                 format!("mode {m} is not a glTF primitive mode (0 to 6)"),
             ));
         }
-    };
+    })
+}
+
+/// The vertex count of primitive `p`: the count every attribute shares (0 without
+/// attributes); refused when an attribute is not an accessor or the counts differ.
+fn vertex_count(gltf: &Gltf, p: &PrimitiveSets) -> Result<usize, SplitError> {
     // Every attribute has the same count: the vertex count.
     let mut vertices: Option<u64> = None;
     for (name, acc) in &p.attributes {
@@ -312,7 +346,17 @@ pub fn read(
             _ => vertices = Some(count),
         }
     }
-    let n = usize::try_from(vertices.unwrap_or(0)).unwrap_or(usize::MAX);
+    Ok(usize::try_from(vertices.unwrap_or(0)).unwrap_or(usize::MAX))
+}
+
+/// Each influence set's JOINTS and WEIGHTS accessors of primitive `p`, with the weight
+/// format they all share; refused for malformed names, a missing or incomplete set,
+/// types `split` does not write, or sets whose weight formats differ.
+fn influence_views<'g>(
+    gltf: &'g Gltf,
+    p: &PrimitiveSets,
+    limits: &Limits,
+) -> Result<(WeightFormat, Vec<(AccessorData<'g>, AccessorData<'g>)>), SplitError> {
     if !p.malformed.is_empty() {
         return Err(refuse(
             p,
@@ -372,6 +416,18 @@ pub fn read(
         views.push((jd, wd));
     }
     let format = format.ok_or_else(|| refuse(p, "/attributes", "no influence set".into()))?;
+    Ok((format, views))
+}
+
+/// The influences of `views` for `n` vertices, stored as `format`; refused at the first
+/// used slot whose joint is not among the skin's `skin_joints`.
+fn store(
+    p: &PrimitiveSets,
+    views: &[(AccessorData<'_>, AccessorData<'_>)],
+    format: WeightFormat,
+    n: usize,
+    skin_joints: usize,
+) -> Result<Stored, SplitError> {
     let sets = views.len();
     let mut stored = Stored {
         sets,
@@ -417,8 +473,21 @@ pub fn read(
             }
         }
     }
+    Ok(stored)
+}
+
+/// Primitive `p`'s index list and its component type: `0..n` as UNSIGNED_SHORT without
+/// an index accessor; refused when the indices are not unsigned integer scalars or one
+/// is not below the vertex count `n`.
+fn read_indices(
+    gltf: &Gltf,
+    p: &PrimitiveSets,
+    json: &serde_json::Value,
+    n: usize,
+    limits: &Limits,
+) -> Result<(Vec<u32>, u32), SplitError> {
     let index_acc = json.get("indices").and_then(serde_json::Value::as_u64);
-    let (indices, index_type) = match index_acc {
+    Ok(match index_acc {
         None => (
             (0..u32::try_from(n).unwrap_or(u32::MAX)).collect::<Vec<u32>>(),
             component::U16,
@@ -457,24 +526,5 @@ pub fn read(
             }
             (out, d.component_type)
         }
-    };
-    let indices = list.elements(indices);
-    if indices.len() % arity != 0 {
-        return Err(refuse(
-            p,
-            "/indices",
-            format!(
-                "{} indices do not make whole elements of {arity} vertices",
-                indices.len()
-            ),
-        ));
-    }
-    Ok(Read {
-        arity,
-        mode: list.list_mode(),
-        indices,
-        index_type,
-        vertices: n,
-        stored,
     })
 }

@@ -33,7 +33,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/dashvertex-reduce/src/remap.rs", "remap", 214),
     ("crates/dashvertex-reduce/src/weights_doc.rs", "parse", 136),
     ("crates/dashvertex-skin/src/loss.rs", "loss_within", 181),
-    ("crates/dashvertex-split/src/read.rs", "read", 223),
     (
         "crates/dashvertex-split/src/write.rs",
         "part_primitive",

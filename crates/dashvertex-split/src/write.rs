@@ -213,9 +213,52 @@ fn part_primitive(
         }
         return Ok((prim, read.vertices));
     }
-    // The part's vertices, ascending, and each one's new index. `scratch` is all
-    // `u32::MAX` between parts (set once, and the part's own vertices put back at the
-    // end): clearing it for each part cost the primitive's vertex count per part.
+    let (vertices, indices) = part_vertices(read, part, scratch);
+    let mut attrs = serde_json::Map::new();
+    for (name, acc) in &cut.sets.attributes {
+        if name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_") {
+            continue;
+        }
+        if let Some(a) = acc {
+            attrs.insert(name.clone(), json!(ed.gather(*a, &vertices, true)?));
+        }
+    }
+    let src = PartInfluences {
+        stored: &read.stored,
+        vertices: &vertices,
+        local,
+    };
+    for (k, a) in ed.influence_accessors(&src)? {
+        attrs.insert(k, json!(a));
+    }
+    if let Some(o) = prim.as_object_mut() {
+        o.insert("attributes".into(), Value::Object(attrs));
+        if let Some(i) = o.get("indices").and_then(Value::as_u64) {
+            ed.mark_replaced(i);
+        }
+        let idx = ed.add_indices(&indices, read.index_type)?;
+        o.insert("indices".into(), json!(idx));
+        // A strip, fan or loop was cut as the list it draws: the part is that list.
+        if read.mode == 4 {
+            o.remove("mode");
+        } else {
+            o.insert("mode".into(), json!(read.mode));
+        }
+    }
+    if let Some(targets) = orig.get("targets").and_then(Value::as_array) {
+        let targets = part_targets(ed, targets, &vertices)?;
+        if let Some(o) = prim.as_object_mut() {
+            o.insert("targets".into(), Value::Array(targets));
+        }
+    }
+    Ok((prim, vertices.len()))
+}
+
+/// The vertices of `part` of `read`, ascending, and its elements' indices renumbered
+/// to them. `scratch` is all `u32::MAX` between parts (set once, and the part's own
+/// vertices put back at the end): clearing it for each part cost the primitive's vertex
+/// count per part.
+fn part_vertices(read: &Read, part: &Part, scratch: &mut Vec<u32>) -> (Vec<u32>, Vec<u32>) {
     if scratch.len() != read.vertices {
         scratch.clear();
         scratch.resize(read.vertices, u32::MAX);
@@ -258,61 +301,36 @@ fn part_primitive(
             *s = u32::MAX;
         }
     }
-    let mut attrs = serde_json::Map::new();
-    for (name, acc) in &cut.sets.attributes {
-        if name.starts_with("JOINTS_") || name.starts_with("WEIGHTS_") {
-            continue;
-        }
-        if let Some(a) = acc {
-            attrs.insert(name.clone(), json!(ed.gather(*a, &vertices, true)?));
-        }
-    }
-    let src = PartInfluences {
-        stored: &read.stored,
-        vertices: &vertices,
-        local,
-    };
-    for (k, a) in ed.influence_accessors(&src)? {
-        attrs.insert(k, json!(a));
-    }
-    if let Some(o) = prim.as_object_mut() {
-        o.insert("attributes".into(), Value::Object(attrs));
-        if let Some(i) = o.get("indices").and_then(Value::as_u64) {
-            ed.mark_replaced(i);
-        }
-        let idx = ed.add_indices(&indices, read.index_type)?;
-        o.insert("indices".into(), json!(idx));
-        // A strip, fan or loop was cut as the list it draws: the part is that list.
-        if read.mode == 4 {
-            o.remove("mode");
-        } else {
-            o.insert("mode".into(), json!(read.mode));
-        }
-    }
-    if let Some(targets) = orig.get("targets").and_then(Value::as_array) {
-        let mut out = Vec::with_capacity(targets.len());
-        for t in targets {
-            let mut nt = serde_json::Map::new();
-            if let Some(t) = t.as_object() {
-                for (name, a) in t {
-                    match a.as_u64() {
-                        Some(a) => {
-                            ed.mark_replaced(a);
-                            nt.insert(name.clone(), json!(ed.gather(a, &vertices, true)?));
-                        }
-                        None => {
-                            nt.insert(name.clone(), a.clone());
-                        }
+    (vertices, indices)
+}
+
+/// The morph `targets` of a part, each accessor gathered at the part's `vertices` (the
+/// original marked replaced); members that are not accessor indices are kept as they
+/// are.
+fn part_targets(
+    ed: &mut Editor<'_>,
+    targets: &[Value],
+    vertices: &[u32],
+) -> Result<Vec<Value>, ExportError> {
+    let mut out = Vec::with_capacity(targets.len());
+    for t in targets {
+        let mut nt = serde_json::Map::new();
+        if let Some(t) = t.as_object() {
+            for (name, a) in t {
+                match a.as_u64() {
+                    Some(a) => {
+                        ed.mark_replaced(a);
+                        nt.insert(name.clone(), json!(ed.gather(a, vertices, true)?));
+                    }
+                    None => {
+                        nt.insert(name.clone(), a.clone());
                     }
                 }
             }
-            out.push(Value::Object(nt));
         }
-        if let Some(o) = prim.as_object_mut() {
-            o.insert("targets".into(), Value::Array(out));
-        }
+        out.push(Value::Object(nt));
     }
-    Ok((prim, vertices.len()))
+    Ok(out)
 }
 
 /// What [`write_pair`] wrote.
@@ -328,6 +346,156 @@ pub struct Written {
     pub nodes: Vec<(usize, usize)>,
 }
 
+/// What [`write_pair`] copies for each group of a pair's skin: the skin's JSON without
+/// its joints, its joints, and its inverse-bind-matrix accessor.
+struct SkinBase {
+    /// The skin's JSON, `joints` emptied (each group sets its own).
+    json: Value,
+    /// The skin's joint nodes.
+    joints: Vec<u64>,
+    /// Its inverse-bind-matrix accessor, if any.
+    ibm: Option<u64>,
+}
+
+impl SkinBase {
+    /// Skin `skin` of `gltf`, refused as missing when it does not exist.
+    fn new(gltf: &Gltf, skin: usize) -> Result<SkinBase, ExportError> {
+        let mut json = gltf
+            .value
+            .pointer(&format!("/skins/{skin}"))
+            .cloned()
+            .ok_or_else(|| ExportError::Missing(format!("skin {skin} does not exist")))?;
+        if let Some(j) = json.get_mut("joints") {
+            j.take();
+        }
+        let original = gltf.root.skins.get(skin);
+        Ok(SkinBase {
+            json,
+            joints: original.map(|s| s.joints.clone()).unwrap_or_default(),
+            ibm: original.and_then(|s| s.inverse_bind_matrices),
+        })
+    }
+
+    /// Writes group `g`'s skin (`group`'s joints and their inverse bind matrices): in the
+    /// pair's skin's place for the first group when it takes it, else as a new skin
+    /// (counted in `added`). Returns its index.
+    fn write_group(
+        &self,
+        ed: &mut Editor<'_>,
+        pair: &Pair<'_>,
+        group: &Group,
+        g: usize,
+        added: &mut [usize; 4],
+    ) -> Result<usize, ExportError> {
+        let nodes: Vec<u64> = group
+            .joints
+            .iter()
+            .filter_map(|&j| self.joints.get(j as usize).copied())
+            .collect();
+        let mut skin = with(&self.json, "joints", json!(nodes));
+        if let Some(i) = self.ibm {
+            ed.mark_replaced(i);
+            let m = ed.gather(i, &group.joints, false)?;
+            skin = with(&skin, "inverseBindMatrices", json!(m));
+        }
+        if g == 0 && pair.reuse_skin {
+            if let Some(s) = ed.json_mut().pointer_mut(&format!("/skins/{}", pair.skin)) {
+                *s = skin;
+            }
+            return Ok(pair.skin);
+        }
+        suffixed(&mut skin, g);
+        added[2] += 1;
+        ed.push("skins", skin)
+    }
+}
+
+/// Points the pair's nodes at group `g`'s mesh and skin `(mesh, skin)`: the original
+/// nodes draw the first group; for each other group, a node added beside each (counted
+/// in `added` with the animation channels it takes, and listed in `nodes`).
+#[allow(clippy::too_many_arguments)]
+fn place_nodes(
+    ed: &mut Editor<'_>,
+    gltf: &Gltf,
+    pair: &Pair<'_>,
+    tree: &Tree,
+    g: usize,
+    (mesh_index, skin_index): (usize, usize),
+    added: &mut [usize; 4],
+    nodes: &mut Vec<(usize, usize)>,
+) -> Result<(), ExportError> {
+    for &u in pair.users {
+        if g == 0 {
+            if let Some(o) = ed
+                .json_mut()
+                .pointer_mut(&format!("/nodes/{u}"))
+                .and_then(Value::as_object_mut)
+            {
+                o.insert("mesh".into(), json!(mesh_index));
+                o.insert("skin".into(), json!(skin_index));
+            }
+            continue;
+        }
+        added[1] += 1;
+        let (n, channels) = sibling(ed, gltf, u, g, mesh_index, skin_index, tree)?;
+        added[3] += channels;
+        nodes.push((u, n));
+    }
+    Ok(())
+}
+
+/// What group `g`'s mesh holds, in the original order as `(primitive, part, cut)`: its
+/// parts (`cut` indexes `cuts`), and for the first group the mesh's primitives without
+/// influences (`cut_of` none: kept as they are).
+fn group_items(
+    group: &Group,
+    g: usize,
+    cuts: &[Cut<'_>],
+    cut_of: &[Option<usize>],
+) -> Vec<(usize, usize, Option<usize>)> {
+    let mut items: Vec<(usize, usize, Option<usize>)> = group
+        .members
+        .iter()
+        .filter_map(|&(c, k)| Some((cuts.get(c)?.sets.primitive, k, Some(c))))
+        .collect();
+    if g == 0 {
+        items.extend(
+            cut_of
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.is_none())
+                .map(|(p, _)| (p, 0, None)),
+        );
+    }
+    items.sort_unstable();
+    items
+}
+
+/// Writes group `g`'s mesh (`mesh_json` with primitives `prims`) at `mesh_index`: in the
+/// pair's mesh's place when it takes it, else appended (named `.partK` past the first
+/// group).
+fn store_mesh(
+    ed: &mut Editor<'_>,
+    pair: &Pair<'_>,
+    mesh_json: &Value,
+    prims: Vec<Value>,
+    mesh_index: usize,
+    g: usize,
+) -> Result<(), ExportError> {
+    let mut mesh = with(mesh_json, "primitives", Value::Array(prims));
+    if mesh_index == pair.mesh {
+        if let Some(m) = ed.json_mut().pointer_mut(&format!("/meshes/{}", pair.mesh)) {
+            *m = mesh;
+        }
+    } else {
+        if g > 0 {
+            suffixed(&mut mesh, g);
+        }
+        ed.push("meshes", mesh)?;
+    }
+    Ok(())
+}
+
 /// Writes `pair`'s groups; returns where each part went and what was added.
 pub fn write_pair(
     ed: &mut Editor<'_>,
@@ -337,7 +505,6 @@ pub fn write_pair(
     groups: &[Group],
     tree: &Tree,
 ) -> Result<Written, ExportError> {
-    let missing = |what: String| ExportError::Missing(what);
     // The mesh and skin each group copies, without their primitives and joints (a null
     // holds their place): copied whole, each group would copy every primitive and
     // joint of the original once more.
@@ -345,30 +512,12 @@ pub fn write_pair(
         .value
         .pointer(&format!("/meshes/{}", pair.mesh))
         .cloned()
-        .ok_or_else(|| missing(format!("mesh {} does not exist", pair.mesh)))?;
+        .ok_or_else(|| ExportError::Missing(format!("mesh {} does not exist", pair.mesh)))?;
     let originals: Vec<Value> = match mesh_json.get_mut("primitives").map(Value::take) {
         Some(Value::Array(a)) => a,
         _ => Vec::new(),
     };
-    let mut skin_json = gltf
-        .value
-        .pointer(&format!("/skins/{}", pair.skin))
-        .cloned()
-        .ok_or_else(|| missing(format!("skin {} does not exist", pair.skin)))?;
-    if let Some(j) = skin_json.get_mut("joints") {
-        j.take();
-    }
-    let skin_joints: Vec<u64> = gltf
-        .root
-        .skins
-        .get(pair.skin)
-        .map(|s| s.joints.clone())
-        .unwrap_or_default();
-    let ibm = gltf
-        .root
-        .skins
-        .get(pair.skin)
-        .and_then(|s| s.inverse_bind_matrices);
+    let skin_base = SkinBase::new(gltf, pair.skin)?;
     let mut cut_of: Vec<Option<usize>> = vec![None; originals.len()];
     for (c, cut) in cuts.iter().enumerate() {
         if let Some(slot) = cut_of.get_mut(cut.sets.primitive) {
@@ -380,7 +529,7 @@ pub fn write_pair(
     let mut added = [0usize; 4];
     let mut meshes = Vec::with_capacity(groups.len());
     let mut added_nodes = Vec::new();
-    let mut local = vec![u32::MAX; skin_joints.len()];
+    let mut local = vec![u32::MAX; skin_base.joints.len()];
     let mut scratch = Vec::new();
     for (g, group) in groups.iter().enumerate() {
         for (k, &j) in group.joints.iter().enumerate() {
@@ -388,45 +537,8 @@ pub fn write_pair(
                 *l = u32::try_from(k).unwrap_or(u32::MAX);
             }
         }
-        // The group's skin.
-        let nodes: Vec<u64> = group
-            .joints
-            .iter()
-            .filter_map(|&j| skin_joints.get(j as usize).copied())
-            .collect();
-        let mut skin = with(&skin_json, "joints", json!(nodes));
-        if let Some(i) = ibm {
-            ed.mark_replaced(i);
-            let m = ed.gather(i, &group.joints, false)?;
-            skin = with(&skin, "inverseBindMatrices", json!(m));
-        }
-        let skin_index = if g == 0 && pair.reuse_skin {
-            if let Some(s) = ed.json_mut().pointer_mut(&format!("/skins/{}", pair.skin)) {
-                *s = skin;
-            }
-            pair.skin
-        } else {
-            suffixed(&mut skin, g);
-            added[2] += 1;
-            ed.push("skins", skin)?
-        };
-        // The group's mesh: its parts, and for the first group the mesh's primitives
-        // without influences, in the original order.
-        let mut items: Vec<(usize, usize, Option<usize>)> = group
-            .members
-            .iter()
-            .filter_map(|&(c, k)| Some((cuts.get(c)?.sets.primitive, k, Some(c))))
-            .collect();
-        if g == 0 {
-            items.extend(
-                cut_of
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.is_none())
-                    .map(|(p, _)| (p, 0, None)),
-            );
-        }
-        items.sort_unstable();
+        let skin_index = skin_base.write_group(ed, pair, group, g, &mut added)?;
+        let items = group_items(group, g, cuts, &cut_of);
         let mesh_index = if g == 0 && pair.reuse_mesh {
             pair.mesh
         } else {
@@ -461,35 +573,17 @@ pub fn write_pair(
             }
         }
         meshes.push(mesh_index);
-        let mut mesh = with(&mesh_json, "primitives", Value::Array(prims));
-        if mesh_index == pair.mesh {
-            if let Some(m) = ed.json_mut().pointer_mut(&format!("/meshes/{}", pair.mesh)) {
-                *m = mesh;
-            }
-        } else {
-            if g > 0 {
-                suffixed(&mut mesh, g);
-            }
-            ed.push("meshes", mesh)?;
-        }
-        // The nodes: the original draws the first group, a node beside it each other.
-        for &u in pair.users {
-            if g == 0 {
-                if let Some(o) = ed
-                    .json_mut()
-                    .pointer_mut(&format!("/nodes/{u}"))
-                    .and_then(Value::as_object_mut)
-                {
-                    o.insert("mesh".into(), json!(mesh_index));
-                    o.insert("skin".into(), json!(skin_index));
-                }
-                continue;
-            }
-            added[1] += 1;
-            let (n, channels) = sibling(ed, gltf, u, g, mesh_index, skin_index, tree)?;
-            added[3] += channels;
-            added_nodes.push((u, n));
-        }
+        store_mesh(ed, pair, &mesh_json, prims, mesh_index, g)?;
+        place_nodes(
+            ed,
+            gltf,
+            pair,
+            tree,
+            g,
+            (mesh_index, skin_index),
+            &mut added,
+            &mut added_nodes,
+        )?;
         for &j in &group.joints {
             if let Some(l) = local.get_mut(j as usize) {
                 *l = u32::MAX;

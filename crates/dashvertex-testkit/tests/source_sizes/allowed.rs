@@ -33,12 +33,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/dashvertex-reduce/src/remap.rs", "remap", 214),
     ("crates/dashvertex-reduce/src/weights_doc.rs", "parse", 136),
     ("crates/dashvertex-skin/src/loss.rs", "loss_within", 181),
-    (
-        "crates/dashvertex-split/src/write.rs",
-        "part_primitive",
-        143,
-    ),
-    ("crates/dashvertex-split/src/write.rs", "write_pair", 174),
     ("crates/dashvertex-testkit/src/shaped.rs", "build", 207),
     ("crates/dashvertex-validate/src/influences.rs", "full", 148),
     (

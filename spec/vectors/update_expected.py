@@ -15,7 +15,7 @@ manifest_path = os.path.join(here, "expected.json")
 m = json.load(open(manifest_path))
 known = {v["file"] for v in m["vectors"]}
 # New validation vectors get an entry; their options are set by hand afterwards.
-for sub in ("validate", "gltf"):
+for sub in ("validate", "gltf", "fbx"):
     for name in sorted(os.listdir(os.path.join(here, sub))):
         f = f"{sub}/{name}"
         if f not in known and not name.endswith(".py") and not name.endswith(".bin"):

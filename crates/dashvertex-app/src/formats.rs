@@ -44,7 +44,14 @@ pub fn load(
     limits: &Limits,
     ctx: &Context,
 ) -> Result<Loaded, AppError> {
-    dashvertex_formats::load(bytes, format, limits).map_err(|e| AppError::Input {
+    let loaded = dashvertex_formats::load_noted(bytes, format, limits).map(|(l, notes)| {
+        // FBX converted to DashVertex says how (spec/fbx.md §4).
+        if !notes.is_empty() {
+            ctx.note(format_args!("{name}: read as DashVertex: {}", notes.join("; ")));
+        }
+        l
+    });
+    loaded.map_err(|e| AppError::Input {
         file: name.to_owned(),
         message: match e {
             LoadError::NotDashVertex(f) => format!(

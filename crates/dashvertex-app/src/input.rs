@@ -290,6 +290,12 @@ pub fn read_source_for(
     let limits = &ctx.limits;
     must_exist(path)?;
     let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
+    // FBX, told by its bytes, is read as the glTF it converts to (spec/fbx.md §2).
+    if Format::signature(&bytes) == Some(Format::Fbx) {
+        let mut gltf = fbx_as_gltf(path, &bytes, ctx)?;
+        check_gltf_for(path, &mut gltf, ctx, work)?;
+        return Ok(Opened::Gltf(Box::new(gltf)));
+    }
     // Content before name: a file named .gltf/.glb is glTF unless its text says it is
     // DashVertex JSON; any file whose bytes say glTF is.
     let named = Format::from_extension(path).is_some_and(Format::is_gltf)
@@ -386,6 +392,36 @@ fn load_gltf_unchecked(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Glt
         dashvertex_gltf::load_owned(bytes, &resolver, limits)
     };
     loaded.map_err(|e| input_error(path, e))
+}
+
+/// True when `path` names a file whose first bytes are FBX (false for standard input and
+/// for anything that cannot be read: the reader then says why).
+pub fn is_fbx_file(path: &Path) -> bool {
+    use std::io::Read;
+    if path == Path::new("-") {
+        return false;
+    }
+    let mut head = Vec::with_capacity(64);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(64).read_to_end(&mut head))
+        .is_ok()
+        && Format::signature(&head) == Some(Format::Fbx)
+}
+
+/// FBX bytes read from `path` as the skinned GLB `dashvertex-fbx` converts them to
+/// (spec/fbx.md §2): a note says how (units, axes, what changed); the GLB has no folder, so
+/// nothing outside it is read.
+fn fbx_as_gltf(path: &Path, bytes: &[u8], ctx: &Context) -> Result<Gltf, AppError> {
+    use dashvertex_formats::fbx;
+    let scene = fbx::load(bytes, &ctx.limits).map_err(|e| input_error(path, e))?;
+    let converted = fbx::to_glb(&scene).map_err(|e| input_error(path, e))?;
+    ctx.note(format_args!(
+        "{}: read as glTF: {}",
+        path.display(),
+        converted.notes.join("; ")
+    ));
+    dashvertex_gltf::load_owned(converted.glb, &dashvertex_gltf::NoFiles, &ctx.limits)
+        .map_err(|e| input_error(path, e))
 }
 
 impl Source {

@@ -96,7 +96,11 @@ pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
             to.describe()
         )));
     }
-    let read = match a.from {
+    // FBX to DashVertex is read from its control points, not through glTF (spec/fbx.md §4).
+    let from = a.from.or_else(|| {
+        (!to.is_gltf() && dashvertex_app::input::is_fbx_file(&a.input)).then_some(Format::Fbx)
+    });
+    let read = match from {
         Some(f) if !f.is_gltf() => Opened::Bytes(dashvertex_fs::read_input(
             &a.input,
             ctx.limits.max_input_bytes,
@@ -116,7 +120,7 @@ pub fn run(a: &ConvertArgs, ctx: &Context) -> Result<(), CliError> {
     match read {
         Opened::Gltf(g) if to.is_gltf() => gltf_to_gltf(a, *g, to, ctx),
         Opened::Gltf(g) => to_dashvertex(a, Source::Gltf(g), to, ctx),
-        Opened::Bytes(bytes) => match source_of_bytes(&a.input, &bytes, a.from, ctx)? {
+        Opened::Bytes(bytes) => match source_of_bytes(&a.input, &bytes, from, ctx)? {
             Source::Dash(loaded) if to.is_gltf() => {
                 dashvertex_to_gltf(a, loaded.document(), to, ctx)
             }

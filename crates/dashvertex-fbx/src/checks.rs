@@ -7,70 +7,7 @@ use std::collections::HashMap;
 use dashvertex_core::weights::SumCheck;
 
 use crate::Scene;
-
-/// A skin check (the validator gives each its `FBX_*` code, spec/validation.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Check {
-    /// The file has no skin deformer: nothing to check.
-    NoSkin,
-    /// A weight is negative, NaN or infinite.
-    WeightInvalid,
-    /// A cluster lists a control point with weight 0.
-    WeightZero,
-    /// A control point's weights do not sum to 1 (the glTF rule).
-    WeightSum,
-    /// A control point has more influences than the target keeps.
-    Influences,
-    /// A control point of a skinned mesh that no cluster weights.
-    Unweighted,
-    /// Two clusters of one skin deformer link to the same node.
-    ClusterDuplicate,
-    /// A cluster links to no node, or to a node that is not a bone (limb node).
-    ClusterNotBone,
-    /// A cluster's bone has no bind pose entry, or one that disagrees with the cluster.
-    BindPose,
-    /// A mesh has more than one skin deformer.
-    SkinSeveral,
-    /// A skin deformer uses rigid, dual-quaternion or blended skinning.
-    SkinningMode,
-}
-
-/// What to check against.
-#[derive(Clone, Copy, Debug)]
-pub struct CheckOptions {
-    /// Influences a control point may have before [`Check::Influences`] (4: glTF's first
-    /// set and most engines; a target's own number otherwise).
-    pub influences: usize,
-}
-
-impl Default for CheckOptions {
-    fn default() -> Self {
-        CheckOptions { influences: 4 }
-    }
-}
-
-/// Where a finding is: the FBX object (`Type::name`) and, for a per-vertex rule, the
-/// control point.
-#[derive(Clone, Copy, Debug)]
-pub struct At<'a> {
-    /// FBX object type: `Geometry`, `Deformer`, `Cluster`, `Model`.
-    pub kind: &'static str,
-    /// The object's name.
-    pub name: &'a str,
-    /// Control point index, for a per-vertex rule.
-    pub vertex: Option<u64>,
-}
-
-impl At<'_> {
-    /// `Geometry::Body`.
-    pub fn object(&self) -> String {
-        format!("{}::{}", self.kind, self.name)
-    }
-}
-
-/// Receives findings; the message is only built when wanted.
-pub type Report<'r> = dyn FnMut(Check, At<'_>, &dyn Fn() -> String) + 'r;
+use crate::findings::{At, Check, CheckOptions, Report};
 
 /// Largest difference allowed between a cluster's bind matrix and the bind pose's, relative
 /// to the larger of 1 and the matrix's largest element.
@@ -258,7 +195,7 @@ fn vertices(
             let bone = crate::cluster_bone_name(skin, bad.cluster_index);
             report(Check::WeightInvalid, at, &|| {
                 format!(
-                    "control point {v}: weight {w} on bone {bone:?} (weights are finite and at least 0)"
+                    "vertex {v} of Geometry::{name}: weight {w} on bone {bone:?} (weights are finite and at least 0)"
                 )
             });
             continue;
@@ -267,16 +204,14 @@ fn vertices(
         if zeros > 0 {
             report(Check::WeightZero, at, &|| {
                 format!(
-                    "control point {v}: {zeros} cluster(s) list it with weight 0 (some importers count it as an influence)"
+                    "vertex {v} of Geometry::{name}: {zeros} cluster(s) list it with weight 0 (some importers count it as an influence)"
                 )
             });
         }
         let used = weights.len() - zeros;
         if used == 0 {
             report(Check::Unweighted, at, &|| {
-                format!(
-                    "control point {v}: no cluster weights it, so it does not follow the skeleton"
-                )
+                format!("vertex {v} of Geometry::{name}: no cluster weights it, so it does not follow the skeleton")
             });
             continue;
         }
@@ -284,7 +219,7 @@ fn vertices(
             let limit = opts.influences;
             report(Check::Influences, at, &|| {
                 format!(
-                    "control point {v}: {used} influences; {limit} are kept (`dashvertex reduce` chooses which)"
+                    "vertex {v} of Geometry::{name}: {used} influences; {limit} are kept (`dashvertex reduce` chooses which)"
                 )
             });
         }
@@ -300,7 +235,7 @@ fn vertices(
             let total = sum.sum;
             report(Check::WeightSum, at, &|| {
                 format!(
-                    "control point {v}: weights sum to {total} (off by {:.3e}); glTF requires 1 and engines renormalize at import",
+                    "vertex {v} of Geometry::{name}: weights sum to {total} (off by {:.3e}); glTF requires 1 and engines renormalize at import",
                     (f64::from(total) - 1.0).abs()
                 )
             });

@@ -7,17 +7,7 @@ use dashvertex_core::{
 };
 
 use crate::bones::{Bones, bones, skinned_meshes};
-use crate::{FbxError, Scene};
-
-/// A DashVertex document made from FBX, with what the conversion did that a reader
-/// should know.
-#[derive(Clone, Debug)]
-pub struct DashDocument {
-    /// The document.
-    pub document: Document,
-    /// Sentences on what was converted and how (units, axes, vertex ranges, what was left).
-    pub notes: Vec<String>,
-}
+use crate::{DashDocument, FbxError, Scene};
 
 /// Name of the bone added above several top-level bones (DashVertex has one root).
 const ADDED_ROOT: &str = "RootNode";

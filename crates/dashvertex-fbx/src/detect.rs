@@ -36,6 +36,7 @@ mod tests {
 
     #[test]
     fn binary_and_ascii_heads_are_told() {
+        // spec: FB1
         assert!(is_fbx(BINARY_MAGIC));
         assert!(is_binary(BINARY_MAGIC));
         assert!(is_fbx(b"\xEF\xBB\xBF  \n; FBX 6.1.0 project file"));

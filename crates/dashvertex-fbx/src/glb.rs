@@ -10,17 +10,7 @@ use serde_json::{Value, json};
 use crate::buffer::{Buffer, glb};
 use crate::dash::narrow;
 use crate::glb_mesh::{SkinJoints, primitives};
-use crate::{FbxError, Scene};
-
-/// A GLB made from FBX, and what a reader should know about how.
-#[derive(Clone, Debug)]
-pub struct Converted {
-    /// The GLB bytes.
-    pub glb: Vec<u8>,
-    /// Sentences on the conversion: units and axes, weights normalized, influences
-    /// dropped, unweighted vertices bound, what was left out.
-    pub notes: Vec<String>,
-}
+use crate::{Converted, FbxError, Scene};
 
 /// Counts of what the conversion changed, for the notes.
 #[derive(Default)]

@@ -11,27 +11,49 @@
 //! - [`to_document`]: the skinned meshes as one DashVertex document, a vertex per control
 //!   point with every influence, and the skeleton's rest pose.
 //!
-//! The mapping rules are in `spec/fbx.md`.
+//! The mapping rules are in `spec/fbx.md`. A WebAssembly build has no ufbx (its C code
+//! needs a C compiler and a libc for wasm32): there [`load`] refuses every file with
+//! [`FbxError::Unavailable`].
 
+#[cfg(not(target_family = "wasm"))]
 mod bones;
+#[cfg(not(target_family = "wasm"))]
 mod buffer;
+#[cfg(not(target_family = "wasm"))]
 mod checks;
+#[cfg(not(target_family = "wasm"))]
 mod dash;
 mod detect;
+mod error;
+mod findings;
+#[cfg(not(target_family = "wasm"))]
 mod glb;
+#[cfg(not(target_family = "wasm"))]
 mod glb_anim;
+#[cfg(not(target_family = "wasm"))]
 mod glb_mesh;
-
+mod output;
+#[cfg(not(target_family = "wasm"))]
 mod scene;
+#[cfg(target_family = "wasm")]
+mod wasm;
 
-pub use checks::{At, Check, CheckOptions, Report, check};
-pub use dash::{DashDocument, to_document};
-
+#[cfg(not(target_family = "wasm"))]
+pub use checks::check;
+#[cfg(not(target_family = "wasm"))]
+pub use dash::to_document;
 pub use detect::{BINARY_MAGIC, is_binary, is_fbx};
-pub use glb::{Converted, to_glb};
+pub use error::FbxError;
+pub use findings::{At, Check, CheckOptions, Report};
+#[cfg(not(target_family = "wasm"))]
+pub use glb::to_glb;
+pub use output::{Converted, DashDocument};
+#[cfg(not(target_family = "wasm"))]
+pub use scene::{NODE_DEPTH_LIMIT, Scene, load};
+#[cfg(target_family = "wasm")]
+pub use wasm::{Scene, check, load, to_document, to_glb};
 
-pub use scene::{FbxError, NODE_DEPTH_LIMIT, Scene, load};
-
+#[cfg(not(target_family = "wasm"))]
 /// The weights of one control point of `skin` (an empty slice when its range is not in
 /// the deformer's list).
 pub(crate) fn weights_of<'s>(
@@ -43,6 +65,7 @@ pub(crate) fn weights_of<'s>(
     skin.weights.get(begin..end).unwrap_or_default()
 }
 
+#[cfg(not(target_family = "wasm"))]
 /// The name of the bone cluster `index` of `skin` links to (the cluster's name when it
 /// links to none).
 pub(crate) fn cluster_bone_name(skin: &ufbx::SkinDeformer, index: u32) -> String {

@@ -2,6 +2,8 @@
 
 use dashvertex_core::Limits;
 
+use crate::FbxError;
+
 /// Fixed memory ufbx may use besides what scales with the input, per allocator.
 const BASE_MEMORY: u64 = 64 << 20;
 /// Memory ufbx may use per input byte, per allocator (binary FBX arrays are often
@@ -36,29 +38,6 @@ impl std::fmt::Debug for Scene {
             .field("unit_meters", &self.unit_meters)
             .field("up_axis", &self.up_axis)
             .finish_non_exhaustive()
-    }
-}
-
-/// Why an FBX file could not be read.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum FbxError {
-    /// ufbx refused the file: damaged, truncated, or of an unsupported version.
-    #[error("FBX: {0}")]
-    Read(String),
-    /// The file needs more than dash's limits allow (memory, allocations, node depth,
-    /// vertices, bones, influence sets).
-    #[error("FBX: {0}")]
-    Limit(String),
-    /// The scene cannot be written as asked (a glTF or DashVertex output).
-    #[error("FBX: {0}")]
-    Convert(String),
-}
-
-impl FbxError {
-    /// True for a refused limit (reported as `LIMIT_EXCEEDED`).
-    pub fn is_limit(&self) -> bool {
-        matches!(self, FbxError::Limit(_))
     }
 }
 

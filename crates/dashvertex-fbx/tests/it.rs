@@ -27,6 +27,7 @@ fn findings(s: &Scene) -> Vec<(Check, String, Option<u64>)> {
 
 #[test]
 fn blender_faults_are_found_at_their_control_points() {
+    // spec: FB3
     let got = findings(&scene("fixtures/fbx/faults.fbx"));
     let body = "Geometry::Body".to_string();
     assert_eq!(
@@ -48,6 +49,7 @@ fn blender_faults_are_found_at_their_control_points() {
 
 #[test]
 fn every_influence_reaches_the_dashvertex_document() {
+    // spec: FB5
     let s = scene("fixtures/fbx/faults.fbx");
     let d = to_document(&s).unwrap();
     let mesh = &d.document.mesh;
@@ -79,6 +81,7 @@ fn every_influence_reaches_the_dashvertex_document() {
 
 #[test]
 fn the_glb_is_read_by_dash_with_a_skin_and_an_animation() {
+    // spec: FB4
     for f in [
         "fixtures/fbx/faults.fbx",
         "fixtures/fbx/clean.fbx",
@@ -111,6 +114,7 @@ fn the_glb_is_read_by_dash_with_a_skin_and_an_animation() {
 
 #[test]
 fn limits_refuse_before_the_scene_is_used() {
+    // spec: FB2
     let bytes = read("fixtures/fbx/faults.fbx");
     for limits in [
         Limits {

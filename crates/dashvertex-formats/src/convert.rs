@@ -51,10 +51,33 @@ pub enum LoadError {
     /// The format holds no DashVertex document (glTF is read by `dashvertex-gltf`).
     #[error("{} is not a DashVertex format", .0.describe())]
     NotDashVertex(Format),
+    /// FBX that ufbx refused, or whose skeleton DashVertex cannot hold.
+    #[error(transparent)]
+    Fbx(#[from] dashvertex_fbx::FbxError),
 }
 
 /// Decodes `bytes` as `format` within `limits`.
 pub fn load(bytes: &[u8], format: Format, limits: &Limits) -> Result<Loaded, LoadError> {
+    load_noted(bytes, format, limits).map(|(l, _)| l)
+}
+
+/// [`load`], with what a conversion did that the reader should know: for FBX, the units
+/// and axes converted and which vertices are which mesh's control points
+/// ([`dashvertex_fbx::to_document`]); nothing for the DashVertex formats.
+pub fn load_noted(
+    bytes: &[u8],
+    format: Format,
+    limits: &Limits,
+) -> Result<(Loaded, Vec<String>), LoadError> {
+    if format == Format::Fbx {
+        let scene = dashvertex_fbx::load(bytes, limits)?;
+        let d = dashvertex_fbx::to_document(&scene)?;
+        return Ok((Loaded::Binary(BinaryFile::new(d.document)), d.notes));
+    }
+    load_dash(bytes, format, limits).map(|l| (l, Vec::new()))
+}
+
+fn load_dash(bytes: &[u8], format: Format, limits: &Limits) -> Result<Loaded, LoadError> {
     match format {
         Format::Json => dashvertex_json::decode_bytes(bytes, limits)
             .map(Loaded::Json)
@@ -112,6 +135,11 @@ pub enum SaveError {
     /// The format holds no DashVertex document.
     #[error("{} is not a DashVertex format", .0.describe())]
     NotDashVertex(Format),
+    /// dash reads FBX but does not write it.
+    #[error(
+        "dash does not write FBX: write glTF (.glb, .gltf), which Blender, Maya and the engines import, or DashVertex (.json, .dmx)"
+    )]
+    FbxOutput,
 }
 
 /// Names listed in a message: the first few, each shortened, and how many more, so that a
@@ -188,6 +216,7 @@ pub fn save(loaded: &Loaded, format: Format, opts: &SaveOptions) -> Result<Vec<u
                 Ok(dashvertex_binary::encode(&file, &opts.binary)?)
             }
         }
+        Format::Fbx => Err(SaveError::FbxOutput),
         other => Err(SaveError::NotDashVertex(other)),
     }
 }

@@ -17,6 +17,8 @@ pub enum Format {
     Gltf,
     /// The glTF 2.0 binary container (`.glb`).
     Glb,
+    /// FBX, binary or ASCII (`.fbx`): read only (`dashvertex-fbx`), never written.
+    Fbx,
 }
 
 /// What [`Format::detect`] found.
@@ -53,12 +55,13 @@ impl Detected {
 
 impl Format {
     /// Every format, in the order their names are listed to users.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::Json,
         Format::Dmx,
         Format::Raw,
         Format::Gltf,
         Format::Glb,
+        Format::Fbx,
     ];
 
     /// Lower-case name, as on the command line and in reports (`json`, `glb`).
@@ -69,6 +72,7 @@ impl Format {
             Format::Raw => "raw",
             Format::Gltf => "gltf",
             Format::Glb => "glb",
+            Format::Fbx => "fbx",
         }
     }
 
@@ -87,6 +91,7 @@ impl Format {
             Format::Raw => "raw records",
             Format::Gltf => "glTF JSON",
             Format::Glb => "a GLB container",
+            Format::Fbx => "FBX",
         }
     }
 
@@ -105,14 +110,16 @@ impl Format {
         Format::from_name(path.extension()?.to_str()?)
     }
 
-    /// The format the first bytes prove, when they carry a signature: the GLB or DMX
-    /// magic, or JSON text (reported as [`Format::Json`]: telling glTF JSON needs the
+    /// The format the first bytes prove, when they carry a signature: the GLB, DMX or
+    /// binary FBX magic, ASCII FBX's header, or JSON text (reported as [`Format::Json`]: telling glTF JSON needs the
     /// whole text, [`Format::of_json`]). Raw records have none.
     pub fn signature(head: &[u8]) -> Option<Format> {
         if dashvertex_gltf::glb::is_glb(head) {
             Some(Format::Glb)
         } else if head.starts_with(b"DMX\0") {
             Some(Format::Dmx)
+        } else if dashvertex_fbx::is_fbx(head) {
+            Some(Format::Fbx)
         } else {
             match head.iter().find(|b| !b.is_ascii_whitespace()) {
                 Some(b'{' | b'[') => Some(Format::Json),
@@ -253,6 +260,20 @@ mod tests {
         assert_eq!(detect("-", b"[{}]").format, Some(Format::Json));
         assert_eq!(detect("-", &[0u8; 96]).format, Some(Format::Raw));
         assert_eq!(detect("-", b"garbage").format, None);
+        assert_eq!(
+            detect("-", b"Kaydara FBX Binary  \0\x1a\0").format,
+            Some(Format::Fbx)
+        );
+        assert_eq!(
+            detect("-", b"; FBX 7.4.0 project file").format,
+            Some(Format::Fbx)
+        );
+        // FBX bytes under another name are FBX, said as a contradiction.
+        let d = detect("char.glb", b"Kaydara FBX Binary  \0");
+        assert_eq!(
+            (d.format, d.contradicted),
+            (Some(Format::Fbx), Some(Format::Glb))
+        );
     }
 
     #[test]
@@ -267,6 +288,16 @@ mod tests {
         );
         assert_eq!(Format::of_json(br#"[{"asset": 1}]"#), Format::Json);
         assert!(Format::is_gltf_bytes(b"glTF\x02\0\0\0"));
+    }
+
+    #[test]
+    fn fbx_is_read_but_never_written() {
+        // spec: FB6
+        let doc = dashvertex_core::Document::default();
+        let loaded = crate::Loaded::Binary(dashvertex_binary::BinaryFile::new(doc));
+        let e = crate::save(&loaded, Format::Fbx, &crate::SaveOptions::default()).unwrap_err();
+        assert!(matches!(e, crate::SaveError::FbxOutput));
+        assert!(e.to_string().contains("dash does not write FBX"), "{e}");
     }
 
     #[test]

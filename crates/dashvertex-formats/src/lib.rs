@@ -1,6 +1,7 @@
 //! Which format a skinned-vertex file is, and DashVertex documents across formats.
 //!
-//! - [`Format`]: DashVertex JSON, the DMX container, raw 48-byte records, glTF and GLB;
+//! - [`Format`]: DashVertex JSON, the DMX container, raw 48-byte records, glTF, GLB and
+//!   FBX (read only, through `dashvertex-fbx`);
 //!   [`Format::detect`] tells a file's format from its first bytes and its name — the
 //!   bytes' signature (GLB or DMX magic, JSON text) wins over a name that contradicts
 //!   it, the name decides between formats the bytes cannot tell apart (raw records carry
@@ -16,5 +17,7 @@
 mod convert;
 mod format;
 
-pub use convert::{LoadError, Loaded, SaveError, SaveOptions, ShapeLoss, load, save};
+pub use convert::{LoadError, Loaded, SaveError, SaveOptions, ShapeLoss, load, load_noted, save};
+/// The FBX reader ([`Format::Fbx`]), for the commands that read FBX as glTF.
+pub use dashvertex_fbx as fbx;
 pub use format::{Detected, Format};

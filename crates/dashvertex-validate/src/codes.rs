@@ -94,7 +94,7 @@ macro_rules! codes {
 codes! {
     /// The file could not be read.
     IO_ERROR = Error, "—", "IO_ERROR", "";
-    /// The file is neither DashVertex JSON, a DMX container, raw records nor glTF.
+    /// The file is neither DashVertex JSON, a DMX container, raw records, glTF nor FBX.
     FORMAT_UNKNOWN = Error, "dashvertex.md §10.1", "", "name the format with --input-format, or check the file";
     /// The file's name says one format and its bytes another; the bytes win.
     FORMAT_NAME_MISMATCH = Info, "validation.md §7", "", "rename the file to match what it holds";
@@ -347,6 +347,30 @@ codes! {
     GLTF_ACCESSOR_NON_FINITE = Error, "validation.md §6", "ACCESSOR_INVALID_FLOAT", "write finite values";
     /// An inverse bind matrix is singular (cannot be inverted).
     GLTF_IBM_SINGULAR = Warning, "validation.md §6", "", "a singular matrix collapses the joint's vertices";
+    /// ufbx cannot read the FBX file: damaged, truncated or of an unsupported version.
+    FBX_READ = Error, "fbx.md §1", "", "export the file again from the tool that made it";
+    /// The FBX file has no skin deformer: there is nothing to check.
+    FBX_NO_SKIN = Info, "fbx.md §3", "", "";
+    /// An FBX cluster gives a control point a negative, NaN or infinite weight.
+    FBX_WEIGHT_INVALID = Error, "fbx.md §3", "", "weights are finite and at least 0; paint the vertex again";
+    /// An FBX cluster lists a control point with weight 0.
+    FBX_WEIGHT_ZERO = Warning, "fbx.md §3", "", "some importers count a listed 0 as an influence; clean the vertex groups (Blender: Clean) before export";
+    /// A control point's FBX weights do not sum to 1 (the glTF rule).
+    FBX_WEIGHT_SUM = Error, "fbx.md §3", "", "normalize the weights before export (Blender: Normalize All), or let `dashvertex convert` / `reduce` normalize them";
+    /// A control point has more FBX influences than glTF's first set or the target keeps.
+    FBX_INFLUENCES = Warning, "fbx.md §3", "", "`dashvertex reduce FILE -o OUT` keeps the ones that matter";
+    /// A control point of a skinned FBX mesh that no cluster weights.
+    FBX_UNWEIGHTED = Warning, "fbx.md §3", "", "weight it to a bone, or it stays where the mesh is while the skeleton moves";
+    /// Two clusters of one FBX skin deformer link to the same bone.
+    FBX_CLUSTER_DUPLICATE = Warning, "fbx.md §3", "", "merge the two vertex groups of the bone before export";
+    /// An FBX cluster links to no node, or to a node that is not a bone (a limb node).
+    FBX_CLUSTER_NOT_BONE = Warning, "fbx.md §3", "", "bind the mesh to the skeleton's bones";
+    /// An FBX cluster's bone has no bind pose entry, or one that disagrees with the cluster.
+    FBX_BIND_POSE = Warning, "fbx.md §3", "", "export with the bind pose (FBX exporters' Bind Pose option)";
+    /// An FBX mesh has more than one skin deformer.
+    FBX_SKIN_SEVERAL = Warning, "fbx.md §3", "", "merge the skins into one before export";
+    /// An FBX skin deformer uses rigid, dual-quaternion or blended skinning.
+    FBX_SKINNING_MODE = Warning, "fbx.md §3", "", "switch the skin to linear (classic) skinning before export";
 }
 
 impl serde::Serialize for Code {

@@ -9,6 +9,10 @@ use crate::codes::{Code, Severity};
 /// for JSON and glTF.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Location {
+    /// The FBX object (`Geometry::Body`, `Cluster::Hips`, `Deformer::Skin`) of an FBX
+    /// finding; its `vertex` is then a control point of that geometry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
     /// Vertex number (position in the vertex list), counted from 0.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vertex: Option<u64>,
@@ -41,6 +45,9 @@ impl std::fmt::Display for Location {
     /// are set, or `the whole file`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut parts = Vec::new();
+        if let Some(o) = &self.object {
+            parts.push(o.clone());
+        }
         if let Some(v) = self.vertex {
             parts.push(format!("vertex {v}"));
         }

@@ -1,4 +1,5 @@
-//! Validation of skinning data: DashVertex JSON, DMX binary containers and raw records.
+//! Validation of skinning data: DashVertex JSON, DMX binary containers, raw records, glTF
+//! and FBX.
 //!
 //! Every rule has a stable [`Code`], a [`Severity`], a one-line message and a location
 //! ([`Location`]: vertex number plus byte offset for binary input, JSON Pointer and
@@ -50,7 +51,7 @@ fn unknown(sink: &mut Sink) {
     sink.report(
         Code::FORMAT_UNKNOWN,
         Location::default,
-        || "not DashVertex JSON, a DMX container or raw vertex records",
+        || "not DashVertex JSON, a DMX container, raw vertex records, glTF or FBX",
     );
 }
 
@@ -363,7 +364,10 @@ fn dispatch(
         }
     };
     let (chosen, named) = choose(opts, Path::new(name), &head, len, &mut sink);
-    let whole = matches!(chosen, Some(Format::Json | Format::Gltf | Format::Glb));
+    let whole = matches!(
+        chosen,
+        Some(Format::Json | Format::Gltf | Format::Glb | Format::Fbx)
+    );
     if !whole {
         let profile = match chosen {
             Some(f @ (Format::Dmx | Format::Raw)) => match &mut src {
@@ -404,6 +408,14 @@ fn dispatch(
         }
     };
     let format = refine(chosen, opts, named, &bytes, &mut sink);
+    if format == Some(Format::Fbx) {
+        let profile = inputs::fbx::validate(&bytes, opts, &mut sink);
+        let back = match bytes {
+            Cow::Owned(v) => Some(v),
+            Cow::Borrowed(_) => None,
+        };
+        return (finish(name, format, profile, sink, opts), back);
+    }
     if matches!(format, Some(Format::Gltf | Format::Glb)) {
         let (profile, back) = inputs::gltf::validate_keeping(bytes, resolver, opts, &mut sink);
         return (finish(name, format, profile, sink, opts), back);

@@ -191,6 +191,11 @@ fn result(f: &FileReport, d: &Diagnostic, artifact: &Value) -> Value {
             "logicalLocations".into(),
             json!([{"fullyQualifiedName": p, "kind": "element"}]),
         );
+    } else if let Some(o) = &l.object {
+        location.insert(
+            "logicalLocations".into(),
+            json!([{"fullyQualifiedName": o, "kind": "object"}]),
+        );
     }
     let mut text = d.message.clone();
     if let Some(v) = l.vertex

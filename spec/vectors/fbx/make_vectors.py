@@ -21,9 +21,10 @@ def arr(name, values, indent="\t\t"):
     return f"{indent}{name}: *{len(values)} {{\n{indent}\ta: {body}\n{indent}}}\n"
 
 
-def fbx(clusters, skins=1, skinning="Linear", pose=None, helper=False):
+def fbx(clusters, skins=1, skinning="Linear", pose=None, helper=False, bones=2):
     """`clusters`: list of (name, bone id or None, indexes, weights, transform link);
-    bones 3000 (Bone0, root) and 3100 (Bone1, child at y = 1); the geometry is 1000."""
+    a chain of `bones` bones 3000 + 100 i (Bone0 the root, Bone{i} at y = i); the
+    geometry is 1000."""
     out = ["; FBX 7.4.0 project file\n",
            "FBXHeaderExtension:  {\n\tFBXHeaderVersion: 1003\n\tFBXVersion: 7400\n}\n",
            "GlobalSettings:  {\n\tVersion: 1000\n\tProperties70:  {\n"
@@ -36,7 +37,8 @@ def fbx(clusters, skins=1, skinning="Linear", pose=None, helper=False):
            arr("PolygonVertexIndex", [0, 1, -3]),
            "\t}\n",
            '\tModel: 2000, "Model::Tri", "Mesh" {\n\t\tVersion: 232\n\t}\n']
-    for bid, name, y in ((3000, "Bone0", 0), (3100, "Bone1", 1)):
+    for i in range(bones):
+        bid, name, y = 3000 + 100 * i, f"Bone{i}", min(i, 1)
         out.append(f'\tNodeAttribute: {bid + 1}, "NodeAttribute::{name}", "LimbNode" {{\n\t\tTypeFlags: "Skeleton"\n\t}}\n')
         out.append(f'\tModel: {bid}, "Model::{name}", "LimbNode" {{\n\t\tVersion: 232\n'
                    f'\t\tProperties70:  {{\n\t\t\tP: "Lcl Translation", "Lcl Translation", "", "A",0,{y},0\n\t\t}}\n\t}}\n')
@@ -59,7 +61,9 @@ def fbx(clusters, skins=1, skinning="Linear", pose=None, helper=False):
         out.append(arr("Matrix", [float(x) for x in m], "\t\t\t"))
         out.append("\t\t}\n")
     out.append("\t}\n}\n")
-    conns = ["2000,0", "1000,2000", "3000,0", "3001,3000", "3100,3000", "3101,3100"]
+    conns = ["2000,0", "1000,2000", "3000,0", "3001,3000"]
+    for i in range(1, bones):
+        conns += [f"{3000 + 100 * i},{2900 + 100 * i}", f"{3001 + 100 * i},{3000 + 100 * i}"]
     if helper:
         conns.append("3200,0")
     for s in range(skins):
@@ -89,6 +93,10 @@ write("cluster-not-bone.fbx", fbx([(*B0, [0, 1, 2], [1, 1, 1], IDENTITY), ("Help
 write("bind-pose.fbx", fbx([(*B0, [0, 1], [1, 1], IDENTITY), (*B1, [2], [1], Y1)], pose=[(2000, IDENTITY), (3000, translate(0, 0, 2))]))
 write("skin-several.fbx", fbx([(*B0, [0, 1, 2], [1, 1, 1], IDENTITY)], skins=2))
 write("skinning-dual-quaternion.fbx", fbx([(*B0, [0, 1, 2], [1, 1, 1], IDENTITY)], skinning="DualQuaternion"))
+write("weight-sum.fbx", fbx([(*B0, [0, 1, 2], [0.5, 1, 1], IDENTITY), (*B1, [0], [0.2], Y1)]))
+write("influences.fbx", fbx([(f"Bone{i}", 3000 + 100 * i, [0, 1, 2], [0.2] * 3, translate(0, min(i, 1), 0)) for i in range(5)], bones=5,
+                            pose=[(2000, IDENTITY), (3000, IDENTITY)] + [(3000 + 100 * i, translate(0, 1, 0)) for i in range(1, 5)]))
+write("no-skin.fbx", fbx([], skins=0, pose=[]))
 with open(os.path.join(ROOT, "fixtures/fbx/clean.fbx"), "rb") as f:
     head = f.read(2000)
 with open(os.path.join(HERE, "truncated.fbx"), "wb") as f:

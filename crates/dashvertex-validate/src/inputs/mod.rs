@@ -2,6 +2,7 @@
 //! rules with locations of its own kind.
 
 pub mod binary;
+pub mod fbx;
 pub mod gltf;
 mod gltf_checks;
 mod gltf_floats;

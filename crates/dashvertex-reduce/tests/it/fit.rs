@@ -478,3 +478,127 @@ proptest! {
         prop_assert!(fitted.influences.chunks(fitted.sets).all(|s| s.iter().flat_map(|s| s.pairs()).filter(|p| p.1 > 0.0).count() <= k));
     }
 }
+
+#[test]
+fn the_spec_vector_two_bones_that_move_together_give_way_to_the_one_that_moves() {
+    // spec: RF4
+    let id = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let up = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0];
+    let mut poses = Poses::new(3);
+    poses.push([id, id, id]);
+    poses.push([id, id, up]);
+    let rig = Rig {
+        bones: ["a", "b", "c"]
+            .map(|n| BoneRef {
+                name: n.into(),
+                parent: None,
+            })
+            .to_vec(),
+        poses,
+        positions: vec![[1.0, 0.0, 0.0]],
+        weights: vec![vec![(0, 0.4), (1, 0.35), (2, 0.25)]],
+    };
+    let (map, plain, fitted) = both(&rig, &cfg(2, Quantize::F32), &FitOptions::default());
+    assert_eq!(map, [0, 1, 2]);
+    assert_eq!(plain.influences[0].joints, [0, 1, 0, 0]);
+    assert_eq!(
+        plain.influences[0].weights,
+        [0.53333336, 0.46666667, 0.0, 0.0]
+    );
+    assert!((measure(&rig, &map, &plain)[0].0 - 0.0625).abs() < 1e-7);
+    assert_eq!(fitted.influences[0].joints, [0, 2, 0, 0]);
+    assert_eq!(fitted.influences[0].weights, [0.75, 0.25, 0.0, 0.0]);
+    assert!(measure(&rig, &map, &fitted)[0].0 < 1e-14);
+    let (_, _, q) = both(&rig, &cfg(2, Quantize::Unorm8), &FitOptions::default());
+    assert_eq!(q.integers.as_ref().unwrap()[0], [191, 64, 0, 0]);
+    assert_eq!(q.influences[0].joints, [0, 2, 0, 0]);
+}
+
+/// A glTF file's first skinned primitive as a [`Rig`] over the fit's pose set (with
+/// `motion` false, the rest pose and the animations' moments alone: what the loss
+/// report measures on an animated file).
+pub fn rig_of_file(rel: &str, motion: bool) -> Rig {
+    use dashvertex_core::Limits;
+    let limits = Limits::default();
+    let g = dashvertex_gltf::load_path(&dashvertex_testkit::repo().join(rel), &limits).unwrap();
+    let inputs = dashvertex_reduce::gltf::inputs(&g, &limits).unwrap();
+    let p = inputs.iter().find(|p| p.skin.is_some()).unwrap();
+    let skin = p.skin.unwrap();
+    let anims = dashvertex_skin::animations(&g, &limits).unwrap();
+    let joints = g.root.skins[skin].joints.len();
+    let used: Vec<usize> = if motion {
+        (0..joints).collect()
+    } else {
+        Vec::new()
+    };
+    let budget = dashvertex_skin::work_budget(&g, &anims);
+    let fp = dashvertex_skin::fit_poses(&g, skin, &anims, &used, &limits, budget, 0).unwrap();
+    let mut poses = Poses::new(joints);
+    for pose in fp.rows.chunks(joints) {
+        poses.push(pose.iter().copied());
+    }
+    Rig {
+        bones: p.input.bones.clone(),
+        poses,
+        positions: p.positions(),
+        weights: (0..p.input.len())
+            .map(|v| {
+                p.input
+                    .candidates_of(v)
+                    .iter()
+                    .filter(|c| c.weight > 0.0)
+                    .map(|c| (c.bone, c.weight))
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn on_animated_exports_the_fit_lowers_the_worst_and_mean_displacement() {
+    // spec: RF1
+    for (file, bounds) in [
+        (
+            "fixtures/blender/loss_rig.glb",
+            [(4, 0.7, 0.8), (2, 0.85, 0.85)],
+        ),
+        (
+            "fixtures/generated/animated_rig_10.glb",
+            [(4, 0.7, 0.8), (2, 0.85, 0.85)],
+        ),
+    ] {
+        let rig = rig_of_file(file, true);
+        let animated = rig_of_file(file, false);
+        for (k, worst_bound, mean_bound) in bounds {
+            let (map, plain, fitted) = both(&rig, &cfg(k, Quantize::F32), &FitOptions::default());
+            let (a, b) = (measure(&rig, &map, &plain), measure(&rig, &map, &fitted));
+            // Over the animation alone, as the loss report measures it.
+            let (c, d) = (
+                measure(&animated, &map, &plain),
+                measure(&animated, &map, &fitted),
+            );
+            let worst = |m: &[(f64, f64)]| m.iter().map(|x| x.1).fold(0.0, f64::max);
+            let mean = |m: &[(f64, f64)]| m.iter().map(|x| x.1).sum::<f64>() / m.len() as f64;
+            let (rw, rm) = (worst(&b) / worst(&a), mean(&b) / mean(&a));
+            let (aw, am) = (worst(&d) / worst(&c), mean(&d) / mean(&c));
+            eprintln!(
+                "{file} K={k}: pose set: worst {:.6} -> {:.6} ({rw:.3}x), mean {:.6} -> {:.6} ({rm:.3}x); animation alone: worst {aw:.3}x, mean {am:.3}x",
+                worst(&a),
+                worst(&b),
+                mean(&a),
+                mean(&b)
+            );
+            for (v, (p, f)) in a.iter().zip(&b).enumerate() {
+                assert!(f.0 <= p.0 * (1.0 + 1e-9) + 1e-15, "{file} K={k} vertex {v}");
+            }
+            assert!(
+                rw <= worst_bound && rm <= mean_bound,
+                "{file} K={k}: {rw} {rm}"
+            );
+            assert!(
+                aw <= worst_bound && am <= mean_bound,
+                "{file} K={k}: {aw} {am}"
+            );
+        }
+    }
+}

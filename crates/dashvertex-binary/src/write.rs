@@ -105,17 +105,13 @@ pub fn encode_document(document: &Document, opts: &WriteOptions) -> Result<Vec<u
     encode(&BinaryFile::new(document.clone()), opts)
 }
 
-/// Writes a file canonically: row 0, the six DMX rows, VSET when there is more than one
-/// set, unknown sections in their order; sections 16-byte aligned in row order.
-pub fn encode(file: &BinaryFile, opts: &WriteOptions) -> Result<Vec<u8>, WriteError> {
-    if file.unreferenced > 0 && !opts.drop_unreferenced {
-        return Err(WriteError::Unreferenced(file.unreferenced));
-    }
+/// The canonical layout of `file` (vertices 16 bytes each when `compact`): its rows in
+/// order — the six DMX rows, VSET when there is more than one set, unknown sections in
+/// their order — each section at the next 16-byte boundary, and the file's total size.
+/// Refused past 4 GiB, or when a TEX section with content would move (it holds
+/// absolute offsets).
+fn layout(file: &BinaryFile, compact: bool) -> Result<(Vec<Planned<'_>>, u64), WriteError> {
     let mesh = &file.document.mesh;
-    let compact = opts.compact_unskinned && !mesh.is_skinned() && !mesh.is_empty();
-    if compact && let Some(v) = (0..mesh.len()).find(|&v| mesh.sets_of(v).any(|s| !s.is_zero())) {
-        return Err(WriteError::CompactWithSkin { vertex: v });
-    }
     let vertex_size: u64 = if compact { 16 } else { 48 };
     let bones = file
         .document
@@ -191,6 +187,27 @@ pub fn encode(file: &BinaryFile, opts: &WriteOptions) -> Result<Vec<u8>, WriteEr
             });
         }
     }
+    Ok((plan, total))
+}
+
+/// Writes a file canonically: row 0, the six DMX rows, VSET when there is more than one
+/// set, unknown sections in their order; sections 16-byte aligned in row order.
+pub fn encode(file: &BinaryFile, opts: &WriteOptions) -> Result<Vec<u8>, WriteError> {
+    if file.unreferenced > 0 && !opts.drop_unreferenced {
+        return Err(WriteError::Unreferenced(file.unreferenced));
+    }
+    let mesh = &file.document.mesh;
+    let compact = opts.compact_unskinned && !mesh.is_skinned() && !mesh.is_empty();
+    if compact && let Some(v) = (0..mesh.len()).find(|&v| mesh.sets_of(v).any(|s| !s.is_zero())) {
+        return Err(WriteError::CompactWithSkin { vertex: v });
+    }
+    let bones = file
+        .document
+        .skeleton
+        .as_ref()
+        .map_or(&[][..], |s| &s.bones[..]);
+    let (plan, total) = layout(file, compact)?;
+    let extra = mesh.set_count() - 1;
     let minor = if compact || extra > 0 {
         MINOR_EXTENDED
     } else {

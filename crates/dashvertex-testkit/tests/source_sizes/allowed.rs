@@ -8,7 +8,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/dashvertex-app/src/reduce.rs", "run_source", 309),
     ("crates/dashvertex-app/src/remap.rs", "run", 139),
     ("crates/dashvertex-app/src/split.rs", "run", 161),
-    ("crates/dashvertex-binary/src/write.rs", "encode", 125),
     ("crates/dashvertex-cli/src/validate.rs", "run", 201),
     ("crates/dashvertex-gltf/src/accessor.rs", "read", 154),
     ("crates/dashvertex-gltf/src/from_dash.rs", "write", 175),

@@ -424,55 +424,11 @@ impl Checker {
             }
             if w != 0.0 && self.is_removed(bone) {
                 blocked = true;
-                let joint = usize::try_from(bone)
-                    .ok()
-                    .and_then(|b| self.names.get(b))
-                    .map_or(String::new(), |n| format!(" ({n:?})"));
-                if self.foreign.binary_search(&bone).is_ok() {
-                    sink.report(
-                        Code::BONE_NOT_IN_MANIFEST,
-                        || loc.slot(v, s, k, Field::Bone),
-                        || {
-                            format!(
-                                "vertex {v}: weight {w} in {} is on joint {bone}{joint}, whose bone the locked manifest does not have",
-                                slot_name(s, k)
-                            )
-                        },
-                    );
-                } else {
-                    sink.report(
-                        Code::BONE_REMOVED,
-                        || loc.slot(v, s, k, Field::Bone),
-                        || {
-                            format!(
-                                "vertex {v}: bone index {bone}{joint} in {} is a removed bone (a tombstone in the manifest)",
-                                slot_name(s, k)
-                            )
-                        },
-                    );
-                }
+                self.report_removed(v, (s, k, bone), w, loc, sink);
                 continue;
             }
             if w == 0.0 {
-                if w.is_sign_negative() {
-                    sink.report(
-                        Code::WEIGHT_NEGATIVE_ZERO,
-                        || loc.slot(v, s, k, Field::Weight),
-                        || format!("vertex {v}: weight in {} is -0.0", slot_name(s, k)),
-                    );
-                }
-                if bone != 0 {
-                    sink.report(
-                        Code::PADDING_BONE,
-                        || loc.slot(v, s, k, Field::Bone),
-                        || {
-                            format!(
-                                "vertex {v}: unused slot ({}, weight 0) names bone {bone}",
-                                slot_name(s, k)
-                            )
-                        },
-                    );
-                }
+                report_unused(v, (s, k, bone), w, loc, sink);
                 continue;
             }
             if w < 0.0 {
@@ -489,25 +445,7 @@ impl Checker {
                 continue;
             }
             scratch.seen.push((bone, s, k));
-            if w > 1.0 {
-                blocked = true;
-                sink.report(
-                    Code::WEIGHT_ABOVE_ONE,
-                    || loc.slot(v, s, k, Field::Weight),
-                    || format!("vertex {v}: weight {w} in {} is above 1", slot_name(s, k)),
-                );
-            } else if w.is_subnormal() {
-                sink.report(
-                    Code::WEIGHT_SUBNORMAL,
-                    || loc.slot(v, s, k, Field::Weight),
-                    || {
-                        format!(
-                            "vertex {v}: weight {w:e} in {} is subnormal",
-                            slot_name(s, k)
-                        )
-                    },
-                );
-            }
+            blocked |= report_magnitude(v, (s, k), w, loc, sink);
             let stored = raw.and_then(|r| r.get(s)).and_then(|r| r.get(k)).copied();
             match (max, stored) {
                 (Some(m), Some(i)) => {
@@ -522,6 +460,45 @@ impl Checker {
         }
         if sets.len() > 1 && !blocked {
             self.set_hygiene(v, sets, loc, sink);
+        }
+    }
+
+    /// Reports weight `w` of vertex `v` on removed bone `bone`: a bone the locked
+    /// manifest does not have, or a tombstone in it.
+    fn report_removed(
+        &self,
+        v: u64,
+        (s, k, bone): (usize, usize, u32),
+        w: f32,
+        loc: &dyn Locate,
+        sink: &mut Sink,
+    ) {
+        let joint = usize::try_from(bone)
+            .ok()
+            .and_then(|b| self.names.get(b))
+            .map_or(String::new(), |n| format!(" ({n:?})"));
+        if self.foreign.binary_search(&bone).is_ok() {
+            sink.report(
+                Code::BONE_NOT_IN_MANIFEST,
+                || loc.slot(v, s, k, Field::Bone),
+                || {
+                    format!(
+                        "vertex {v}: weight {w} in {} is on joint {bone}{joint}, whose bone the locked manifest does not have",
+                        slot_name(s, k)
+                    )
+                },
+            );
+        } else {
+            sink.report(
+                Code::BONE_REMOVED,
+                || loc.slot(v, s, k, Field::Bone),
+                || {
+                    format!(
+                        "vertex {v}: bone index {bone}{joint} in {} is a removed bone (a tombstone in the manifest)",
+                        slot_name(s, k)
+                    )
+                },
+            );
         }
     }
 
@@ -691,6 +668,66 @@ impl Checker {
                 || format!("the mesh is marked unskinned but vertex {v} has influence data"),
             );
         }
+    }
+}
+
+/// Reports a used slot's weight `w` above 1 or subnormal; returns whether it was above 1
+/// (which blocks the vertex's sum checks).
+fn report_magnitude(
+    v: u64,
+    (s, k): (usize, usize),
+    w: f32,
+    loc: &dyn Locate,
+    sink: &mut Sink,
+) -> bool {
+    if w > 1.0 {
+        sink.report(
+            Code::WEIGHT_ABOVE_ONE,
+            || loc.slot(v, s, k, Field::Weight),
+            || format!("vertex {v}: weight {w} in {} is above 1", slot_name(s, k)),
+        );
+    } else if w.is_subnormal() {
+        sink.report(
+            Code::WEIGHT_SUBNORMAL,
+            || loc.slot(v, s, k, Field::Weight),
+            || {
+                format!(
+                    "vertex {v}: weight {w:e} in {} is subnormal",
+                    slot_name(s, k)
+                )
+            },
+        );
+    }
+    w > 1.0
+}
+
+/// Reports an unused slot (weight 0) of vertex `v`: a weight of -0.0, and a bone other
+/// than 0 (padding names bone 0).
+fn report_unused(
+    v: u64,
+    (s, k, bone): (usize, usize, u32),
+    w: f32,
+    loc: &dyn Locate,
+    sink: &mut Sink,
+) {
+    if w.is_sign_negative() {
+        sink.report(
+            Code::WEIGHT_NEGATIVE_ZERO,
+            || loc.slot(v, s, k, Field::Weight),
+            || format!("vertex {v}: weight in {} is -0.0", slot_name(s, k)),
+        );
+    }
+    if bone != 0 {
+        sink.report(
+            Code::PADDING_BONE,
+            || loc.slot(v, s, k, Field::Bone),
+            || {
+                format!(
+                    "vertex {v}: unused slot ({}, weight 0) names bone {bone}",
+                    slot_name(s, k)
+                )
+            },
+        );
     }
 }
 

@@ -33,7 +33,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/dashvertex-reduce/src/weights_doc.rs", "parse", 136),
     ("crates/dashvertex-skin/src/loss.rs", "loss_within", 181),
     ("crates/dashvertex-testkit/src/shaped.rs", "build", 207),
-    ("crates/dashvertex-validate/src/influences.rs", "full", 148),
     (
         "crates/dashvertex-validate/src/inputs/binary.rs",
         "vertices",

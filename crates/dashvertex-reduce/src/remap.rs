@@ -30,7 +30,7 @@ use dashvertex_gltf::Gltf;
 use dashvertex_gltf::export::{BufferFiles, Editor, ExportError, JointSlot, Written};
 use dashvertex_gltf::skinning;
 
-use crate::manifest::{Manifest, OrderMismatch};
+use crate::manifest::{Lookup, Manifest, OrderMismatch};
 
 mod renumber;
 use renumber::Renumbered;
@@ -259,109 +259,171 @@ pub fn remap<'g>(
     }
     let lookup = manifest.lookup();
     let mut budget = JointBudget::default();
-    // Per skin: the old -> new joint map (None when in order), and which of its joints
-    // are bones the manifest retired.
-    let mut maps: Vec<Option<Vec<u32>>> = Vec::with_capacity(root.skins.len());
-    let mut slots_of: Vec<Option<Vec<JointSlot>>> = Vec::with_capacity(root.skins.len());
-    let mut retired_of: Vec<Vec<bool>> = Vec::with_capacity(root.skins.len());
-    let mut skins = Vec::with_capacity(root.skins.len());
+    // Per skin: the old -> new joint map (None when in order), the joint slots, and which
+    // of its joints are bones the manifest retired.
+    let mut plans: Vec<SkinPlan> = Vec::with_capacity(root.skins.len());
     for s in 0..root.skins.len() {
-        let names = skinning::joint_names(root, s);
-        let mut position: HashMap<&str, usize> = HashMap::with_capacity(names.len());
-        for (i, n) in names.iter().enumerate() {
-            if position.insert(n.as_str(), i).is_some() {
-                return Err(RemapError::DuplicateName {
-                    skin: s,
-                    name: n.clone(),
-                });
-            }
-        }
-        retired_of.push(
-            names
-                .iter()
-                .map(|n| lookup.entry(n).is_some_and(|e| e.removed))
-                .collect(),
-        );
-        let mismatch = lookup.first_out_of_order(&names, !opts.locked);
-        let mut report = SkinRemap {
-            skin: s,
-            mismatch: mismatch.clone(),
-            placeholders: Vec::new(),
-            appended: Vec::new(),
-            retired_weighted: Vec::new(),
-            primitives: Vec::new(),
-        };
-        if mismatch.is_none() {
-            maps.push(None);
-            slots_of.push(None);
-            skins.push(report);
-            continue;
-        }
-        report.appended = names
-            .iter()
-            .filter(|n| !lookup.contains(n))
-            .cloned()
-            .collect();
-        if opts.locked && !report.appended.is_empty() {
-            return Err(RemapError::NotInManifest {
-                skin: s,
-                bones: report.appended,
-            });
-        }
-        budget.take(manifest.len().saturating_add(report.appended.len()))?;
-        // The joint that answers to each manifest entry, by name or alias.
-        let mut existing: Vec<Option<usize>> = vec![None; manifest.len()];
-        for (old, n) in names.iter().enumerate() {
-            let Some(slot) = lookup.position(n).and_then(|p| existing.get_mut(p)) else {
-                continue;
-            };
-            if let Some(first) = slot.replace(old) {
-                return Err(RemapError::SameBone {
-                    skin: s,
-                    first: names.get(first).cloned().unwrap_or_default(),
-                    second: n.clone(),
-                });
-            }
-        }
-        let mut slots: Vec<JointSlot> = Vec::with_capacity(manifest.len() + names.len());
-        for (e, old) in manifest.bones.iter().zip(existing) {
-            match old {
-                Some(old) => slots.push(JointSlot::Existing(old)),
-                None => {
-                    report.placeholders.push(e.name.clone());
-                    slots.push(crate::gltf::placeholder(e, &position, names.len()));
-                }
-            }
-        }
-        for (old, n) in names.iter().enumerate() {
-            if !lookup.contains(n) {
-                slots.push(JointSlot::Existing(old));
-            }
-        }
-        let mut map = vec![0u32; names.len()];
-        for (new, slot) in slots.iter().enumerate() {
-            if let JointSlot::Existing(old) = slot
-                && let Some(m) = map.get_mut(*old)
-            {
-                *m = u32::try_from(new).map_err(|_| RemapError::Data {
-                    pointer: format!("/skins/{s}/joints"),
-                    why: "more joints than 32-bit indices can name".into(),
-                })?;
-            }
-        }
-        maps.push(Some(map));
-        slots_of.push(Some(slots));
-        skins.push(report);
+        plans.push(plan_skin(root, s, &lookup, manifest, opts, &mut budget)?);
     }
-    let any_retired = retired_of.iter().any(|r| r.contains(&true));
-    if maps.iter().all(Option::is_none) && !any_retired {
+    let any_retired = plans.iter().any(|p| p.retired.contains(&true));
+    if plans.iter().all(|p| p.map.is_none()) && !any_retired {
         return Ok(Remap {
             editor: None,
-            skins,
+            skins: plans.into_iter().map(|p| p.report).collect(),
         });
     }
-    // The skin each mesh's joint values refer to; a mesh deformed by skins with
-    // different joint lists cannot follow two orders.
+    let mesh_skin = mesh_skins(root)?;
+    let mut ed = if plans.iter().any(|p| p.map.is_some()) {
+        let mut ed = Editor::new(gltf)?;
+        for (s, plan) in plans.iter().enumerate() {
+            if let Some(slots) = &plan.slots {
+                ed.reorder_skin(s, slots)?;
+            }
+        }
+        Some(ed)
+    } else {
+        None
+    };
+    for p in skinning::primitive_sets(root) {
+        let Some(s) = mesh_skin.get(p.mesh).copied().flatten() else {
+            continue;
+        };
+        if let Some(plan) = plans.get_mut(s) {
+            renumber_primitive(gltf, &p, s, plan, &lookup, opts, ed.as_mut())?;
+        }
+    }
+    Ok(Remap {
+        editor: ed,
+        skins: plans.into_iter().map(|p| p.report).collect(),
+    })
+}
+
+/// One skin's remap: the old → new joint map (`None` when the skin is in order), its
+/// joint slots in manifest order, which joints the manifest retired, and the report.
+struct SkinPlan {
+    map: Option<Vec<u32>>,
+    slots: Option<Vec<JointSlot>>,
+    retired: Vec<bool>,
+    report: SkinRemap,
+}
+
+/// Plans skin `s`: refuses duplicate names, bones missing from a locked manifest and two
+/// joints of one bone; counts the joints the output will hold against `budget`.
+fn plan_skin(
+    root: &dashvertex_gltf::document::Root,
+    s: usize,
+    lookup: &Lookup<&Manifest>,
+    manifest: &Manifest,
+    opts: &Options,
+    budget: &mut JointBudget,
+) -> Result<SkinPlan, RemapError> {
+    let names = skinning::joint_names(root, s);
+    let mut position: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+    for (i, n) in names.iter().enumerate() {
+        if position.insert(n.as_str(), i).is_some() {
+            return Err(RemapError::DuplicateName {
+                skin: s,
+                name: n.clone(),
+            });
+        }
+    }
+    let retired = names
+        .iter()
+        .map(|n| lookup.entry(n).is_some_and(|e| e.removed))
+        .collect();
+    let mismatch = lookup.first_out_of_order(&names, !opts.locked);
+    let mut report = SkinRemap {
+        skin: s,
+        mismatch: mismatch.clone(),
+        placeholders: Vec::new(),
+        appended: Vec::new(),
+        retired_weighted: Vec::new(),
+        primitives: Vec::new(),
+    };
+    if mismatch.is_none() {
+        return Ok(SkinPlan {
+            map: None,
+            slots: None,
+            retired,
+            report,
+        });
+    }
+    report.appended = names
+        .iter()
+        .filter(|n| !lookup.contains(n))
+        .cloned()
+        .collect();
+    if opts.locked && !report.appended.is_empty() {
+        return Err(RemapError::NotInManifest {
+            skin: s,
+            bones: report.appended,
+        });
+    }
+    budget.take(manifest.len().saturating_add(report.appended.len()))?;
+    let slots = joint_slots(s, &names, &position, lookup, manifest, &mut report)?;
+    let mut map = vec![0u32; names.len()];
+    for (new, slot) in slots.iter().enumerate() {
+        if let JointSlot::Existing(old) = slot
+            && let Some(m) = map.get_mut(*old)
+        {
+            *m = u32::try_from(new).map_err(|_| RemapError::Data {
+                pointer: format!("/skins/{s}/joints"),
+                why: "more joints than 32-bit indices can name".into(),
+            })?;
+        }
+    }
+    Ok(SkinPlan {
+        map: Some(map),
+        slots: Some(slots),
+        retired,
+        report,
+    })
+}
+
+/// Skin `s`'s joints in manifest order: the joint that answers to each manifest entry
+/// (by name or alias) or a placeholder, then the joints the manifest lacks, in file order.
+fn joint_slots(
+    s: usize,
+    names: &[String],
+    position: &HashMap<&str, usize>,
+    lookup: &Lookup<&Manifest>,
+    manifest: &Manifest,
+    report: &mut SkinRemap,
+) -> Result<Vec<JointSlot>, RemapError> {
+    let mut existing: Vec<Option<usize>> = vec![None; manifest.len()];
+    for (old, n) in names.iter().enumerate() {
+        let Some(slot) = lookup.position(n).and_then(|p| existing.get_mut(p)) else {
+            continue;
+        };
+        if let Some(first) = slot.replace(old) {
+            return Err(RemapError::SameBone {
+                skin: s,
+                first: names.get(first).cloned().unwrap_or_default(),
+                second: n.clone(),
+            });
+        }
+    }
+    let mut slots: Vec<JointSlot> = Vec::with_capacity(manifest.len() + names.len());
+    for (e, old) in manifest.bones.iter().zip(existing) {
+        match old {
+            Some(old) => slots.push(JointSlot::Existing(old)),
+            None => {
+                report.placeholders.push(e.name.clone());
+                slots.push(crate::gltf::placeholder(e, position, names.len()));
+            }
+        }
+    }
+    for (old, n) in names.iter().enumerate() {
+        if !lookup.contains(n) {
+            slots.push(JointSlot::Existing(old));
+        }
+    }
+    Ok(slots)
+}
+
+/// The skin each mesh's joint values refer to; a mesh deformed by skins with different
+/// joint lists cannot follow two orders and is refused.
+fn mesh_skins(root: &dashvertex_gltf::document::Root) -> Result<Vec<Option<usize>>, RemapError> {
     let users = skinning::mesh_nodes(root);
     let mut mesh_skin: Vec<Option<usize>> = vec![None; root.meshes.len()];
     for (m, nodes) in users.iter().enumerate() {
@@ -393,72 +455,66 @@ pub fn remap<'g>(
             }
         }
     }
-    let mut ed = if maps.iter().any(Option::is_some) {
-        let mut ed = Editor::new(gltf)?;
-        for (s, slots) in slots_of.iter().enumerate() {
-            if let Some(slots) = slots {
-                ed.reorder_skin(s, slots)?;
-            }
+    Ok(mesh_skin)
+}
+
+/// Renumbers primitive `p`'s joint values by skin `s`'s plan (when the skin moves), and
+/// reports (or, locked, refuses) weight on a joint the manifest retired.
+fn renumber_primitive(
+    gltf: &Gltf,
+    p: &skinning::PrimitiveSets,
+    s: usize,
+    plan: &mut SkinPlan,
+    lookup: &Lookup<&Manifest>,
+    opts: &Options,
+    ed: Option<&mut Editor<'_>>,
+) -> Result<(), RemapError> {
+    let map = plan.map.as_ref();
+    let retired = plan.retired.as_slice();
+    if map.is_none() && !retired.contains(&true) {
+        return Ok(());
+    }
+    let identity: Vec<u32>;
+    let map_or_identity = match map {
+        Some(m) => m.as_slice(),
+        None => {
+            identity = (0..retired.len())
+                .map(|j| u32::try_from(j).unwrap_or(u32::MAX))
+                .collect();
+            &identity
         }
-        Some(ed)
-    } else {
-        None
     };
-    for p in skinning::primitive_sets(root) {
-        let Some(s) = mesh_skin.get(p.mesh).copied().flatten() else {
-            continue;
+    let encode = ed.is_some() && map.is_some();
+    let mut source = Renumbered::read(gltf, p, map_or_identity, encode)?;
+    if let Some((set, vertex, joint)) = source.first_weighted(retired) {
+        let name = skinning::joint_names(&gltf.root, s)
+            .get(joint)
+            .cloned()
+            .unwrap_or_default();
+        let at = RetiredAt {
+            mesh: p.mesh,
+            primitive: p.primitive,
+            vertex,
+            set,
         };
-        let map = maps.get(s).and_then(Option::as_ref);
-        let retired = retired_of.get(s).map_or(&[][..], Vec::as_slice);
-        if map.is_none() && !retired.contains(&true) {
-            continue;
+        if opts.locked {
+            return Err(RemapError::RetiredWeighted {
+                pointer: p.attribute_pointer(&format!("JOINTS_{set}")),
+                skin: s,
+                joint,
+                index: lookup.index_of(&name).unwrap_or(0),
+                name,
+                at,
+            });
         }
-        let identity: Vec<u32>;
-        let map_or_identity = match map {
-            Some(m) => m.as_slice(),
-            None => {
-                identity = (0..retired.len())
-                    .map(|j| u32::try_from(j).unwrap_or(u32::MAX))
-                    .collect();
-                &identity
-            }
-        };
-        let encode = ed.is_some() && map.is_some();
-        let mut source = Renumbered::read(gltf, &p, map_or_identity, encode)?;
-        if let Some((set, vertex, joint)) = source.first_weighted(retired) {
-            let name = skinning::joint_names(root, s)
-                .get(joint)
-                .cloned()
-                .unwrap_or_default();
-            let at = RetiredAt {
-                mesh: p.mesh,
-                primitive: p.primitive,
-                vertex,
-                set,
-            };
-            if opts.locked {
-                return Err(RemapError::RetiredWeighted {
-                    pointer: p.attribute_pointer(&format!("JOINTS_{set}")),
-                    skin: s,
-                    joint,
-                    index: lookup.index_of(&name).unwrap_or(0),
-                    name,
-                    at,
-                });
-            }
-            if let Some(r) = skins.get_mut(s)
-                && !r.retired_weighted.iter().any(|(n, _)| *n == name)
-            {
-                r.retired_weighted.push((name, at));
-            }
-        }
-        if let (Some(ed), Some(joints)) = (ed.as_mut(), source.take_encoded()) {
-            // Only the joint values change: the weights accessors stay as they are.
-            ed.set_joints_encoded(p.mesh, p.primitive, source.vertices(), joints)?;
-            if let Some(r) = skins.get_mut(s) {
-                r.primitives.push((p.mesh, p.primitive));
-            }
+        if !plan.report.retired_weighted.iter().any(|(n, _)| *n == name) {
+            plan.report.retired_weighted.push((name, at));
         }
     }
-    Ok(Remap { editor: ed, skins })
+    if let (Some(ed), Some(joints)) = (ed, source.take_encoded()) {
+        // Only the joint values change: the weights accessors stay as they are.
+        ed.set_joints_encoded(p.mesh, p.primitive, source.vertices(), joints)?;
+        plan.report.primitives.push((p.mesh, p.primitive));
+    }
+    Ok(())
 }

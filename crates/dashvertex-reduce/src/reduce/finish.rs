@@ -45,107 +45,138 @@ impl Finish<'_> {
         mut dirty: bool,
         sc: &mut Scratch,
     ) -> Result<(), ReduceError> {
-        let (input, map, cfg, qmax) = (self.input, self.map, self.cfg, self.qmax);
-        let base = self.slot(v);
-        let report = &mut self.report;
         if sc.list.is_empty() {
-            report.empty += 1;
-            report.first_empty.get_or_insert(v as u64);
-            match cfg.empty {
-                Empty::Error => return Err(ReduceError::Empty(v as u64)),
-                Empty::Zero => {}
-                Empty::Root => {
-                    sc.list.push((self.root.unwrap_or(0), 1.0));
-                    dirty = true;
-                }
-            }
+            dirty |= self.empty_vertex(v, sc)?;
         }
         loop {
-            sc.weights.clear();
-            sc.weights.extend(sc.list.iter().map(|x| x.1));
-            if cfg.normalize == Normalize::Unit {
-                unit(&mut sc.weights);
-            }
-            sc.ints.clear();
-            if let Some(max) = qmax {
-                quantize(&mut sc.weights, max, &mut sc.ints, &mut sc.rems);
-            }
-            dirty |= sc
-                .list
-                .iter()
-                .zip(&sc.weights)
-                .any(|(a, b)| a.1.to_bits() != b.to_bits());
-            // Order by the final weights: rounding can make two weights equal, and equal
-            // weights go by bone index (so reducing the output again changes nothing).
-            sc.fin.clear();
-            for (i, (&(b, _), &w)) in sc.list.iter().zip(&sc.weights).enumerate() {
-                let q = sc.ints.get(i).copied().unwrap_or(0);
-                // Rounded to nothing: a unorm of 0, or a float share below the smallest
-                // subnormal. Dropped, so no slot holds a bone with weight 0.
-                let gone = if qmax.is_some() { q == 0 } else { w == 0.0 };
-                if gone {
-                    report.quantized_away += 1;
-                    note_drop(
-                        report,
-                        sc.list.get(i).map_or(0.0, |x| x.1),
-                        v as u64,
-                        b,
-                        || format!("vertex {v}, {} (rounded to 0)", bone_label(input, map, b)),
-                    );
-                    continue;
-                }
-                sc.fin.push((b, w, q));
-            }
-            if !sc.fin.windows(2).all(|p| {
-                p.first()
-                    .zip(p.get(1))
-                    .is_none_or(|(a, b)| order(&(a.0, a.1), &(b.0, b.1)) != Ordering::Greater)
-            }) {
-                sc.fin
-                    .sort_unstable_by(|a, b| order(&(a.0, a.1), &(b.0, b.1)));
-                if cfg.normalize == Normalize::Unit && qmax.is_none() {
-                    sc.weights.clear();
-                    sc.weights.extend(sc.fin.iter().map(|x| x.1));
-                    unit(&mut sc.weights);
-                    for (x, w) in sc.fin.iter_mut().zip(&sc.weights) {
-                        x.1 = *w;
-                    }
-                }
-            }
-            // With `unit` the threshold holds for the weights written, too: anything now
-            // below it (as a share of the written weights, which is what reducing this
-            // output again would see) is dropped and the rest finished again.
-            if cfg.normalize != Normalize::Unit || cfg.min_weight <= 0.0 || sc.fin.len() < 2 {
+            dirty |= self.written_weights(v, sc);
+            if !self.threshold_again(v, sc) {
                 break;
             }
-            let scale = share_scale(sc.fin.iter().map(|x| x.1), cfg.normalize);
-            let min = f64::from(cfg.min_weight);
-            let heaviest = sc.fin.first().map(|x| x.0);
-            let fin = &sc.fin;
-            let before = sc.list.len();
-            let mut below = 0u64;
-            sc.list.retain(|&(b, w)| {
-                // Bones rounded away were counted already.
-                let Some(&(_, written, _)) = fin.iter().find(|x| x.0 == b) else {
-                    return false;
-                };
-                let keep = Some(b) == heaviest || f64::from(written) * scale >= min;
-                if !keep {
-                    below += 1;
-                    note_drop(report, w, v as u64, b, || {
-                        format!("vertex {v}, {}", bone_label(input, map, b))
-                    });
-                }
-                keep
-            });
-            if below == 0 {
-                break;
-            }
-            debug_assert!(sc.list.len() < before);
-            report.below_threshold += below;
             dirty = true;
         }
-        // Vertex v's sets start at (v - range.start) × max_sets, zeroed.
+        self.store(v, sc);
+        self.report.changed += u64::from(dirty);
+        Ok(())
+    }
+
+    /// Applies the empty-vertex policy to vertex `v`, which kept nothing; returns whether
+    /// it bound the vertex to the root.
+    fn empty_vertex(&mut self, v: usize, sc: &mut Scratch) -> Result<bool, ReduceError> {
+        self.report.empty += 1;
+        self.report.first_empty.get_or_insert(v as u64);
+        match self.cfg.empty {
+            Empty::Error => Err(ReduceError::Empty(v as u64)),
+            Empty::Zero => Ok(false),
+            Empty::Root => {
+                sc.list.push((self.root.unwrap_or(0), 1.0));
+                Ok(true)
+            }
+        }
+    }
+
+    /// The weights written for `sc.list` into `sc.fin` (bone, weight, integer):
+    /// normalized, quantized, influences rounded to nothing dropped and reported, in the
+    /// order of the final weights. Returns whether a weight changed.
+    fn written_weights(&mut self, v: usize, sc: &mut Scratch) -> bool {
+        let (input, map, cfg, qmax) = (self.input, self.map, self.cfg, self.qmax);
+        let report = &mut self.report;
+        sc.weights.clear();
+        sc.weights.extend(sc.list.iter().map(|x| x.1));
+        if cfg.normalize == Normalize::Unit {
+            unit(&mut sc.weights);
+        }
+        sc.ints.clear();
+        if let Some(max) = qmax {
+            quantize(&mut sc.weights, max, &mut sc.ints, &mut sc.rems);
+        }
+        let changed = sc
+            .list
+            .iter()
+            .zip(&sc.weights)
+            .any(|(a, b)| a.1.to_bits() != b.to_bits());
+        // Order by the final weights: rounding can make two weights equal, and equal
+        // weights go by bone index (so reducing the output again changes nothing).
+        sc.fin.clear();
+        for (i, (&(b, _), &w)) in sc.list.iter().zip(&sc.weights).enumerate() {
+            let q = sc.ints.get(i).copied().unwrap_or(0);
+            // Rounded to nothing: a unorm of 0, or a float share below the smallest
+            // subnormal. Dropped, so no slot holds a bone with weight 0.
+            let gone = if qmax.is_some() { q == 0 } else { w == 0.0 };
+            if gone {
+                report.quantized_away += 1;
+                note_drop(
+                    report,
+                    sc.list.get(i).map_or(0.0, |x| x.1),
+                    v as u64,
+                    b,
+                    || format!("vertex {v}, {} (rounded to 0)", bone_label(input, map, b)),
+                );
+                continue;
+            }
+            sc.fin.push((b, w, q));
+        }
+        if !sc.fin.windows(2).all(|p| {
+            p.first()
+                .zip(p.get(1))
+                .is_none_or(|(a, b)| order(&(a.0, a.1), &(b.0, b.1)) != Ordering::Greater)
+        }) {
+            sc.fin
+                .sort_unstable_by(|a, b| order(&(a.0, a.1), &(b.0, b.1)));
+            if cfg.normalize == Normalize::Unit && qmax.is_none() {
+                sc.weights.clear();
+                sc.weights.extend(sc.fin.iter().map(|x| x.1));
+                unit(&mut sc.weights);
+                for (x, w) in sc.fin.iter_mut().zip(&sc.weights) {
+                    x.1 = *w;
+                }
+            }
+        }
+        changed
+    }
+
+    /// With `unit` the threshold holds for the weights written, too: anything now below
+    /// it (as a share of the written weights, which is what reducing this output again
+    /// would see) is dropped from `sc.list` and reported. Returns whether anything was,
+    /// so the rest is finished again.
+    fn threshold_again(&mut self, v: usize, sc: &mut Scratch) -> bool {
+        let (input, map, cfg) = (self.input, self.map, self.cfg);
+        if cfg.normalize != Normalize::Unit || cfg.min_weight <= 0.0 || sc.fin.len() < 2 {
+            return false;
+        }
+        let report = &mut self.report;
+        let scale = share_scale(sc.fin.iter().map(|x| x.1), cfg.normalize);
+        let min = f64::from(cfg.min_weight);
+        let heaviest = sc.fin.first().map(|x| x.0);
+        let fin = &sc.fin;
+        let before = sc.list.len();
+        let mut below = 0u64;
+        sc.list.retain(|&(b, w)| {
+            // Bones rounded away were counted already.
+            let Some(&(_, written, _)) = fin.iter().find(|x| x.0 == b) else {
+                return false;
+            };
+            let keep = Some(b) == heaviest || f64::from(written) * scale >= min;
+            if !keep {
+                below += 1;
+                note_drop(report, w, v as u64, b, || {
+                    format!("vertex {v}, {}", bone_label(input, map, b))
+                });
+            }
+            keep
+        });
+        if below == 0 {
+            return false;
+        }
+        debug_assert!(sc.list.len() < before);
+        report.below_threshold += below;
+        true
+    }
+
+    /// Writes `sc.fin` into vertex `v`'s sets (zeroed, starting at `(v − range.start) ×
+    /// max_sets`) and integers.
+    fn store(&mut self, v: usize, sc: &Scratch) {
+        let base = self.slot(v);
         for (i, &(b, w, q)) in sc.fin.iter().take(self.max_sets * 4).enumerate() {
             if let Some(set) = self.influences.get_mut(base + i / 4) {
                 if let Some(j) = set.joints.get_mut(i % 4) {
@@ -165,8 +196,6 @@ impl Finish<'_> {
             }
         }
         self.widest = self.widest.max(sc.fin.len().div_ceil(4));
-        report.changed += u64::from(dirty);
-        Ok(())
     }
 }
 

@@ -34,11 +34,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/dashvertex-skin/src/loss.rs", "loss_within", 181),
     ("crates/dashvertex-testkit/src/shaped.rs", "build", 207),
     (
-        "crates/dashvertex-validate/src/inputs/binary.rs",
-        "vertices",
-        140,
-    ),
-    (
         "crates/dashvertex-validate/src/inputs/gltf/primitive.rs",
         "vertices",
         166,

@@ -278,6 +278,59 @@ fn check_chunk(
     }
 }
 
+/// The rules a DMX file's vertices are checked with (float weights, bone indices below
+/// `bones`), having reported when a skinned mesh's bone indices cannot be range-checked
+/// (no skeleton).
+fn checker(
+    layout: &Layout,
+    profile: Profile,
+    bones: Option<u64>,
+    opts: &Options,
+    sink: &mut Sink,
+) -> Checker {
+    let checker = Checker {
+        profile,
+        bones,
+        removed: opts.removed_bones.as_slice().into(),
+        foreign: Default::default(),
+        names: Default::default(),
+        skinned: layout.skinned,
+        encoding: Encoding::Float,
+        target: opts.target,
+    };
+    let has_vertices = layout.vert().is_some_and(|v| v.count > 0);
+    if layout.skinned && bones.is_none() && has_vertices {
+        sink.report(
+            Code::BONE_RANGE_UNCHECKED,
+            || at(0),
+            || "bone indices were not range-checked: the file has no skeleton",
+        );
+    }
+    checker
+}
+
+/// The whole-mesh rules over the `n` vertices' `stats`: sets never used, the skinned
+/// flag against the data (located at the header's flag), each extra set located at its
+/// VSET block.
+fn check_mesh(checker: &Checker, layout: &Layout, stats: &MeshStats, n: u64, sink: &mut Sink) {
+    let vset = layout.vset().map_or(0, |r| r.offset);
+    let vset_row = layout.vset().map_or(0, |r| r.at);
+    checker.mesh(
+        stats,
+        layout.set_count(),
+        Some((layout.skinned, at(12))),
+        &|s| Location {
+            set: u32::try_from(s).ok(),
+            ..at(if vset_row > 0 {
+                vset + (s as u64 - 1) * n * SET_SIZE
+            } else {
+                0
+            })
+        },
+        sink,
+    );
+}
+
 fn vertices<R: Read + Seek>(
     r: &mut R,
     layout: &Layout,
@@ -308,23 +361,7 @@ fn vertices<R: Read + Seek>(
         vset,
         vertices: n,
     };
-    let checker = Checker {
-        profile,
-        bones,
-        removed: opts.removed_bones.as_slice().into(),
-        foreign: Default::default(),
-        names: Default::default(),
-        skinned: layout.skinned,
-        encoding: Encoding::Float,
-        target: opts.target,
-    };
-    if layout.skinned && bones.is_none() && n > 0 {
-        sink.report(
-            Code::BONE_RANGE_UNCHECKED,
-            || at(0),
-            || "bone indices were not range-checked: the file has no skeleton",
-        );
-    }
+    let checker = checker(layout, profile, bones, opts, sink);
     let rules = Rules {
         checker: &checker,
         loc: &loc,
@@ -401,21 +438,7 @@ fn vertices<R: Read + Seek>(
             p(vert.offset + first * stride);
         }
     }
-    let vset_row = layout.vset().map_or(0, |r| r.at);
-    checker.mesh(
-        &tally.stats,
-        nsets,
-        Some((layout.skinned, at(12))),
-        &|s| Location {
-            set: u32::try_from(s).ok(),
-            ..at(if vset_row > 0 {
-                vset + (s as u64 - 1) * n * SET_SIZE
-            } else {
-                0
-            })
-        },
-        sink,
-    );
+    check_mesh(&checker, layout, &tally.stats, n, sink);
     Ok(())
 }
 

@@ -190,29 +190,7 @@ fn sampler_checks(
         );
     }
     let cubic = sampler.member("interpolation").and_then(Value::as_str) == Some("CUBICSPLINE");
-    for part in ["input", "output"] {
-        let Some(acc) = sampler
-            .get(part)
-            .and_then(Value::as_u64)
-            .and_then(|i| accessor_json(root, i))
-        else {
-            continue;
-        };
-        if strided(root, acc) {
-            push_as(
-                doc,
-                sink,
-                Code::GLTF_ANIMATION_SAMPLER,
-                "ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE",
-                &format!("{}/{part}", base()),
-                || {
-                    format!(
-                        "the {part} accessor's buffer view has a byteStride; animation data are tightly packed"
-                    )
-                },
-            );
-        }
-    }
+    packed_checks(root, doc, sink, sampler, &base());
     let ptr = || format!("{}/input", base());
     let Some(index) = sampler.member("input").and_then(Value::as_u64) else {
         return;
@@ -262,6 +240,48 @@ fn sampler_checks(
             },
         );
     }
+    keyframe_checks(gltf, doc, opts, sink, (index, input), &ptr());
+}
+
+/// Reports the `sampler`'s (at `base`) input and output accessors whose buffer view has
+/// a byteStride: animation data are tightly packed.
+fn packed_checks(root: &Value, doc: &Doc, sink: &mut Sink, sampler: &Value, base: &str) {
+    for part in ["input", "output"] {
+        let Some(acc) = sampler
+            .get(part)
+            .and_then(Value::as_u64)
+            .and_then(|i| accessor_json(root, i))
+        else {
+            continue;
+        };
+        if strided(root, acc) {
+            push_as(
+                doc,
+                sink,
+                Code::GLTF_ANIMATION_SAMPLER,
+                "ANIMATION_SAMPLER_ACCESSOR_WITH_BYTESTRIDE",
+                &format!("{base}/{part}"),
+                || {
+                    format!(
+                        "the {part} accessor's buffer view has a byteStride; animation data are tightly packed"
+                    )
+                },
+            );
+        }
+    }
+}
+
+/// Reports the keyframe times of input accessor `(index, input)` (at `pointer`) that
+/// start before 0 or do not increase, read once where they lie; an accessor without a
+/// buffer view has nothing to walk (the loop never follows a declared count alone).
+fn keyframe_checks(
+    gltf: &Gltf,
+    doc: &Doc,
+    opts: &Options,
+    sink: &mut Sink,
+    (index, input): (u64, &Value),
+    pointer: &str,
+) {
     // Keyframe times: read once, where they lie. Without a buffer view there is nothing
     // to walk (the loop never follows a declared count alone).
     if input.member("bufferView").is_none() {
@@ -279,7 +299,7 @@ fn sampler_checks(
                 sink,
                 Code::GLTF_ANIMATION_INPUT,
                 "ACCESSOR_ANIMATION_INPUT_NEGATIVE",
-                &ptr(),
+                pointer,
                 || format!("keyframe 0 is at time {t}, before 0"),
             );
         }
@@ -291,7 +311,7 @@ fn sampler_checks(
                 sink,
                 Code::GLTF_ANIMATION_INPUT,
                 "ACCESSOR_ANIMATION_INPUT_NON_INCREASING",
-                &ptr(),
+                pointer,
                 || {
                     format!(
                         "keyframe {k} is at time {t}, not after keyframe {}'s {p}",

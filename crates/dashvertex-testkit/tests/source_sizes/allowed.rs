@@ -39,11 +39,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
         166,
     ),
     (
-        "crates/dashvertex-validate/src/inputs/gltf_checks/bounds.rs",
-        "check_all",
-        137,
-    ),
-    (
         "crates/dashvertex-validate/src/inputs/gltf_checks/required.rs",
         "check_all",
         128,

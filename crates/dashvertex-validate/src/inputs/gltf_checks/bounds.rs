@@ -7,7 +7,7 @@
 //! sparse values) and normalized integer accessors are not checked.
 
 use dashvertex_gltf::Gltf;
-use dashvertex_gltf::accessor;
+use dashvertex_gltf::accessor::{self, AccessorData};
 use dashvertex_gltf::document::component;
 use serde_json::Value;
 
@@ -70,6 +70,17 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
         let ctype = data.component_type;
         let lo: Vec<f64> = min.iter().flatten().map(|&v| as_stored(ctype, v)).collect();
         let hi: Vec<f64> = max.iter().flatten().map(|&v| as_stored(ctype, v)).collect();
+        let found = Found::scan(&data, &lo, &hi);
+        report(doc, sink, i, (&lo, &hi), &found);
+    }
+}
+
+impl Found {
+    /// The least and greatest value of each component of `data`, and how many elements
+    /// lie below `lo` and above `hi` (per component; a bound absent is no bound). NaN
+    /// values are skipped: non-finite values are their own finding.
+    fn scan(data: &AccessorData<'_>, lo: &[f64], hi: &[f64]) -> Found {
+        let n = data.components;
         let mut found = Found {
             least: vec![f64::INFINITY; n],
             greatest: vec![f64::NEG_INFINITY; n],
@@ -102,7 +113,7 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
             let lane = |v: &[f64], d: f64| -> [f64; 4] {
                 std::array::from_fn(|c| v.get(c).copied().unwrap_or(d))
             };
-            let (l4, h4) = (lane(&lo, f64::NEG_INFINITY), lane(&hi, f64::INFINITY));
+            let (l4, h4) = (lane(lo, f64::NEG_INFINITY), lane(hi, f64::INFINITY));
             let (mut least, mut greatest) = ([f64::INFINITY; 4], [f64::NEG_INFINITY; 4]);
             let (mut below, mut above) = ([0u64; 4], [0u64; 4]);
             data.for_each4(0, |_, e| {
@@ -137,42 +148,48 @@ pub(crate) fn check_all(gltf: &Gltf, doc: &Doc, opts: &Options, sink: &mut Sink)
                 }
             }
         }
-        for (key, bound, actual, outside, codes) in [
-            (
-                "min",
-                &lo,
-                &found.least,
-                &found.below,
-                ["ACCESSOR_MIN_MISMATCH", "ACCESSOR_ELEMENT_OUT_OF_MIN_BOUND"],
-            ),
-            (
-                "max",
-                &hi,
-                &found.greatest,
-                &found.above,
-                ["ACCESSOR_MAX_MISMATCH", "ACCESSOR_ELEMENT_OUT_OF_MAX_BOUND"],
-            ),
-        ] {
-            for (c, (&d, &have)) in bound.iter().zip(actual.iter()).enumerate() {
-                if d == have || !have.is_finite() {
-                    continue;
-                }
-                let out = outside.get(c).copied().unwrap_or(0);
-                let pointer = format!("/accessors/{i}/{key}/{c}");
-                let code = Code::GLTF_ACCESSOR_BOUNDS;
-                sink.push(code, || {
-                    let message = if out > 0 {
-                        format!(
-                            "accessor {i}: declared {key} {d} of component {c}, actual {have}; {out} element(s) lie outside it"
-                        )
-                    } else {
-                        format!("accessor {i}: declared {key} {d} of component {c}, actual {have}")
-                    };
-                    let mut diag = Diagnostic::new(code, message, doc.at(&pointer));
-                    diag.khronos = codes.iter().take(if out > 0 { 2 } else { 1 }).copied().collect();
-                    diag
-                });
+        found
+    }
+}
+
+/// Reports each component of accessor `i` whose declared bound (`lo` for `min`, `hi` for
+/// `max`) differs from the `found` value, with how many elements lie outside it.
+fn report(doc: &Doc, sink: &mut Sink, i: usize, (lo, hi): (&[f64], &[f64]), found: &Found) {
+    for (key, bound, actual, outside, codes) in [
+        (
+            "min",
+            lo,
+            &found.least,
+            &found.below,
+            ["ACCESSOR_MIN_MISMATCH", "ACCESSOR_ELEMENT_OUT_OF_MIN_BOUND"],
+        ),
+        (
+            "max",
+            hi,
+            &found.greatest,
+            &found.above,
+            ["ACCESSOR_MAX_MISMATCH", "ACCESSOR_ELEMENT_OUT_OF_MAX_BOUND"],
+        ),
+    ] {
+        for (c, (&d, &have)) in bound.iter().zip(actual.iter()).enumerate() {
+            if d == have || !have.is_finite() {
+                continue;
             }
+            let out = outside.get(c).copied().unwrap_or(0);
+            let pointer = format!("/accessors/{i}/{key}/{c}");
+            let code = Code::GLTF_ACCESSOR_BOUNDS;
+            sink.push(code, || {
+                let message = if out > 0 {
+                    format!(
+                        "accessor {i}: declared {key} {d} of component {c}, actual {have}; {out} element(s) lie outside it"
+                    )
+                } else {
+                    format!("accessor {i}: declared {key} {d} of component {c}, actual {have}")
+                };
+                let mut diag = Diagnostic::new(code, message, doc.at(&pointer));
+                diag.khronos = codes.iter().take(if out > 0 { 2 } else { 1 }).copied().collect();
+                diag
+            });
         }
     }
 }

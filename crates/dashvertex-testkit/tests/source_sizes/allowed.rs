@@ -38,9 +38,4 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
         "vertices",
         166,
     ),
-    (
-        "crates/dashvertex-validate/src/inputs/gltf_checks/required.rs",
-        "check_all",
-        128,
-    ),
 ];

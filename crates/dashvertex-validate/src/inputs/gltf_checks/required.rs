@@ -128,6 +128,27 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             type_mismatch(doc, sink, &exts.key(name), "an object");
         }
     }
+    accessors(root, doc, sink);
+    animations(root, doc, sink);
+    buffers(root, doc, sink);
+    meshes(root, doc, sink);
+    let list = top.key("nodes");
+    for (n, node) in array(root, "nodes").iter().enumerate() {
+        non_empty(doc, sink, node, &list.index(n), "children");
+    }
+    let list = top.key("scenes");
+    for (s, scene) in array(root, "scenes").iter().enumerate() {
+        non_empty(doc, sink, scene, &list.index(s), "nodes");
+    }
+    let list = top.key("skins");
+    for (s, skin) in array(root, "skins").iter().enumerate() {
+        require(doc, sink, skin, &list.index(s), &["joints"]);
+    }
+}
+
+/// The members every accessor, and its sparse storage, must have.
+fn accessors(root: &Value, doc: &Doc, sink: &mut Sink) {
+    let top = Ptr::ROOT;
     let list = top.key("accessors");
     for (i, a) in array(root, "accessors").iter().enumerate() {
         let base = list.index(i);
@@ -149,6 +170,12 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             }
         }
     }
+}
+
+/// The members every animation, channel, target and sampler must have; an
+/// animation's channels and samplers are non-empty.
+fn animations(root: &Value, doc: &Doc, sink: &mut Sink) {
+    let top = Ptr::ROOT;
     let list = top.key("animations");
     for (i, a) in array(root, "animations").iter().enumerate() {
         let base = list.index(i);
@@ -168,6 +195,11 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             require(doc, sink, sm, &samplers.index(s), &["input", "output"]);
         }
     }
+}
+
+/// The members every buffer and buffer view must have, and a byteLength of at least 1.
+fn buffers(root: &Value, doc: &Doc, sink: &mut Sink) {
+    let top = Ptr::ROOT;
     for (key, what) in [("buffers", "buffer"), ("bufferViews", "buffer view")] {
         let names: &[&str] = if key == "buffers" {
             &["byteLength"]
@@ -190,6 +222,12 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
             }
         }
     }
+}
+
+/// The members every mesh and primitive must have; primitives, attributes and
+/// targets are non-empty (a morph target not an empty object), attributes an object.
+fn meshes(root: &Value, doc: &Doc, sink: &mut Sink) {
+    let top = Ptr::ROOT;
     let list = top.key("meshes");
     for (m, mesh) in array(root, "meshes").iter().enumerate() {
         let base = list.index(m);
@@ -218,17 +256,5 @@ pub(crate) fn check_all(root: &Value, doc: &Doc, sink: &mut Sink) {
                 }
             }
         }
-    }
-    let list = top.key("nodes");
-    for (n, node) in array(root, "nodes").iter().enumerate() {
-        non_empty(doc, sink, node, &list.index(n), "children");
-    }
-    let list = top.key("scenes");
-    for (s, scene) in array(root, "scenes").iter().enumerate() {
-        non_empty(doc, sink, scene, &list.index(s), "nodes");
-    }
-    let list = top.key("skins");
-    for (s, skin) in array(root, "skins").iter().enumerate() {
-        require(doc, sink, skin, &list.index(s), &["joints"]);
     }
 }

@@ -21,5 +21,6 @@ mod reduce;
 mod remap;
 mod split;
 pub mod validate;
+mod validate_args;
 mod walk;
 mod words;

@@ -59,8 +59,98 @@ impl ShapedGlb {
         let blender = self.blender;
         let n = self.vertices / 3 * 3;
         let joints = self.joint_count();
-        let keyframes = self.keyframes;
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let data = Attributes::new(&mut rng, n, joints, blender);
+        let mut bin = Bin::default();
+        let vp = bin.add(&data.pos, Some(34962));
+        let vn = bin.add(&data.nrm, Some(34962));
+        let vu = bin.add(&data.uv, Some(34962));
+        let vj: Vec<usize> = data.jnt.iter().map(|b| bin.add(b, Some(34962))).collect();
+        let vw: Vec<usize> = data.wgt.iter().map(|b| bin.add(b, Some(34962))).collect();
+        // Blender's index buffer: three triangles for every four vertices of the run (a
+        // vertex shared by up to three), 2.25 indices per vertex; u32, as it writes them for
+        // more than 65,535 vertices.
+        let indices: Vec<u8> = if blender {
+            (0..n.saturating_sub(2))
+                .filter(|v| v % 4 != 3)
+                .flat_map(|v| [v, v + 1, v + 2])
+                .flat_map(|i| (i as u32).to_le_bytes())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let index_view = (!indices.is_empty()).then(|| bin.add(&indices, Some(34963)));
+        let vi = bin.add(&inverse_bind_matrices(joints), None);
+        let acc = |view: usize, ct: u32, ty: &str| serde_json::json!({"bufferView": view, "componentType": ct, "count": n, "type": ty});
+        let mut accessors = vec![
+            acc(vp, 5126, "VEC3"),
+            acc(vn, 5126, "VEC3"),
+            acc(vu, 5126, "VEC2"),
+        ];
+        accessors[0]["min"] = serde_json::json!(data.lo);
+        accessors[0]["max"] = serde_json::json!(data.hi);
+        let mut attributes = serde_json::json!({"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2});
+        for s in 0..SETS {
+            attributes[format!("JOINTS_{s}")] = accessors.len().into();
+            accessors.push(acc(vj[s], if blender { 5121 } else { 5123 }, "VEC4"));
+            attributes[format!("WEIGHTS_{s}")] = accessors.len().into();
+            accessors.push(acc(vw[s], 5126, "VEC4"));
+        }
+        let mut primitive = serde_json::json!({"attributes": attributes, "mode": 4});
+        if let Some(view) = index_view {
+            primitive["indices"] = accessors.len().into();
+            accessors.push(
+                serde_json::json!({"bufferView": view, "componentType": 5125,
+                "count": indices.len() / 4, "type": "SCALAR"}),
+            );
+        }
+        let ibm_accessor = accessors.len();
+        accessors.push(serde_json::json!({"bufferView": vi, "componentType": 5126, "count": joints, "type": "MAT4"}));
+        let animation = (self.keyframes > 0)
+            .then(|| wobble(&mut bin, &mut accessors, &mut rng, joints, self.keyframes));
+        let mut doc = serde_json::json!({
+            "asset": {"version": "2.0", "generator": "dash benches/make_skinned_glb"},
+            "scene": 0,
+            "scenes": [{"nodes": [0, 1]}],
+            "nodes": nodes(joints),
+            "meshes": [{"primitives": [primitive]}],
+            "skins": [{"joints": (1..=joints).collect::<Vec<_>>(), "inverseBindMatrices": ibm_accessor, "skeleton": 1}],
+            "accessors": accessors,
+            "bufferViews": bin.views,
+            "buffers": [{"byteLength": bin.bytes.len()}],
+        });
+        if let Some(animation) = animation {
+            doc["animations"] = serde_json::json!([animation]);
+        }
+        let json = serde_json::to_vec(&doc).ok()?;
+        let glb = dashvertex_gltf::glb::build(&json, Some(&bin.bytes)).ok()?;
+        Some((glb, indices.len() / 4))
+    }
+}
+
+/// The vertex attributes' bytes: a cylinder of rings, height following the vertex
+/// number, with 16 distinct joints near each vertex's height, weights falling off and
+/// summing to 1, heaviest first.
+struct Attributes {
+    /// POSITION, f32 VEC3.
+    pos: Vec<u8>,
+    /// NORMAL, f32 VEC3.
+    nrm: Vec<u8>,
+    /// TEXCOORD_0, f32 VEC2.
+    uv: Vec<u8>,
+    /// JOINTS_0..3: u8 (Blender's shape) or u16 VEC4.
+    jnt: Vec<Vec<u8>>,
+    /// WEIGHTS_0..3, f32 VEC4.
+    wgt: Vec<Vec<u8>>,
+    /// The positions' least components.
+    lo: [f32; 3],
+    /// The positions' greatest components.
+    hi: [f32; 3],
+}
+
+impl Attributes {
+    /// `n` vertices over `joints` joints, drawn from `rng`.
+    fn new(rng: &mut Rng, n: usize, joints: usize, blender: bool) -> Attributes {
         let mut pos = Vec::with_capacity(n * 12);
         let mut nrm = Vec::with_capacity(n * 12);
         let mut uv = Vec::with_capacity(n * 8);
@@ -120,146 +210,118 @@ impl ShapedGlb {
                 }
             }
         }
-        // Joint tree: joint 0 the root, each later joint a child of (j - 1) / 2... kept as a
-        // chain of two branches so that depth grows like a spine with arms.
-        let parent = |j: usize| j.saturating_sub(2);
-        let mut ibm = Vec::with_capacity(joints * 64);
-        for j in 0..joints {
-            let y = j as f32 * 2.0 / joints as f32;
-            let m = [
-                1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -y, 0.0, 1.0,
-            ];
-            for x in m {
-                ibm.extend_from_slice(&x.to_le_bytes());
-            }
+        Attributes {
+            pos,
+            nrm,
+            uv,
+            jnt,
+            wgt,
+            lo,
+            hi,
         }
-
-        // Buffer views, each 4-aligned in one buffer.
-        let mut bin = Vec::new();
-        let mut views = Vec::new();
-        let mut add = |bytes: &[u8], target: Option<u32>| {
-            while bin.len() % 4 != 0 {
-                bin.push(0);
-            }
-            let mut v = serde_json::json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()});
-            if let Some(t) = target {
-                v["target"] = t.into();
-            }
-            bin.extend_from_slice(bytes);
-            views.push(v);
-            views.len() - 1
-        };
-        let vp = add(&pos, Some(34962));
-        let vn = add(&nrm, Some(34962));
-        let vu = add(&uv, Some(34962));
-        let vj: Vec<usize> = jnt.iter().map(|b| add(b, Some(34962))).collect();
-        let vw: Vec<usize> = wgt.iter().map(|b| add(b, Some(34962))).collect();
-        // Blender's index buffer: three triangles for every four vertices of the run (a
-        // vertex shared by up to three), 2.25 indices per vertex; u32, as it writes them for
-        // more than 65,535 vertices.
-        let indices: Vec<u8> = if blender {
-            (0..n.saturating_sub(2))
-                .filter(|v| v % 4 != 3)
-                .flat_map(|v| [v, v + 1, v + 2])
-                .flat_map(|i| (i as u32).to_le_bytes())
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let index_view = (!indices.is_empty()).then(|| add(&indices, Some(34963)));
-        let vi = add(&ibm, None);
-        let acc = |view: usize, ct: u32, ty: &str| serde_json::json!({"bufferView": view, "componentType": ct, "count": n, "type": ty});
-        let mut accessors = vec![
-            acc(vp, 5126, "VEC3"),
-            acc(vn, 5126, "VEC3"),
-            acc(vu, 5126, "VEC2"),
-        ];
-        accessors[0]["min"] = serde_json::json!(lo);
-        accessors[0]["max"] = serde_json::json!(hi);
-        let mut attributes = serde_json::json!({"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2});
-        for s in 0..SETS {
-            attributes[format!("JOINTS_{s}")] = accessors.len().into();
-            accessors.push(acc(vj[s], if blender { 5121 } else { 5123 }, "VEC4"));
-            attributes[format!("WEIGHTS_{s}")] = accessors.len().into();
-            accessors.push(acc(vw[s], 5126, "VEC4"));
-        }
-        let mut primitive = serde_json::json!({"attributes": attributes, "mode": 4});
-        if let Some(view) = index_view {
-            primitive["indices"] = accessors.len().into();
-            accessors.push(
-                serde_json::json!({"bufferView": view, "componentType": 5125,
-                "count": indices.len() / 4, "type": "SCALAR"}),
-            );
-        }
-        let ibm_accessor = accessors.len();
-        accessors.push(serde_json::json!({"bufferView": vi, "componentType": 5126, "count": joints, "type": "MAT4"}));
-        let mut animations = Vec::new();
-        if keyframes > 0 {
-            let times: Vec<u8> = (0..keyframes)
-                .flat_map(|k| (k as f32 / 24.0).to_le_bytes())
-                .collect();
-            let vt = add(&times, None);
-            let input = accessors.len();
-            accessors.push(
-                serde_json::json!({"bufferView": vt, "componentType": 5126, "count": keyframes,
-                "type": "SCALAR", "min": [0.0], "max": [(keyframes - 1) as f32 / 24.0]}),
-            );
-            let (mut samplers, mut channels) = (Vec::new(), Vec::new());
-            for j in 0..joints {
-                let rot: Vec<u8> = (0..keyframes)
-                    .flat_map(|_| {
-                        let a = (rng.unit() - 0.5) * 0.4;
-                        let (s, c) = (a.sin(), a.cos());
-                        [s, 0.0, 0.0, c].into_iter().flat_map(f32::to_le_bytes)
-                    })
-                    .collect();
-                let vr = add(&rot, None);
-                accessors.push(serde_json::json!({"bufferView": vr, "componentType": 5126, "count": keyframes, "type": "VEC4"}));
-                samplers.push(serde_json::json!({"input": input, "output": accessors.len() - 1}));
-                channels.push(
-                    serde_json::json!({"sampler": j, "target": {"node": j + 1, "path": "rotation"}}),
-                );
-            }
-            animations.push(
-                serde_json::json!({"name": "wobble", "samplers": samplers, "channels": channels}),
-            );
-        }
-        // Node 0: the skinned mesh; nodes 1..=joints: the joints.
-        let mut nodes = vec![serde_json::json!({"name": "body", "mesh": 0, "skin": 0})];
-        for j in 0..joints {
-            let y = if j == 0 {
-                0.0
-            } else {
-                2.0 / joints as f32 * if j < 2 { 1.0 } else { 2.0 }
-            };
-            let mut node =
-                serde_json::json!({"name": format!("joint_{j:03}"), "translation": [0.0, y, 0.0]});
-            let children: Vec<usize> = (1..joints)
-                .filter(|&c| c != j && parent(c) == j)
-                .map(|c| c + 1)
-                .collect();
-            if !children.is_empty() {
-                node["children"] = serde_json::json!(children);
-            }
-            nodes.push(node);
-        }
-        let doc = serde_json::json!({
-            "asset": {"version": "2.0", "generator": "dash benches/make_skinned_glb"},
-            "scene": 0,
-            "scenes": [{"nodes": [0, 1]}],
-            "nodes": nodes,
-            "meshes": [{"primitives": [primitive]}],
-            "skins": [{"joints": (1..=joints).collect::<Vec<_>>(), "inverseBindMatrices": ibm_accessor, "skeleton": 1}],
-            "accessors": accessors,
-            "bufferViews": views,
-            "buffers": [{"byteLength": bin.len()}],
-        });
-        let mut doc = doc;
-        if !animations.is_empty() {
-            doc["animations"] = serde_json::json!(animations);
-        }
-        let json = serde_json::to_vec(&doc).ok()?;
-        let glb = dashvertex_gltf::glb::build(&json, Some(&bin)).ok()?;
-        Some((glb, indices.len() / 4))
     }
+}
+
+/// One buffer of 4-aligned buffer views.
+#[derive(Default)]
+struct Bin {
+    /// The buffer's bytes.
+    bytes: Vec<u8>,
+    /// The buffer views' JSON.
+    views: Vec<serde_json::Value>,
+}
+
+impl Bin {
+    /// Appends `bytes` as a new view (with `target`, if any) at the next 4-byte boundary;
+    /// returns its index.
+    fn add(&mut self, bytes: &[u8], target: Option<u32>) -> usize {
+        while !self.bytes.len().is_multiple_of(4) {
+            self.bytes.push(0);
+        }
+        let mut v = serde_json::json!({"buffer": 0, "byteOffset": self.bytes.len(), "byteLength": bytes.len()});
+        if let Some(t) = target {
+            v["target"] = t.into();
+        }
+        self.bytes.extend_from_slice(bytes);
+        self.views.push(v);
+        self.views.len() - 1
+    }
+}
+
+/// The inverse bind matrices of `joints` joints up the y axis, as f32 MAT4 bytes.
+fn inverse_bind_matrices(joints: usize) -> Vec<u8> {
+    let mut ibm = Vec::with_capacity(joints * 64);
+    for j in 0..joints {
+        let y = j as f32 * 2.0 / joints as f32;
+        let m = [
+            1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, -y, 0.0, 1.0,
+        ];
+        for x in m {
+            ibm.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    ibm
+}
+
+/// Node 0, the skinned mesh, then nodes 1..=`joints`, the joints: joint 0 the root, each
+/// later joint `j` a child of `j - 2`, a chain of two branches so that depth grows like a
+/// spine with arms.
+fn nodes(joints: usize) -> Vec<serde_json::Value> {
+    let parent = |j: usize| j.saturating_sub(2);
+    let mut nodes = vec![serde_json::json!({"name": "body", "mesh": 0, "skin": 0})];
+    for j in 0..joints {
+        let y = if j == 0 {
+            0.0
+        } else {
+            2.0 / joints as f32 * if j < 2 { 1.0 } else { 2.0 }
+        };
+        let mut node =
+            serde_json::json!({"name": format!("joint_{j:03}"), "translation": [0.0, y, 0.0]});
+        let children: Vec<usize> = (1..joints)
+            .filter(|&c| c != j && parent(c) == j)
+            .map(|c| c + 1)
+            .collect();
+        if !children.is_empty() {
+            node["children"] = serde_json::json!(children);
+        }
+        nodes.push(node);
+    }
+    nodes
+}
+
+/// The animation "wobble": `keyframes` keys at 24 per second turning every one of the
+/// `joints` joints a little about x at each (angles drawn from `rng`), its data added to
+/// `bin` and `accessors`.
+fn wobble(
+    bin: &mut Bin,
+    accessors: &mut Vec<serde_json::Value>,
+    rng: &mut Rng,
+    joints: usize,
+    keyframes: usize,
+) -> serde_json::Value {
+    let times: Vec<u8> = (0..keyframes)
+        .flat_map(|k| (k as f32 / 24.0).to_le_bytes())
+        .collect();
+    let vt = bin.add(&times, None);
+    let input = accessors.len();
+    accessors.push(
+        serde_json::json!({"bufferView": vt, "componentType": 5126, "count": keyframes,
+        "type": "SCALAR", "min": [0.0], "max": [(keyframes - 1) as f32 / 24.0]}),
+    );
+    let (mut samplers, mut channels) = (Vec::new(), Vec::new());
+    for j in 0..joints {
+        let rot: Vec<u8> = (0..keyframes)
+            .flat_map(|_| {
+                let a = (rng.unit() - 0.5) * 0.4;
+                let (s, c) = (a.sin(), a.cos());
+                [s, 0.0, 0.0, c].into_iter().flat_map(f32::to_le_bytes)
+            })
+            .collect();
+        let vr = bin.add(&rot, None);
+        accessors.push(serde_json::json!({"bufferView": vr, "componentType": 5126, "count": keyframes, "type": "VEC4"}));
+        samplers.push(serde_json::json!({"input": input, "output": accessors.len() - 1}));
+        channels
+            .push(serde_json::json!({"sampler": j, "target": {"node": j + 1, "path": "rotation"}}));
+    }
+    serde_json::json!({"name": "wobble", "samplers": samplers, "channels": channels})
 }

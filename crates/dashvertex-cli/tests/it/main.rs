@@ -109,6 +109,7 @@ mod declared_numbers;
 mod doc_paths;
 mod fix;
 mod golden_bytes;
+mod help;
 mod hostile_files;
 mod hostile_fs;
 mod hostile_manifests;

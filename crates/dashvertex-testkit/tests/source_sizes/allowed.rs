@@ -24,15 +24,7 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
         140,
     ),
     ("crates/dashvertex-json/src/decode.rs", "visit_map", 126),
-    (
-        "crates/dashvertex-reduce/src/reduce/finish.rs",
-        "vertex",
-        129,
-    ),
-    ("crates/dashvertex-reduce/src/remap.rs", "remap", 214),
     ("crates/dashvertex-reduce/src/weights_doc.rs", "parse", 136),
-    ("crates/dashvertex-skin/src/loss.rs", "loss_within", 181),
-    ("crates/dashvertex-testkit/src/shaped.rs", "build", 207),
     (
         "crates/dashvertex-validate/src/inputs/gltf/primitive.rs",
         "vertices",

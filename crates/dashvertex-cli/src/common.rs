@@ -28,31 +28,38 @@ pub struct Global {
           value_name = "N", default_value_t = Limits::default().max_sets,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub max_sets: u64,
-    /// A folder glTF external resources may also resolve into (repeatable). By default a
-    /// buffer URI must stay inside its glTF file's folder.
-    #[arg(long, global = true, value_name = "DIR")]
+    /// Another folder glTF resources may be read from (repeatable)
+    ///
+    /// By default a buffer or image URI must resolve inside its glTF file's folder.
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Input")]
     pub resource_dir: Vec<PathBuf>,
-    /// Threads working on vertices and files (0: one per core; at most four per core).
-    /// Fewer under a memory limit (`ulimit -v`: at most a quarter of it for threads) or
-    /// when the system cannot start them.
-    /// Outputs and reports are the same at any count.
+    /// Worker threads (0: one per core)
+    ///
+    /// At most four per core; fewer under a memory limit (`ulimit -v`: at most a quarter
+    /// of it for threads) or when the system cannot start them. Outputs and reports are
+    /// the same at any count.
     #[arg(long, global = true, value_name = "N", default_value_t = 0)]
     pub threads: usize,
-    /// Print less: nothing for valid files, no summary lines, no notes about the run
-    /// (skipped files, formats read); invalid files are still reported in full.
+    /// Print only what is wrong
+    ///
+    /// Nothing for valid files, no summary lines, no notes about the run (skipped files,
+    /// formats read); invalid files are still reported in full.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// Print more: what each step did, how long each file took.
+    /// Print more: what each step did, how long each file took
     #[arg(short, long, global = true)]
     pub verbose: bool,
-    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set or
-    /// TERM=dumb; CLICOLOR_FORCE forces it), always, never.
+    /// When to colour the output: auto, always or never
+    ///
+    /// `auto`: on a terminal, unless NO_COLOR is set or TERM=dumb (CLICOLOR_FORCE forces
+    /// it); `always`: also into files and pipes; `never`.
     #[arg(
         long,
         global = true,
         value_enum,
         value_name = "WHEN",
-        default_value = "auto"
+        default_value = "auto",
+        hide_possible_values = true
     )]
     pub color: ColorWhen,
 }

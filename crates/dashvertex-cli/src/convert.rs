@@ -33,36 +33,64 @@ pub enum FormArg {
 /// `dashvertex convert` flags.
 #[derive(clap::Args)]
 pub struct ConvertArgs {
-    /// Input file, or `-` for standard input: DashVertex JSON/DMX/raw, a per-bone weights
-    /// document, glTF or GLB.
+    /// Input file, or `-` for standard input
+    ///
+    /// DashVertex JSON/DMX/raw, a per-bone weights document, glTF or GLB.
     input: PathBuf,
-    /// Output file, or `-` for standard output. Written atomically.
+    /// Output file, or `-` for standard output
+    ///
+    /// Written atomically: a failed run leaves the destination untouched.
     output: PathBuf,
-    /// Input format (default: from the extension, else detected from the bytes).
-    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
+    /// Input format: json, dmx, raw, gltf or glb (default: detected)
+    ///
+    /// By default the extension names it, else the bytes do.
+    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format(),
+          hide_possible_values = true, help_heading = "Input")]
     from: Option<Format>,
-    /// Output format (default: from the extension; required for `-`).
-    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
+    /// Output format: json, dmx, raw, gltf or glb (default: from the name)
+    ///
+    /// Required when the output is `-`.
+    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format(),
+          hide_possible_values = true, help_heading = "Output")]
     to: Option<Format>,
-    /// JSON shape to write (default: the input's; a document for binary input).
-    #[arg(long, value_enum)]
+    /// JSON shape: vertex, array or document (default: the input's)
+    ///
+    /// `vertex`: one vertex object; `array`: an array of vertex objects; `document`: a
+    /// DMX document (the default for binary input).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "SHAPE",
+        hide_possible_values = true,
+        help_heading = "Output"
+    )]
     form: Option<FormArg>,
-    /// Use 16-byte vertex records when the mesh is unskinned (saves 67 %; needs a
-    /// reader that knows the dash extension).
-    #[arg(long)]
+    /// DMX: 16-byte records for an unskinned mesh
+    ///
+    /// Saves 67 %; needs a reader that knows the dash extension.
+    #[arg(long, help_heading = "Output")]
     compact: bool,
-    /// Write even if non-zero bytes outside every section of the input are lost.
-    #[arg(long)]
+    /// Write even if non-zero bytes outside every section are lost
+    #[arg(long, help_heading = "Output")]
     drop_unreferenced: bool,
-    /// For `.gltf` output: embed every buffer as a base64 data URI (default: buffer
-    /// files beside it as `STEM.bin`).
-    #[arg(long)]
+    /// Embed a .gltf output's buffers as data URIs
+    ///
+    /// By default buffer files are written beside it as `STEM.bin`.
+    #[arg(long, help_heading = "Output")]
     embed: bool,
-    /// Images a glTF output names by URI: `embed` them (a .glb's binary chunk, a .gltf's
-    /// data URIs), `copy` them beside the output (their folders kept) or `reference` the
-    /// originals from its folder. Default: embed for .glb, --embed or standard output;
-    /// copy for a .gltf in another folder; unchanged in the input's folder.
-    #[arg(long, value_enum, value_name = "HOW")]
+    /// Images a glTF output names: embed, copy or reference
+    ///
+    /// `embed` them (a .glb's binary chunk, a .gltf's data URIs), `copy` them beside the
+    /// output (their folders kept) or `reference` the originals from its folder.
+    /// Default: embed for .glb, --embed or standard output; copy for a .gltf in another
+    /// folder; unchanged in the input's folder.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        hide_possible_values = true,
+        help_heading = "Output"
+    )]
     resources: Option<crate::reduce::ResourcesArg>,
     #[command(flatten)]
     pick: crate::reduce::PickArgs,

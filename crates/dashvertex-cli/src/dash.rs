@@ -10,24 +10,34 @@ use crate::error::{CliError, ExitStatus};
 use crate::formats::{self, Format};
 use crate::inspect;
 
-/// Tools for skinned-vertex data: DashVertex JSON, the DMX binary container, raw records
-/// and glTF/GLB skins.
+/// Tools for skinned-vertex data: glTF/GLB skins, DashVertex JSON, DMX and raw records.
 #[derive(Parser)]
-#[command(name = "dashvertex", version, max_term_width = 100)]
+#[command(
+    name = "dashvertex",
+    version,
+    max_term_width = 100,
+    after_long_help = "\
+Examples:
+  dashvertex inspect rig.glb
+  dashvertex validate --target threejs rig.glb
+  dashvertex reduce rig.glb -o rig4.glb --manifest rig.manifest.json"
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
     #[command(flatten)]
     global: Global,
-    /// Fail at once (exit 2) when another run holds the manifest's lock, instead of
-    /// waiting for it.
-    #[arg(long, global = true)]
+    /// Fail at once when another run holds the manifest's lock
+    ///
+    /// Exit 2 instead of waiting for the other run to finish.
+    #[arg(long, global = true, help_heading = "Manifest", hide_short_help = true)]
     no_wait: bool,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Check skinning data: the `dash-validate` command, with the same flags.
+    #[command(after_long_help = crate::validate::EXAMPLES_SUB)]
     Validate(crate::validate::ValidateArgs),
     /// Convert between glTF/GLB, DashVertex JSON, the DMX container and raw records.
     ///
@@ -35,44 +45,90 @@ enum Command {
     /// influence kept, the skin's joints as bones with their rest pose, and a note of
     /// what DashVertex cannot carry (faces, normals, UVs, animations); pick a primitive
     /// with --mesh/--primitive. glTF and GLB convert into each other unchanged.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex convert rig.json rig.dmx
+  dashvertex convert rig.glb rig.json --mesh 0 --primitive 1
+  dashvertex convert rig.gltf rig.glb")]
     Convert(crate::convert::ConvertArgs),
     /// Keep the strongest K influences per vertex, with bone indices from a manifest.
+    ///
+    /// Deterministic; bone indices come from an append-only manifest, so adding a bone
+    /// never renumbers the others. Every rule dash-validate runs is run over the output
+    /// before it is written.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex reduce rig.glb -o rig4.glb --manifest rig.manifest.json
+  dashvertex reduce rig.glb -o rig.json --max-influences 4 --normalize unit
+  dashvertex reduce rig.glb -o three.glb --target threejs --report loss.json")]
     Reduce(crate::reduce::ReduceCli),
     /// Repair influence data with named policies, listing every change.
     ///
-    /// The smallest change that makes the influence data valid (spec/fix.md); nothing is
-    /// written unless the result passes dash-validate.
+    /// The smallest change that makes the influence data valid; nothing is written
+    /// unless the result passes dash-validate, and a file with nothing to fix is copied.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex fix rig.glb -o fixed.glb
+  dashvertex fix rig.glb --dry-run --zero-sum nearest
+  dashvertex fix rig.json -o fixed.json --profile gltf --format json")]
     Fix(crate::fix::FixCli),
     /// Rewrite a glTF's joint order to a bone manifest's, changing no influence.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex remap rig.glb --manifest rig.manifest.json -o ordered.glb
+  dashvertex remap rig.gltf --manifest rig.manifest.json -o ordered.gltf --locked")]
     Remap(crate::remap::RemapArgs),
-    /// Cut skinned primitives into parts of at most N joints each (one mesh, node and
-    /// skin per part), for engines with a joint palette limit.
+    /// Cut skinned primitives into parts of at most N joints each.
     ///
-    /// Parts grow over adjacent triangles and merge while they fit; a triangle that
-    /// needs more than N joints is refused with its location, or with --reduce loses
-    /// its least influences (spec/split.md). Nothing is written unless dash-validate
-    /// accepts the result.
+    /// One mesh, node and skin per part, for engines with a joint palette limit. Parts
+    /// grow over adjacent triangles and merge while they fit; a triangle that needs more
+    /// than N joints is refused with its location, or with --reduce loses its least
+    /// influences. Nothing is written unless dash-validate accepts the result.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex split rig.glb -o parts.glb --max-joints 8
+  dashvertex split rig.glb -o bevy.glb --target bevy --report split.json
+  dashvertex split rig.glb -o parts.glb --max-joints 4 --reduce --max-error 0.01")]
     Split(crate::split::SplitArgs),
     /// Create, update or show a bone manifest.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex manifest init rig.glb -o rig.manifest.json
+  dashvertex manifest update rig.manifest.json --from rig-v2.glb
+  dashvertex manifest diff rig.glb rig-v2.glb")]
     Manifest {
         #[command(subcommand)]
         command: crate::manifest::ManifestCommand,
     },
-    /// Show a file's header, sections, counts and first records; for glTF/GLB its skins
-    /// and joint order, and per skinned primitive its sets, influence counts and weight
-    /// sums.
+    /// Show what a file holds: header, counts, skins, joint order, weight sums.
+    ///
+    /// A file's header, sections, counts and first records; for glTF/GLB its skins and
+    /// joint order, and per skinned primitive its sets, influence counts and weight sums.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex inspect rig.glb
+  dashvertex inspect rig.dmx --records 10
+  cat rig.raw | dashvertex inspect - --from raw")]
     Inspect {
         /// The file, or `-` for standard input.
         file: PathBuf,
-        /// Input format (default: from the extension, else detected).
-        #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
+        /// Input format: json, dmx, raw, gltf or glb (default: detected)
+        ///
+        /// By default the extension names it, else the bytes do.
+        #[arg(long, value_name = "FORMAT", value_parser = formats::any_format(),
+              hide_possible_values = true, help_heading = "Input")]
         from: Option<Format>,
-        /// How many vertices and bones to print.
-        #[arg(long, default_value_t = 4)]
+        /// How many vertices and bones to print
+        #[arg(long, value_name = "N", default_value_t = 4, help_heading = "Output")]
         records: usize,
     },
-    /// Print a shell completion script for `dashvertex` (or, with --validate, for
-    /// `dash-validate`) on standard output.
+    /// Print a shell completion script on standard output.
+    ///
+    /// For `dashvertex`, or with --validate for `dash-validate`.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex completions bash > ~/.local/share/bash-completion/completions/dashvertex
+  dashvertex completions zsh --validate > ~/.zfunc/_dash-validate")]
     Completions {
         /// The shell.
         shell: clap_complete::Shell,
@@ -80,8 +136,12 @@ enum Command {
         #[arg(long)]
         validate: bool,
     },
-    /// Write man pages: dashvertex(1), one per subcommand (dashvertex-reduce(1), ...) and
-    /// dash-validate(1), into a folder.
+    /// Write the man pages into a folder.
+    ///
+    /// dashvertex(1), one per subcommand (dashvertex-reduce(1), ...) and dash-validate(1).
+    #[command(after_long_help = "\
+Examples:
+  dashvertex man ~/.local/share/man/man1")]
     Man {
         /// The folder (created if missing).
         dir: PathBuf,

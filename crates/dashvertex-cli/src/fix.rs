@@ -15,7 +15,7 @@ use crate::formats::{self, Format};
 pub enum ReportFormat {
     /// Lines: a summary per part, then `vertex V: steps: before -> after`.
     Text,
-    /// The JSON report (`schemas/fix-report.schema.json`).
+    /// The JSON report (it has a published JSON Schema).
     Json,
 }
 
@@ -24,64 +24,154 @@ pub enum ReportFormat {
 pub struct FixCli {
     /// Input: DashVertex JSON/DMX/raw, or glTF/GLB.
     input: PathBuf,
-    /// Output (same kind as the input; `-` for standard output with --to). Written
-    /// atomically; the input's own bytes when nothing needed fixing.
-    #[arg(short, long, value_name = "FILE", required_unless_present = "dry_run")]
+    /// Output file, or `-` for standard output (with --to)
+    ///
+    /// The same kind as the input. Written atomically; the input's own bytes when
+    /// nothing needed fixing.
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        required_unless_present = "dry_run",
+        help_heading = "Output"
+    )]
     output: Option<PathBuf>,
-    /// Output format (default: from the output's extension, else the input's).
-    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
+    /// Output format: json, dmx, raw, gltf or glb (default: from -o)
+    ///
+    /// By default the output's extension names it, else the input's format is kept.
+    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format(),
+          hide_possible_values = true, help_heading = "Output")]
     to: Option<Format>,
-    /// DashVertex input: the weight-sum rule to meet (`gltf`: sums of 1 by the glTF rule;
-    /// `dash`: no sum rule). glTF input always meets the glTF rule.
-    #[arg(long, value_enum, default_value = "dash")]
+    /// Weight-sum rule for DashVertex input: dash or gltf
+    ///
+    /// `gltf`: sums of 1 by the glTF rule; `dash`: no sum rule. glTF input always meets
+    /// the glTF rule.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "RULE",
+        default_value = "dash",
+        hide_possible_values = true,
+        help_heading = "Repair"
+    )]
     profile: ProfileArg,
-    /// Negative and non-finite weights: `zero` drops them, `error` refuses the file.
-    #[arg(long, value_enum, default_value = "zero")]
+    /// Negative and non-finite weights: zero or error
+    ///
+    /// `zero` drops them; `error` refuses the file.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        default_value = "zero",
+        hide_possible_values = true,
+        help_heading = "Repair"
+    )]
     bad_weights: BadWeightsArg,
-    /// Weighted joints not below the joint count: `error` refuses the file, `drop` drops
+    /// Weighted joints past the joint count: error or drop
+    ///
+    /// Joints not below the skin's joint count: `error` refuses the file, `drop` drops
     /// the influence.
-    #[arg(long, value_enum, default_value = "error")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        default_value = "error",
+        hide_possible_values = true,
+        help_heading = "Repair"
+    )]
     out_of_range: OutOfRangeArg,
-    /// Skinned vertices without weight: `keep`, `error`, bind to the `root` bone, or copy
-    /// the `nearest` weighted vertex. Default: `error` under the glTF rule, else `keep`.
-    #[arg(long, value_enum)]
+    /// Skinned vertices without weight: keep, error, root or nearest
+    ///
+    /// `keep` them, `error` refuses the file, bind them to the `root` bone, or copy the
+    /// `nearest` weighted vertex. Default: `error` under the glTF rule, else `keep`.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        hide_possible_values = true,
+        help_heading = "Repair"
+    )]
     zero_sum: Option<ZeroSumArg>,
-    /// DashVertex mesh marked unskinned that holds influence data: `error` refuses, `set`
-    /// marks it skinned, `clear` drops the data.
-    #[arg(long, value_enum, default_value = "error")]
+    /// Unskinned mesh with influences: error, set or clear
+    ///
+    /// DashVertex: a mesh marked unskinned that holds influence data: `error` refuses,
+    /// `set` marks it skinned, `clear` drops the data.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        default_value = "error",
+        hide_possible_values = true,
+        help_heading = "Repair"
+    )]
     skinned_flag: SkinnedFlagArg,
-    /// glTF: snap inverse bind matrices' fourth rows within this of (0, 0, 0, 1); refuse
-    /// rows further off.
-    #[arg(long, value_name = "X", default_value_t = 1e-4)]
+    /// Snap IBM fourth rows within this of (0, 0, 0, 1)
+    ///
+    /// glTF: inverse bind matrices' fourth rows within this of (0, 0, 0, 1) are snapped
+    /// to it; rows further off are refused.
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 1e-4,
+        help_heading = "Repair"
+    )]
     ibm_tolerance: f32,
-    /// DashVertex input without a skeleton: the bone count indices must stay below.
-    #[arg(long, value_name = "N")]
+    /// Bone count for DashVertex input without a skeleton
+    ///
+    /// Bone indices must stay below it.
+    #[arg(long, value_name = "N", help_heading = "Repair")]
     bones: Option<u64>,
-    /// For `.gltf` output: embed every buffer as a data URI.
-    #[arg(long)]
+    /// Embed a .gltf output's buffers as data URIs
+    #[arg(long, help_heading = "Output")]
     embed: bool,
-    /// Images a glTF output names by URI: `embed` them (a .glb's binary chunk, a .gltf's
-    /// data URIs), `copy` them beside the output (their folders kept) or `reference` the
-    /// originals from its folder. Default: embed for .glb, --embed or standard output;
-    /// copy for a .gltf in another folder; unchanged in the input's folder.
-    #[arg(long, value_enum, value_name = "HOW")]
+    /// Images a glTF output names: embed, copy or reference
+    ///
+    /// `embed` them (a .glb's binary chunk, a .gltf's data URIs), `copy` them beside the
+    /// output (their folders kept) or `reference` the originals from its folder.
+    /// Default: embed for .glb, --embed or standard output; copy for a .gltf in another
+    /// folder; unchanged in the input's folder.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        hide_possible_values = true,
+        help_heading = "Output"
+    )]
     resources: Option<crate::reduce::ResourcesArg>,
-    /// The report on standard output: text or json.
-    #[arg(long, value_enum, default_value = "text")]
+    /// The report on standard output: text or json
+    ///
+    /// `text`: a summary per part, then `vertex V: steps: before -> after`; `json`: the
+    /// JSON report (it has a published JSON Schema).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        default_value = "text",
+        hide_possible_values = true,
+        help_heading = "Output format"
+    )]
     format: ReportFormat,
-    /// Changed vertices the text report lists per part: a number, or `all` (the JSON
-    /// report lists every change).
-    #[arg(long, value_name = "N|all", default_value = "1000", value_parser = listed)]
+    /// Changed vertices the text report lists per part (N or all)
+    ///
+    /// The JSON report lists every change.
+    #[arg(long, value_name = "N|all", default_value = "1000", value_parser = listed,
+          help_heading = "Output format")]
     list: Listed,
-    /// Write the JSON report to this file instead (a summary line goes to standard error).
-    #[arg(long, value_name = "FILE")]
+    /// Write the JSON report to this file instead
+    ///
+    /// A summary line goes to standard error.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     report: Option<PathBuf>,
-    /// Repair and check, print the report, write no output.
-    #[arg(long)]
+    /// Repair and check, print the report, write no output
+    #[arg(long, help_heading = "Output")]
     dry_run: bool,
-    /// Write for an engine (spec/targets.md): vertices with more influences than it
-    /// reads keep the heaviest, and sums meet the glTF rule; checked against it.
-    #[arg(long, value_name = "ENGINE", value_parser = formats::target())]
+    /// Write for an engine's glTF importer (names in --help)
+    ///
+    /// Vertices with more influences than it reads keep the heaviest, and sums meet the
+    /// glTF rule; the output is checked against it.
+    #[arg(long, value_name = "ENGINE", value_parser = formats::target(),
+          hide_possible_values = true, help_heading = "Repair",
+          long_help = formats::target_help("Write for an engine's glTF importer: vertices with more influences than it reads keep the heaviest, and sums meet the glTF rule; the output is checked against it."))]
     target: Option<&'static dashvertex_core::Target>,
 }
 

@@ -24,6 +24,16 @@ pub fn target() -> impl clap::builder::TypedValueParser<Value = &'static dashver
         .try_map(|s: String| dashvertex_core::Target::named(&s).ok_or("no such target"))
 }
 
+/// The long help of a `--target` flag: `text`, then every engine target's name and the
+/// importer it stands for, from the targets' own table (so the list cannot drift).
+pub fn target_help(text: &str) -> String {
+    let engines: Vec<String> = dashvertex_core::target::TARGETS
+        .iter()
+        .map(|t| format!("  {:<10} {}", t.name, t.engine))
+        .collect();
+    format!("{text}\n\nENGINE is one of:\n{}", engines.join("\n"))
+}
+
 /// `--from`/`--to` of `convert`, `inspect` and `reduce`, and `--input-format` of the
 /// validator: any format.
 pub fn any_format() -> impl clap::builder::TypedValueParser<Value = Format> {

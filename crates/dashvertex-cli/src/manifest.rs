@@ -12,11 +12,15 @@ use crate::error::CliError;
 #[derive(clap::Subcommand)]
 pub enum ManifestCommand {
     /// Number a skeleton's bones (parents first, siblings by name) into a new manifest.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex manifest init rig.glb -o rig.manifest.json
+  dashvertex manifest init rig.json -o rig.manifest.json --force")]
     Init {
         /// A file with a skeleton (DashVertex, per-bone weights, glTF).
         from: PathBuf,
         /// The manifest to write.
-        #[arg(short, long)]
+        #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
         /// Replace an existing manifest.
         #[arg(long)]
@@ -24,14 +28,19 @@ pub enum ManifestCommand {
     },
     /// Add new bones, retire missing ones, apply renames; never renumber (unless
     /// --compact).
+    #[command(after_long_help = "\
+Examples:
+  dashvertex manifest update rig.manifest.json --from rig-v2.glb
+  dashvertex manifest update rig.manifest.json --rename arm=upper_arm
+  dashvertex manifest update rig.manifest.json --from rig-v2.glb --locked")]
     Update {
         /// The manifest.
         manifest: PathBuf,
         /// A file with the current skeleton.
-        #[arg(long)]
+        #[arg(long, value_name = "FILE")]
         from: Option<PathBuf>,
         /// Rename a bone, keeping its index: `--rename old=new` (repeatable).
-        #[arg(long, value_parser = parse_rename)]
+        #[arg(long, value_name = "OLD=NEW", value_parser = parse_rename)]
         rename: Vec<(String, String)>,
         /// The skeleton is partial: add bones but retire none.
         #[arg(long)]
@@ -44,13 +53,22 @@ pub enum ManifestCommand {
         locked: bool,
     },
     /// Print a manifest as a table.
+    #[command(after_long_help = "\
+Examples:
+  dashvertex manifest show rig.manifest.json
+  cat rig.manifest.json | dashvertex manifest show -")]
     Show {
-        /// The manifest.
+        /// The manifest, or `-` for standard input.
         manifest: PathBuf,
     },
-    /// Show how B's bone numbering differs from A's: bones added, retired, brought back,
-    /// renamed (by B's aliases) and moved. A and B are manifests, or files with a
-    /// skeleton (numbered as `manifest init` would).
+    /// Show how B's bone numbering differs from A's.
+    ///
+    /// Bones added, retired, brought back, renamed (by B's aliases) and moved. A and B
+    /// are manifests, or files with a skeleton (numbered as `manifest init` would).
+    #[command(after_long_help = "\
+Examples:
+  dashvertex manifest diff rig.manifest.json rig-v2.glb
+  dashvertex manifest diff rig.glb rig-v2.glb --check")]
     Diff {
         /// The first manifest or file.
         a: PathBuf,

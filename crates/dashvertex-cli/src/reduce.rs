@@ -13,75 +13,138 @@ use crate::formats::{self, Format, SaveOptions};
 pub struct ReduceCli {
     /// Input: DashVertex JSON/DMX/raw, a per-bone weights document, or glTF/GLB.
     input: PathBuf,
-    /// Output: DashVertex JSON/DMX/raw, or glTF/GLB for glTF input; `-` for standard
-    /// output (with --to). Written atomically.
-    #[arg(short, long, value_name = "FILE")]
-    output: PathBuf,
-    /// Output format (default: from the output's extension; required for `-`).
-    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format())]
-    to: Option<Format>,
-    /// Influences kept per vertex (K; default 4, or what --target reads); more than 4
-    /// fill further sets, heaviest first.
-    #[arg(long, value_name = "K")]
-    max_influences: Option<usize>,
-    /// Write for an engine (spec/targets.md): at most the influences it reads,
-    /// normalized to the glTF rule, checked against it before writing.
-    #[arg(long, value_name = "ENGINE", value_parser = formats::target())]
-    target: Option<&'static dashvertex_core::Target>,
-    /// `none` keeps weights as they are; `unit` makes them sum to 1 (the glTF rule).
-    /// Default: what the output requires: `unit` for glTF/GLB output, --target or
-    /// --quantize unorm8/unorm16; else `none` (DashVertex keeps the sums the file had).
-    #[arg(long, value_enum)]
-    normalize: Option<NormalizeArg>,
-    /// Weight precision: f32, or unorm16/unorm8 with integer sums of exactly
-    /// 65535/255 (needs --normalize unit).
-    #[arg(long, value_enum, default_value = "f32")]
-    quantize: QuantizeArg,
-    /// Drop influences lighter than this (never a vertex's heaviest).
-    #[arg(long, value_name = "WEIGHT", default_value_t = 0.0)]
-    min_weight: f32,
-    /// Vertices without influence: error, zero weights, or bound to the root bone.
-    #[arg(long, value_enum, default_value = "error")]
-    empty: EmptyArg,
-    /// Bone manifest (name -> index): read, extended with new bones, written back.
-    #[arg(long, value_name = "FILE")]
-    manifest: Option<PathBuf>,
-    /// Fail (exit 1) if the manifest would change.
-    #[arg(long)]
-    locked: bool,
-    /// For `.gltf` output: embed every buffer as a base64 data URI. By default buffers
-    /// that were files (and a GLB's binary chunk) are written beside the output as
-    /// `STEM.bin`, each atomically, and data URIs stay data URIs.
-    #[arg(long)]
-    embed: bool,
-    /// Images a glTF output names by URI: `embed` them (a .glb's binary chunk, a .gltf's
-    /// data URIs), `copy` them beside the output (their folders kept) or `reference` the
-    /// originals from its folder. Default: embed for .glb, --embed or standard output;
-    /// copy for a .gltf in another folder; unchanged in the input's folder.
-    #[arg(long, value_enum, value_name = "HOW")]
-    resources: Option<ResourcesArg>,
-    /// Write a loss report (JSON) here: per primitive, how far the reduction moves
-    /// vertices (max, p99, mean, worst vertices) at the rest pose and every keyframe of
-    /// every animation, beside the weights dropped; a summary line goes to the terminal.
-    #[arg(long, value_name = "FILE")]
-    report: Option<PathBuf>,
-    /// Keep the fewest influences per vertex (up to --max-influences) that move no
-    /// vertex further than D model units, at the rest pose and every keyframe of every
-    /// animation (glTF input); exit 1 if even --max-influences does not.
-    #[arg(long, value_name = "D", value_parser = positive)]
-    max_error: Option<f64>,
-    /// For --report and --max-error: take the poses from this glTF/GLB's animations
-    /// (matched to the model's nodes by name) instead of the model's own, for a model
-    /// exported without its animations.
-    #[arg(long, value_name = "FILE")]
-    poses: Option<PathBuf>,
     #[command(flatten)]
     pick: PickArgs,
-    /// glTF output: remove the per-bone weight attributes (Blender's `_BONE`) the
-    /// influences were read from; `--drop-source-attributes=false` keeps them.
+    /// Output file, or `-` for standard output (with --to)
+    ///
+    /// DashVertex JSON/DMX/raw, or glTF/GLB for glTF input. Written atomically: a failed
+    /// run leaves the destination untouched.
+    #[arg(short, long, value_name = "FILE", help_heading = "Output")]
+    output: PathBuf,
+    /// Output format: json, dmx, raw, gltf or glb (default: from -o)
+    ///
+    /// Required when the output is `-`.
+    #[arg(long, value_name = "FORMAT", value_parser = formats::any_format(),
+          hide_possible_values = true, help_heading = "Output")]
+    to: Option<Format>,
+    /// Influences kept per vertex (default 4, or what --target reads)
+    ///
+    /// More than 4 fill further influence sets, heaviest first.
+    #[arg(long, value_name = "K", help_heading = "Reduction")]
+    max_influences: Option<usize>,
+    /// Write for an engine's glTF importer (names in --help)
+    ///
+    /// At most the influences it reads, normalized to the glTF rule, checked against
+    /// the engine's limits before writing.
+    #[arg(long, value_name = "ENGINE", value_parser = formats::target(),
+          hide_possible_values = true, help_heading = "Reduction",
+          long_help = formats::target_help("Write for an engine's glTF importer: at most the influences it reads, normalized to the glTF rule, checked against the engine's limits before writing."))]
+    target: Option<&'static dashvertex_core::Target>,
+    /// Weight sums: none or unit (default: what the output needs)
+    ///
+    /// `none` keeps weights as they are; `unit` makes them sum to 1 (the glTF rule).
+    /// Default: `unit` for glTF/GLB output, --target or --quantize unorm8/unorm16; else
+    /// `none` (DashVertex keeps the sums the file had).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "SUMS",
+        hide_possible_values = true,
+        help_heading = "Reduction"
+    )]
+    normalize: Option<NormalizeArg>,
+    /// Weight precision: f32, unorm16 or unorm8
+    ///
+    /// unorm16/unorm8 store weights as integers whose sums are exactly 65535/255
+    /// (needs --normalize unit, the default for them).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "PRECISION",
+        default_value = "f32",
+        hide_possible_values = true,
+        help_heading = "Reduction"
+    )]
+    quantize: QuantizeArg,
+    /// Drop influences lighter than this
+    ///
+    /// A vertex's heaviest influence is never dropped.
+    #[arg(
+        long,
+        value_name = "WEIGHT",
+        default_value_t = 0.0,
+        help_heading = "Reduction"
+    )]
+    min_weight: f32,
+    /// Vertices without influence: error, zero or root
+    ///
+    /// `error` refuses the file naming the vertex; `zero` writes zero weights; `root`
+    /// binds them to the root bone.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        default_value = "error",
+        hide_possible_values = true,
+        help_heading = "Reduction"
+    )]
+    empty: EmptyArg,
+    /// Bone manifest (name -> index): read, extended, written back
+    ///
+    /// Created when missing. Append-only: new bones get the next indices, so a bone
+    /// keeps its index across exports. Use one manifest per skeleton: reduce warns when
+    /// the input and the manifest share fewer than half the bones of each.
+    #[arg(long, value_name = "FILE", help_heading = "Manifest")]
+    manifest: Option<PathBuf>,
+    /// Fail (exit 1) if the manifest would change
+    #[arg(long, help_heading = "Manifest")]
+    locked: bool,
+    /// Embed a .gltf output's buffers as data URIs
+    ///
+    /// By default buffers that were files (and a GLB's binary chunk) are written beside
+    /// the output as `STEM.bin`, each atomically, and data URIs stay data URIs.
+    #[arg(long, help_heading = "Output")]
+    embed: bool,
+    /// Images a glTF output names: embed, copy or reference
+    ///
+    /// `embed` them (a .glb's binary chunk, a .gltf's data URIs), `copy` them beside the
+    /// output (their folders kept) or `reference` the originals from its folder.
+    /// Default: embed for .glb, --embed or standard output; copy for a .gltf in another
+    /// folder; unchanged in the input's folder.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        hide_possible_values = true,
+        help_heading = "Output"
+    )]
+    resources: Option<ResourcesArg>,
+    /// Write a JSON loss report: how far reduction moves vertices
+    ///
+    /// Per primitive: how far the reduction moves vertices (max, p99, mean, worst
+    /// vertices) at the rest pose and every keyframe of every animation, beside the
+    /// weights dropped; a summary line goes to the terminal.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    report: Option<PathBuf>,
+    /// Keep the fewest influences that move no vertex over D
+    ///
+    /// The fewest influences per vertex (up to --max-influences) that move no vertex
+    /// further than D model units, at the rest pose and every keyframe of every
+    /// animation (glTF input); exit 1 if even --max-influences does not.
+    #[arg(long, value_name = "D", value_parser = positive, help_heading = "Reduction")]
+    max_error: Option<f64>,
+    /// Poses for --report and --max-error from this glTF/GLB
+    ///
+    /// Its animations, matched to the model's nodes by name, replace the model's own:
+    /// for a model exported without its animations.
+    #[arg(long, value_name = "FILE", help_heading = "Reduction")]
+    poses: Option<PathBuf>,
+    /// glTF output: drop the per-bone weight attributes read (Blender's `_BONE`)
+    ///
+    /// `--drop-source-attributes=false` keeps them.
     #[arg(long, value_name = "BOOL", num_args = 0..=1, default_value_t = true,
           default_missing_value = "true", action = clap::ArgAction::Set,
-          hide_short_help = true)]
+          hide_short_help = true, help_heading = "Output")]
     drop_source_attributes: bool,
 }
 
@@ -89,13 +152,14 @@ pub struct ReduceCli {
 /// holds one mesh; glTF output keeps every primitive).
 #[derive(Clone, Copy, Debug, Default, clap::Args)]
 pub struct PickArgs {
+    /// Mesh a DashVertex output holds (default: the skinned one)
+    ///
     /// glTF input to DashVertex output: the mesh whose primitive is written (default:
-    /// the only skinned one).
-    #[arg(long, value_name = "M")]
+    /// the only skinned one; glTF output keeps every mesh).
+    #[arg(long, value_name = "M", help_heading = "Input")]
     pub mesh: Option<usize>,
-    /// glTF input to DashVertex output: the primitive of --mesh written (default 0 when
-    /// --mesh is given).
-    #[arg(long, value_name = "P")]
+    /// Primitive of --mesh a DashVertex output holds (default 0)
+    #[arg(long, value_name = "P", help_heading = "Input")]
     pub primitive: Option<usize>,
 }
 

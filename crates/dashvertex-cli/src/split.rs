@@ -13,48 +13,66 @@ use crate::formats;
 pub struct SplitArgs {
     /// The glTF or GLB file.
     pub input: PathBuf,
-    /// The output, `.gltf` or `.glb` (written atomically, after dash-validate accepts
-    /// it; a `.gltf` keeps its buffers beside it as `STEM.bin` unless --embed).
-    #[arg(short, long, value_name = "FILE")]
+    /// The output, .gltf or .glb
+    ///
+    /// Written atomically, after dash-validate accepts it; a `.gltf` keeps its buffers
+    /// beside it as `STEM.bin` unless --embed.
+    #[arg(short, long, value_name = "FILE", help_heading = "Output")]
     pub output: PathBuf,
-    /// Joints one part may use (only joints with weight count). Default: the joint
-    /// limit of --target.
-    #[arg(long, value_name = "N")]
+    /// Joints one part may use (default: the limit of --target)
+    ///
+    /// Only joints with weight count.
+    #[arg(long, value_name = "N", help_heading = "Split")]
     pub max_joints: Option<usize>,
-    /// The engine whose joint limit is the budget (spec/targets.md); the output is also
-    /// checked for it.
-    #[arg(long, value_name = "ENGINE", value_parser = formats::target())]
+    /// The engine whose joint limit is the budget (names in --help)
+    #[arg(long, value_name = "ENGINE", value_parser = formats::target(),
+          hide_possible_values = true, help_heading = "Split",
+          long_help = formats::target_help("The engine whose joint limit is the budget; the output is also checked for it."))]
     pub target: Option<&'static dashvertex_core::Target>,
-    /// Make an element that needs more joints than N fit by taking the least
-    /// influences off its vertices (renormalized), instead of refusing the file; the
-    /// displacement is measured at the rest pose and every keyframe and reported.
-    #[arg(long)]
+    /// Drop the least influences where a triangle needs too many joints
+    ///
+    /// Makes an element that needs more joints than N fit by taking the least influences
+    /// off its vertices (renormalized), instead of refusing the file; the displacement is
+    /// measured at the rest pose and every keyframe and reported.
+    #[arg(long, help_heading = "Split")]
     pub reduce: bool,
-    /// With --reduce: the largest displacement allowed, in model units; more refuses
-    /// the file.
-    #[arg(long, value_name = "E", requires = "reduce")]
+    /// With --reduce: the largest displacement allowed, in model units
+    ///
+    /// A larger one refuses the file.
+    #[arg(long, value_name = "E", requires = "reduce", help_heading = "Split")]
     pub max_error: Option<f64>,
-    /// Parts the whole file may be cut into; a split that needs more is refused before
-    /// anything is built for its parts (spec/split.md SP10).
-    #[arg(long, value_name = "N", default_value_t = split::DEFAULT_MAX_PARTS)]
+    /// Parts the whole file may be cut into
+    ///
+    /// A split that needs more is refused before anything is built for its parts.
+    #[arg(long, value_name = "N", default_value_t = split::DEFAULT_MAX_PARTS,
+          help_heading = "Limits")]
     pub max_parts: usize,
-    /// Carry extensions split does not know unchanged, with a warning, instead of
-    /// refusing the file: a split node's are copied to every part's node (spec/split.md
-    /// SP11); the root's and a split mesh's, skin's or primitive's are kept, and copied
-    /// with it to its parts, their indices not rewritten (SP13).
-    #[arg(long)]
+    /// Carry unknown extensions unchanged, with a warning
+    ///
+    /// Instead of refusing the file: a split node's are copied to every part's node; the
+    /// root's and a split mesh's, skin's or primitive's are kept, and copied with it to
+    /// its parts, their indices not rewritten.
+    #[arg(long, help_heading = "Split")]
     pub allow_unknown_extensions: bool,
-    /// Write the split report (schemas/split-report.schema.json) to this JSON file.
-    #[arg(long, value_name = "FILE")]
+    /// Write the split report (JSON) to this file
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub report: Option<PathBuf>,
-    /// For `.gltf` output: embed every buffer as a base64 data URI.
-    #[arg(long)]
+    /// Embed a .gltf output's buffers as data URIs
+    #[arg(long, help_heading = "Output")]
     pub embed: bool,
-    /// Images a glTF output names by URI: `embed` them (a .glb's binary chunk, a .gltf's
-    /// data URIs), `copy` them beside the output (their folders kept) or `reference` the
-    /// originals from its folder. Default: embed for .glb, --embed or standard output;
-    /// copy for a .gltf in another folder; unchanged in the input's folder.
-    #[arg(long, value_enum, value_name = "HOW")]
+    /// Images a glTF output names: embed, copy or reference
+    ///
+    /// `embed` them (a .glb's binary chunk, a .gltf's data URIs), `copy` them beside the
+    /// output (their folders kept) or `reference` the originals from its folder.
+    /// Default: embed for .glb, --embed or standard output; copy for a .gltf in another
+    /// folder; unchanged in the input's folder.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "HOW",
+        hide_possible_values = true,
+        help_heading = "Output"
+    )]
     pub resources: Option<crate::reduce::ResourcesArg>,
 }
 

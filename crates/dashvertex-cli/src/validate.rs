@@ -4,94 +4,43 @@
 //! error.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{CommandFactory, FromArgMatches, Parser};
 use dashvertex_core::Limits;
-use dashvertex_formats::Format;
 use dashvertex_validate::render::{self, Style};
 use dashvertex_validate::{Code, FileReport, Level, Options, Profile, Report};
 
 use crate::common::{self, Global, Verbosity};
 use crate::error::{CliError, ExitStatus};
 use crate::progress::Progress;
+pub use crate::validate_args::{EXAMPLES, EXAMPLES_SUB, OutputFormat, ProfileArg, ValidateArgs};
 use crate::walk::{Item, expand};
 
 /// Validate skinning data: weights, bone indices, influence sets, skeletons, in
 /// DashVertex JSON, DMX, raw records and glTF/GLB.
 #[derive(Parser)]
-#[command(name = "dash-validate", version, max_term_width = 100)]
+#[command(name = "dash-validate", version, max_term_width = 100, after_long_help = EXAMPLES)]
 pub struct Cli {
     #[command(flatten)]
     pub(crate) args: ValidateArgs,
     #[command(flatten)]
     pub(crate) global: Global,
-    /// Print a completion script for this shell on standard output, and exit.
-    #[arg(long, value_name = "SHELL", exclusive = true)]
+    /// Print a completion script for this shell, and exit
+    ///
+    /// SHELL is bash, elvish, fish, powershell or zsh.
+    #[arg(
+        long,
+        value_name = "SHELL",
+        exclusive = true,
+        hide_possible_values = true
+    )]
     pub completions: Option<clap_complete::Shell>,
     /// Print the man page (roff) on standard output, and exit.
     #[arg(long, exclusive = true)]
     pub man: bool,
-}
-
-/// The flags of `dash-validate`, which `dashvertex validate` takes too.
-#[derive(clap::Args, Clone, Debug)]
-pub struct ValidateArgs {
-    /// Files or directories (searched recursively for .json, .dmx, .raw, .gltf and .glb
-    /// files); `-` reads standard input.
-    #[arg(required = true)]
-    pub inputs: Vec<PathBuf>,
-    /// Weight-sum rule: `dash` (sums may differ from 1) or `gltf` (the official rule).
-    #[arg(long, value_enum)]
-    pub profile: Option<ProfileArg>,
-    /// Number of bones to range-check bone indices against (overrides the file's
-    /// skeleton).
-    #[arg(long, conflicts_with = "manifest", value_name = "N")]
-    pub bones: Option<u64>,
-    /// Bone manifest (`dashvertex manifest`): bone indices are range-checked against its
-    /// indices (overriding the file's skeleton), and removed bones must carry no weight.
-    #[arg(long, value_name = "FILE")]
-    pub manifest: Option<PathBuf>,
-    /// Also check what an engine's glTF import would get wrong (spec/targets.md): weight
-    /// in influence sets it does not read, a second set it refuses, more joints than it
-    /// renders, indices wider than it stores.
-    #[arg(long, value_name = "ENGINE", value_parser = crate::formats::target())]
-    pub target: Option<&'static dashvertex_core::Target>,
-    /// With --manifest: a glTF skin whose joint order is not the manifest's, or that has
-    /// bones the manifest lacks, is an error (JOINT_ORDER; without --locked, a warning
-    /// that allows bones the manifest lacks after its indices).
-    #[arg(long, requires = "manifest")]
-    pub locked: bool,
-    /// Report format: human (compiler-style), json (schemas/validation-report.schema.json), sarif
-    /// (SARIF 2.1.0, for code-scanning views).
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: OutputFormat,
-    /// Diagnostics listed per file (all are counted).
-    #[arg(long, default_value_t = 200, value_name = "N")]
-    pub max_diagnostics: usize,
-    /// `--deny warnings` makes every warning an error; `--deny CODE` makes that code an
-    /// error (repeatable). Codes are listed in spec/validation.md.
-    #[arg(long, value_name = "warnings|CODE")]
-    pub deny: Vec<String>,
-    /// Report CODE as a warning, whatever its default (repeatable).
-    #[arg(long, value_name = "CODE")]
-    pub warn: Vec<String>,
-    /// Do not report CODE at all (repeatable): it is neither shown nor counted.
-    #[arg(long, value_name = "CODE")]
-    pub allow: Vec<String>,
-    /// Read inputs as this format instead of detecting it.
-    #[arg(long, value_name = "FORMAT", value_parser = crate::formats::any_format())]
-    pub input_format: Option<Format>,
-    /// Walk hidden files and folders, and paths `.gitignore` excludes, too.
-    #[arg(long)]
-    pub all_files: bool,
-    /// Skip a named `.json` file that holds neither DashVertex nor glTF (a bone manifest,
-    /// a weights document, `package.json`), listing it as skipped, as files found in a
-    /// folder always are. For hooks and globs that name every staged `.json`.
-    #[arg(long)]
-    pub skip_other_json: bool,
 }
 
 /// The `dash-validate` command: inputs are required, unless it is asked for its
@@ -126,26 +75,6 @@ pub fn main() -> ExitCode {
     }
     cli.global.apply();
     crate::pool::run(|| run_to_exit(&cli.args, &cli.global))
-}
-
-/// `--profile`.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum ProfileArg {
-    /// Weight sums may differ from 1 (DashVertex).
-    Dash,
-    /// Weight sums must be 1 within the glTF tolerance.
-    Gltf,
-}
-
-/// `--format`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    /// Compiler-style text.
-    Human,
-    /// The JSON report.
-    Json,
-    /// SARIF 2.1.0.
-    Sarif,
 }
 
 /// Validates `args.inputs` and prints the report; the exit code says how it went (1: a

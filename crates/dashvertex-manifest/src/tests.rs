@@ -405,11 +405,26 @@ fn overlap_counts_names_aliases_and_retired_bones_once() {
         }
     );
     assert!(!same.is_foreign());
-    let other = m.overlap(["root", "wing_l", "wing_r"]);
-    assert_eq!((other.shared, other.input), (1, 3));
+    // Another rig: none of its 3 bones shared.
+    let other = m.overlap(["wing_l", "wing_r", "beak"]);
+    assert_eq!((other.shared, other.input), (0, 3));
     assert!(other.is_foreign());
+    // 1 of 3 shared, but that is half of the manifest's live bones: not foreign.
+    assert!(!m.overlap(["root", "wing_l", "wing_r"]).is_foreign());
     // Exactly half is not foreign; an empty manifest or input never is.
     assert!(!m.overlap(["root", "wing"]).is_foreign());
+    // A manifest mostly inside the input (part of the rig, grown since) is not foreign.
+    assert!(
+        !m.overlap(["root", "spine", "a", "b", "c", "d", "e"])
+            .is_foreign()
+    );
     assert!(!Manifest::new().overlap(["a", "b"]).is_foreign());
     assert!(!m.overlap([]).is_foreign());
+}
+
+#[test]
+fn the_default_manifest_is_a_new_one_its_reader_accepts() {
+    let m = Manifest::default();
+    assert_eq!(m, Manifest::new());
+    assert_eq!(Manifest::from_json(&m.to_json()).unwrap(), m);
 }

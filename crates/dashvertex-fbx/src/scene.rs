@@ -57,19 +57,22 @@ fn up_axis(settings: &ufbx::SceneSettings) -> &'static str {
     }
 }
 
-/// ufbx's memory bound for an input of `len` bytes, within `limits`.
+/// ufbx's memory bound, per allocator, for an input of `len` bytes.
 fn memory_limit(len: u64) -> usize {
     let bytes = BASE_MEMORY.saturating_add(len.saturating_mul(MEMORY_PER_BYTE));
     usize::try_from(bytes).unwrap_or(usize::MAX)
 }
 
+/// ufbx's allocation-count bound for an input of `len` bytes.
+fn allocation_limit(len: u64) -> usize {
+    usize::try_from((1u64 << 20).saturating_add(len.saturating_mul(ALLOCATIONS_PER_BYTE)))
+        .unwrap_or(usize::MAX)
+}
+
 pub(crate) fn allocator(len: u64) -> ufbx::AllocatorOpts {
     ufbx::AllocatorOpts {
         memory_limit: memory_limit(len),
-        allocation_limit: usize::try_from(
-            (1u64 << 20).saturating_add(len.saturating_mul(ALLOCATIONS_PER_BYTE)),
-        )
-        .unwrap_or(usize::MAX),
+        allocation_limit: allocation_limit(len),
         ..Default::default()
     }
 }
@@ -113,8 +116,11 @@ pub fn load(bytes: &[u8], limits: &Limits) -> Result<Scene, FbxError> {
         let what = format!("{} ({:?})", e.description, e.type_);
         match e.type_ {
             T::MemoryLimit | T::AllocationLimit | T::OutOfMemory => FbxError::Limit(format!(
-                "{what}: the file needs more memory than {} bytes allow \
-                 (--max-input-bytes bounds it)",
+                "{what}: reading it needs more than the {} MiB and {} allocations a \
+                 {}-byte FBX file may use (64 MiB and 2^20 allocations, plus 128 bytes and 4 \
+                 allocations per input byte: spec/fbx.md §1)",
+                memory_limit(bytes.len() as u64) >> 20,
+                allocation_limit(bytes.len() as u64),
                 bytes.len()
             )),
             T::NodeDepthLimit => {

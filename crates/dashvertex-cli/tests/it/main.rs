@@ -107,6 +107,7 @@ mod cli;
 mod compressed;
 mod declared_numbers;
 mod doc_paths;
+mod fbx;
 mod fix;
 mod golden_bytes;
 mod help;

@@ -164,3 +164,14 @@ def test_results_are_the_same_at_any_thread_count(tmp_path):
     b = dashvertex.reduce_file(SEED, tmp_path / "b.glb", max_influences=3, threads=4)
     assert (tmp_path / "a.glb").read_bytes() == (tmp_path / "b.glb").read_bytes()
     assert a.messages == [(l, t.replace("b.glb", "a.glb")) for l, t in b.messages]
+
+
+def test_reduce_file_warns_when_the_manifest_is_another_rigs(tmp_path):
+    manifest = tmp_path / "rig.manifest.json"
+    first = dashvertex.reduce_file(SEED, tmp_path / "rig.json", manifest=manifest)
+    assert not [m for m in first.messages if m[0] == "warning"]
+    other = dashvertex.reduce_file(RIG24, tmp_path / "rig24.glb", manifest=manifest)
+    assert ("warning", "the input shares 3 of its 24 bones with rig.manifest.json's 22; "
+            "one manifest per skeleton keeps indices meaningful") in other.messages
+    again = dashvertex.reduce_file(RIG24, tmp_path / "again.glb", manifest=manifest)
+    assert not [m for m in again.messages if m[0] == "warning"]

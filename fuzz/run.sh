@@ -8,7 +8,7 @@ seconds="${1:-20}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(json_decode json_schema_agreement binary_decode roundtrip validate_any reduce meshopt_decode)
+  targets=(json_decode json_schema_agreement binary_decode roundtrip validate_any reduce meshopt_decode fbx_load)
 fi
 mkdir -p fuzz/logs
 # Overflow checks and debug assertions on; no sanitizer: the workspace forbids `unsafe`, so

@@ -304,6 +304,12 @@ function play(on) {
   return true;
 }
 
+/** True for FBX bytes: the binary magic, or ASCII FBX's header (spec/fbx.md §1). */
+function isFbx(bytes) {
+  const head = new TextDecoder().decode(bytes.subarray(0, 64)).replace(/^\s*/, ''); // (the decoder drops a BOM)
+  return head.startsWith('Kaydara FBX Binary  \0') || head.startsWith('; FBX') || head.startsWith('FBXHeaderExtension');
+}
+
 /** Opens files (File objects or `{ name, bytes }`): validates, decodes, draws, colours. */
 async function open(files) {
   const t0 = performance.now();
@@ -315,6 +321,14 @@ async function open(files) {
     const list = await Promise.all(
       [...files].map(async (f) => ({ name: f.name, bytes: f instanceof Blob ? new Uint8Array(await f.arrayBuffer()) : f.bytes })),
     );
+    // FBX is read by the command line: ufbx's C library does not build for WebAssembly
+    // with the toolchains the registries offer (spec/fbx.md §5).
+    const fbx = list.find((f) => isFbx(f.bytes));
+    if (fbx) {
+      setState('error', `${fbx.name}: FBX needs the dash command line (its reader, ufbx, is C and does not build for WebAssembly): ` +
+        `run \`dash-validate ${fbx.name}\` to check it, or \`dashvertex convert ${fbx.name} out.glb\` and drop out.glb here`);
+      return false;
+    }
     const t1 = performance.now();
     const wasm = new Inspector();
     for (const f of list) wasm.add(f.name, f.bytes);

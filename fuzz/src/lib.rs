@@ -4,6 +4,10 @@
 //! `tests/smoke.rs` runs the same functions over the checked-in seed corpora on stable, so
 //! `cargo test` exercises every target. A function panics exactly when it finds a bug.
 
+mod fbx;
+
+pub use fbx::fbx_load;
+
 use std::sync::OnceLock;
 
 use arbitrary::{Arbitrary, Unstructured};

@@ -104,3 +104,8 @@ fn reduce_smoke() {
 fn meshopt_decode_smoke() {
     run("meshopt_decode", dash_fuzz::meshopt_decode);
 }
+
+#[test]
+fn fbx_load_smoke() {
+    run("fbx_load", dash_fuzz::fbx_load);
+}

@@ -211,7 +211,9 @@ fn vertices(
         let used = weights.len() - zeros;
         if used == 0 {
             report(Check::Unweighted, at, &|| {
-                format!("vertex {v} of Geometry::{name}: no cluster weights it, so it does not follow the skeleton")
+                format!(
+                    "vertex {v} of Geometry::{name}: no cluster weights it, so it does not follow the skeleton"
+                )
             });
             continue;
         }

@@ -21,6 +21,7 @@ pub(crate) struct Changes {
     pub merged: usize,
     pub zero_normals: usize,
     pub skipped_faces: usize,
+    pub bad_uvs: usize,
 }
 
 /// The scene as a GLB. Refuses (naming why) a scene glTF cannot hold: a skin of more than
@@ -28,7 +29,7 @@ pub(crate) struct Changes {
 pub fn to_glb(scene: &Scene) -> Result<Converted, FbxError> {
     let s = scene.ufbx();
     let mut buf = Buffer::default();
-    let mut nodes: Vec<Value> = s.nodes.iter().map(|n| node(n)).collect();
+    let mut nodes: Vec<Value> = s.nodes.iter().map(|n| node(n)).collect::<Result<_, _>>()?;
     let mut roots = vec![s.root_node.element.typed_id];
     let mut meshes = Vec::new();
     let mut skins = Vec::new();
@@ -157,6 +158,12 @@ impl Changes {
                 self.skipped_faces
             ));
         }
+        if self.bad_uvs > 0 {
+            notes.push(format!(
+                "{} NaN or infinite UV coordinate(s) written as 0",
+                self.bad_uvs
+            ));
+        }
         if self.zero_normals > 0 {
             notes.push(format!(
                 "{} zero or non-finite normal(s) written as +Z",
@@ -166,9 +173,28 @@ impl Changes {
     }
 }
 
-/// A node with its name, children and rest TRS (parts at identity left out).
-fn node(n: &ufbx::Node) -> Value {
+/// A node with its name, children and rest TRS (parts at identity left out); refused when
+/// a part is not finite in binary32, which glTF cannot hold.
+fn node(n: &ufbx::Node) -> Result<Value, FbxError> {
     let t = n.local_transform;
+    let parts = [
+        t.translation.x,
+        t.translation.y,
+        t.translation.z,
+        t.rotation.x,
+        t.rotation.y,
+        t.rotation.z,
+        t.rotation.w,
+        t.scale.x,
+        t.scale.y,
+        t.scale.z,
+    ];
+    if parts.iter().any(|x| !narrow(*x).is_finite()) {
+        return Err(FbxError::Convert(format!(
+            "Model::{}: its rest transform is NaN, infinite or beyond binary32, which glTF cannot hold",
+            n.element.name
+        )));
+    }
     let mut o = serde_json::Map::new();
     let name = if n.is_root {
         "RootNode".to_string()
@@ -196,7 +222,7 @@ fn node(n: &ufbx::Node) -> Value {
     if sc != [1.0; 3] {
         o.insert("scale".into(), json!(sc));
     }
-    Value::Object(o)
+    Ok(Value::Object(o))
 }
 
 /// A rotation as a unit quaternion in binary32 (the identity for one of zero length).
@@ -279,6 +305,12 @@ fn skin_of<'s>(
             joints.len() - 1
         }
     };
+    if ibm.iter().flatten().any(|x| !x.is_finite()) {
+        return Err(FbxError::Convert(format!(
+            "Deformer::{}: a cluster's bind matrix is NaN, infinite or beyond binary32, which glTF cannot hold",
+            skin.element.name
+        )));
+    }
     let own = u16::try_from(own).map_err(|_| {
         FbxError::Convert(format!(
             "Deformer::{}: {} joints; a glTF skin written by dash holds at most 65,536",

@@ -46,6 +46,7 @@ pub(crate) fn animations(
         };
         let mut samplers = Vec::new();
         let mut channels = Vec::new();
+        let mut dropped = 0;
         for bn in &baked.nodes {
             let Some(node) = s.nodes.get(bn.typed_id as usize) else {
                 continue;
@@ -56,7 +57,7 @@ pub(crate) fn animations(
                 .iter()
                 .map(|k| (k.time, [k.value.x, k.value.y, k.value.z]));
             let rest_t = [rest.translation.x, rest.translation.y, rest.translation.z];
-            channel(
+            dropped += channel(
                 buf,
                 &mut samplers,
                 &mut channels,
@@ -72,7 +73,7 @@ pub(crate) fn animations(
                 .iter()
                 .map(|k| (k.time, unit_quat(k.value).map(f64::from)));
             let rest_r = unit_quat(rest.rotation).map(f64::from);
-            channel(
+            dropped += channel(
                 buf,
                 &mut samplers,
                 &mut channels,
@@ -88,7 +89,7 @@ pub(crate) fn animations(
                 .iter()
                 .map(|k| (k.time, [k.value.x, k.value.y, k.value.z]));
             let rest_s = [rest.scale.x, rest.scale.y, rest.scale.z];
-            channel(
+            dropped += channel(
                 buf,
                 &mut samplers,
                 &mut channels,
@@ -99,6 +100,12 @@ pub(crate) fn animations(
                 &rest_s,
                 shift,
             );
+        }
+        if dropped > 0 {
+            notes.push(format!(
+                "animation stack {:?}: {dropped} NaN or infinite key(s) left out",
+                stack.element.name.to_string()
+            ));
         }
         if channels.is_empty() {
             notes.push(format!(
@@ -129,12 +136,14 @@ fn channel<const N: usize>(
     constant: bool,
     rest: &[f64; N],
     shift: f64,
-) {
+) -> usize {
     let mut times: Vec<[f32; 1]> = Vec::new();
     let mut values: Vec<[f32; N]> = Vec::new();
+    let mut dropped = 0;
     for (t, v) in keys {
         let t = narrow(t + shift);
-        if !t.is_finite() || v.iter().any(|x| !x.is_finite()) {
+        if !t.is_finite() || v.iter().any(|x| !narrow(*x).is_finite()) {
+            dropped += 1;
             continue;
         }
         if times.last().is_some_and(|l| t <= l[0]) {
@@ -144,7 +153,7 @@ fn channel<const N: usize>(
         values.push(v.map(narrow));
     }
     if times.is_empty() {
-        return;
+        return dropped;
     }
     if constant
         && values.iter().all(|v| {
@@ -153,11 +162,12 @@ fn channel<const N: usize>(
                 .all(|(a, b)| (f64::from(*a) - b).abs() <= REST_TOLERANCE)
         })
     {
-        return;
+        return dropped;
     }
     let input = buf.floats(&times, None, true);
     let output = buf.floats(&values, None, false);
     samplers.push(json!({ "input": input, "output": output, "interpolation": "LINEAR" }));
     channels
         .push(json!({ "sampler": samplers.len() - 1, "target": { "node": node, "path": path } }));
+    dropped
 }

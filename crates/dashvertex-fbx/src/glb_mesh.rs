@@ -94,6 +94,16 @@ pub(crate) fn primitives(
         .iter()
         .map(|k| vec3(mesh.vertex_position.values.get(k.0 as usize)))
         .collect();
+    if let Some(k) = positions
+        .iter()
+        .position(|p| p.iter().any(|x| !x.is_finite()))
+    {
+        let point = corners.get(k).map_or(0, |c| c.0);
+        return Err(FbxError::Convert(format!(
+            "Geometry::{}: control point {point} is NaN, infinite or beyond binary32, which glTF cannot hold",
+            mesh.element.name
+        )));
+    }
     attributes.insert(
         "POSITION".into(),
         json!(buf.floats(&positions, Some(VERTICES), true)),
@@ -119,6 +129,9 @@ pub(crate) fn primitives(
                     .copied()
                     .unwrap_or_default();
                 let (u, v) = (narrow(uv.x), narrow(1.0 - uv.y));
+                if !(u.is_finite() && v.is_finite()) {
+                    changes.bad_uvs += 1;
+                }
                 [
                     if u.is_finite() { u } else { 0.0 },
                     if v.is_finite() { v } else { 0.0 },
@@ -179,9 +192,10 @@ pub(crate) fn primitives(
     Ok(out)
 }
 
+/// A vector in binary32 (a missing one is zero; the caller judges non-finite values).
 fn vec3(v: Option<&ufbx::Vec3>) -> [f32; 3] {
     let v = v.copied().unwrap_or_default();
-    [narrow(v.x), narrow(v.y), narrow(v.z)].map(|x| if x.is_finite() { x } else { 0.0 })
+    [narrow(v.x), narrow(v.y), narrow(v.z)]
 }
 
 fn unit(v: [f32; 3], changes: &mut Changes) -> [f32; 3] {

@@ -168,3 +168,16 @@ fn damaged_bytes_are_refused_without_a_panic() {
     let e = load(&read("spec/vectors/fbx/truncated.fbx"), &Limits::default()).unwrap_err();
     assert!(!e.is_limit() && e.to_string().contains("Truncated"), "{e}");
 }
+
+#[test]
+fn a_non_finite_rest_transform_is_refused_by_name() {
+    // Found by the fbx_load fuzz target: a node scale of NaN was written as JSON null.
+    let s = scene("fuzz/regressions/fbx_load/nan-node-scale.fbx");
+    match to_glb(&s) {
+        Err(e) => assert!(e.to_string().contains("cannot hold"), "{e}"),
+        Ok(c) => {
+            dashvertex_gltf::load_owned(c.glb, &dashvertex_gltf::NoFiles, &Limits::default())
+                .unwrap();
+        }
+    }
+}

@@ -1,5 +1,6 @@
 //! Hostile input files for CLI-level property tests: a seed file from the repository
-//! (DashVertex JSON and DMX, raw records, weights documents, glTF with its buffers, GLB)
+//! (DashVertex JSON and DMX, raw records, weights documents, glTF with its buffers, GLB,
+//! binary and ASCII FBX; FBX also with lying array counts, [`crate::fbx`])
 //! or a generated Blender-shaped GLB whose NORMAL, TEXCOORD and index views are long
 //! enough to be carried unread by a sparse read (spec/security.md \[V2\]), damaged by a
 //! few mutations, or plain random bytes.
@@ -24,6 +25,8 @@ pub const SEEDS: &[&str] = &[
     "fixtures/blender/rig_per_bone_attributes_no_nodes.gltf",
     "fixtures/blender/rig_per_bone_attributes.gltf",
     "fixtures/corpus/gltf/blenderio/03_skinned_cylinder/03_skinned_cylinder.gltf",
+    "fixtures/fbx/clean.fbx",
+    "spec/vectors/fbx/ascii-clean.fbx",
 ];
 
 /// One way to damage a file.
@@ -188,7 +191,7 @@ pub fn hostile() -> impl Strategy<Value = HostileFile> {
             }
         });
     let random = (
-        proptest::sample::select(&["json", "dmx", "raw", "gltf", "glb", "bin"][..]),
+        proptest::sample::select(&["json", "dmx", "raw", "gltf", "glb", "bin", "fbx"][..]),
         proptest::collection::vec(any::<u8>(), 0..2048),
     )
         .prop_map(|(ext, bytes)| HostileFile {
@@ -209,5 +212,11 @@ pub fn hostile() -> impl Strategy<Value = HostileFile> {
             bytes,
         }
     });
-    prop_oneof![5 => seeded, 1 => random, 2 => crate::declared::declared(), 1 => carried]
+    prop_oneof![
+        5 => seeded,
+        1 => random,
+        2 => crate::declared::declared(),
+        1 => carried,
+        1 => crate::fbx::lying_counts(),
+    ]
 }

@@ -37,6 +37,7 @@ use std::time::{Duration, Instant};
 pub mod animated;
 pub mod cases;
 pub mod declared;
+pub mod fbx;
 pub mod gltf;
 pub mod growth;
 pub mod hostile;

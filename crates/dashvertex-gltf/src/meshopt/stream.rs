@@ -449,133 +449,180 @@ pub fn decode_triangles(data: &[u8], stride: usize, out: &mut [u8]) -> Result<()
     let codeaux = data.get(aux_at..).ok_or(DecodeError::Truncated)?;
     let mut r = Reader::new(data.get(1 + n..aux_at).ok_or(DecodeError::Truncated)?);
     let fecmax: u8 = if version >= 1 { 13 } else { 15 };
-    let mut ef = [[u32::MAX; 2]; 16];
-    let mut vf = [u32::MAX; 16];
-    let (mut eo, mut vo) = (0usize, 0usize);
-    let (mut next, mut last) = (0u32, 0u32);
+    let mut state = Triangles::new();
     let mut out = Indices {
         out: out.chunks_exact_mut(stride),
     };
-    let vfifo = |vf: &[u32; 16], i: usize| vf.get(i & 15).copied().unwrap_or(u32::MAX);
-    let decode_index = |r: &mut Reader<'_>, last: &mut u32| -> Result<u32, DecodeError> {
-        let v = r.vbyte()?;
-        *last = last.wrapping_add(unzigzag32(v));
-        Ok(*last)
-    };
     for &code in codes {
-        let (a, b, c);
-        if code < 0xF0 {
-            let fe = usize::from(code >> 4);
-            let [ea, eb] = ef
-                .get(eo.wrapping_sub(1 + fe) & 15)
-                .copied()
-                .unwrap_or([u32::MAX; 2]);
-            let fec = code & 15;
-            let cc;
-            if fec < fecmax {
-                if fec == 0 {
-                    cc = next;
-                    next = next.wrapping_add(1);
-                    push_v(&mut vf, &mut vo, cc);
-                } else {
-                    cc = vfifo(&vf, vo.wrapping_sub(1 + usize::from(fec)));
-                }
-            } else {
-                cc = match fec {
-                    13 => last.wrapping_sub(1),
-                    14 => last.wrapping_add(1),
-                    _ => decode_index(&mut r, &mut last)?,
-                };
-                last = cc;
-                push_v(&mut vf, &mut vo, cc);
-            }
-            push_e(&mut ef, &mut eo, cc, eb);
-            push_e(&mut ef, &mut eo, ea, cc);
-            (a, b, c) = (ea, eb, cc);
+        let triangle = if code < 0xF0 {
+            state.edge(code, fecmax, &mut r)?
         } else if code < 0xFE {
-            let aux = codeaux.get(usize::from(code & 15)).copied().unwrap_or(0);
-            let (feb, fec) = (usize::from(aux >> 4), usize::from(aux & 15));
-            let aa = next;
-            next = next.wrapping_add(1);
-            let bb = if feb == 0 {
-                let x = next;
-                next = next.wrapping_add(1);
-                x
-            } else {
-                vfifo(&vf, vo.wrapping_sub(feb))
-            };
-            let cc = if fec == 0 {
-                let x = next;
-                next = next.wrapping_add(1);
-                x
-            } else {
-                vfifo(&vf, vo.wrapping_sub(fec))
-            };
-            push_v(&mut vf, &mut vo, aa);
-            if feb == 0 {
-                push_v(&mut vf, &mut vo, bb);
-            }
-            if fec == 0 {
-                push_v(&mut vf, &mut vo, cc);
-            }
-            push_e(&mut ef, &mut eo, bb, aa);
-            push_e(&mut ef, &mut eo, cc, bb);
-            push_e(&mut ef, &mut eo, aa, cc);
-            (a, b, c) = (aa, bb, cc);
+            state.fresh_vertices(code, codeaux)
         } else {
-            let aux = r.byte()?;
-            let (feb, fec) = (usize::from(aux >> 4), usize::from(aux & 15));
-            if aux == 0 {
-                next = 0;
-            }
-            let mut aa = 0;
-            if code == 0xFE {
-                aa = next;
-                next = next.wrapping_add(1);
-            }
-            let mut bb = if feb == 0 {
-                let x = next;
-                next = next.wrapping_add(1);
-                x
-            } else {
-                vfifo(&vf, vo.wrapping_sub(feb))
-            };
-            let mut cc = if fec == 0 {
-                let x = next;
-                next = next.wrapping_add(1);
-                x
-            } else {
-                vfifo(&vf, vo.wrapping_sub(fec))
-            };
-            if code == 0xFF {
-                aa = decode_index(&mut r, &mut last)?;
-            }
-            if feb == 15 {
-                bb = decode_index(&mut r, &mut last)?;
-            }
-            if fec == 15 {
-                cc = decode_index(&mut r, &mut last)?;
-            }
-            push_v(&mut vf, &mut vo, aa);
-            if feb == 0 || feb == 15 {
-                push_v(&mut vf, &mut vo, bb);
-            }
-            if fec == 0 || fec == 15 {
-                push_v(&mut vf, &mut vo, cc);
-            }
-            push_e(&mut ef, &mut eo, bb, aa);
-            push_e(&mut ef, &mut eo, cc, bb);
-            push_e(&mut ef, &mut eo, aa, cc);
-            (a, b, c) = (aa, bb, cc);
+            state.explicit(code, &mut r)?
+        };
+        for v in triangle {
+            out.push(v);
         }
-        out.push(a);
-        out.push(b);
-        out.push(c);
     }
     if r.left() != 0 {
         return Err(DecodeError::Trailing(r.left()));
     }
     Ok(())
+}
+
+/// A triangle stream decoder's state: the edge and vertex FIFOs (16 entries each, with
+/// their write positions), the next vertex never seen, and the last index coded
+/// explicitly.
+struct Triangles {
+    /// Recent edges.
+    ef: [[u32; 2]; 16],
+    /// Edges pushed so far.
+    eo: usize,
+    /// Recent vertices.
+    vf: [u32; 16],
+    /// Vertices pushed so far.
+    vo: usize,
+    /// The next new vertex.
+    next: u32,
+    /// The last explicitly coded index.
+    last: u32,
+}
+
+impl Triangles {
+    /// The state before the first triangle.
+    fn new() -> Triangles {
+        Triangles {
+            ef: [[u32::MAX; 2]; 16],
+            eo: 0,
+            vf: [u32::MAX; 16],
+            vo: 0,
+            next: 0,
+            last: 0,
+        }
+    }
+
+    /// The vertex FIFO's entry at position `i` (modulo 16).
+    fn vertex_at(&self, i: usize) -> u32 {
+        self.vf.get(i & 15).copied().unwrap_or(u32::MAX)
+    }
+
+    /// A new vertex: the next one never seen.
+    fn fresh(&mut self) -> u32 {
+        let x = self.next;
+        self.next = self.next.wrapping_add(1);
+        x
+    }
+
+    /// An explicitly coded index: a zigzag varint delta from the last one.
+    fn coded(&mut self, r: &mut Reader<'_>) -> Result<u32, DecodeError> {
+        let v = r.vbyte()?;
+        self.last = self.last.wrapping_add(unzigzag32(v));
+        Ok(self.last)
+    }
+
+    /// New vertex `feb` / `fec` of a triangle: fresh when 0, else the vertex that many
+    /// places back in the FIFO.
+    fn fresh_or_recent(&mut self, back: usize) -> u32 {
+        if back == 0 {
+            self.fresh()
+        } else {
+            self.vertex_at(self.vo.wrapping_sub(back))
+        }
+    }
+
+    /// Pushes the triangle `(a, b, c)`'s three edges, as the encoder keeps them.
+    fn push_edges(&mut self, a: u32, b: u32, c: u32) {
+        push_e(&mut self.ef, &mut self.eo, b, a);
+        push_e(&mut self.ef, &mut self.eo, c, b);
+        push_e(&mut self.ef, &mut self.eo, a, c);
+    }
+
+    /// A code below 0xF0: a recent edge (the high nibble back in the edge FIFO) and a
+    /// third vertex that is new, recent, next to the last one, or coded.
+    fn edge(&mut self, code: u8, fecmax: u8, r: &mut Reader<'_>) -> Result<[u32; 3], DecodeError> {
+        let fe = usize::from(code >> 4);
+        let [a, b] = self
+            .ef
+            .get(self.eo.wrapping_sub(1 + fe) & 15)
+            .copied()
+            .unwrap_or([u32::MAX; 2]);
+        let fec = code & 15;
+        let c;
+        if fec < fecmax {
+            if fec == 0 {
+                c = self.fresh();
+                push_v(&mut self.vf, &mut self.vo, c);
+            } else {
+                c = self.vertex_at(self.vo.wrapping_sub(1 + usize::from(fec)));
+            }
+        } else {
+            c = match fec {
+                13 => self.last.wrapping_sub(1),
+                14 => self.last.wrapping_add(1),
+                _ => self.coded(r)?,
+            };
+            self.last = c;
+            push_v(&mut self.vf, &mut self.vo, c);
+        }
+        push_e(&mut self.ef, &mut self.eo, c, b);
+        push_e(&mut self.ef, &mut self.eo, a, c);
+        Ok([a, b, c])
+    }
+
+    /// A code from 0xF0 to 0xFD: a new first vertex, the other two new or recent as the
+    /// code's entry of `codeaux` says.
+    fn fresh_vertices(&mut self, code: u8, codeaux: &[u8]) -> [u32; 3] {
+        let aux = codeaux.get(usize::from(code & 15)).copied().unwrap_or(0);
+        let (feb, fec) = (usize::from(aux >> 4), usize::from(aux & 15));
+        let a = self.fresh();
+        let b = self.fresh_or_recent(feb);
+        let c = self.fresh_or_recent(fec);
+        push_v(&mut self.vf, &mut self.vo, a);
+        if feb == 0 {
+            push_v(&mut self.vf, &mut self.vo, b);
+        }
+        if fec == 0 {
+            push_v(&mut self.vf, &mut self.vo, c);
+        }
+        self.push_edges(a, b, c);
+        [a, b, c]
+    }
+
+    /// Code 0xFE or 0xFF: an aux byte from the stream (0 restarts the new vertices),
+    /// the first vertex new (0xFE) or coded (0xFF), the other two new, recent or coded
+    /// (15).
+    fn explicit(&mut self, code: u8, r: &mut Reader<'_>) -> Result<[u32; 3], DecodeError> {
+        let aux = r.byte()?;
+        let (feb, fec) = (usize::from(aux >> 4), usize::from(aux & 15));
+        if aux == 0 {
+            self.next = 0;
+        }
+        let mut a = 0;
+        if code == 0xFE {
+            a = self.fresh();
+        }
+        let mut b = self.fresh_or_recent(feb);
+        let mut c = self.fresh_or_recent(fec);
+        if code == 0xFF {
+            a = self.coded(r)?;
+        }
+        if feb == 15 {
+            b = self.coded(r)?;
+        }
+        if fec == 15 {
+            c = self.coded(r)?;
+        }
+        push_v(&mut self.vf, &mut self.vo, a);
+        if feb == 0 || feb == 15 {
+            push_v(&mut self.vf, &mut self.vo, b);
+        }
+        if fec == 0 || fec == 15 {
+            push_v(&mut self.vf, &mut self.vo, c);
+        }
+        self.push_edges(a, b, c);
+        Ok([a, b, c])
+    }
 }
 
 fn push_v(vf: &mut [u32; 16], vo: &mut usize, v: u32) {

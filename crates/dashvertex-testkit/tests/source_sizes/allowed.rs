@@ -17,11 +17,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
         159,
     ),
     ("crates/dashvertex-gltf/src/load.rs", "load_from", 220),
-    (
-        "crates/dashvertex-gltf/src/meshopt/stream.rs",
-        "decode_triangles",
-        140,
-    ),
     ("crates/dashvertex-json/src/decode.rs", "visit_map", 126),
     ("crates/dashvertex-reduce/src/weights_doc.rs", "parse", 136),
     (

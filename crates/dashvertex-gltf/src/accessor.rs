@@ -5,7 +5,7 @@
 
 use dashvertex_core::Limits;
 
-use crate::document::{component, components};
+use crate::document::{Accessor, Sparse, component, components};
 use crate::error::AccessorError;
 use crate::load::Gltf;
 
@@ -414,103 +414,136 @@ pub fn read<'g>(
         });
     }
     if let Some(view) = a.buffer_view {
-        let View {
-            bytes,
-            offset: view_offset,
-            buffer,
-            stride,
-        } = view_bytes(gltf, index, view)?;
-        let stride = stride.unwrap_or(elem);
-        let need = if count == 0 {
-            0
-        } else {
-            a.byte_offset
-                .saturating_add((count as u64 - 1).saturating_mul(stride))
-                .saturating_add(elem)
-        };
-        if need > bytes.len() as u64 || stride < elem {
-            return Err(AccessorError::OutOfRange {
-                index,
-                what: if stride < elem {
-                    format!("byteStride {stride} is smaller than an element ({elem} bytes)")
-                } else {
-                    format!(
-                        "{count} elements from byte {} need {need} bytes of buffer view {view}, which has {}",
-                        a.byte_offset,
-                        bytes.len()
-                    )
-                },
-            });
-        }
-        data.bytes = Some(
-            bytes
-                .get(usize::try_from(a.byte_offset).unwrap_or(usize::MAX)..)
-                .unwrap_or_default(),
-        );
-        data.origin = Some((view_offset.saturating_add(a.byte_offset), buffer));
-        data.stride = stride;
+        place_elements(gltf, a, view, &mut data)?;
     }
     if let Some(sp) = &a.sparse {
-        let isize_ = component::size(sp.indices.component_type)
-            .filter(|_| {
-                matches!(
-                    sp.indices.component_type,
-                    component::U8 | component::U16 | component::U32
-                )
-            })
-            .ok_or(AccessorError::Unknown {
-                index,
-                what: "sparse indices componentType",
-            })?;
-        let n = sp.count;
-        let ib = view_bytes(gltf, index, sp.indices.buffer_view)?.bytes;
-        let vb = view_bytes(gltf, index, sp.values.buffer_view)?.bytes;
-        let ib = ib
-            .get(usize::try_from(sp.indices.byte_offset).unwrap_or(usize::MAX)..)
-            .unwrap_or_default();
-        let vb = vb
-            .get(usize::try_from(sp.values.byte_offset).unwrap_or(usize::MAX)..)
-            .unwrap_or_default();
-        if n.saturating_mul(isize_) > ib.len() as u64 || n.saturating_mul(elem) > vb.len() as u64 {
-            return Err(AccessorError::OutOfRange {
-                index,
-                what: format!("sparse data for {n} elements lies outside its buffer views"),
-            });
-        }
-        let index_size = fits(index, "index size", isize_)?;
-        let n = fits(index, "sparse count", n)?;
-        let mut sparse = Vec::with_capacity(n);
-        for k in 0..n {
-            let at = k * index_size;
-            let target = decode_index(
-                ib.get(at..at + index_size).unwrap_or_default(),
-                sp.indices.component_type,
-            );
-            if target >= a.count {
-                return Err(AccessorError::OutOfRange {
-                    index,
-                    what: format!("sparse index {target} is not below count {}", a.count),
-                });
-            }
-            sparse.push((target, k));
-        }
-        // Sorted by element, the last substitution of an element winning (the
-        // specification requires increasing indices; this keeps bad files cheap). The
-        // sort is stable: equal elements keep their order, and the last one stays.
-        sparse.sort_by_key(|e| e.0);
-        let mut deduped: Vec<(u64, usize)> = Vec::with_capacity(sparse.len());
-        for e in sparse {
-            match deduped.last_mut() {
-                Some(last) if last.0 == e.0 => *last = e,
-                _ => deduped.push(e),
-            }
-        }
-        data.sparse = deduped;
-        data.sparse_values = vb;
+        let (substitutions, values) = sparse_substitutions(gltf, a, sp, index, elem)?;
+        data.sparse = substitutions;
+        data.sparse_values = values;
         // Sparse elements do not live at `origin + i × stride`.
         data.origin = None;
     }
     Ok(data)
+}
+
+/// Points `data` (accessor `a`, its element size in `data.stride`) at its elements in
+/// buffer view `view`, checking that the view holds every element at the view's stride
+/// and that the stride is at least an element.
+fn place_elements<'g>(
+    gltf: &'g Gltf,
+    a: &Accessor,
+    view: u64,
+    data: &mut AccessorData<'g>,
+) -> Result<(), AccessorError> {
+    let (index, count, elem) = (data.index, data.count, data.stride);
+    let View {
+        bytes,
+        offset: view_offset,
+        buffer,
+        stride,
+    } = view_bytes(gltf, index, view)?;
+    let stride = stride.unwrap_or(elem);
+    let need = if count == 0 {
+        0
+    } else {
+        a.byte_offset
+            .saturating_add((count as u64 - 1).saturating_mul(stride))
+            .saturating_add(elem)
+    };
+    if need > bytes.len() as u64 || stride < elem {
+        return Err(AccessorError::OutOfRange {
+            index,
+            what: if stride < elem {
+                format!("byteStride {stride} is smaller than an element ({elem} bytes)")
+            } else {
+                format!(
+                    "{count} elements from byte {} need {need} bytes of buffer view {view}, which has {}",
+                    a.byte_offset,
+                    bytes.len()
+                )
+            },
+        });
+    }
+    data.bytes = Some(
+        bytes
+            .get(usize::try_from(a.byte_offset).unwrap_or(usize::MAX)..)
+            .unwrap_or_default(),
+    );
+    data.origin = Some((view_offset.saturating_add(a.byte_offset), buffer));
+    data.stride = stride;
+    Ok(())
+}
+
+/// Sparse substitutions: `(element, k)`, the `k`th sparse value replacing the element.
+type Substitutions = Vec<(u64, usize)>;
+
+/// The sparse substitutions `sp` of accessor `a` (`index`, elements of `elem` bytes):
+/// `(element, k)` for the `k`th sparse value, sorted by element with the last
+/// substitution of an element winning, and the values' bytes. Refused when the indices'
+/// type is not an unsigned integer, the data lies outside its views, or an index is not
+/// below the accessor's count.
+fn sparse_substitutions<'g>(
+    gltf: &'g Gltf,
+    a: &Accessor,
+    sp: &Sparse,
+    index: u64,
+    elem: u64,
+) -> Result<(Substitutions, &'g [u8]), AccessorError> {
+    let isize_ = component::size(sp.indices.component_type)
+        .filter(|_| {
+            matches!(
+                sp.indices.component_type,
+                component::U8 | component::U16 | component::U32
+            )
+        })
+        .ok_or(AccessorError::Unknown {
+            index,
+            what: "sparse indices componentType",
+        })?;
+    let n = sp.count;
+    let ib = view_bytes(gltf, index, sp.indices.buffer_view)?.bytes;
+    let vb = view_bytes(gltf, index, sp.values.buffer_view)?.bytes;
+    let ib = ib
+        .get(usize::try_from(sp.indices.byte_offset).unwrap_or(usize::MAX)..)
+        .unwrap_or_default();
+    let vb = vb
+        .get(usize::try_from(sp.values.byte_offset).unwrap_or(usize::MAX)..)
+        .unwrap_or_default();
+    if n.saturating_mul(isize_) > ib.len() as u64 || n.saturating_mul(elem) > vb.len() as u64 {
+        return Err(AccessorError::OutOfRange {
+            index,
+            what: format!("sparse data for {n} elements lies outside its buffer views"),
+        });
+    }
+    let index_size = fits(index, "index size", isize_)?;
+    let n = fits(index, "sparse count", n)?;
+    let mut sparse = Vec::with_capacity(n);
+    for k in 0..n {
+        let at = k * index_size;
+        let target = decode_index(
+            ib.get(at..at + index_size).unwrap_or_default(),
+            sp.indices.component_type,
+        );
+        if target >= a.count {
+            return Err(AccessorError::OutOfRange {
+                index,
+                what: format!("sparse index {target} is not below count {}", a.count),
+            });
+        }
+        sparse.push((target, k));
+    }
+    // Sorted by element, the last substitution of an element winning (the
+    // specification requires increasing indices; this keeps bad files cheap). The
+    // sort is stable: equal elements keep their order, and the last one stays.
+    sparse.sort_by_key(|e| e.0);
+    let mut deduped: Vec<(u64, usize)> = Vec::with_capacity(sparse.len());
+    for e in sparse {
+        match deduped.last_mut() {
+            Some(last) if last.0 == e.0 => *last = e,
+            _ => deduped.push(e),
+        }
+    }
+    Ok((deduped, vb))
 }
 
 /// The view agrees with an independent reader that widens every component to `f64` the

@@ -12,17 +12,19 @@ use dashvertex_core::par::prelude::*;
 
 use super::poses::{Poses, Rows, apply};
 
-/// The most used bones for which the pair table is built (131,328 pairs, 16.8 MB).
+/// The most used bones for which the pair table is built (131,328 pairs, 10.5 MB).
 pub const DENSE_BONES: usize = 512;
 
 /// The poses folded into one 4 × 4 matrix per pair of used bones, or (past
 /// [`DENSE_BONES`]) the poses themselves.
 pub(super) enum Table<'p> {
-    /// `pairs[tri(a, b)]` for compact bones `a ≤ b`; `compact[bone]` is a bone's compact
-    /// number (`u32::MAX`: no candidate names it, or it has no matrix).
+    /// `pairs[tri(a, b)]` for compact bones `a ≤ b`: the upper triangle of the symmetric
+    /// part of `Q_ab` (`x̃ᵀ Q x̃` only sees that part), each off-diagonal entry doubled;
+    /// `compact[bone]` is a bone's compact number (`u32::MAX`: no candidate names it, or it
+    /// has no matrix).
     Dense {
         compact: Vec<u32>,
-        pairs: Vec<[f64; 16]>,
+        pairs: Vec<[f64; 10]>,
     },
     /// Skin every candidate at every pose.
     Direct(&'p Poses),
@@ -70,7 +72,7 @@ impl<'p> Table<'p> {
                         fold(&mut q, ma, mb);
                     }
                 }
-                q
+                symmetric(&q)
             })
             .collect();
         Table::Dense { compact, pairs }
@@ -90,23 +92,21 @@ impl<'p> Table<'p> {
         g.resize(n * n, 0.0);
         match self {
             Table::Dense { compact, pairs } => {
-                let xt = [x[0], x[1], x[2], 1.0];
-                let c: Vec<Option<usize>> = bones
-                    .iter()
-                    .map(|&b| {
-                        compact
-                            .get(b as usize)
-                            .copied()
-                            .filter(|&c| c != u32::MAX)
-                            .map(|c| c as usize)
-                    })
-                    .collect();
+                let xt = outer(x);
+                let c = |i: usize| -> Option<usize> {
+                    let b = *bones.get(i)? as usize;
+                    compact
+                        .get(b)
+                        .copied()
+                        .filter(|&c| c != u32::MAX)
+                        .map(|c| c as usize)
+                };
                 for i in 0..n {
                     for j in i..n {
-                        let (Some(Some(ci)), Some(Some(cj))) = (c.get(i), c.get(j)) else {
+                        let (Some(ci), Some(cj)) = (c(i), c(j)) else {
                             continue;
                         };
-                        let (lo, hi) = if ci <= cj { (*ci, *cj) } else { (*cj, *ci) };
+                        let (lo, hi) = if ci <= cj { (ci, cj) } else { (cj, ci) };
                         let Some(q) = pairs.get(tri(lo, hi)) else {
                             continue;
                         };
@@ -153,16 +153,35 @@ fn fold(q: &mut [f64; 16], ma: &Rows, mb: &Rows) {
     }
 }
 
-/// `x̃ᵀ Q x̃`. `Q_ba = Q_abᵀ` gives the same scalar, so the pair is always read in the
-/// order (lower, higher) and `G[i][j]` does not depend on which bone is listed first.
-#[inline]
-fn quad(q: &[f64; 16], xt: &[f64; 4]) -> f64 {
-    let mut s = 0.0;
-    for (rc, &v) in q.iter().enumerate() {
-        let (r, c) = (rc / 4, rc % 4);
-        s += xt.get(r).copied().unwrap_or(0.0) * v * xt.get(c).copied().unwrap_or(0.0);
+/// The upper triangle (row by row) of `Q + Qᵀ` halved, off-diagonal entries doubled:
+/// `x̃ᵀ Q x̃ = Σ sym[k] · outer(x)[k]`.
+fn symmetric(q: &[f64; 16]) -> [f64; 10] {
+    let e = |r: usize, c: usize| q.get(r * 4 + c).copied().unwrap_or(0.0);
+    let mut out = [0.0; 10];
+    let mut k = 0;
+    for r in 0..4 {
+        for c in r..4 {
+            if let Some(o) = out.get_mut(k) {
+                *o = if r == c { e(r, r) } else { e(r, c) + e(c, r) };
+            }
+            k += 1;
+        }
     }
-    s
+    out
+}
+
+/// The products `x̃_r x̃_c`, `r ≤ c`, of `x̃ = (x, y, z, 1)`, in [`symmetric`]'s order.
+fn outer(x: [f64; 3]) -> [f64; 10] {
+    let [a, b, c] = x;
+    [a * a, a * b, a * c, a, b * b, b * c, b, c * c, c, 1.0]
+}
+
+/// `x̃ᵀ Q x̃` from the pair's [`symmetric`] entries and the vertex's [`outer`] products.
+/// `Q_ba = Q_abᵀ` gives the same scalar, so the pair is always read in the order (lower,
+/// higher) and `G[i][j]` does not depend on which bone is listed first.
+#[inline]
+fn quad(q: &[f64; 10], xt: &[f64; 10]) -> f64 {
+    q.iter().zip(xt).map(|(a, b)| a * b).sum()
 }
 
 #[inline]

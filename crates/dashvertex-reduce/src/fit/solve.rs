@@ -9,8 +9,59 @@ pub(super) struct Problem<'a> {
     pub(super) n: usize,
     pub(super) g: &'a [f64],
     pub(super) full: &'a [f64],
-    pub(super) t: Vec<f64>,
+    pub(super) t: &'a [f64],
     pub(super) c0: f64,
+}
+
+/// Bones a support holds at most ([`super::MAX_FIT_INFLUENCES`]).
+pub(super) const CAP: usize = super::MAX_FIT_INFLUENCES;
+
+/// Weights on a support: candidate positions (ascending) and their weights, held on the
+/// stack (a vertex's fit allocates nothing).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fitted {
+    idx: [usize; CAP],
+    w: [f64; CAP],
+    len: usize,
+}
+
+impl Fitted {
+    const EMPTY: Fitted = Fitted {
+        idx: [0; CAP],
+        w: [0.0; CAP],
+        len: 0,
+    };
+
+    fn push(&mut self, i: usize, w: f64) {
+        if let (Some(a), Some(b)) = (self.idx.get_mut(self.len), self.w.get_mut(self.len)) {
+            *a = i;
+            *b = w;
+            self.len += 1;
+        }
+    }
+
+    /// (candidate position, weight) pairs.
+    pub(super) fn pairs(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        self.idx
+            .iter()
+            .copied()
+            .zip(self.w.iter().copied())
+            .take(self.len)
+    }
+}
+
+/// `t = g · full` into `t` (`n × n` row-major `g`).
+pub(super) fn target(g: &[f64], full: &[f64], t: &mut Vec<f64>) {
+    let n = full.len();
+    t.clear();
+    t.extend((0..n).map(|i| {
+        g.get(i * n..(i + 1) * n)
+            .unwrap_or_default()
+            .iter()
+            .zip(full)
+            .map(|(a, b)| a * b)
+            .sum::<f64>()
+    }));
 }
 
 #[inline]
@@ -19,12 +70,10 @@ fn at(v: &[f64], i: usize) -> f64 {
 }
 
 impl<'a> Problem<'a> {
-    pub(super) fn new(g: &'a [f64], full: &'a [f64]) -> Problem<'a> {
+    /// The problem of Gram matrix `g`, weights `full` and `t = g · full` ([`target`]).
+    pub(super) fn new(g: &'a [f64], full: &'a [f64], t: &'a [f64]) -> Problem<'a> {
         let n = full.len();
-        let t: Vec<f64> = (0..n)
-            .map(|i| (0..n).map(|j| at(g, i * n + j) * at(full, j)).sum())
-            .collect();
-        let c0 = full.iter().zip(&t).map(|(a, b)| a * b).sum();
+        let c0 = full.iter().zip(t).map(|(a, b)| a * b).sum();
         Problem { n, g, full, t, c0 }
     }
 
@@ -37,14 +86,21 @@ impl<'a> Problem<'a> {
     /// candidate, 0 for those left out): `δᵀ G δ`, `δ = w − full`, without the large
     /// terms that cancel in the expanded form.
     pub(super) fn objective(&self, w: &[f64]) -> f64 {
-        let d: Vec<f64> = (0..self.n).map(|i| at(w, i) - at(self.full, i)).collect();
+        let n = self.n;
         let mut s = 0.0;
-        for (i, &di) in d.iter().enumerate() {
+        for i in 0..n {
+            let di = at(w, i) - at(self.full, i);
             if di == 0.0 {
                 continue;
             }
-            let row: f64 = d.iter().enumerate().map(|(j, &dj)| self.g(i, j) * dj).sum();
-            s += di * row;
+            let row = self.g.get(i * n..(i + 1) * n).unwrap_or_default();
+            let r: f64 = row
+                .iter()
+                .zip(self.full)
+                .enumerate()
+                .map(|(j, (g, f))| g * (at(w, j) - f))
+                .sum();
+            s += di * r;
         }
         s.max(0.0)
     }
@@ -54,19 +110,32 @@ impl<'a> Problem<'a> {
     /// solved on the free bones, and while a weight comes out negative the most negative
     /// one (the later on a tie) is fixed at 0 and the rest solved again. `None` when no
     /// bone is left or the system is singular.
-    pub(super) fn solve(&self, support: &[usize]) -> Option<Vec<(usize, f64)>> {
-        let mut free: Vec<usize> = support.to_vec();
-        while !free.is_empty() {
-            let w = self.solve_equality(&free)?;
+    pub(super) fn solve(&self, support: &[usize]) -> Option<Fitted> {
+        let mut free = [0usize; CAP];
+        let mut m = support.len().min(CAP);
+        for (f, &s) in free.iter_mut().zip(support) {
+            *f = s;
+        }
+        while m > 0 {
+            let bones = free.get(..m)?;
+            let w = self.solve_equality(bones)?;
             let worst = w
                 .iter()
+                .take(m)
                 .enumerate()
                 .filter(|(_, x)| **x < 0.0)
                 .min_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)));
             match worst {
-                None => return Some(free.iter().copied().zip(w).collect()),
+                None => {
+                    let mut out = Fitted::EMPTY;
+                    for (&i, &x) in bones.iter().zip(&w) {
+                        out.push(i, x);
+                    }
+                    return Some(out);
+                }
                 Some((i, _)) => {
-                    free.remove(i);
+                    free.copy_within(i + 1..m, i);
+                    m -= 1;
                 }
             }
         }
@@ -76,24 +145,23 @@ impl<'a> Problem<'a> {
     /// `min wᵀ G w − 2 tᵀ w` subject to `Σ w = 1` on the bones `free`, from the KKT
     /// system `[G + εI, 1; 1ᵀ, 0] [w; μ] = [t; 1]` (ε = 10⁻¹² of the mean diagonal keeps
     /// bones that move together solvable), by Gaussian elimination with partial pivoting.
-    fn solve_equality(&self, free: &[usize]) -> Option<Vec<f64>> {
+    fn solve_equality(&self, free: &[usize]) -> Option<[f64; CAP + 1]> {
         let m = free.len();
         let w = m + 2;
         let trace: f64 = free.iter().map(|&i| self.g(i, i)).sum();
         let eps = 1e-12 * (trace / m as f64).max(f64::MIN_POSITIVE);
-        let mut a = vec![0.0; (m + 1) * w];
+        let mut a = [0.0; (CAP + 1) * (CAP + 2)];
         for (r, &i) in free.iter().enumerate() {
             for (c, &j) in free.iter().enumerate() {
                 let ridge = if r == c { eps } else { 0.0 };
                 put(&mut a, r * w + c, self.g(i, j) + ridge);
             }
             put(&mut a, r * w + m, 1.0);
-            put(&mut a, r * w + m + 1, at(&self.t, i));
+            put(&mut a, r * w + m + 1, at(self.t, i));
             put(&mut a, m * w + r, 1.0);
         }
         put(&mut a, m * w + m + 1, 1.0);
-        let x = eliminate(&mut a, m + 1)?;
-        Some(x.into_iter().take(m).collect())
+        eliminate(&mut a, m + 1)
     }
 
     /// The greedy support of at most `k` bones: first the bone that alone leaves the least
@@ -101,21 +169,24 @@ impl<'a> Problem<'a> {
     /// (`(1 − α) w + α e_j`, `α` in `[0, 1]`) leaves the least, after which the weights on
     /// the support are fitted again ([`Problem::solve`]). Ties go to the bone first in the
     /// total order. Candidate positions, ascending.
-    pub(super) fn greedy(&self, k: usize) -> Vec<usize> {
-        let mut support: Vec<usize> = Vec::with_capacity(k);
-        let mut w: Vec<(usize, f64)> = Vec::with_capacity(k);
-        let mut u = vec![0.0; self.n];
-        while support.len() < k.min(self.n) {
+    pub(super) fn greedy(&self, k: usize, u: &mut Vec<f64>) -> ([usize; CAP], usize) {
+        let mut support = [0usize; CAP];
+        let mut len = 0usize;
+        let mut w = Fitted::EMPTY;
+        u.clear();
+        u.resize(self.n, 0.0);
+        while len < k.min(self.n).min(CAP) {
             for (j, uj) in u.iter_mut().enumerate() {
-                *uj = w.iter().map(|&(s, x)| self.g(j, s) * x).sum();
+                *uj = w.pairs().map(|(s, x)| self.g(j, s) * x).sum();
             }
-            let wgw: f64 = w.iter().map(|&(s, x)| x * at(&u, s)).sum();
-            let wt: f64 = w.iter().map(|&(s, x)| x * at(&self.t, s)).sum();
+            let wgw: f64 = w.pairs().map(|(s, x)| x * at(u, s)).sum();
+            let wt: f64 = w.pairs().map(|(s, x)| x * at(self.t, s)).sum();
             let current = wgw - 2.0 * wt + self.c0;
             let mut best: Option<(usize, f64, f64)> = None;
-            for j in (0..self.n).filter(|j| !support.contains(j)) {
-                let (tj, uj, gjj) = (at(&self.t, j), at(&u, j), self.g(j, j));
-                let (e, alpha) = if w.is_empty() {
+            let chosen = support.get(..len).unwrap_or_default();
+            for j in (0..self.n).filter(|j| !chosen.contains(j)) {
+                let (tj, uj, gjj) = (at(self.t, j), at(u, j), self.g(j, j));
+                let (e, alpha) = if w.len == 0 {
                     (gjj - 2.0 * tj + self.c0, 1.0)
                 } else {
                     let slope = uj - tj - (wgw - wt);
@@ -134,27 +205,43 @@ impl<'a> Problem<'a> {
                 }
             }
             let Some((j, _, alpha)) = best else { break };
-            support.push(j);
-            support.sort_unstable();
-            w = match self.solve(&support) {
+            if let Some(slot) = support.get_mut(len) {
+                *slot = j;
+            }
+            len += 1;
+            if let Some(s) = support.get_mut(..len) {
+                s.sort_unstable();
+            }
+            w = match self.solve(support.get(..len).unwrap_or_default()) {
                 Some(fit) => fit,
                 None => {
-                    let mut mix: Vec<(usize, f64)> =
-                        w.iter().map(|&(s, x)| (s, x * (1.0 - alpha))).collect();
-                    mix.push((j, if mix.is_empty() { 1.0 } else { alpha }));
-                    mix.sort_unstable_by_key(|x| x.0);
+                    // Singular: keep the mix the search found, in support order.
+                    let first = w.len == 0;
+                    let mut mix = Fitted::EMPTY;
+                    for &s in support.get(..len).unwrap_or_default() {
+                        let x = if s == j {
+                            if first { 1.0 } else { alpha }
+                        } else {
+                            w.pairs()
+                                .find(|p| p.0 == s)
+                                .map_or(0.0, |p| p.1 * (1.0 - alpha))
+                        };
+                        mix.push(s, x);
+                    }
                     mix
                 }
             };
         }
-        support
+        (support, len)
     }
 
     /// Half the gradient of the objective at the weights `w` (dense): `G w − t`.
-    pub(super) fn half_gradient(&self, w: &[f64]) -> Vec<f64> {
-        (0..self.n)
-            .map(|i| (0..self.n).map(|j| self.g(i, j) * at(w, j)).sum::<f64>() - at(&self.t, i))
-            .collect()
+    pub(super) fn half_gradient(&self, w: &[f64], out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(
+            (0..self.n)
+                .map(|i| (0..self.n).map(|j| self.g(i, j) * at(w, j)).sum::<f64>() - at(self.t, i)),
+        );
     }
 
     /// `G[i][j]`, for the unit moves of integer weights.
@@ -173,7 +260,7 @@ fn put(a: &mut [f64], i: usize, v: f64) {
 /// Solves the `r × r` system held row-major as `[A | b]` (rows of `r + 1`) by Gaussian
 /// elimination with partial pivoting (ties to the upper row). `None` when a pivot is 0
 /// or the result is not finite.
-fn eliminate(a: &mut [f64], r: usize) -> Option<Vec<f64>> {
+fn eliminate(a: &mut [f64], r: usize) -> Option<[f64; CAP + 1]> {
     let w = r + 1;
     for col in 0..r {
         let pivot = (col..r).max_by(|&x, &y| {
@@ -202,7 +289,7 @@ fn eliminate(a: &mut [f64], r: usize) -> Option<Vec<f64>> {
             }
         }
     }
-    let mut x = vec![0.0; r];
+    let mut x = [0.0; CAP + 1];
     for row in (0..r).rev() {
         let mut s = at(a, row * w + r);
         for c in (row + 1)..r {

@@ -9,7 +9,7 @@ use dashvertex_core::InfluenceSet;
 use dashvertex_core::canonical_order;
 
 use super::gram::Table;
-use super::solve::Problem;
+use super::solve::{Fitted, Problem, target};
 use crate::input::{Cand, Input};
 
 /// What a vertex's fit needs from the run.
@@ -34,6 +34,21 @@ pub(super) struct Scratch {
     points: Vec<[f64; 3]>,
     ints: Vec<u32>,
     rems: Vec<(f64, usize)>,
+    raw: Vec<(u32, f32)>,
+    plain: Vec<(u32, f32)>,
+    /// Per candidate: the plain weights, the weights as read, `G · full`, and work space.
+    w_plain: Vec<f64>,
+    full: Vec<f64>,
+    t: Vec<f64>,
+    u: Vec<f64>,
+    dense: Vec<f64>,
+    bones: Vec<u32>,
+    weights: Vec<f64>,
+    flat: Vec<f32>,
+    q: Vec<(usize, u32)>,
+    /// The written weights of the support being tried, and of the best so far.
+    trial: Written,
+    best: Written,
 }
 
 /// Which weights a vertex was written with.
@@ -104,21 +119,20 @@ fn fit_with(
 ) -> Outcome {
     merged(ctx, v, sc);
     let n = sc.list.len();
-    let plain: Vec<(u32, f32)> = sets
-        .iter()
-        .flat_map(|s| s.pairs())
-        .filter(|p| p.1 > 0.0)
-        .collect();
-    if plain.len() >= n || n < 2 {
+    sc.plain.clear();
+    sc.plain
+        .extend(sets.iter().flat_map(|s| s.pairs()).filter(|p| p.1 > 0.0));
+    if sc.plain.len() >= n || n < 2 {
         return Outcome::UNTOUCHED;
     }
-    let mut w_plain = vec![0.0; n];
-    for &(b, w) in &plain {
+    sc.w_plain.clear();
+    sc.w_plain.resize(n, 0.0);
+    for &(b, w) in &sc.plain {
         match sc
             .list
             .iter()
             .position(|x| x.1 == b)
-            .and_then(|i| w_plain.get_mut(i))
+            .and_then(|i| sc.w_plain.get_mut(i))
         {
             Some(slot) => *slot = f64::from(w),
             // A bone the candidates do not hold (the empty-vertex root): left alone.
@@ -131,31 +145,59 @@ fn fit_with(
         .copied()
         .unwrap_or([0.0; 3])
         .map(f64::from);
-    let bones: Vec<u32> = sc.list.iter().map(|c| c.0).collect();
-    ctx.table.gram(x, &bones, g, &mut sc.points);
-    let full: Vec<f64> = sc.list.iter().map(|c| f64::from(c.2)).collect();
-    let problem = Problem::new(g, &full);
-    let e_plain = problem.objective(&w_plain);
+    sc.bones.clear();
+    sc.bones.extend(sc.list.iter().map(|c| c.0));
+    ctx.table.gram(x, &sc.bones, g, &mut sc.points);
+    let mut full = std::mem::take(&mut sc.full);
+    let mut t = std::mem::take(&mut sc.t);
+    full.clear();
+    full.extend(sc.list.iter().map(|c| f64::from(c.2)));
+    target(g, &full, &mut t);
+    let problem = Problem::new(g, &full, &t);
+    let o = choose(ctx, &problem, sets, ints, sc);
+    sc.full = full;
+    sc.t = t;
+    o
+}
+
+/// Tries the plain top K and the greedy support on `problem` and writes the best, when
+/// it beats the plain output already in `sets`.
+fn choose(
+    ctx: &Ctx<'_>,
+    problem: &Problem<'_>,
+    sets: &mut [InfluenceSet],
+    ints: Option<&mut [[u32; 4]]>,
+    sc: &mut Scratch,
+) -> Outcome {
+    let n = problem.n;
+    let e_plain = problem.objective(&sc.w_plain);
     let k = ctx.k.min(n);
-    let top: Vec<usize> = (0..k).collect();
-    let greedy = problem.greedy(k);
-    let mut best: Option<(Choice, f64, Written)> = None;
-    for (choice, support) in [(Choice::TopK, &top), (Choice::Greedy, &greedy)] {
+    let mut top = [0usize; super::solve::CAP];
+    for (i, s) in top.iter_mut().enumerate().take(k) {
+        *s = i;
+    }
+    let top = top.get(..k).unwrap_or_default();
+    let (greedy, len) = problem.greedy(k, &mut sc.u);
+    let greedy = greedy.get(..len).unwrap_or_default();
+    let mut best: Option<(Choice, f64)> = None;
+    for (choice, support) in [(Choice::TopK, top), (Choice::Greedy, greedy)] {
         if choice == Choice::Greedy && greedy == top {
             continue;
         }
         let Some(fitted) = problem.solve(support) else {
             continue;
         };
-        let written = exact(ctx, &problem, &fitted, sc);
-        let dense = dense(n, &written);
-        let e = problem.objective(&dense);
-        if e < e_plain && best.as_ref().is_none_or(|b| e < b.1) {
-            best = Some((choice, e, written));
+        exact(ctx, problem, &fitted, sc);
+        dense(n, &sc.trial, &mut sc.dense);
+        let e = problem.objective(&sc.dense);
+        if e < e_plain && best.is_none_or(|b| e < b.1) {
+            best = Some((choice, e));
+            std::mem::swap(&mut sc.trial, &mut sc.best);
         }
     }
-    let kept_plain = plain.len();
-    let Some((choice, e, written)) = best else {
+    let kept_plain = sc.plain.len();
+    let Some((choice, e)) = best else {
+        let w_plain = &sc.w_plain;
         let dropped = heaviest_dropped(
             &sc.list,
             |i| w_plain.get(i).is_some_and(|&w| w > 0.0),
@@ -170,7 +212,8 @@ fn fit_with(
             dropped,
         };
     };
-    write(&sc.list, &written, sets, ints);
+    write(&sc.list, &sc.best, sets, ints);
+    let (written, w_plain) = (&sc.best, &sc.w_plain);
     let dropped = heaviest_dropped(
         &sc.list,
         |i| written.iter().any(|x| x.0 == i),
@@ -181,7 +224,7 @@ fn fit_with(
         plain: e_plain,
         written: e,
         kept_plain,
-        kept: written.len(),
+        kept: sc.best.len(),
         dropped,
     }
 }
@@ -192,12 +235,14 @@ fn fit_with(
 fn merged(ctx: &Ctx<'_>, v: usize, sc: &mut Scratch) {
     ctx.input.candidates(v, &mut sc.cands);
     sc.list.clear();
-    let mut raw: Vec<(u32, f32)> = sc
-        .cands
-        .iter()
-        .filter(|c| c.weight.is_finite() && c.weight > 0.0)
-        .map(|c| (c.bone, c.weight))
-        .collect();
+    let raw = &mut sc.raw;
+    raw.clear();
+    raw.extend(
+        sc.cands
+            .iter()
+            .filter(|c| c.weight.is_finite() && c.weight > 0.0)
+            .map(|c| (c.bone, c.weight)),
+    );
     raw.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let mut i = 0;
     while let Some(&(b, w)) = raw.get(i) {
@@ -228,24 +273,31 @@ fn to_f32(x: f64) -> f32 {
 /// rounding, then single units moved between bones while a move lowers the objective,
 /// at most 64 moves). Bones whose weight ends at 0 are left out. Output order: weight
 /// descending, output bone ascending.
-fn exact(ctx: &Ctx<'_>, p: &Problem<'_>, fitted: &[(usize, f64)], sc: &mut Scratch) -> Written {
-    let out_bone = |i: usize| sc.list.get(i).map_or(u32::MAX, |x| x.1);
-    let mut w: Written = match ctx.qmax {
-        None => fitted.iter().map(|&(i, x)| (i, to_f32(x), 0)).collect(),
+fn exact(ctx: &Ctx<'_>, p: &Problem<'_>, fitted: &Fitted, sc: &mut Scratch) {
+    let list = &sc.list;
+    let out_bone = |i: usize| list.get(i).map_or(u32::MAX, |x| x.1);
+    let w = &mut sc.trial;
+    w.clear();
+    match ctx.qmax {
+        None => w.extend(fitted.pairs().map(|(i, x)| (i, to_f32(x), 0))),
         Some(max) => {
-            let weights: Vec<f64> = fitted.iter().map(|x| x.1.max(0.0)).collect();
-            dashvertex_core::weights::largest_remainder(&weights, max, &mut sc.ints, &mut sc.rems);
-            let mut q: Vec<(usize, u32)> = fitted
-                .iter()
-                .map(|x| x.0)
-                .zip(sc.ints.iter().copied())
-                .collect();
-            improve(p, &mut q, max);
-            q.into_iter()
-                .map(|(i, q)| (i, to_f32(f64::from(q) / f64::from(max)), q))
-                .collect()
+            sc.weights.clear();
+            sc.weights.extend(fitted.pairs().map(|x| x.1.max(0.0)));
+            dashvertex_core::weights::largest_remainder(
+                &sc.weights,
+                max,
+                &mut sc.ints,
+                &mut sc.rems,
+            );
+            sc.q.clear();
+            sc.q.extend(fitted.pairs().map(|x| x.0).zip(sc.ints.iter().copied()));
+            improve(p, &mut sc.q, max, &mut sc.dense, &mut sc.u);
+            w.extend(
+                sc.q.iter()
+                    .map(|&(i, q)| (i, to_f32(f64::from(q) / f64::from(max)), q)),
+            );
         }
-    };
+    }
     w.retain(|x| x.1 > 0.0);
     let by_weight = |a: &(usize, f32, u32), b: &(usize, f32, u32)| -> Ordering {
         canonical_order(&(out_bone(a.0), a.1), &(out_bone(b.0), b.1))
@@ -253,10 +305,11 @@ fn exact(ctx: &Ctx<'_>, p: &Problem<'_>, fitted: &[(usize, f64)], sc: &mut Scrat
     w.sort_by(by_weight);
     if ctx.qmax.is_none() {
         for _ in 0..2 {
-            let mut flat: Vec<f32> = w.iter().map(|x| x.1).collect();
-            dashvertex_core::weights::normalize_unit(&mut flat);
-            for (x, f) in w.iter_mut().zip(flat) {
-                x.1 = f;
+            sc.flat.clear();
+            sc.flat.extend(w.iter().map(|x| x.1));
+            dashvertex_core::weights::normalize_unit(&mut sc.flat);
+            for (x, f) in w.iter_mut().zip(&sc.flat) {
+                x.1 = *f;
             }
             w.retain(|x| x.1 > 0.0);
             if w.is_sorted_by(|a, b| by_weight(a, b) != Ordering::Greater) {
@@ -265,21 +318,27 @@ fn exact(ctx: &Ctx<'_>, p: &Problem<'_>, fitted: &[(usize, f64)], sc: &mut Scrat
             w.sort_by(by_weight);
         }
     }
-    w
 }
 
 /// Moves single units between the bones of `q` (candidate position, integer) while a
 /// move lowers the objective: the best move each time (ties to the first pair in order),
 /// at most 64.
-fn improve(p: &Problem<'_>, q: &mut [(usize, u32)], max: u32) {
+fn improve(
+    p: &Problem<'_>,
+    q: &mut [(usize, u32)],
+    max: u32,
+    dense: &mut Vec<f64>,
+    grad: &mut Vec<f64>,
+) {
     let u = 1.0 / f64::from(max);
-    let mut dense = vec![0.0; p.n];
+    dense.clear();
+    dense.resize(p.n, 0.0);
     for &(i, x) in q.iter() {
         if let Some(s) = dense.get_mut(i) {
             *s = f64::from(x) * u;
         }
     }
-    let mut grad = p.half_gradient(&dense);
+    p.half_gradient(dense, grad);
     for _ in 0..64 {
         let mut best: Option<(usize, usize, f64)> = None;
         for (a, &(i, qi)) in q.iter().enumerate() {
@@ -315,15 +374,15 @@ fn improve(p: &Problem<'_>, q: &mut [(usize, u32)], max: u32) {
     }
 }
 
-/// The written weights as one weight per candidate (0 for those left out).
-fn dense(n: usize, written: &Written) -> Vec<f64> {
-    let mut d = vec![0.0; n];
+/// The written weights as one weight per candidate (0 for those left out), into `d`.
+fn dense(n: usize, written: &Written, d: &mut Vec<f64>) {
+    d.clear();
+    d.resize(n, 0.0);
     for &(i, w, _) in written {
         if let Some(s) = d.get_mut(i) {
             *s = f64::from(w);
         }
     }
-    d
 }
 
 /// Writes `written` into the vertex's sets (and integers): influence `i` in set `i / 4`,

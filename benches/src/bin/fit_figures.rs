@@ -1,0 +1,168 @@
+//! Figures of the fitted reduction (issue 51) on one glTF file, as ratios to plain top-K
+//! measured in the same run: for each K, the largest and mean per-vertex displacement
+//! over the fit's pose set and over the animations alone (the rest pose and the loss
+//! report's moments), and the time the fit takes beside the plain reduction's.
+//!
+//! ```sh
+//! cargo run --release -p dash-benches --bin fit_figures -- FILE.glb [K ...]
+//! ```
+
+use std::time::Instant;
+
+use dashvertex_core::Limits;
+use dashvertex_core::par::prelude::*;
+use dashvertex_reduce::fit::{FitOptions, Poses, fit};
+use dashvertex_reduce::input::Input;
+use dashvertex_reduce::manifest::Manifest;
+use dashvertex_reduce::{Config, Normalize, Reduced};
+
+/// Per vertex, the largest displacement at any pose of `poses` of `out` from the full
+/// skinning of `input` (an evaluator of its own: every vertex skinned at every pose).
+fn per_vertex(
+    input: &Input<'_>,
+    map: &[u32],
+    pos: &[[f32; 3]],
+    poses: &Poses,
+    out: &Reduced,
+) -> Vec<f64> {
+    let back: std::collections::HashMap<u32, u32> = map
+        .iter()
+        .enumerate()
+        .map(|(b, &o)| (o, b as u32))
+        .collect();
+    let sets = out.sets;
+    (0..input.len())
+        .into_par_iter()
+        .with_min_len(512)
+        .map(|v| {
+            let x = pos[v].map(f64::from);
+            let full: Vec<(u32, f64)> = input
+                .candidates_of(v)
+                .iter()
+                .filter(|c| c.weight > 0.0)
+                .map(|c| (c.bone, f64::from(c.weight)))
+                .collect();
+            let kept: Vec<(u32, f64)> = out.influences[v * sets..(v + 1) * sets]
+                .iter()
+                .flat_map(|s| s.pairs())
+                .filter(|p| p.1 != 0.0)
+                .map(|(o, w)| (back[&o], f64::from(w)))
+                .collect();
+            let mut most = 0.0f64;
+            for p in 0..poses.len() {
+                let mut d = [0.0; 3];
+                for (list, sign) in [(&full, 1.0), (&kept, -1.0)] {
+                    for &(b, w) in list.iter() {
+                        let Some(m) = poses.get(p, b as usize) else {
+                            continue;
+                        };
+                        for r in 0..3 {
+                            d[r] += sign
+                                * w
+                                * (m[r * 4] * x[0]
+                                    + m[r * 4 + 1] * x[1]
+                                    + m[r * 4 + 2] * x[2]
+                                    + m[r * 4 + 3]);
+                        }
+                    }
+                }
+                most = most.max((d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt());
+            }
+            most
+        })
+        .collect()
+}
+
+fn poses_of(rows: &[[f64; 12]], joints: usize) -> Poses {
+    let mut p = Poses::new(joints);
+    for pose in rows.chunks(joints.max(1)) {
+        p.push(pose.iter().copied());
+    }
+    p
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(file) = args.first() else {
+        eprintln!("usage: fit_figures FILE.glb [K ...]");
+        std::process::exit(2);
+    };
+    let ks: Vec<usize> = if args.len() > 1 {
+        args[1..].iter().map(|k| k.parse().unwrap()).collect()
+    } else {
+        vec![4, 2]
+    };
+    let limits = Limits::default();
+    let g = dashvertex_gltf::load_path(std::path::Path::new(file), &limits).unwrap();
+    let anims = dashvertex_skin::animations(&g, &limits).unwrap();
+    let budget = dashvertex_skin::work_budget(&g, &anims);
+    let inputs = dashvertex_reduce::gltf::inputs(&g, &limits).unwrap();
+    for p in inputs.iter().filter(|p| p.skin.is_some()) {
+        let skin = p.skin.unwrap();
+        let joints = g.root.skins[skin].joints.len();
+        let used: Vec<usize> = (0..joints).collect();
+        let t = Instant::now();
+        let fp = dashvertex_skin::fit_poses(&g, skin, &anims, &used, &limits, budget, 0).unwrap();
+        let pose_time = t.elapsed().as_secs_f64();
+        let all = poses_of(&fp.rows, joints);
+        let an = dashvertex_skin::fit_poses(&g, skin, &anims, &[], &limits, budget, 0).unwrap();
+        let anim = poses_of(&an.rows, joints);
+        let pos = p.positions();
+        let map = dashvertex_reduce::index_map(&p.input, &Manifest::init(&p.input.bones).unwrap())
+            .unwrap();
+        println!(
+            "{file} mesh {} primitive {}: {} vertices, {} joints, {} poses ({} animation, {} range of motion; {:.3} s)",
+            p.mesh,
+            p.primitive,
+            p.input.len(),
+            joints,
+            all.len(),
+            fp.animation_poses,
+            fp.motion_poses,
+            pose_time
+        );
+        for &k in &ks {
+            let cfg = Config {
+                max_influences: k,
+                normalize: Normalize::Unit,
+                ..Config::default()
+            };
+            let t = Instant::now();
+            let plain = dashvertex_reduce::reduce(&p.input, &map, None, &cfg).unwrap();
+            let plain_time = t.elapsed().as_secs_f64();
+            let mut fitted = plain.clone();
+            let t = Instant::now();
+            let rep = fit(
+                &p.input,
+                &map,
+                &pos,
+                &all,
+                &cfg,
+                &FitOptions::default(),
+                &mut fitted,
+            )
+            .unwrap();
+            let fit_time = t.elapsed().as_secs_f64();
+            for (name, poses) in [("pose set", &all), ("animations", &anim)] {
+                let a = per_vertex(&p.input, &map, &pos, poses, &plain);
+                let b = per_vertex(&p.input, &map, &pos, poses, &fitted);
+                let worst = |m: &[f64]| m.iter().copied().fold(0.0, f64::max);
+                let mean = |m: &[f64]| m.iter().sum::<f64>() / m.len().max(1) as f64;
+                let larger = a.iter().zip(&b).filter(|(x, y)| y > x).count();
+                println!(
+                    "  K={k} over the {name}: worst {:.6} -> {:.6} ({:.3}x), mean {:.6} -> {:.6} ({:.3}x); {larger} vertices larger by the max",
+                    worst(&a),
+                    worst(&b),
+                    worst(&b) / worst(&a),
+                    mean(&a),
+                    mean(&b),
+                    mean(&b) / mean(&a)
+                );
+            }
+            println!(
+                "  K={k}: plain reduce {plain_time:.3} s, fit {fit_time:.3} s; {} of {} vertices fitted ({} greedy)",
+                rep.fitted, rep.considered, rep.greedy_support
+            );
+        }
+    }
+}

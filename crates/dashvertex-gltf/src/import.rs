@@ -481,56 +481,7 @@ pub fn primitives<'g>(
                 Some(a) => Some(read(gltf, &format!("{base}/POSITION"), a, limits)?),
                 None => None,
             };
-            let mut storage = WeightStorage::Float;
-            let mut views = Vec::new();
-            for s in &sets {
-                let (Some(j), Some(w)) = (s.joints, s.weights) else {
-                    return Err(ImportError::Data {
-                        pointer: base.clone(),
-                        message: format!("set {} has JOINTS or WEIGHTS but not both", s.n),
-                    });
-                };
-                let jd = read(gltf, &format!("{base}/JOINTS_{}", s.n), j, limits)?;
-                let wd = read(gltf, &format!("{base}/WEIGHTS_{}", s.n), w, limits)?;
-                if jd.components != 4
-                    || !matches!(jd.component_type, component::U8 | component::U16)
-                {
-                    return Err(ImportError::Data {
-                        pointer: format!("{base}/JOINTS_{}", s.n),
-                        message: "joints must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
-                    });
-                }
-                let scale = match wd.component_type {
-                    component::F32 => 1.0,
-                    component::U8 => {
-                        storage = WeightStorage::Unorm8;
-                        255.0
-                    }
-                    component::U16 => {
-                        storage = WeightStorage::Unorm16;
-                        65535.0
-                    }
-                    _ => {
-                        return Err(ImportError::Data {
-                            pointer: format!("{base}/WEIGHTS_{}", s.n),
-                            message:
-                                "weights must be FLOAT or normalized UNSIGNED_BYTE / UNSIGNED_SHORT"
-                                    .into(),
-                        });
-                    }
-                };
-                if wd.components != 4 || wd.count != jd.count {
-                    return Err(ImportError::Data {
-                        pointer: format!("{base}/WEIGHTS_{}", s.n),
-                        message: "weights must be VEC4 with one element per joint element".into(),
-                    });
-                }
-                views.push(SetView {
-                    joints: jd,
-                    weights: wd,
-                    scale,
-                });
-            }
+            let (views, storage) = set_views(gltf, &base, &sets, limits)?;
             let count = positions
                 .as_ref()
                 .map(|a| a.count)
@@ -545,88 +496,12 @@ pub fn primitives<'g>(
                     ),
                 });
             }
-            // Per-bone attributes: the usable ones (one FLOAT or normalized integer per
-            // vertex), matched to the skin's joints, or without a skin to the nodes.
-            let mut unmatched = Vec::new();
-            let mut usable = Vec::new();
-            for (name, index) in bone_attrs {
-                let data = read(gltf, &format!("{base}/{name}"), index, limits)?;
-                let scale = match (data.components, data.component_type, data.normalized) {
-                    (1, component::F32, _) => 1.0,
-                    (1, component::U8, true) => 255.0,
-                    (1, component::U16, true) => 65535.0,
-                    _ => {
-                        unmatched.push(name.clone());
-                        continue;
-                    }
-                };
-                usable.push((name, data, scale));
-            }
-            let mut bone_nodes: Vec<Option<u64>> = match (skin, &skel) {
-                (Some(s), Some(_)) => gltf
-                    .root
-                    .skins
-                    .get(s)
-                    .map(|s| s.joints.iter().copied().map(Some).collect())
-                    .unwrap_or_default(),
-                _ => Vec::new(),
-            };
-            let (skel, bone_of): (Option<Skeleton>, Vec<Option<usize>>) = match skel {
-                Some(sk) => {
-                    let joint_names: Vec<String> =
-                        sk.bones.iter().map(|b| b.name.clone()).collect();
-                    let index = NameIndex::new(&joint_names);
-                    let bone_of = usable
-                        .iter()
-                        .map(|(name, _, _)| match_bone(name, &index, &base))
-                        .collect::<Result<_, _>>()?;
-                    (Some(sk), bone_of)
-                }
-                None if usable.is_empty() => (None, Vec::new()),
-                None => {
-                    let names: Vec<&String> = usable.iter().map(|(n, _, _)| *n).collect();
-                    let found = attribute_skeleton(gltf, &names, &base)?;
-                    bone_nodes = found.bone_nodes;
-                    (
-                        Some(found.skeleton),
-                        found.of_attribute.into_iter().map(Some).collect(),
-                    )
-                }
-            };
-            let mut bone_attributes: Vec<BoneAttribute> = Vec::new();
-            let mut by_bone: std::collections::HashMap<usize, usize> =
-                std::collections::HashMap::new();
-            for ((name, data, scale), bone) in usable.into_iter().zip(bone_of) {
-                let Some(j) = bone else {
-                    unmatched.push(name.clone());
-                    continue;
-                };
-                let bone_name = skel
-                    .as_ref()
-                    .and_then(|s| s.bones.get(j))
-                    .map(|b| b.name.clone())
-                    .unwrap_or_default();
-                if let Some(prev) = by_bone.get(&j).and_then(|&i| bone_attributes.get(i)) {
-                    return Err(ImportError::DuplicateAttribute {
-                        bone: bone_name,
-                        first: prev.attribute.clone(),
-                        second: name.clone(),
-                    });
-                }
-                let joint = u32::try_from(j).map_err(|_| ImportError::Data {
-                    pointer: format!("{base}/{name}"),
-                    message: format!("bone {j} is beyond 32-bit bone indices"),
-                })?;
-                by_bone.insert(j, bone_attributes.len());
-                bone_attributes.push(BoneAttribute {
-                    attribute: name.clone(),
-                    bone: bone_name,
-                    joint: Some(joint),
-                    weights: (0..data.count)
-                        .map(|v| to_f32(data.get(v, 0) / scale))
-                        .collect(),
-                });
-            }
+            let BoneAttributes {
+                skeleton: skel,
+                bone_nodes,
+                attributes,
+                unmatched,
+            } = bone_attributes(gltf, &base, bone_attrs, (skin, skel), limits)?;
             out.push(PrimitiveView {
                 mesh: m,
                 primitive: p,
@@ -636,12 +511,184 @@ pub fn primitives<'g>(
                 positions,
                 sets: views,
                 storage,
-                bone_attributes,
+                bone_attributes: attributes,
                 unmatched_attributes: unmatched,
             });
         }
     }
     Ok(out)
+}
+
+/// The JOINTS / WEIGHTS views of each of `sets` of the primitive whose attributes are at
+/// `base`, and the storage its weights are in (the last non-FLOAT set's); refused for a
+/// set without both, joints not VEC4 UNSIGNED_BYTE / UNSIGNED_SHORT, or weights not VEC4
+/// FLOAT / UNSIGNED_BYTE / UNSIGNED_SHORT with one element per joint element.
+fn set_views<'g>(
+    gltf: &'g Gltf,
+    base: &str,
+    sets: &[skinning::SetRef],
+    limits: &Limits,
+) -> Result<(Vec<SetView<'g>>, WeightStorage), ImportError> {
+    let mut storage = WeightStorage::Float;
+    let mut views = Vec::new();
+    for s in sets {
+        let (Some(j), Some(w)) = (s.joints, s.weights) else {
+            return Err(ImportError::Data {
+                pointer: base.to_owned(),
+                message: format!("set {} has JOINTS or WEIGHTS but not both", s.n),
+            });
+        };
+        let jd = read(gltf, &format!("{base}/JOINTS_{}", s.n), j, limits)?;
+        let wd = read(gltf, &format!("{base}/WEIGHTS_{}", s.n), w, limits)?;
+        if jd.components != 4 || !matches!(jd.component_type, component::U8 | component::U16) {
+            return Err(ImportError::Data {
+                pointer: format!("{base}/JOINTS_{}", s.n),
+                message: "joints must be VEC4 UNSIGNED_BYTE or UNSIGNED_SHORT".into(),
+            });
+        }
+        let scale = match wd.component_type {
+            component::F32 => 1.0,
+            component::U8 => {
+                storage = WeightStorage::Unorm8;
+                255.0
+            }
+            component::U16 => {
+                storage = WeightStorage::Unorm16;
+                65535.0
+            }
+            _ => {
+                return Err(ImportError::Data {
+                    pointer: format!("{base}/WEIGHTS_{}", s.n),
+                    message: "weights must be FLOAT or normalized UNSIGNED_BYTE / UNSIGNED_SHORT"
+                        .into(),
+                });
+            }
+        };
+        if wd.components != 4 || wd.count != jd.count {
+            return Err(ImportError::Data {
+                pointer: format!("{base}/WEIGHTS_{}", s.n),
+                message: "weights must be VEC4 with one element per joint element".into(),
+            });
+        }
+        views.push(SetView {
+            joints: jd,
+            weights: wd,
+            scale,
+        });
+    }
+    Ok((views, storage))
+}
+
+/// A primitive's per-bone attributes, matched to bones.
+struct BoneAttributes {
+    /// The skeleton the attributes are matched to: the skin's, or one built from the
+    /// nodes without a skin.
+    skeleton: Option<Skeleton>,
+    /// Each bone's node.
+    bone_nodes: Vec<Option<u64>>,
+    /// The usable attributes matched to a bone.
+    attributes: Vec<BoneAttribute>,
+    /// Attributes not usable or matching no bone.
+    unmatched: Vec<String>,
+}
+
+/// The per-bone attributes `bone_attrs` (name, accessor) of the primitive at `base`: the
+/// usable ones (one FLOAT or normalized integer per vertex), matched to the joints of
+/// `skin` (with its skeleton `skel`), or without a skin to the nodes; two attributes of
+/// one bone are refused.
+fn bone_attributes(
+    gltf: &Gltf,
+    base: &str,
+    bone_attrs: Vec<(&String, u64)>,
+    (skin, skel): (Option<usize>, Option<Skeleton>),
+    limits: &Limits,
+) -> Result<BoneAttributes, ImportError> {
+    // Per-bone attributes: the usable ones (one FLOAT or normalized integer per
+    // vertex), matched to the skin's joints, or without a skin to the nodes.
+    let mut unmatched = Vec::new();
+    let mut usable = Vec::new();
+    for (name, index) in bone_attrs {
+        let data = read(gltf, &format!("{base}/{name}"), index, limits)?;
+        let scale = match (data.components, data.component_type, data.normalized) {
+            (1, component::F32, _) => 1.0,
+            (1, component::U8, true) => 255.0,
+            (1, component::U16, true) => 65535.0,
+            _ => {
+                unmatched.push(name.clone());
+                continue;
+            }
+        };
+        usable.push((name, data, scale));
+    }
+    let mut bone_nodes: Vec<Option<u64>> = match (skin, &skel) {
+        (Some(s), Some(_)) => gltf
+            .root
+            .skins
+            .get(s)
+            .map(|s| s.joints.iter().copied().map(Some).collect())
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let (skel, bone_of): (Option<Skeleton>, Vec<Option<usize>>) = match skel {
+        Some(sk) => {
+            let joint_names: Vec<String> = sk.bones.iter().map(|b| b.name.clone()).collect();
+            let index = NameIndex::new(&joint_names);
+            let bone_of = usable
+                .iter()
+                .map(|(name, _, _)| match_bone(name, &index, base))
+                .collect::<Result<_, _>>()?;
+            (Some(sk), bone_of)
+        }
+        None if usable.is_empty() => (None, Vec::new()),
+        None => {
+            let names: Vec<&String> = usable.iter().map(|(n, _, _)| *n).collect();
+            let found = attribute_skeleton(gltf, &names, base)?;
+            bone_nodes = found.bone_nodes;
+            (
+                Some(found.skeleton),
+                found.of_attribute.into_iter().map(Some).collect(),
+            )
+        }
+    };
+    let mut bone_attributes: Vec<BoneAttribute> = Vec::new();
+    let mut by_bone: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    for ((name, data, scale), bone) in usable.into_iter().zip(bone_of) {
+        let Some(j) = bone else {
+            unmatched.push(name.clone());
+            continue;
+        };
+        let bone_name = skel
+            .as_ref()
+            .and_then(|s| s.bones.get(j))
+            .map(|b| b.name.clone())
+            .unwrap_or_default();
+        if let Some(prev) = by_bone.get(&j).and_then(|&i| bone_attributes.get(i)) {
+            return Err(ImportError::DuplicateAttribute {
+                bone: bone_name,
+                first: prev.attribute.clone(),
+                second: name.clone(),
+            });
+        }
+        let joint = u32::try_from(j).map_err(|_| ImportError::Data {
+            pointer: format!("{base}/{name}"),
+            message: format!("bone {j} is beyond 32-bit bone indices"),
+        })?;
+        by_bone.insert(j, bone_attributes.len());
+        bone_attributes.push(BoneAttribute {
+            attribute: name.clone(),
+            bone: bone_name,
+            joint: Some(joint),
+            weights: (0..data.count)
+                .map(|v| to_f32(data.get(v, 0) / scale))
+                .collect(),
+        });
+    }
+    Ok(BoneAttributes {
+        skeleton: skel,
+        bone_nodes,
+        attributes: bone_attributes,
+        unmatched,
+    })
 }
 
 /// Imports every primitive that has influence sets or per-bone attributes into the dash

@@ -9,7 +9,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/dashvertex-app/src/remap.rs", "run", 139),
     ("crates/dashvertex-app/src/split.rs", "run", 161),
     ("crates/dashvertex-cli/src/validate.rs", "run", 201),
-    ("crates/dashvertex-gltf/src/import.rs", "primitives", 204),
     (
         "crates/dashvertex-gltf/src/load/decoded.rs",
         "decode_meshopt",

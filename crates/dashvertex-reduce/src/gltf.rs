@@ -252,13 +252,34 @@ pub fn write_with(
     files: &BufferFiles,
     keep_source_attributes: bool,
 ) -> Result<Written, GltfReduceError> {
+    let each = reduced.into_iter().map(|(p, r)| (p, r, quantize)).collect();
+    write_each(
+        gltf,
+        manifest,
+        each,
+        container,
+        files,
+        keep_source_attributes,
+    )
+}
+
+/// [`write_with`], each primitive's weights in its own storage (what `--quantize auto`
+/// chose for it).
+pub fn write_each(
+    gltf: &Gltf,
+    manifest: &Manifest,
+    reduced: Vec<(&PrimitiveInput<'_>, Reduced, Quantize)>,
+    container: Container,
+    files: &BufferFiles,
+    keep_source_attributes: bool,
+) -> Result<Written, GltfReduceError> {
     let users = dashvertex_gltf::skinning::mesh_nodes(&gltf.root);
     let mut ed = Editor::new(gltf)?;
     // Skins already reordered (hashed: a file may have as many skins as primitives).
     let mut done = std::collections::HashSet::new();
     let lookup = manifest.lookup();
     let mut budget = crate::remap::JointBudget::default();
-    for (p, _) in &reduced {
+    for (p, _, _) in &reduced {
         let skins: std::collections::BTreeSet<u64> = users
             .get(p.mesh)
             .into_iter()
@@ -283,7 +304,7 @@ pub fn write_with(
     // A mesh whose influences came from per-bone attributes without a skin gets one over
     // the bones' nodes, in manifest order (new nodes for bones without one).
     let mut skinned_meshes = std::collections::HashSet::new();
-    for (p, _) in &reduced {
+    for (p, _, _) in &reduced {
         if p.skin.is_some() || !p.from_attributes || !skinned_meshes.insert(p.mesh) {
             continue;
         }
@@ -300,7 +321,7 @@ pub fn write_with(
         ed.add_skin(&users, &new_joints(p, manifest))?;
     }
     // Each reduction is dropped once encoded: the output is built without them.
-    for (p, r) in reduced {
+    for (p, r, quantize) in reduced {
         if let (false, crate::input::Origin::Attributes(names)) =
             (keep_source_attributes, &p.input.origin)
         {

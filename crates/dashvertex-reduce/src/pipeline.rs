@@ -90,6 +90,35 @@ pub enum PipelineError {
     /// The glTF file cannot be read or written.
     #[error(transparent)]
     Gltf(#[from] GltfReduceError),
+    /// The fit cannot run with these settings.
+    #[error(transparent)]
+    Fit(#[from] crate::fit::FitError),
+    /// The pose set of a skin cannot be evaluated.
+    #[error(transparent)]
+    Skin(dashvertex_skin::SkinError),
+    /// No storage keeps a primitive within the error budget (`--quantize auto`).
+    #[error(
+        "mesh {mesh} primitive {primitive}: no weight storage keeps every vertex within {max_error} model units of its full skinning (the closest moves one by {best}); allow more, or keep more influences"
+    )]
+    OverBudget {
+        /// The mesh.
+        mesh: usize,
+        /// The primitive.
+        primitive: usize,
+        /// The budget.
+        max_error: f64,
+        /// The smallest largest displacement any storage reached.
+        best: f64,
+    },
+}
+
+impl From<crate::fit::precision::PrecisionError> for PipelineError {
+    fn from(e: crate::fit::precision::PrecisionError) -> Self {
+        match e {
+            crate::fit::precision::PrecisionError::Reduce(e) => PipelineError::Reduce(e),
+            crate::fit::precision::PrecisionError::Fit(e) => PipelineError::Fit(e),
+        }
+    }
 }
 
 /// Reduces every input, with bone indices from `manifest` (brought up to date with the

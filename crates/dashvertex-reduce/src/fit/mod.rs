@@ -11,8 +11,10 @@
 //! - `solve`: the objective, the constrained least squares, the greedy support search.
 //! - `vertex`: one vertex, its two candidate supports and its exact weights.
 //! - [`precision`]: the storage (float, unorm16, unorm8) chosen by an error budget.
+//! - [`gltf`]: a whole glTF run with the fit and the storage choice.
 
 mod gram;
+pub mod gltf;
 pub mod poses;
 pub mod precision;
 mod solve;
@@ -238,7 +240,7 @@ fn check(
 }
 
 /// Which input bones (below `bones`) any vertex names with a positive weight.
-fn used_bones(input: &Input<'_>, bones: usize) -> Vec<bool> {
+pub(crate) fn used_bones(input: &Input<'_>, bones: usize) -> Vec<bool> {
     (0..input.len())
         .into_par_iter()
         .with_min_len(CHUNK)

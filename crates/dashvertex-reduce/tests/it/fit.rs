@@ -602,3 +602,115 @@ fn on_animated_exports_the_fit_lowers_the_worst_and_mean_displacement() {
         }
     }
 }
+
+mod gltf_run {
+    use dashvertex_core::Limits;
+    use dashvertex_gltf::Container;
+    use dashvertex_gltf::export::BufferFiles;
+    use dashvertex_reduce::fit::FitOptions;
+    use dashvertex_reduce::fit::gltf::{GltfFit, reduce_gltf_fitted};
+    use dashvertex_reduce::manifest::Manifest;
+    use dashvertex_reduce::pipeline::{Options, PipelineError, reduce_gltf};
+    use dashvertex_reduce::{Config, Normalize, Quantize};
+
+    fn cfg(q: Quantize) -> Config {
+        Config {
+            normalize: Normalize::Unit,
+            quantize: q,
+            ..Config::default()
+        }
+    }
+
+    /// Reduces the generated rig plainly and with `fit` / `max_error`; returns the
+    /// largest displacement over its animation of each output (the loss report's figure)
+    /// and the fitted run's primitive records.
+    fn run(
+        q: Quantize,
+        fit: bool,
+        max_error: Option<f64>,
+    ) -> Result<(f64, f64, Vec<dashvertex_reduce::fit::gltf::PrimitiveFit>), PipelineError> {
+        let limits = Limits::default();
+        let path = dashvertex_testkit::repo().join("fixtures/generated/animated_rig_10.glb");
+        let g = dashvertex_gltf::load_path(&path, &limits).unwrap();
+        let prims = dashvertex_reduce::gltf::inputs(&g, &limits).unwrap();
+        let anims = dashvertex_skin::animations(&g, &limits).unwrap();
+        let opts = Options {
+            keep_order: true,
+            ..Options::default()
+        };
+        let files = BufferFiles::Embed;
+        let plain = reduce_gltf(
+            &g,
+            &prims,
+            &mut Manifest::default(),
+            &cfg(q),
+            &opts,
+            Container::Glb,
+            &files,
+        )
+        .unwrap();
+        let plan = GltfFit {
+            fit,
+            max_error,
+            anims: &anims,
+            budget: dashvertex_skin::work_budget(&g, &anims),
+            options: FitOptions::default(),
+            limits: &limits,
+        };
+        let (fitted, records) = reduce_gltf_fitted(
+            &g,
+            &prims,
+            &mut Manifest::default(),
+            &cfg(q),
+            &opts,
+            Container::Glb,
+            &files,
+            &plan,
+        )?;
+        let max = |bytes: &[u8]| {
+            let out = dashvertex_gltf::load(bytes, &dashvertex_gltf::NoFiles, &limits).unwrap();
+            dashvertex_skin::loss(&g, &out, &limits).unwrap()[0].max
+        };
+        Ok((max(&plain.written.main), max(&fitted.written.main), records))
+    }
+
+    #[test]
+    fn a_fitted_glb_moves_its_vertices_less_over_the_animation() {
+        // spec: RF1
+        for q in [Quantize::F32, Quantize::Unorm8] {
+            let (plain, fitted, records) = run(q, true, None).unwrap();
+            assert!(fitted <= 0.7 * plain, "{q:?}: {fitted} vs {plain}");
+            let f = records[0].fit.as_ref().unwrap();
+            assert_eq!((f.considered, records[0].quantize), (144, q));
+            assert_eq!(records[0].poses, (46, 60, 106));
+        }
+    }
+
+    #[test]
+    fn quantize_auto_takes_the_smallest_storage_within_the_budget_and_never_exceeds_it() {
+        // spec: RQ1
+        let (_, fitted, records) = run(Quantize::F32, true, Some(1.0)).unwrap();
+        assert_eq!(records[0].quantize, Quantize::Unorm8);
+        assert_eq!(records[0].costs.len(), 3);
+        assert!(fitted <= 1.0);
+        // A budget between what unorm8 and float cost takes a larger storage, and holds.
+        let c = &records[0].costs;
+        let (c8, c32) = (c[0].max, c[2].max);
+        if c32 < c8 {
+            let budget = (c8 + c32) / 2.0;
+            let (_, moved, r) = run(Quantize::F32, true, Some(budget)).unwrap();
+            assert_ne!(r[0].quantize, Quantize::Unorm8);
+            assert!(moved <= budget, "{moved} > {budget}");
+        }
+        // Below every storage's cost: refused, naming the primitive.
+        let best = c.iter().map(|x| x.max).fold(f64::INFINITY, f64::min);
+        match run(Quantize::F32, true, Some(best / 2.0)) {
+            Err(PipelineError::OverBudget {
+                mesh: 0,
+                primitive: 0,
+                ..
+            }) => {}
+            other => panic!("{:?}", other.map(|x| x.2)),
+        }
+    }
+}

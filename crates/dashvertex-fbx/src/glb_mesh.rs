@@ -28,8 +28,41 @@ pub(crate) fn primitives(
     materials: &HashMap<u32, usize>,
     changes: &mut Changes,
 ) -> Result<Vec<Value>, FbxError> {
-    let mut corner_of: HashMap<(u32, u32, u32), u32> = HashMap::new();
-    let mut corners: Vec<(u32, u32, u32)> = Vec::new();
+    let (corners, lists) = triangles(mesh, changes)?;
+    if lists.is_empty() {
+        return Ok(Vec::new());
+    }
+    let attributes = attributes(buf, mesh, &corners, skin, changes)?;
+    let mut out = Vec::new();
+    for (mat, indices) in lists {
+        let acc = buf.indices(&indices);
+        let mut p = json!({ "attributes": attributes.clone(), "indices": acc, "mode": 4 });
+        let material = mat
+            .and_then(|i| mesh.materials.get(i as usize))
+            .and_then(|m| materials.get(&m.element.typed_id));
+        if let (Some(m), Some(o)) = (material, p.as_object_mut()) {
+            o.insert("material".into(), json!(m));
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// A glTF vertex: the (position, normal, UV) indices of a face corner.
+type Corner = (u32, u32, u32);
+
+/// The faces triangulated: the distinct corners, and each material part's indices into
+/// them (parts without a triangle left out).
+#[allow(
+    clippy::type_complexity,
+    reason = "a pair of plain lists, built together"
+)]
+fn triangles(
+    mesh: &ufbx::Mesh,
+    changes: &mut Changes,
+) -> Result<(Vec<Corner>, Vec<(Option<u32>, Vec<u32>)>), FbxError> {
+    let mut corner_of: HashMap<Corner, u32> = HashMap::new();
+    let mut corners: Vec<Corner> = Vec::new();
     let mut tri = vec![0u32; mesh.max_face_triangles.saturating_mul(3)];
     let all: Vec<u32>;
     let parts: Vec<(Option<u32>, &[u32])> = if mesh.material_parts.is_empty() {
@@ -86,9 +119,18 @@ pub(crate) fn primitives(
             lists.push((mat, indices));
         }
     }
-    if lists.is_empty() {
-        return Ok(Vec::new());
-    }
+    Ok((corners, lists))
+}
+
+/// The vertex attributes of `corners`: POSITION (refused when not finite), NORMAL and
+/// TEXCOORD_0 when the mesh has them, and the skin's JOINTS_n/WEIGHTS_n.
+fn attributes(
+    buf: &mut Buffer,
+    mesh: &ufbx::Mesh,
+    corners: &[Corner],
+    skin: Option<&SkinJoints<'_>>,
+    changes: &mut Changes,
+) -> Result<serde_json::Map<String, Value>, FbxError> {
     let mut attributes = serde_json::Map::new();
     let positions: Vec<[f32; 3]> = corners
         .iter()
@@ -154,7 +196,7 @@ pub(crate) fn primitives(
         for set in 0..sets {
             let mut joints = Vec::with_capacity(corners.len());
             let mut weights = Vec::with_capacity(corners.len());
-            for k in &corners {
+            for k in corners {
                 let row = rows
                     .get(k.0 as usize)
                     .map(Vec::as_slice)
@@ -177,19 +219,7 @@ pub(crate) fn primitives(
             );
         }
     }
-    let mut out = Vec::new();
-    for (mat, indices) in lists {
-        let acc = buf.indices(&indices);
-        let mut p = json!({ "attributes": attributes.clone(), "indices": acc, "mode": 4 });
-        let material = mat
-            .and_then(|i| mesh.materials.get(i as usize))
-            .and_then(|m| materials.get(&m.element.typed_id));
-        if let (Some(m), Some(o)) = (material, p.as_object_mut()) {
-            o.insert("material".into(), json!(m));
-        }
-        out.push(p);
-    }
-    Ok(out)
+    Ok(attributes)
 }
 
 /// A vector in binary32 (a missing one is zero; the caller judges non-finite values).

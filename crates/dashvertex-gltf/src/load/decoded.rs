@@ -23,20 +23,8 @@ pub(super) fn decode_meshopt(
     input_bytes: u64,
 ) -> bool {
     use crate::meshopt::Planned;
-    use serde_json::json;
     use std::collections::BTreeMap;
-    let has_views = value
-        .get("bufferViews")
-        .and_then(serde_json::Value::as_array)
-        .is_some_and(|vs| {
-            vs.iter().any(|v| {
-                v.get("extensions").is_some_and(|e| {
-                    e.get(crate::compressed::MESHOPT).is_some()
-                        || e.get(crate::compressed::KHR_MESHOPT).is_some()
-                })
-            })
-        });
-    if !has_views {
+    if !has_compressed_views(value) {
         return false;
     }
     let mut by_buffer: BTreeMap<u64, Vec<Planned>> = BTreeMap::new();
@@ -57,25 +45,7 @@ pub(super) fn decode_meshopt(
         };
         let byte_length = root.buffers.get(bi).map_or(0, |x| x.byte_length);
         let has_data = buffers.get(bi).is_some_and(Result::is_ok);
-        let data_len = views
-            .iter()
-            .map(|d| d.length.saturating_add(64))
-            .fold(64, u64::saturating_add);
-        let invalid = views.iter().find_map(|d| match &d.params {
-            Err(e) => Some((d, e.to_string())),
-            Ok(p) if p.buffer == b => Some((
-                d,
-                format!("its stream lies in its own fallback buffer {b}"),
-            )),
-            Ok(_) if !has_data && byte_length > data_len => Some((
-                d,
-                format!(
-                    "its fallback buffer {b} has no data and declares {byte_length} bytes, more than its compressed views decode to"
-                ),
-            )),
-            Ok(_) => None,
-        });
-        if let Some((d, why)) = invalid {
+        if let Some((d, why)) = invalid_view(&views, b, has_data, byte_length) {
             if let Some(slot) = buffers.get_mut(bi) {
                 *slot = Err(refuse(d, why));
             }
@@ -137,35 +107,10 @@ pub(super) fn decode_meshopt(
         if let Some(slot) = buffers.get_mut(target) {
             *slot = Ok(BufferData::Bytes(dest));
         }
-        for d in &views {
-            let Some(v) = value.pointer_mut(&format!("/bufferViews/{}", d.view)) else {
-                continue;
-            };
-            crate::meshopt::strip(v, d.extension);
-            if merge
-                && let (Some(o), Some(bv)) = (v.as_object_mut(), root.buffer_views.get_mut(d.view))
-            {
-                bv.buffer = 0;
-                bv.byte_offset = bv.byte_offset.saturating_add(base as u64);
-                o.insert("buffer".into(), json!(0));
-                o.insert("byteOffset".into(), json!(bv.byte_offset));
-            }
-        }
-        if let Some(buf) = value.pointer_mut(&format!("/buffers/{b}")) {
-            crate::meshopt::strip(buf, crate::compressed::MESHOPT);
-            crate::meshopt::strip(buf, crate::compressed::KHR_MESHOPT);
-        }
+        mark_decoded(value, root, &views, b, merge.then_some(base));
         if merge {
             let len = owned(buffers, 0, file).map_or(0, |z| z.len() as u64);
-            if let Some(b0) = root.buffers.first_mut() {
-                b0.byte_length = len;
-            }
-            if let Some(o) = value
-                .pointer_mut("/buffers/0")
-                .and_then(serde_json::Value::as_object_mut)
-            {
-                o.insert("byteLength".into(), json!(len));
-            }
+            set_buffer_zero_length(value, root, len);
             removed.push(bi);
         }
     }
@@ -173,6 +118,95 @@ pub(super) fn decode_meshopt(
     crate::meshopt::forget_if_unused(value);
     // Every buffer a compressed view names was filled, grown or refused.
     true
+}
+
+/// Whether any buffer view of `value` carries a meshopt compression extension.
+fn has_compressed_views(value: &serde_json::Value) -> bool {
+    value
+        .get("bufferViews")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|vs| {
+            vs.iter().any(|v| {
+                v.get("extensions").is_some_and(|e| {
+                    e.get(crate::compressed::MESHOPT).is_some()
+                        || e.get(crate::compressed::KHR_MESHOPT).is_some()
+                })
+            })
+        })
+}
+
+/// The first of fallback buffer `b`'s compressed `views` that cannot be decoded, and
+/// why: its parameters are wrong, its stream lies in `b` itself, or `b` has no data
+/// (`has_data` false) and declares more bytes (`byte_length`) than the views decode to.
+fn invalid_view(
+    views: &[crate::meshopt::Planned],
+    b: u64,
+    has_data: bool,
+    byte_length: u64,
+) -> Option<(&crate::meshopt::Planned, String)> {
+    let data_len = views
+        .iter()
+        .map(|d| d.length.saturating_add(64))
+        .fold(64, u64::saturating_add);
+    views.iter().find_map(|d| match &d.params {
+        Err(e) => Some((d, e.to_string())),
+        Ok(p) if p.buffer == b => Some((
+            d,
+            format!("its stream lies in its own fallback buffer {b}"),
+        )),
+        Ok(_) if !has_data && byte_length > data_len => Some((
+            d,
+            format!(
+                "its fallback buffer {b} has no data and declares {byte_length} bytes, more than its compressed views decode to"
+            ),
+        )),
+        Ok(_) => None,
+    })
+}
+
+/// Takes the compression extension out of the decoded `views` and of their fallback
+/// buffer `b` in `value`; with `merged_at`, the views now lie in buffer 0 from that
+/// offset, in `value` and `root` alike.
+fn mark_decoded(
+    value: &mut serde_json::Value,
+    root: &mut Root,
+    views: &[crate::meshopt::Planned],
+    b: u64,
+    merged_at: Option<usize>,
+) {
+    use serde_json::json;
+    for d in views {
+        let Some(v) = value.pointer_mut(&format!("/bufferViews/{}", d.view)) else {
+            continue;
+        };
+        crate::meshopt::strip(v, d.extension);
+        if let Some(base) = merged_at
+            && let (Some(o), Some(bv)) = (v.as_object_mut(), root.buffer_views.get_mut(d.view))
+        {
+            bv.buffer = 0;
+            bv.byte_offset = bv.byte_offset.saturating_add(base as u64);
+            o.insert("buffer".into(), json!(0));
+            o.insert("byteOffset".into(), json!(bv.byte_offset));
+        }
+    }
+    if let Some(buf) = value.pointer_mut(&format!("/buffers/{b}")) {
+        crate::meshopt::strip(buf, crate::compressed::MESHOPT);
+        crate::meshopt::strip(buf, crate::compressed::KHR_MESHOPT);
+    }
+}
+
+/// Sets buffer 0's `byteLength` to `len` in `root` and `value` (after decoded views were
+/// appended to it).
+fn set_buffer_zero_length(value: &mut serde_json::Value, root: &mut Root, len: u64) {
+    if let Some(b0) = root.buffers.first_mut() {
+        b0.byte_length = len;
+    }
+    if let Some(o) = value
+        .pointer_mut("/buffers/0")
+        .and_then(serde_json::Value::as_object_mut)
+    {
+        o.insert("byteLength".into(), serde_json::json!(len));
+    }
 }
 
 /// Decodes `views` (of one fallback buffer) into `dest`, each at `base` + its offset, in

@@ -72,7 +72,7 @@ pub struct ValidateArgs {
     /// carry no weight.
     #[arg(long, value_name = "FILE", help_heading = "Manifest")]
     pub manifest: Option<PathBuf>,
-    /// Also check what an engine's glTF importer gets wrong (names in --help)
+    /// Also check for an engine's glTF importer (names in --help)
     ///
     /// Weight in influence sets it does not read, a second set it refuses, more joints
     /// than it renders, indices wider than it stores.

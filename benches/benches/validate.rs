@@ -13,10 +13,7 @@ fn validate(c: &mut Criterion) {
     let path = std::env::temp_dir().join(format!("dash-bench-{}.dmx", std::process::id()));
     std::fs::write(&path, &bytes).expect("temp file");
     let dash = Options::default();
-    let gltf = Options {
-        profile: Some(Profile::Gltf),
-        ..Options::default()
-    };
+    let gltf = Options::new().with_profile(Profile::Gltf);
     let mut g = c.benchmark_group("validate_1m_vertices");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(10);

@@ -237,11 +237,11 @@ pub fn roundtrip(data: &[u8]) {
 /// every diagnostic is located.
 pub fn validate_any(data: &[u8]) {
     use dashvertex_validate::{Format, Options};
-    let opts = |format| Options {
-        format,
-        limits: fuzz_limits(),
-        max_diagnostics: 50,
-        ..Options::default()
+    let opts = |format: Option<Format>| {
+        Options::new()
+            .with_format(format)
+            .with_limits(fuzz_limits())
+            .with_max_diagnostics(50)
     };
     for format in [
         None,
@@ -344,7 +344,7 @@ fn reduce_input(c: &ReduceCase) -> dashvertex_reduce::input::Input<'static> {
     let mut cands = dashvertex_reduce::input::Candidates::with_counts(&counts);
     for (v, list) in c.vertices.iter().enumerate() {
         for (k, &(b, w)) in list.iter().enumerate() {
-            cands.push(v, b, w, k as u32);
+            assert!(cands.push(v, b, w, k as u32), "room for every pair");
         }
     }
     dashvertex_reduce::input::Input {
@@ -471,12 +471,10 @@ fn output_validates(
         let Some(bytes) = bytes else {
             panic!("{name}: the reduced document cannot be encoded");
         };
-        let opts = dashvertex_validate::Options {
-            format: Some(format),
-            limits: fuzz_limits(),
-            max_diagnostics: 100,
-            ..dashvertex_validate::Options::default()
-        };
+        let opts = dashvertex_validate::Options::new()
+            .with_format(format)
+            .with_limits(fuzz_limits())
+            .with_max_diagnostics(100);
         let report = dashvertex_validate::validate_bytes(name, &bytes, &opts);
         let errors: Vec<_> = report
             .diagnostics

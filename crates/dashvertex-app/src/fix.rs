@@ -287,11 +287,12 @@ fn record_indices_wrong(
     format: Format,
     limits: &dashvertex_core::Limits,
 ) -> bool {
-    let opts = dashvertex_validate::Options {
-        format: Some(format),
-        limits: *limits,
-        max_diagnostics: 1,
-        levels: dashvertex_validate::Code::ALL
+    let opts = dashvertex_validate::Options::new()
+        .with_format(format)
+        .with_limits(*limits)
+        .with_max_diagnostics(1)
+        .with_levels(
+            dashvertex_validate::Code::ALL
             .iter()
             .filter(|c| {
                 !matches!(
@@ -302,8 +303,7 @@ fn record_indices_wrong(
             })
             .map(|&c| (c, dashvertex_validate::Level::Allow))
             .collect(),
-        ..dashvertex_validate::Options::default()
-    };
+        );
     dashvertex_validate::validate_bytes(name, bytes, &opts)
         .counts
         .errors

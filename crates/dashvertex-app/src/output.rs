@@ -472,15 +472,13 @@ impl<'a> Check<'a> {
     }
 
     fn options(&self) -> dashvertex_validate::Options {
-        dashvertex_validate::Options {
-            carried_accessors: self.carried,
-            format: Some(self.format),
-            limits: *self.limits,
-            profile: self.profile,
-            target: self.target,
-            max_diagnostics: 1000,
-            ..dashvertex_validate::Options::default()
-        }
+        dashvertex_validate::Options::new()
+            .with_carried_accessors(self.carried)
+            .with_format(self.format)
+            .with_limits(*self.limits)
+            .with_profile(self.profile)
+            .with_target(self.target)
+            .with_max_diagnostics(1000)
     }
 
     fn resolver(&self) -> dashvertex_gltf::MemoryFiles<'_> {

@@ -44,11 +44,9 @@ fn gltf_files(rel: &str) -> Vec<PathBuf> {
 
 /// The full validator's errors on `path`, in report order: (code, pointer).
 fn validator_errors(path: &Path) -> Vec<(String, Option<String>)> {
-    let opts = dashvertex_validate::Options {
-        profile: Some(dashvertex_validate::Profile::Gltf),
-        max_diagnostics: 10_000,
-        ..Default::default()
-    };
+    let opts = dashvertex_validate::Options::new()
+        .with_profile(dashvertex_validate::Profile::Gltf)
+        .with_max_diagnostics(10_000);
     dashvertex_validate::validate_path(path, &opts)
         .diagnostics
         .into_iter()

@@ -110,25 +110,21 @@ pub fn run(args: &ValidateArgs, global: &Global) -> Result<ExitCode, CliError> {
         Ok(l) => l,
         Err(why) => return Err(CliError::Usage(why)),
     };
-    let opts = Options {
-        profile: args.profile.map(|p| match p {
+    let opts = Options::new()
+        .with_profile(args.profile.map(|p| match p {
             ProfileArg::Dash => Profile::Dash,
             ProfileArg::Gltf => Profile::Gltf,
-        }),
-        bones,
-        removed_bones,
-        progress: None,
-        max_diagnostics: args.max_diagnostics,
-        deny_warnings: args.deny.iter().any(|d| d == "warnings"),
-        levels,
-        limits: global.limits(),
-        format: args.input_format,
-        target: args.target,
-        resource_dirs: global.resource_dir.clone(),
-        joint_order,
-        carried_accessors: 0,
-        unread_accessors: Vec::new(),
-    };
+        }))
+        .with_bones(bones)
+        .with_removed_bones(removed_bones)
+        .with_max_diagnostics(args.max_diagnostics)
+        .with_deny_warnings(args.deny.iter().any(|d| d == "warnings"))
+        .with_levels(levels)
+        .with_limits(global.limits())
+        .with_format(args.input_format)
+        .with_target(args.target)
+        .with_resource_dirs(global.resource_dir.clone())
+        .with_joint_order(joint_order);
     let files = expand(
         &args.inputs,
         args.all_files,

@@ -7,12 +7,30 @@
 //! `dashvertex-json` and `dashvertex-binary`.
 //!
 //! The normative definition of every type is `spec/dashvertex.md` in the repository.
+//!
+//! ```
+//! use dashvertex_core::{Bone, Document, InfluenceSet, Mesh, Skeleton, Vertex};
+//! // Two bones, one vertex weighted 3:1 between them.
+//! let skin = InfluenceSet::from_pairs(&[(1, 0.75), (0, 0.25)]).expect("at most four pairs");
+//! let mut mesh = Mesh::skinned(vec![Vertex { position: [0.0, 1.0, 0.0], skin }]);
+//! // A second influence set (glTF JOINTS_1/WEIGHTS_1) holds four more influences.
+//! mesh.push_set(vec![InfluenceSet::ZERO])?;
+//! let skeleton = Skeleton { bones: vec![Bone::new("root", None), Bone::new("arm", Some(0))] };
+//! let doc = Document { mesh, skeleton: Some(skeleton) };
+//! assert_eq!(doc.mesh.set_count(), 2);
+//! let pairs: Vec<(u32, f32)> = doc.mesh.sets_of(0).flat_map(|s| s.pairs()).filter(|p| p.1 > 0.0).collect();
+//! assert_eq!(pairs, [(1, 0.75), (0, 0.25)]);
+//! assert_eq!(doc.skeleton.as_ref().and_then(|s| s.find("arm")), Some(1));
+//! # Ok::<(), dashvertex_core::ModelError>(())
+//! ```
 
 mod document;
+pub mod file;
 mod influence;
 mod limits;
 pub mod math;
 mod mesh;
+pub mod par;
 mod skeleton;
 pub mod target;
 pub mod text;

@@ -172,7 +172,7 @@ fn repair_chunks<E: Send>(
     fill: &TryFill<'_, E>,
     ctx: &PartContext<'_>,
 ) -> Result<Filled, E> {
-    use rayon::prelude::*;
+    use dashvertex_core::par::prelude::*;
     let (width, narrow) = (sets * SLOTS, kept * SLOTS);
     let mut inf = Influences {
         sets: kept,
@@ -351,7 +351,7 @@ pub fn untouched(
     fill: &Fill<'_>,
     ctx: &PartContext<'_>,
 ) -> bool {
-    use rayon::prelude::*;
+    use dashvertex_core::par::prelude::*;
     if !ctx.skinned || sets == 0 {
         return true;
     }

@@ -13,6 +13,22 @@
 //!
 //! Both commands and the validator use this one detector, so a file is the same format
 //! to every part of dash.
+//!
+//! ```
+//! use std::path::Path;
+//! use dashvertex_core::Limits;
+//! use dashvertex_formats::{Format, SaveOptions, load, save};
+//! let text = br#"[{"x": 0, "y": 0, "z": 0, "skinIndex": [0], "skinWeight": [1]}]"#;
+//! // The bytes decide: JSON text named `.dmx` is still JSON (and the name is reported).
+//! let detected = Format::detect(Path::new("mesh.dmx"), text, text.len() as u64);
+//! assert_eq!(detected.format, Some(Format::Json));
+//! assert_eq!(detected.contradicted, Some(Format::Dmx));
+//! let loaded = load(text, Format::Json, &Limits::default())?;
+//! let dmx = save(&loaded, Format::Dmx, &SaveOptions::default())?;
+//! let back = load(&dmx, Format::Dmx, &Limits::default())?;
+//! assert!(back.document().bit_eq(loaded.document()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod convert;
 mod format;

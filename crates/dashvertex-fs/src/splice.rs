@@ -25,16 +25,7 @@ use std::time::SystemTime;
 
 use crate::error::FsError;
 
-/// `len` bytes of the output at `at` are the source file's bytes at `from`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Hole {
-    /// Offset in the output.
-    pub at: u64,
-    /// Offset in the source file.
-    pub from: u64,
-    /// Length in bytes.
-    pub len: u64,
-}
+pub use dashvertex_core::file::Hole;
 
 /// An input file held open for a sparse read and the splice of its ranges into an
 /// output, with what it looked like when it was opened.

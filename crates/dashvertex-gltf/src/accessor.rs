@@ -1,5 +1,5 @@
 //! Reading accessor data, with every offset checked: no panic, no allocation beyond what
-//! the buffers hold. Views outside their buffer ([`crate::ranges`]) and accessors past the
+//! the buffers hold. Views outside their buffer (checked at load) and accessors past the
 //! element budget ([`crate::budget`]), both decided when the document loaded, are refused
 //! here, so no declared count drives the work of whoever reads the elements.
 

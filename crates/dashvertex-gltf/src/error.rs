@@ -6,7 +6,7 @@
 pub enum LoadError {
     /// The file could not be read.
     #[error(transparent)]
-    Read(#[from] dashvertex_fs::FsError),
+    Read(#[from] dashvertex_core::file::FsError),
     /// The GLB container is damaged.
     #[error("GLB container at offset 0x{offset:X}: {message}")]
     Glb {
@@ -48,7 +48,7 @@ pub enum BufferError {
     Base64(#[source] base64::DecodeError),
     /// The external resource could not be read (refused, missing, not a regular file).
     #[error("{0}")]
-    Resource(#[source] std::sync::Arc<dashvertex_fs::FsError>),
+    Resource(#[source] std::sync::Arc<dashvertex_core::file::FsError>),
     /// Fewer bytes than `byteLength`.
     #[error("holds {have} bytes but byteLength is {byte_length}")]
     Short {
@@ -159,6 +159,6 @@ fn pointer_note(pointer: &str) -> String {
     if pointer.is_empty() {
         String::new()
     } else {
-        format!(" ({})", dashvertex_fs::short(pointer))
+        format!(" ({})", dashvertex_core::text::short(pointer))
     }
 }

@@ -236,7 +236,7 @@ pub enum ExportError {
     ViewRange(#[source] crate::ranges::ViewRangeError),
     /// A range of the input a sparse load left unread could not be read back.
     #[error("the input could not be read again: {0}")]
-    Unread(#[source] std::sync::Arc<dashvertex_fs::FsError>),
+    Unread(#[source] std::sync::Arc<dashvertex_core::file::FsError>),
 }
 
 /// Extensions that never refer to accessors, buffer views or buffers by themselves:
@@ -299,6 +299,7 @@ pub struct Written {
     /// bytes of carried views a sparse load left unread
     /// ([`crate::sparse::load_path_for_rewrite`]). Write `main` with
     /// [`dashvertex_fs::Holes::write_to`] (or [`dashvertex_fs::Batch::add_spliced`]).
+    #[cfg(feature = "fs")]
     pub holes: dashvertex_fs::Holes,
 }
 
@@ -812,10 +813,11 @@ impl<'g> Editor<'g> {
         Ok(())
     }
 
-    /// Makes a GLB output's [`Written::holes`] cover every range of the binary chunk
-    /// the edit carries from a file kept open by a load for rewriting
-    /// ([`crate::sparse::load_path_for_rewrite`]), whether that load read it or not
-    /// (ranges of at least [`crate::sparse::MIN_HOLE`] bytes): the output then holds
+    /// Makes a GLB output's `Written::holes` cover every range of the binary chunk the
+    /// edit carries from a file kept open by a load for rewriting (`sparse::
+    /// load_path_for_rewrite`, feature `fs`; after any other load this changes nothing),
+    /// whether that load read it or not (ranges of at least `sparse::MIN_HOLE` bytes):
+    /// the output then holds
     /// in memory only the JSON and the edit's new views, and the writer copies the rest
     /// from the file inside the kernel. Those ranges are zeros in [`Written::main`], so
     /// this is for a job that does not check its output's carried data in memory (a

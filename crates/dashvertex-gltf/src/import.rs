@@ -94,7 +94,7 @@ pub enum ImportError {
 
 /// The skeleton of skin `s`: one bone per joint, named after its node (or `node<N>`),
 /// parented to the nearest ancestor that is also a joint, with its rest transform from
-/// the node tree ([`crate::rest::bones`]: matrix nodes decomposed, nodes between two
+/// the node tree (matrix nodes decomposed, nodes between two
 /// joints folded into the lower one). `None` beyond 32-bit bone indices.
 pub fn skeleton(gltf: &Gltf, s: usize) -> Option<Skeleton> {
     let skin = gltf.root.skins.get(s)?;
@@ -183,7 +183,7 @@ fn match_bone(
 /// The skeleton of per-bone attributes in a file without a skin (Blender's export with
 /// `export_skins` off: the bones are plain nodes): each attribute is matched to a node
 /// without a mesh by name ([`match_bone`]); matched bones come first, in attribute order,
-/// with parents and rest pose from the node tree ([`crate::rest::bones`]); an attribute
+/// with parents and rest pose from the node tree; an attribute
 /// that matches no node follows as a bone named after it (without the leading
 /// underscores), without a parent and with the identity transform. Returns the skeleton
 /// and, per attribute, its bone.

@@ -1,9 +1,11 @@
 //! Loading a `.gltf` or `.glb` file and its buffers.
 
+#[cfg(feature = "fs")]
 use std::path::{Path, PathBuf};
 
 use base64::Engine;
 use dashvertex_core::Limits;
+use dashvertex_core::file::FsError;
 use dashvertex_json::pointer::Locator;
 
 use crate::budget::Budget;
@@ -14,18 +16,48 @@ use crate::ranges::ViewRangeError;
 
 mod decoded;
 
+/// The members of a glTF root object: a JSON object with none of them (DashVertex JSON,
+/// a configuration file) is some other document, refused rather than read as an empty
+/// glTF.
+const GLTF_MEMBERS: &[&str] = &[
+    "asset",
+    "accessors",
+    "animations",
+    "buffers",
+    "bufferViews",
+    "cameras",
+    "extensions",
+    "extensionsUsed",
+    "extensionsRequired",
+    "extras",
+    "images",
+    "materials",
+    "meshes",
+    "nodes",
+    "samplers",
+    "scene",
+    "scenes",
+    "skins",
+    "textures",
+];
+
+/// A carried range shorter than this is read with the rest: a hole has a cost of its
+/// own (a system call, a seek) that a short read does not.
+pub(crate) const MIN_HOLE: u64 = 64 << 10;
+
 /// Reads the external resources a `.gltf` file names.
 pub trait Resolver {
     /// The bytes of the resource `uri` (already percent-decoded): at most
     /// `byte_length + 1` of them (one more tells that the resource is longer), or why
     /// they are unavailable.
-    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dashvertex_fs::FsError>;
+    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, FsError>;
 }
 
 /// Resolves relative references inside the glTF file's folder (and folders allowed
 /// explicitly), regular files only (`spec/security.md`). Absolute paths, references with
 /// a scheme, and references that leave the allowed folders after `..` and symlinks are
 /// refused without reading anything.
+#[cfg(feature = "fs")]
 #[derive(Clone, Debug)]
 pub struct FsResolver {
     /// Where references resolve and may lead.
@@ -34,13 +66,10 @@ pub struct FsResolver {
     pub max_bytes: u64,
 }
 
+#[cfg(feature = "fs")]
 impl FsResolver {
     /// The resolver for the glTF file at `path`: its folder, plus `allowed` folders.
-    pub fn for_file(
-        path: &Path,
-        allowed: &[PathBuf],
-        max_bytes: u64,
-    ) -> Result<Self, dashvertex_fs::FsError> {
+    pub fn for_file(path: &Path, allowed: &[PathBuf], max_bytes: u64) -> Result<Self, FsError> {
         let mut root = dashvertex_fs::ResourceRoot::of_file(path)?;
         for d in allowed {
             root.allow(d)?;
@@ -49,8 +78,9 @@ impl FsResolver {
     }
 }
 
+#[cfg(feature = "fs")]
 impl Resolver for FsResolver {
-    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dashvertex_fs::FsError> {
+    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, FsError> {
         self.root.read(uri, byte_length, self.max_bytes)
     }
 }
@@ -60,9 +90,9 @@ impl Resolver for FsResolver {
 pub struct NoFiles;
 
 impl Resolver for NoFiles {
-    fn read(&self, uri: &str, _: u64) -> Result<Vec<u8>, dashvertex_fs::FsError> {
-        Err(dashvertex_fs::FsError::NoFolder {
-            uri: dashvertex_fs::short(uri),
+    fn read(&self, uri: &str, _: u64) -> Result<Vec<u8>, FsError> {
+        Err(FsError::NoFolder {
+            uri: dashvertex_core::text::short(uri),
         })
     }
 }
@@ -77,7 +107,7 @@ pub struct MemoryFiles<'a> {
 }
 
 impl Resolver for MemoryFiles<'_> {
-    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, dashvertex_fs::FsError> {
+    fn read(&self, uri: &str, byte_length: u64) -> Result<Vec<u8>, FsError> {
         // `uri` arrives percent-decoded; the names here are the files' own.
         match self.files.iter().find(|(n, _)| *n == uri) {
             Some((_, b)) => Ok(b
@@ -134,12 +164,14 @@ pub struct Gltf {
     /// padding, which the validator reports as a warning.
     pub glb_extra_bytes: u64,
     /// What a sparse load ([`crate::sparse::load_path_for_rewrite`]) left unread.
+    #[cfg(feature = "fs")]
     sparse: Option<crate::sparse::Sparse>,
     /// The accessors and buffer views whose data is in a compressed stream.
     compressed: crate::compressed::Compressed,
     /// Whether meshopt views were decoded into the buffers, which then differ from the
     /// file's bytes: no range of them may be copied from the file
     /// ([`Gltf::set_sparse`] is refused).
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
     meshopt_decoded: bool,
     /// The errors of the document a job read through and carries into its output
     /// unchanged, by code (set by the job's input check, `dashvertex_validate::verdict`;
@@ -326,14 +358,7 @@ fn load_from(
         };
         json_error(&text, String::new(), e.line(), e.column(), message)
     })?;
-    if !value.is_object() {
-        return Err(LoadError::Json {
-            pointer: String::new(),
-            line: 1,
-            column: 1,
-            message: "the glTF root is not a JSON object".into(),
-        });
-    }
+    check_root(&value)?;
     // JSON has one number type: an integer written with a zero fraction (`1.0`) is still
     // the integer, so a document refused only for that is read again with such numbers
     // made integers (the document's own value is left as written). Only a document that
@@ -442,6 +467,7 @@ fn load_from(
         budget,
         input_bytes,
         glb_extra_bytes,
+        #[cfg(feature = "fs")]
         sparse: None,
         compressed,
         meshopt_decoded,
@@ -476,12 +502,34 @@ fn integral_numbers(value: &serde_json::Value) -> Option<serde_json::Value> {
     changed.then_some(copy)
 }
 
+/// Refuses a root that is no glTF document: not an object, or an object with members of
+/// which none is one glTF defines (DashVertex JSON, a settings file). An empty object is
+/// a glTF document without its required `asset`, which the validator reports.
+fn check_root(value: &serde_json::Value) -> Result<(), LoadError> {
+    let message = match value.as_object() {
+        None => "the glTF root is not a JSON object",
+        Some(o) if !o.is_empty() && !GLTF_MEMBERS.iter().any(|m| o.contains_key(*m)) => {
+            "not a glTF document: the root object has no `asset` nor any other member glTF \
+             defines"
+        }
+        Some(_) => return Ok(()),
+    };
+    Err(LoadError::Json {
+        pointer: String::new(),
+        line: 1,
+        column: 1,
+        message: message.into(),
+    })
+}
+
 /// Loads a file from disk, resolving external buffers inside its folder.
+#[cfg(feature = "fs")]
 pub fn load_path(path: &Path, limits: &Limits) -> Result<Gltf, LoadError> {
     load_path_in(path, &[], limits)
 }
 
 /// Loads a file from disk; external buffers may also lie in the `allowed` folders.
+#[cfg(feature = "fs")]
 pub fn load_path_in(path: &Path, allowed: &[PathBuf], limits: &Limits) -> Result<Gltf, LoadError> {
     let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
     let resolver = FsResolver::for_file(path, allowed, limits.max_input_bytes)?;
@@ -508,7 +556,7 @@ impl Gltf {
     /// `.gltf` text (`None` when it was loaded from borrowed bytes, or its byte order
     /// mark was dropped, or a sparse load left some of them unread).
     pub fn into_input(self) -> Option<Vec<u8>> {
-        if self.sparse.as_ref().is_some_and(|s| !s.absent.is_empty()) {
+        if (0..self.buffers.len()).any(|b| !self.unread(b).is_empty()) {
             None
         } else if !self.file.is_empty() {
             Some(self.file)
@@ -524,6 +572,7 @@ impl Gltf {
     /// [`dashvertex_fs::Holes::write_to`], the whole file is copied from the input inside
     /// the kernel; checked in memory, the ranges it left unread read as zeros. `None`
     /// after any other load.
+    #[cfg(feature = "fs")]
     pub fn into_input_spliced(self) -> Option<(Vec<u8>, dashvertex_fs::Holes)> {
         let sparse = self.sparse?;
         let len = self.file.len() as u64;
@@ -612,6 +661,7 @@ impl Gltf {
         self.input_bytes
     }
 
+    #[cfg(feature = "fs")]
     pub(crate) fn set_sparse(&mut self, sparse: crate::sparse::Sparse) {
         // Decoded meshopt data lies in the buffers, not in the file: nothing may be
         // copied from the file in its place (a meshopt file is never read sparsely, so
@@ -625,10 +675,14 @@ impl Gltf {
     /// The ranges of buffer `b` a sparse load left unread (zeros in
     /// [`Gltf::buffer`]), sorted and disjoint; none after an ordinary load.
     pub fn unread(&self, b: usize) -> &[std::ops::Range<u64>] {
-        match &self.sparse {
-            Some(s) if b == 0 => &s.absent,
-            _ => &[],
+        #[cfg(feature = "fs")]
+        if let Some(s) = &self.sparse
+            && b == 0
+        {
+            return &s.absent;
         }
+        let _ = b;
+        &[]
     }
 
     /// Whether bytes `start..end` of buffer `b` touch a range a sparse load left unread.
@@ -641,11 +695,36 @@ impl Gltf {
 
     /// The file an unread range of buffer `b` is copied from, and where the buffer
     /// starts in it.
+    #[cfg(feature = "fs")]
     pub fn unread_source(&self, b: usize) -> Option<(&dashvertex_fs::SpliceSource, u64)> {
         match &self.sparse {
             Some(s) if b == 0 => Some((&s.source, s.bin_offset)),
             _ => None,
         }
+    }
+
+    /// Where buffer `b` starts in the file a sparse load holds open; `None` after any
+    /// other load.
+    pub(crate) fn splice_offset(&self, b: usize) -> Option<u64> {
+        #[cfg(feature = "fs")]
+        if let Some((_, at)) = self.unread_source(b) {
+            return Some(at);
+        }
+        let _ = b;
+        None
+    }
+
+    /// Reads the unread bytes of buffer `b` at `offset` back from the file a sparse load
+    /// holds open (never called after another load: nothing is unread then).
+    pub(crate) fn read_unread(&self, b: usize, buf: &mut [u8], offset: u64) -> Result<(), FsError> {
+        #[cfg(feature = "fs")]
+        if let Some((source, at)) = self.unread_source(b) {
+            return source.read_at(buf, at + offset);
+        }
+        let _ = (b, buf, offset);
+        Err(FsError::NoFolder {
+            uri: "the input".to_owned(),
+        })
     }
 
     /// Line and column of a JSON Pointer in the document's JSON text.

@@ -23,7 +23,7 @@ use crate::{LoadError, glb};
 
 /// A carried range shorter than this is read with the rest: a hole has a cost of its
 /// own (a system call, a seek) that a short read does not.
-pub const MIN_HOLE: u64 = 64 << 10;
+pub const MIN_HOLE: u64 = crate::load::MIN_HOLE;
 
 /// A file smaller than this is not worth a sparse read: planning it (a second open, the
 /// JSON parsed twice) costs more than the holes it could leave (callers read it whole).

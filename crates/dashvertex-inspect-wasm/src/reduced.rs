@@ -101,11 +101,9 @@ fn readable(gltf: &Gltf, limits: &Limits) -> Result<(), ReduceRefused> {
 
 /// `bytes` when the validator finds no error in them as GLB, else why not.
 fn checked(bytes: Vec<u8>) -> Result<Vec<u8>, ReduceRefused> {
-    let check = dashvertex_validate::Options {
-        format: Some(Format::Glb),
-        max_diagnostics: 1000,
-        ..dashvertex_validate::Options::default()
-    };
+    let check = dashvertex_validate::Options::new()
+        .with_format(Format::Glb)
+        .with_max_diagnostics(1000);
     let report = dashvertex_validate::validate_bytes("out.glb", &bytes, &check);
     match report
         .diagnostics

@@ -50,7 +50,7 @@ pub struct Entry {
 }
 
 /// The manifest file.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[schemars(title = "DashBoneManifest")]
 pub struct Manifest {
@@ -352,6 +352,14 @@ pub fn canonical_order(bones: &[BoneRef]) -> Vec<String> {
         }
     }
     out
+}
+
+impl Default for Manifest {
+    /// An empty manifest of the current [`VERSION`], as [`Manifest::new`] gives, which
+    /// [`Manifest::from_json`] reads back (not version 0, which no reader accepts).
+    fn default() -> Self {
+        Manifest::new()
+    }
 }
 
 impl Manifest {

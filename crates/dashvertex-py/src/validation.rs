@@ -34,16 +34,14 @@ pub fn options(
             Some(JointOrder::new(m, locked)),
         ),
     };
-    Ok(Options {
-        profile: crate::options::profile(profile)?,
-        target: crate::options::target(target)?,
-        bones,
-        removed_bones,
-        joint_order,
-        levels,
-        max_diagnostics,
-        ..Options::default()
-    })
+    Ok(Options::new()
+        .with_profile(crate::options::profile(profile)?)
+        .with_target(crate::options::target(target)?)
+        .with_bones(bones)
+        .with_removed_bones(removed_bones)
+        .with_joint_order(joint_order)
+        .with_levels(levels)
+        .with_max_diagnostics(max_diagnostics))
 }
 
 /// Validates `source` (no Python object touched: runs without the GIL).

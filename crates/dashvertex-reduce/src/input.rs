@@ -5,6 +5,9 @@ use dashvertex_core::{InfluenceSet, Mesh};
 
 use crate::manifest::BoneRef;
 
+mod lists;
+pub use lists::InfluenceLists;
+
 /// One candidate influence.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cand {
@@ -28,7 +31,8 @@ pub struct Candidates {
 }
 
 impl Candidates {
-    /// Room for `counts[v]` candidates of each vertex `v`.
+    /// Room for `counts[v]` candidates of each vertex `v` (for lists whose lengths are
+    /// known; [`InfluenceLists`] needs none).
     pub fn with_counts(counts: &[u32]) -> Self {
         let mut starts = Vec::with_capacity(counts.len());
         let mut total = 0usize;
@@ -50,8 +54,10 @@ impl Candidates {
         }
     }
 
-    /// Adds a candidate to vertex `v` (within the count given for it).
-    pub fn push(&mut self, v: usize, bone: u32, weight: f32, at: u32) {
+    /// Adds a candidate to vertex `v`; `false` (nothing stored) when the vertex has no
+    /// room left of the count given for it, or does not exist.
+    #[must_use = "a candidate beyond the vertex's room is not stored"]
+    pub fn push(&mut self, v: usize, bone: u32, weight: f32, at: u32) -> bool {
         let limit = self
             .starts
             .get(v + 1)
@@ -62,7 +68,9 @@ impl Candidates {
                 *slot = Cand { bone, weight, at };
             }
             *end += 1;
+            return true;
         }
+        false
     }
 
     /// The candidates of vertex `v`.
@@ -148,6 +156,20 @@ pub enum InputError {
         set: usize,
         /// Slot.
         slot: usize,
+        /// The index.
+        bone: u32,
+        /// Skeleton size.
+        bones: usize,
+    },
+    /// A bone index of a per-vertex list ([`InfluenceLists`]) has no bone.
+    #[error(
+        "vertex {vertex}, entry {entry}: bone index {bone} has no bone (the skeleton has {bones})"
+    )]
+    ListBone {
+        /// Vertex.
+        vertex: usize,
+        /// The pair's place in the vertex's list.
+        entry: usize,
         /// The index.
         bone: u32,
         /// Skeleton size.
@@ -398,7 +420,7 @@ impl<'a> Input<'a> {
             None
         };
         let faults: Vec<Option<InputError>> = {
-            use rayon::prelude::*;
+            use dashvertex_core::par::prelude::*;
             (0..n.div_ceil(CHUNK))
                 .into_par_iter()
                 .map(|c| first_fault(c * CHUNK..n.min((c + 1) * CHUNK)))

@@ -45,7 +45,7 @@ pub mod weights_doc;
 
 pub use reduce::{
     Config, ConfigError, Dropped, Empty, MAX_INFLUENCES, Normalize, Quantize, ReduceError, Reduced,
-    Report, index_map, index_map_in, reduce, root_index, root_index_in,
+    Report, UnknownSetting, index_map, index_map_in, reduce, root_index, root_index_in,
 };
 
 use input::Input;

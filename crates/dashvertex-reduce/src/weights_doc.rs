@@ -195,7 +195,19 @@ pub fn parse(text: &str, max_vertices: u64) -> Result<Input<'static>, DocError> 
         Some(p) => p.iter().map(|c| c.map(|x| x.0)).collect(),
         None => vec![[0.0; 3]; n],
     };
-    // Build the per-vertex candidate lists: count, then fill.
+    let cands = candidates(&doc, n)?;
+    Ok(Input {
+        bones,
+        positions,
+        data: crate::input::Data::Lists(cands),
+        origin: crate::input::Origin::BoneWeights,
+    })
+}
+
+/// The per-vertex candidate lists of `doc`'s `n` vertices (checked before): counted, then
+/// filled.
+fn candidates(doc: &WeightsDoc, n: usize) -> Result<Candidates, DocError> {
+    let err = |pointer: String, message: String| DocError { pointer, message };
     let mut counts = vec![0u32; n + 1];
     for b in &doc.bones {
         match &b.vertices {
@@ -226,7 +238,7 @@ pub fn parse(text: &str, max_vertices: u64) -> Result<Input<'static>, DocError> 
                 // One weight per vertex (checked above), and vertexCount is a u32.
                 for (v, w) in (0..doc.vertex_count).zip(&b.weights) {
                     if w.0 != 0.0 {
-                        cands.push(v as usize, bi, w.0, v);
+                        stored(cands.push(v as usize, bi, w.0, v), || format!("/bones/{i}"))?;
                     }
                 }
             }
@@ -239,16 +251,23 @@ pub fn parse(text: &str, max_vertices: u64) -> Result<Input<'static>, DocError> 
                                 "more than 2^32 entries".into(),
                             )
                         })?;
-                        cands.push(vx as usize, bi, w.0, k);
+                        stored(cands.push(vx as usize, bi, w.0, k), || {
+                            format!("/bones/{i}")
+                        })?;
                     }
                 }
             }
         }
     }
-    Ok(Input {
-        bones,
-        positions,
-        data: crate::input::Data::Lists(cands),
-        origin: crate::input::Origin::BoneWeights,
+    Ok(cands)
+}
+
+/// `Ok` when an entry was stored; else the error of an entry the per-vertex counts left
+/// no room for (they are counted from the same entries, so this names a fault of the
+/// reader, not of the file).
+fn stored(stored: bool, pointer: impl FnOnce() -> String) -> Result<(), DocError> {
+    stored.then_some(()).ok_or_else(|| DocError {
+        pointer: pointer(),
+        message: "an entry outside the vertices counted for the document".into(),
     })
 }

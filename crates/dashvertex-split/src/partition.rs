@@ -175,7 +175,7 @@ const NONE: u32 = u32::MAX;
 /// alone: handing work to another thread costs more than the work.
 pub const PARALLEL_FROM: usize = 1 << 15;
 
-/// `rayon::join` of `a` and `b` when `parallel`, else `a` then `b` on this thread. The
+/// `dashvertex_core::par::join` of `a` and `b` when `parallel`, else `a` then `b` on this thread. The
 /// callers' results do not depend on which.
 pub(crate) fn join<A, B, RA, RB>(parallel: bool, a: A, b: B) -> (RA, RB)
 where
@@ -185,7 +185,7 @@ where
     RB: Send,
 {
     if parallel {
-        rayon::join(a, b)
+        dashvertex_core::par::join(a, b)
     } else {
         (a(), b())
     }

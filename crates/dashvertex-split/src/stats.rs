@@ -28,7 +28,7 @@ pub fn part_vertex_count(shape: &Shape<'_>, part: &Part, mark: &mut [u32], stamp
 /// (a vertex → elements table built by counting): linear in the indices, where sorting
 /// every edge took an eighth of a large split.
 pub fn seam_edges(shape: &Shape<'_>, adj: &Rows, owner: &[u32]) -> usize {
-    use rayon::prelude::*;
+    use dashvertex_core::par::prelude::*;
     if shape.arity < 2 {
         return 0;
     }
@@ -38,7 +38,7 @@ pub fn seam_edges(shape: &Shape<'_>, adj: &Rows, owner: &[u32]) -> usize {
     let pieces = if shape.indices.len() < crate::partition::PARALLEL_FROM {
         1
     } else {
-        rayon::current_num_threads().clamp(1, n.max(1))
+        dashvertex_core::par::current_num_threads().clamp(1, n.max(1))
     };
     let per = n.div_ceil(pieces);
     (0..pieces)

@@ -62,10 +62,8 @@ fn split_vectors() {
                         .unwrap();
                     let doc: Value = serde_json::from_slice(&w.main).unwrap();
                     // Valid, and every skin within the budget.
-                    let opts = dashvertex_validate::Options {
-                        format: Some(dashvertex_formats::Format::Gltf),
-                        ..Default::default()
-                    };
+                    let opts = dashvertex_validate::Options::new()
+                        .with_format(dashvertex_formats::Format::Gltf);
                     let (report, _) = dashvertex_validate::validate_owned(
                         file,
                         w.main.clone(),

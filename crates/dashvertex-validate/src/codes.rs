@@ -393,3 +393,64 @@ impl schemars::JsonSchema for Code {
         })
     }
 }
+
+impl std::fmt::Display for Severity {
+    /// `info`, `warning` or `error` ([`Severity::as_str`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Severity {
+    type Err = UnknownName;
+
+    /// `info`, `warning` or `error`.
+    fn from_str(s: &str) -> Result<Severity, UnknownName> {
+        match s {
+            "info" => Ok(Severity::Info),
+            "warning" => Ok(Severity::Warning),
+            "error" => Ok(Severity::Error),
+            _ => Err(UnknownName::new("severity", s)),
+        }
+    }
+}
+
+impl std::fmt::Display for Code {
+    /// The code's name, `WEIGHT_SUM` ([`Code::as_str`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Code {
+    type Err = UnknownName;
+
+    /// A code by its name ([`Code::parse`]).
+    fn from_str(s: &str) -> Result<Code, UnknownName> {
+        Code::parse(s).ok_or_else(|| UnknownName::new("diagnostic code", s))
+    }
+}
+
+/// A name that names no value of its kind (a code, a severity, a profile, a level).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    kind: &'static str,
+    name: String,
+}
+
+impl UnknownName {
+    pub(crate) fn new(kind: &'static str, name: &str) -> UnknownName {
+        UnknownName {
+            kind,
+            name: dashvertex_core::text::short(name),
+        }
+    }
+}
+
+impl std::fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown {} {}", self.kind, self.name)
+    }
+}
+
+impl std::error::Error for UnknownName {}

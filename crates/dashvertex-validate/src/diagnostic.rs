@@ -118,3 +118,15 @@ impl Diagnostic {
         self
     }
 }
+
+impl std::fmt::Display for Diagnostic {
+    /// `error[WEIGHT_SUM] vertex 0, /0/skinWeight (1:40): the weights sum to 0.75`: the
+    /// severity, the code, where, and the message, on one line (the help is left out).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}[{}] {}: {}",
+            self.severity, self.code, self.location, self.message
+        )
+    }
+}

@@ -8,7 +8,7 @@
 //! ```
 //! use dashvertex_validate::{Options, Profile, validate_bytes};
 //! let text = br#"[{"x": 0, "y": 0, "z": 0, "skinIndex": [0, 1], "skinWeight": [0.5, 0.25]}]"#;
-//! let opts = Options { profile: Some(Profile::Gltf), bones: Some(2), ..Options::default() };
+//! let opts = Options::new().with_profile(Profile::Gltf).with_bones(2);
 //! let report = validate_bytes("mesh.json", text, &opts);
 //! assert!(!report.valid);
 //! let d = &report.diagnostics[0];
@@ -29,7 +29,7 @@ pub mod sarif;
 mod sink;
 mod skeleton;
 
-pub use codes::{Code, Severity};
+pub use codes::{Code, Severity, UnknownName};
 pub use dashvertex_formats::Format;
 pub use diagnostic::{Diagnostic, Location};
 pub use influences::Profile;
@@ -147,6 +147,7 @@ fn refine(
 /// The resolver for the external buffers of a glTF file on disk: its folder and the
 /// allowed folders. A folder that cannot be opened leaves none (every external buffer is
 /// then reported unavailable).
+#[cfg(feature = "fs")]
 fn folder_resolver(path: &Path, opts: &Options) -> Box<dyn dashvertex_gltf::Resolver> {
     match dashvertex_gltf::FsResolver::for_file(
         path,
@@ -156,6 +157,56 @@ fn folder_resolver(path: &Path, opts: &Options) -> Box<dyn dashvertex_gltf::Reso
         Ok(r) => Box::new(r),
         Err(_) => Box::new(dashvertex_gltf::NoFiles),
     }
+}
+
+/// Validates a document held in memory (one read from any format, or built by a tool)
+/// by the rules of a DMX file: every vertex's influences across its sets, the
+/// skeleton, the limits. The report is named `name`; a diagnostic's location gives the
+/// vertex, bone, set and slot, and no byte offset (there is no file). A document the
+/// DMX writer cannot hold (a bone name over 31 bytes, more than 4 GiB) is one
+/// `LIMIT_EXCEEDED` error saying why.
+///
+/// ```
+/// use dashvertex_core::{Document, InfluenceSet, Mesh, Vertex};
+/// use dashvertex_validate::{Options, Profile, validate_document};
+/// let skin = InfluenceSet::from_pairs(&[(0, 0.5), (1, 0.25)]).unwrap();
+/// let mesh = Mesh::skinned(vec![Vertex { position: [0.0; 3], skin }]);
+/// let doc = Document { mesh, skeleton: None };
+/// let report = validate_document("mesh", &doc, &Options::new().with_profile(Profile::Gltf));
+/// let sum = report.diagnostics.iter().find(|d| d.code.as_str() == "WEIGHT_SUM").unwrap();
+/// assert_eq!(sum.location.vertex, Some(0));
+/// ```
+pub fn validate_document(
+    name: &str,
+    document: &dashvertex_core::Document,
+    opts: &Options,
+) -> FileReport {
+    let write = dashvertex_binary::WriteOptions::default();
+    let bytes = match dashvertex_binary::encode_document(document, &write) {
+        Ok(b) => b,
+        Err(e) => {
+            let mut sink = Sink::for_options(opts);
+            let code = Code::LIMIT_EXCEEDED;
+            sink.push(code, || {
+                Diagnostic::new(code, e.to_string(), Location::default())
+            });
+            return finish(
+                name,
+                None,
+                opts.profile.unwrap_or(Profile::Dash),
+                sink,
+                opts,
+            );
+        }
+    };
+    let mut o = opts.clone();
+    o.format = Some(Format::Dmx);
+    let mut report = validate_bytes(name, &bytes, &o);
+    report.format = None;
+    for d in &mut report.diagnostics {
+        d.location.offset = None;
+    }
+    report
 }
 
 /// Validates bytes held in memory, touching no file: `name` only labels the report and
@@ -195,12 +246,14 @@ pub fn validate_owned(
 /// is read: it is opened without blocking (a FIFO named `x.gltf` cannot hang the run) and
 /// checked on the open handle (a symlink to `/dev/zero` is not read); anything else is
 /// reported as `IO_ERROR` at once.
+#[cfg(feature = "fs")]
 pub fn validate_path(path: &Path, opts: &Options) -> FileReport {
     validate_found(path, opts)
 }
 
 /// [`validate_path`] for a file found by a directory walk rather than named by the user
 /// (the same checks: a walk and a name are read alike).
+#[cfg(feature = "fs")]
 pub fn validate_found(path: &Path, opts: &Options) -> FileReport {
     let opened = dashvertex_fs::open_regular(path)
         .map(|(f, m)| (m, f))
@@ -213,12 +266,14 @@ pub fn validate_found(path: &Path, opts: &Options) -> FileReport {
 
 /// The report of an entry that could not be read at all (a folder a walk could not
 /// list): `IO_ERROR` with `message`, so the entry has its result beside the others.
+#[cfg(feature = "fs")]
 pub fn unreadable(path: &Path, message: &str, opts: &Options) -> FileReport {
     validate_opened(path, Err(message.to_owned()), opts)
 }
 
 /// Validates what `opened` holds; the report keeps `path` (for names that are not
 /// UTF-8, which its `file` can only approximate).
+#[cfg(feature = "fs")]
 fn validate_opened(
     path: &Path,
     opened: Result<(std::fs::Metadata, std::fs::File), String>,
@@ -229,6 +284,7 @@ fn validate_opened(
     report
 }
 
+#[cfg(feature = "fs")]
 fn check_opened(
     path: &Path,
     opened: Result<(std::fs::Metadata, std::fs::File), String>,
@@ -263,7 +319,7 @@ fn check_opened(
             if bytes.len() as u64 > max {
                 return fail(
                     Code::LIMIT_EXCEEDED,
-                    format!("{name}: more than {max} bytes (--max-input-bytes)"),
+                    format!("{name}: more than {max} bytes (the input limit)"),
                 );
             }
             Source::Memory(Cow::Owned(bytes))
@@ -281,7 +337,11 @@ fn io_error(sink: &mut Sink, e: &std::io::Error) {
 /// all of it for JSON and glTF; a stream for binary containers).
 enum Source<'a> {
     Memory(Cow<'a, [u8]>),
-    File { file: std::fs::File, len: u64 },
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
+    File {
+        file: std::fs::File,
+        len: u64,
+    },
 }
 
 impl Source<'_> {
@@ -315,6 +375,7 @@ impl Source<'_> {
             Source::Memory(b) => Ok(b),
             Source::File { mut file, len } => {
                 // A large file is read in pieces on the pool's threads.
+                #[cfg(feature = "fs")]
                 if len <= max
                     && let Some(all) =
                         dashvertex_fs::read_parallel(&file, std::path::Path::new("input"), len)

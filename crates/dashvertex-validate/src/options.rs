@@ -8,29 +8,38 @@ use dashvertex_formats::Format;
 /// Called with the number of bytes of the current file checked so far.
 pub type ProgressFn = std::sync::Arc<dyn Fn(u64) + Send + Sync>;
 
-/// How to validate.
+/// How to validate: [`Options::new`] (the defaults) and the `with_` methods, or the public
+/// fields set one by one.
+///
+/// ```
+/// use dashvertex_validate::{Code, Level, Options, Profile};
+/// let opts = Options::new()
+///     .with_profile(Profile::Gltf)
+///     .with_bones(2)
+///     .with_level(Code::WEIGHT_SUM, Level::Warn);
+/// assert_eq!(opts.max_diagnostics, Options::default().max_diagnostics);
+/// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Options {
     /// Weight-sum profile; `None` picks `gltf` for glTF files and `dash` otherwise.
     pub profile: Option<Profile>,
     /// Number of bones to range-check indices against (overrides the file's skeleton).
     pub bones: Option<u64>,
-    /// Bone indices a bone manifest marks removed (tombstones), sorted: weight on one of
-    /// them is `BONE_REMOVED`. Applies to DashVertex input; for glTF, whose joints come
-    /// from the skin, the joints whose names `joint_order`'s manifest retired are.
-    pub removed_bones: Vec<u32>,
+    /// Bone indices a bone manifest marks removed ([`Options::with_removed_bones`]).
+    pub(crate) removed_bones: Vec<u32>,
     /// Diagnostics kept per file (all are counted).
     pub max_diagnostics: usize,
     /// Treat warnings as errors.
     pub deny_warnings: bool,
-    /// Per-code levels (`--allow`, `--warn`, `--deny CODE`): an allowed code is not
+    /// Per-code levels ([`Options::with_level`]): an allowed code is not
     /// reported at all; the others report at the level given, whatever `deny_warnings`.
     pub levels: std::collections::BTreeMap<crate::Code, Level>,
     /// Resource limits for reading the input (`spec/dashvertex.md` §12); input beyond
     /// them is reported as `LIMIT_EXCEEDED`, not as invalid data.
     pub limits: Limits,
-    /// An engine whose glTF import to check the file against (`--target`,
-    /// `spec/targets.md`): weight in sets it does not read, more joints than it renders,
+    /// An engine whose glTF import to check the file against
+    /// ([`dashvertex_core::TARGETS`]): weight in sets it does not read, more joints than it renders,
     /// indices too wide, a second set it refuses.
     pub target: Option<&'static dashvertex_core::Target>,
     /// Force an input format instead of detecting it.
@@ -38,27 +47,141 @@ pub struct Options {
     /// Progress callback for long files.
     pub progress: Option<ProgressFn>,
     /// Folders, besides each glTF file's own, that its external resources may resolve
-    /// into (`--resource-dir`); see `spec/security.md`.
+    /// into; see `spec/security.md`.
     pub resource_dirs: Vec<std::path::PathBuf>,
     /// The bone manifest glTF skins' joint order is checked against (`JOINT_ORDER`).
     pub joint_order: Option<JointOrder>,
-    /// glTF accessors `0..carried_accessors` are carried byte for byte, with their
-    /// description, from the file a job read (the output of `dashvertex reduce` before it
-    /// is written): the checks that walk every element of an accessor (declared bounds,
-    /// non-finite positions, index ranges, color ranges) skip them, so a job's check of
-    /// its output reads only the data it changed. Every other check still covers them.
-    /// 0 (the default) checks every accessor.
-    pub carried_accessors: u64,
-    /// glTF accessors whose element walks are skipped as for
-    /// [`Options::carried_accessors`], by index (`true`: skipped): those a job's sparse
-    /// load left unread because it carries them unchanged
-    /// ([`dashvertex_gltf::sparse`]). Empty (the default) skips none.
-    pub unread_accessors: Vec<bool>,
+    /// Accessors carried from a job's input ([`Options::with_carried_accessors`]).
+    pub(crate) carried_accessors: u64,
+    /// glTF accessors whose element walks are skipped as for the carried ones, by index
+    /// (`true`: skipped): those a job's sparse load left unread because it carries them
+    /// unchanged. Set by [`crate::verdict`] and [`crate::document_errors`] from the
+    /// document; empty (the default) skips none.
+    pub(crate) unread_accessors: Vec<bool>,
+}
+
+impl Options {
+    /// The defaults: profile by format, no bone count, 200 diagnostics kept per file,
+    /// every code at its own severity, [`Limits::default`], the format detected.
+    pub fn new() -> Options {
+        Options::default()
+    }
+
+    /// The weight-sum profile (`None`: `gltf` for glTF files, `dash` otherwise).
+    pub fn with_profile(mut self, profile: impl Into<Option<Profile>>) -> Options {
+        self.profile = profile.into();
+        self
+    }
+
+    /// The number of bones indices are checked against (overrides the file's skeleton).
+    pub fn with_bones(mut self, bones: impl Into<Option<u64>>) -> Options {
+        self.bones = bones.into();
+        self
+    }
+
+    /// Bone indices a bone manifest marks removed (tombstones): weight on one of them is
+    /// `BONE_REMOVED`. Applies to DashVertex input; for glTF, whose joints come from the
+    /// skin, the joints whose names the [`JointOrder`]'s manifest retired are. Sorted
+    /// here.
+    pub fn with_removed_bones(mut self, mut removed: Vec<u32>) -> Options {
+        removed.sort_unstable();
+        removed.dedup();
+        self.removed_bones = removed;
+        self
+    }
+
+    /// The bone indices [`Options::with_removed_bones`] set, sorted.
+    pub fn removed_bones(&self) -> &[u32] {
+        &self.removed_bones
+    }
+
+    /// Diagnostics kept per file (all are counted).
+    pub fn with_max_diagnostics(mut self, max: usize) -> Options {
+        self.max_diagnostics = max;
+        self
+    }
+
+    /// Whether warnings count as errors.
+    pub fn with_deny_warnings(mut self, deny: bool) -> Options {
+        self.deny_warnings = deny;
+        self
+    }
+
+    /// Reports `code` at `level` (allowed: not reported at all).
+    pub fn with_level(mut self, code: crate::Code, level: Level) -> Options {
+        self.levels.insert(code, level);
+        self
+    }
+
+    /// Every per-code level at once, replacing those set before.
+    pub fn with_levels(
+        mut self,
+        levels: std::collections::BTreeMap<crate::Code, Level>,
+    ) -> Options {
+        self.levels = levels;
+        self
+    }
+
+    /// The resource limits for reading the input.
+    pub fn with_limits(mut self, limits: Limits) -> Options {
+        self.limits = limits;
+        self
+    }
+
+    /// The engine whose glTF import the file is checked against.
+    pub fn with_target(
+        mut self,
+        target: impl Into<Option<&'static dashvertex_core::Target>>,
+    ) -> Options {
+        self.target = target.into();
+        self
+    }
+
+    /// The input format, instead of detecting it.
+    pub fn with_format(mut self, format: impl Into<Option<Format>>) -> Options {
+        self.format = format.into();
+        self
+    }
+
+    /// A progress callback for long files.
+    pub fn with_progress(mut self, progress: impl Into<Option<ProgressFn>>) -> Options {
+        self.progress = progress.into();
+        self
+    }
+
+    /// Folders, besides each glTF file's own, its external resources may resolve into.
+    pub fn with_resource_dirs(mut self, dirs: Vec<std::path::PathBuf>) -> Options {
+        self.resource_dirs = dirs;
+        self
+    }
+
+    /// The manifest order glTF skins' joints are checked against (`JOINT_ORDER`).
+    pub fn with_joint_order(mut self, order: impl Into<Option<JointOrder>>) -> Options {
+        self.joint_order = order.into();
+        self
+    }
+
+    /// glTF accessors `0..n` are carried byte for byte, with their description, from
+    /// the file a job read (its output checked before it is written): the checks that
+    /// walk every element of an accessor (declared bounds, non-finite positions, index
+    /// ranges, color ranges) skip them, so a job's check of its output reads only the
+    /// data it changed. Every other check still covers them. 0 (the default) checks
+    /// every accessor.
+    pub fn with_carried_accessors(mut self, n: u64) -> Options {
+        self.carried_accessors = n;
+        self
+    }
+
+    /// The number [`Options::with_carried_accessors`] set.
+    pub fn carried_accessors(&self) -> u64 {
+        self.carried_accessors
+    }
 }
 
 impl Options {
     /// Whether the elements of accessor `index` are carried from the job's input
-    /// ([`Options::carried_accessors`]) and not walked again.
+    /// ([`Options::with_carried_accessors`], or left unread by a sparse load) and not
+    /// walked again.
     pub fn carried(&self, index: u64) -> bool {
         index < self.carried_accessors
             || usize::try_from(index)
@@ -167,6 +290,50 @@ impl Options {
                 Some(Severity::Error)
             }
             None => Some(code.severity()),
+        }
+    }
+}
+
+impl std::str::FromStr for Level {
+    type Err = crate::UnknownName;
+
+    /// `allow`, `warn`, `deny` or `count`.
+    fn from_str(s: &str) -> Result<Level, crate::UnknownName> {
+        match s {
+            "allow" => Ok(Level::Allow),
+            "warn" => Ok(Level::Warn),
+            "deny" => Ok(Level::Deny),
+            "count" => Ok(Level::Count),
+            _ => Err(crate::UnknownName::new("level", s)),
+        }
+    }
+}
+
+impl Profile {
+    /// `dash` or `gltf`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Dash => "dash",
+            Profile::Gltf => "gltf",
+        }
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Profile {
+    type Err = crate::UnknownName;
+
+    /// `dash` or `gltf`.
+    fn from_str(s: &str) -> Result<Profile, crate::UnknownName> {
+        match s {
+            "dash" => Ok(Profile::Dash),
+            "gltf" => Ok(Profile::Gltf),
+            _ => Err(crate::UnknownName::new("profile", s)),
         }
     }
 }

@@ -71,22 +71,21 @@ impl ValidateOptions {
             }
         }
         let defaults = Options::default();
-        Ok(Options {
-            profile,
-            bones: self.bones,
-            deny_warnings: self.deny_warnings,
-            max_diagnostics: self.max_diagnostics.unwrap_or(defaults.max_diagnostics),
-            levels,
-            format: self
-                .format
-                .as_deref()
-                .map(|f| {
-                    Format::from_name(f)
-                        .ok_or_else(|| Failure::options(format!("unknown format {f:?}")))
-                })
-                .transpose()?,
-            ..defaults
-        })
+        let format = self
+            .format
+            .as_deref()
+            .map(|f| {
+                Format::from_name(f)
+                    .ok_or_else(|| Failure::options(format!("unknown format {f:?}")))
+            })
+            .transpose()?;
+        Ok(Options::new()
+            .with_profile(profile)
+            .with_bones(self.bones)
+            .with_deny_warnings(self.deny_warnings)
+            .with_max_diagnostics(self.max_diagnostics.unwrap_or(defaults.max_diagnostics))
+            .with_levels(levels)
+            .with_format(format))
     }
 }
 

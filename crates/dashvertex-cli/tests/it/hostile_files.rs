@@ -208,11 +208,9 @@ fn check(file: &HostileFile) -> Result<(), TestCaseError> {
             );
         } else if matches!(argv.first(), Some(&"reduce" | &"fix" | &"split")) {
             let out = outputs.first().copied().unwrap_or_default();
-            let opts = dashvertex_validate::Options {
-                format: dashvertex_formats::Format::from_extension(Path::new(out)),
-                max_diagnostics: 10,
-                ..dashvertex_validate::Options::default()
-            };
+            let opts = dashvertex_validate::Options::new()
+                .with_format(dashvertex_formats::Format::from_extension(Path::new(out)))
+                .with_max_diagnostics(10);
             // By path, so that buffer files written beside a `.gltf` are read too.
             let report = dashvertex_validate::validate_path(&d.join(out), &opts);
             // A GLB reduced to a GLB carries the NORMAL, TEXCOORD and index data it does
@@ -222,10 +220,7 @@ fn check(file: &HostileFile) -> Result<(), TestCaseError> {
                 && file.name.ends_with(".glb")
                 && out.ends_with(".glb");
             if carried && report.counts.errors > 0 {
-                let all = dashvertex_validate::Options {
-                    max_diagnostics: 10_000,
-                    ..opts.clone()
-                };
+                let all = opts.clone().with_max_diagnostics(10_000);
                 let codes = |r: &dashvertex_validate::FileReport| {
                     r.diagnostics
                         .iter()

@@ -196,10 +196,8 @@ fn check(text: &[u8]) -> Result<(), TestCaseError> {
         if code == Some(0) && args.first() == Some(&"remap") {
             let m = std::fs::read_to_string(d.join("m.json")).unwrap();
             let manifest = dashvertex_manifest::Manifest::from_json(&m).unwrap();
-            let opts = dashvertex_validate::Options {
-                joint_order: Some(dashvertex_validate::JointOrder::new(manifest, false)),
-                ..dashvertex_validate::Options::default()
-            };
+            let opts = dashvertex_validate::Options::new()
+                .with_joint_order(dashvertex_validate::JointOrder::new(manifest, false));
             let report = dashvertex_validate::validate_path(&d.join("out.glb"), &opts);
             prop_assert!(
                 !report

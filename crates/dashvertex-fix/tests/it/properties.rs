@@ -95,7 +95,7 @@ proptest! {
             SumRule::Dash => Profile::Dash,
             SumRule::Gltf => Profile::Gltf,
         };
-        let opts = Options { profile: Some(profile), ..Options::default() };
+        let opts = Options::new().with_profile(profile);
         let report = validate_bytes("fixed.json", &bytes, &opts);
         let found: Vec<String> = report
             .diagnostics

@@ -89,6 +89,7 @@ pub(super) fn emit(
         files: files_out,
         carried: (n_src - removed_src) as u64,
         notes: Vec::new(),
+        #[cfg(feature = "fs")]
         holes: dashvertex_fs::Holes {
             source: (!holes.is_empty())
                 .then(|| gltf.unread_source(0).map(|(s, _)| s.clone()))
@@ -204,7 +205,7 @@ fn glb(
     layout: &Layout,
     bin: Option<usize>,
     pending: &mut [Option<NewView>],
-    holes: &mut Vec<dashvertex_fs::Hole>,
+    holes: &mut Vec<dashvertex_core::file::Hole>,
 ) -> Result<Vec<u8>, ExportError> {
     let text = serde_json::to_vec(value).map_err(|e| ExportError::Shape(e.to_string()))?;
     let bin_len = match bin {

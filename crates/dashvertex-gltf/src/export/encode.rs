@@ -3,7 +3,7 @@
 //! the thread pool, each straight into its place in the one output buffer, so the bytes
 //! (and the first error, by vertex) are the same at any thread count.
 
-use rayon::prelude::*;
+use dashvertex_core::par::prelude::*;
 
 use super::{ExportError, InfluenceSource, JointsOf, WeightFormat};
 

@@ -7,7 +7,7 @@
 use super::plan::Plan;
 use super::{ExportError, NewView, as_index};
 use crate::load::Gltf;
-use dashvertex_fs::Hole;
+use dashvertex_core::file::Hole;
 
 /// Where a view's bytes come from.
 #[derive(Clone, Copy, Debug)]
@@ -184,7 +184,7 @@ impl Layout {
     /// A source range a sparse load left unread becomes a hole of `holes` (an offset in
     /// `out`), or, without `holes`, is read from the input file; with
     /// [`Layout::splice_carried`] and `holes`, so does every source range of at least
-    /// [`crate::sparse::MIN_HOLE`] bytes the load's file can fill. Fails (too large) only
+    /// `MIN_HOLE` bytes the load's file can fill. Fails (too large) only
     /// where an offset does not fit a usize, or when an unread range cannot be read.
     pub(super) fn fill(
         &self,
@@ -264,7 +264,7 @@ struct Span {
 /// Copies `span` of source buffer `b` (`src`) to `out`: what a sparse load read from
 /// memory, what it left unread as holes (offsets in `out`) or, without `holes`, read
 /// from the input file now. With `span.every`, a span of at least
-/// [`crate::sparse::MIN_HOLE`] bytes is one hole however it was loaded.
+/// `MIN_HOLE` bytes is one hole however it was loaded.
 fn copy_source(
     gltf: &Gltf,
     b: usize,
@@ -276,8 +276,11 @@ fn copy_source(
     let Span { off, len, at, .. } = span;
     let end = off.saturating_add(len).min(src.len() as u64);
     if span.every
-        && end.saturating_sub(off) >= crate::sparse::MIN_HOLE
-        && let (Some(h), Some((_, bin_offset))) = (holes.as_deref_mut(), gltf.unread_source(b))
+        && let (Some(h), Some(bin_offset)) = (
+            holes.as_deref_mut(),
+            gltf.splice_offset(b),
+        )
+        && end.saturating_sub(off) >= crate::load::MIN_HOLE
     {
         h.push(Hole {
             at: at as u64,
@@ -308,15 +311,15 @@ fn copy_source(
             dst(out, at, pos - off, u0 - off)?
                 .copy_from_slice(src.get(as_index(pos)..as_index(u0)).unwrap_or_default());
         }
-        let (source, bin_offset) = gltf.unread_source(b).ok_or(ExportError::TooLarge)?;
+        let bin_offset = gltf.splice_offset(b).ok_or(ExportError::TooLarge)?;
         match holes.as_deref_mut() {
             Some(h) => h.push(Hole {
                 at: (at as u64) + (u0 - off),
                 from: bin_offset + u0,
                 len: u1 - u0,
             }),
-            None => source
-                .read_at(dst(out, at, u0 - off, u1 - off)?, bin_offset + u0)
+            None => gltf
+                .read_unread(b, dst(out, at, u0 - off, u1 - off)?, u0)
                 .map_err(|e| ExportError::Unread(std::sync::Arc::new(e)))?,
         }
         pos = u1;

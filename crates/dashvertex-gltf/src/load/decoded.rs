@@ -221,7 +221,7 @@ fn decode_views<'v>(
     buffers: &[Result<BufferData, BufferError>],
     file: &[u8],
 ) -> Result<(), (&'v crate::meshopt::Planned, String)> {
-    use rayon::prelude::*;
+    use dashvertex_core::par::prelude::*;
     let (zero, rest) = dest.split_at_mut(base.min(dest.len()));
     let zero: &[u8] = zero.get(..old_len).unwrap_or_default();
     // Disjoint places, in offset order; a view outside the buffer or over another fails.

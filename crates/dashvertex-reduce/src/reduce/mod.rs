@@ -9,6 +9,7 @@ mod fast;
 mod finish;
 mod quantize;
 mod select;
+mod settings;
 #[cfg(test)]
 mod test_inputs;
 
@@ -16,6 +17,8 @@ use dashvertex_core::{InfluenceSet, Mesh, Vertex};
 
 use crate::input::Input;
 use crate::manifest::{Lookup, Manifest, ManifestError};
+
+pub use settings::UnknownSetting;
 
 /// Weight normalization.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,12 +161,14 @@ pub enum ReduceError {
     },
     /// A vertex has no influence and the policy is `error`.
     #[error(
-        "vertex {0} has no influence (use --empty zero or --empty root to accept such vertices)"
+        "vertex {0} has no influence (an empty-vertex policy of zero or root accepts such vertices)"
     )]
     Empty(u64),
     /// With `--normalize none`, a kept weight is above 1 (as written, or after repeated
     /// bones were merged): the output would break the weight range rule.
-    #[error("vertex {vertex}: weight {weight} of {bone} is above 1{merged} (use --normalize unit)")]
+    #[error(
+        "vertex {vertex}: weight {weight} of {bone} is above 1{merged} (normalizing to a unit sum keeps it in range)"
+    )]
     AboveOne {
         /// The vertex.
         vertex: u64,
@@ -322,7 +327,7 @@ fn reduce_with(
     let mut influences = vec![InfluenceSet::ZERO; n * max_sets];
     let mut integers = cfg.quantize.max().map(|_| vec![[0u32; 4]; n * max_sets]);
     let chunks: Vec<Result<chunk::Chunk, ReduceError>> = {
-        use rayon::prelude::*;
+        use dashvertex_core::par::prelude::*;
         // The quantized weights' chunks, when there are any, beside the sets' chunks.
         let mut ints = integers
             .as_mut()

@@ -12,7 +12,7 @@ pub(super) fn input(vertices: &[&[(u32, f32)]], bones: u32) -> Input<'static> {
     let mut c = Candidates::with_counts(&counts);
     for (v, list) in vertices.iter().enumerate() {
         for (k, &(b, w)) in list.iter().enumerate() {
-            c.push(v, b, w, k as u32);
+            assert!(c.push(v, b, w, k as u32), "room for every pair");
         }
     }
     Input {

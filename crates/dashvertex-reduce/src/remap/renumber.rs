@@ -7,7 +7,7 @@
 //! weights; no sparse data) is decoded from the bytes with the types fixed per run;
 //! anything else vertex by vertex through [`AccessorData::get4`], with the same values.
 
-use rayon::prelude::*;
+use dashvertex_core::par::prelude::*;
 
 use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;

@@ -75,7 +75,7 @@ fn input(c: &Case) -> Input<'static> {
     let mut cands = Candidates::with_counts(&counts);
     for (v, list) in c.vertices.iter().enumerate() {
         for (k, &(b, w)) in list.iter().enumerate() {
-            cands.push(v, b, w, k as u32);
+            assert!(cands.push(v, b, w, k as u32), "room for every pair");
         }
     }
     Input {
@@ -313,10 +313,7 @@ proptest! {
         let bin = dashvertex_binary::encode_document(&doc, &Default::default()).unwrap();
         prop_assert!(dashvertex_binary::decode(&bin, &dashvertex_core::Limits::default()).unwrap().document.bit_eq(&doc));
         let profile = if cfg.normalize == Normalize::Unit { dashvertex_validate::Profile::Gltf } else { dashvertex_validate::Profile::Dash };
-        let report = dashvertex_validate::validate_bytes("out.json", json.as_bytes(), &dashvertex_validate::Options {
-            profile: Some(profile),
-            ..Default::default()
-        });
+        let report = dashvertex_validate::validate_bytes("out.json", json.as_bytes(), &dashvertex_validate::Options::new().with_profile(profile));
         // Vertices left empty by `--empty zero` are the only allowed finding.
         let bad: Vec<_> = report.diagnostics.iter()
             .filter(|d| !matches!(d.code.as_str(), "WEIGHTS_ALL_ZERO" | "WEIGHT_SUM") || !r.influences.chunks(r.sets).nth(d.location.vertex.unwrap_or(0) as usize).is_some_and(|v| v.iter().all(InfluenceSet::is_zero)))

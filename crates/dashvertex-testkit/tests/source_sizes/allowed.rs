@@ -11,7 +11,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/dashvertex-cli/src/validate.rs", "run", 201),
     ("crates/dashvertex-gltf/src/load.rs", "load_from", 220),
     ("crates/dashvertex-json/src/decode.rs", "visit_map", 126),
-    ("crates/dashvertex-reduce/src/weights_doc.rs", "parse", 136),
     (
         "crates/dashvertex-validate/src/inputs/gltf/primitive.rs",
         "vertices",

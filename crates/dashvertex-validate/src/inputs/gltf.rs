@@ -108,7 +108,7 @@ pub fn validate_keeping(
     // Three parts run side by side, each into a sink of its own, appended in report
     // order: the document's structure (its element walks run on one thread), the skins
     // and the influences of every vertex (in parallel chunks), and the float walks.
-    let (first, (middle, last)) = rayon::join(
+    let (first, (middle, last)) = dashvertex_core::par::join(
         || {
             let mut s = sink.fork();
             structure(&gltf, &doc, opts, &mut s);
@@ -116,7 +116,7 @@ pub fn validate_keeping(
             s
         },
         || {
-            rayon::join(
+            dashvertex_core::par::join(
                 || {
                     let mut s = sink.fork();
                     influences(&gltf, &doc, &prims, profile, opts, &mut s);
@@ -246,7 +246,7 @@ pub fn check_document(
     };
     let prims = skinning::primitive_sets(&gltf.root);
     // Side by side, appended in report order (as in `validate`).
-    let (first, last) = rayon::join(
+    let (first, last) = dashvertex_core::par::join(
         || {
             let mut s = sink.fork();
             structure(gltf, &doc, opts, &mut s);

@@ -27,11 +27,9 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 fn validate(path: &Path) -> FileReport {
     dashvertex_validate::validate_path(
         path,
-        &Options {
-            profile: Some(Profile::Gltf),
-            max_diagnostics: usize::MAX,
-            ..Options::default()
-        },
+        &Options::new()
+            .with_profile(Profile::Gltf)
+            .with_max_diagnostics(usize::MAX),
     )
 }
 

@@ -19,15 +19,13 @@ fn manifest(names: &[&str]) -> Manifest {
 }
 
 fn check(file: &str, names: &[&str], locked: bool) -> Vec<dashvertex_validate::Diagnostic> {
-    let opts = Options {
-        joint_order: Some(JointOrder::new(manifest(names), locked)),
-        levels: if locked {
+    let opts = Options::new()
+        .with_joint_order(JointOrder::new(manifest(names), locked))
+        .with_levels(if locked {
             [(Code::JOINT_ORDER, Level::Deny)].into()
         } else {
             Default::default()
-        },
-        ..Options::default()
-    };
+        });
     dashvertex_validate::validate_path(&repo().join(file), &opts)
         .diagnostics
         .into_iter()
@@ -113,10 +111,7 @@ fn deep_joint_chains_are_checked_without_recursion() {
         let report = dashvertex_validate::validate_bytes(
             "deep.gltf",
             &text,
-            &Options {
-                joint_order: Some(JointOrder::new(manifest(&names), false)),
-                ..Options::default()
-            },
+            &Options::new().with_joint_order(JointOrder::new(manifest(&names), false)),
         );
         let codes: Vec<Code> = report.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(

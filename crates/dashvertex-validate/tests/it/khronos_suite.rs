@@ -23,11 +23,9 @@ fn suite() -> PathBuf {
 fn validate(path: &Path) -> FileReport {
     dashvertex_validate::validate_path(
         path,
-        &Options {
-            profile: Some(Profile::Gltf),
-            max_diagnostics: usize::MAX,
-            ..Options::default()
-        },
+        &Options::new()
+            .with_profile(Profile::Gltf)
+            .with_max_diagnostics(usize::MAX),
     )
 }
 

@@ -15,40 +15,47 @@ fn options(v: &Value) -> Options {
         let text = std::fs::read_to_string(repo().join("spec/vectors").join(m)).unwrap();
         dashvertex_manifest::Manifest::from_json(&text).unwrap()
     });
-    Options {
-        profile: match o["profile"].as_str() {
+    Options::new()
+        .with_profile(match o["profile"].as_str() {
             Some("gltf") => Some(Profile::Gltf),
             Some("dash") => Some(Profile::Dash),
             _ => None,
-        },
-        bones: o["bones"]
-            .as_u64()
-            .or(manifest.as_ref().map(|m| m.len() as u64)),
-        removed_bones: manifest
-            .as_ref()
-            .map(|m| m.removed_indices())
-            .unwrap_or_default(),
+        })
+        .with_bones(
+            o["bones"]
+                .as_u64()
+                .or(manifest.as_ref().map(|m| m.len() as u64)),
+        )
+        .with_removed_bones(
+            manifest
+                .as_ref()
+                .map(|m| m.removed_indices())
+                .unwrap_or_default(),
+        )
         // `--locked`: the joint order is a contract (an error), as dash-validate sets it.
-        levels: if o["locked"] == true {
+        .with_levels(if o["locked"] == true {
             [(Code::JOINT_ORDER, dashvertex_validate::Level::Deny)].into()
         } else {
             Default::default()
-        },
-        joint_order: manifest
-            .map(|manifest| dashvertex_validate::JointOrder::new(manifest, o["locked"] == true)),
-        target: o["target"]
-            .as_str()
-            .map(|t| dashvertex_core::Target::named(t).expect("a target name")),
-        max_diagnostics: 1000,
-        deny_warnings: o["deny"].as_str() == Some("warnings"),
-        limits: Limits {
+        })
+        .with_joint_order(
+            manifest.map(|manifest| {
+                dashvertex_validate::JointOrder::new(manifest, o["locked"] == true)
+            }),
+        )
+        .with_target(
+            o["target"]
+                .as_str()
+                .map(|t| dashvertex_core::Target::named(t).expect("a target name")),
+        )
+        .with_max_diagnostics(1000)
+        .with_deny_warnings(o["deny"].as_str() == Some("warnings"))
+        .with_limits(Limits {
             max_vertices: o["max_vertices"]
                 .as_u64()
                 .unwrap_or(Limits::default().max_vertices),
             ..Limits::default()
-        },
-        ..Options::default()
-    }
+        })
 }
 
 fn manifest() -> Vec<Value> {
@@ -133,11 +140,9 @@ fn clean_vectors_have_no_diagnostics() {
         );
         let r = dashvertex_validate::validate_path(
             &repo().join("spec/vectors").join(file),
-            &Options {
-                profile: Some(Profile::Gltf),
-                deny_warnings: true,
-                ..Options::default()
-            },
+            &Options::new()
+                .with_profile(Profile::Gltf)
+                .with_deny_warnings(true),
         );
         assert!(
             r.valid,

@@ -494,7 +494,7 @@ fn vertices(
         (sink, stats)
     };
     let chunks: Vec<(Sink, MeshStats)> = {
-        use rayon::prelude::*;
+        use dashvertex_core::par::prelude::*;
         (0..count.div_ceil(VERTEX_CHUNK))
             .into_par_iter()
             .map(chunk_report)

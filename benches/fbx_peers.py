@@ -20,7 +20,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REL = os.path.join(ROOT, "target", "release")
+REL = os.environ.get("DASH_REL", os.path.join(ROOT, "target", "release"))
 
 
 def timed(cmd):

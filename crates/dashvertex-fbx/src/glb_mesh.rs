@@ -51,6 +51,30 @@ pub(crate) fn primitives(
 /// A glTF vertex: the (position, normal, UV) indices of a face corner.
 type Corner = (u32, u32, u32);
 
+/// What makes two corners one vertex: the position index, and the bits of the normal and
+/// UV values in binary32.
+fn value_key(mesh: &ufbx::Mesh, (p, n, t): Corner) -> (u32, [u32; 5]) {
+    let normal = if mesh.vertex_normal.exists {
+        vec3(mesh.vertex_normal.values.get(n as usize))
+    } else {
+        [0.0; 3]
+    };
+    let uv = if mesh.vertex_uv.exists {
+        let v = mesh
+            .vertex_uv
+            .values
+            .get(t as usize)
+            .copied()
+            .unwrap_or_default();
+        [narrow(v.x), narrow(v.y)]
+    } else {
+        [0.0; 2]
+    };
+    let [a, b, c] = normal.map(f32::to_bits);
+    let [d, e] = uv.map(f32::to_bits);
+    (p, [a, b, c, d, e])
+}
+
 /// The faces triangulated: the distinct corners, and each material part's indices into
 /// them (parts without a triangle left out).
 #[allow(
@@ -61,7 +85,9 @@ fn triangles(
     mesh: &ufbx::Mesh,
     changes: &mut Changes,
 ) -> Result<(Vec<Corner>, Vec<(Option<u32>, Vec<u32>)>), FbxError> {
-    let mut corner_of: HashMap<Corner, u32> = HashMap::new();
+    // Corners are one vertex when their position index and normal and UV values (in
+    // binary32, as written) agree: files index normals per corner even when they are equal.
+    let mut corner_of: HashMap<(u32, [u32; 5]), u32> = HashMap::new();
     let mut corners: Vec<Corner> = Vec::new();
     let mut tri = vec![0u32; mesh.max_face_triangles.saturating_mul(3)];
     let all: Vec<u32>;
@@ -101,15 +127,15 @@ fn triangles(
             }
             let n = ufbx::triangulate_face(&mut tri, mesh, face) as usize;
             for &c in tri.get(..n * 3).unwrap_or_default() {
-                let key = (
+                let corner = (
                     attr(&mesh.vertex_position, c),
                     attr(&mesh.vertex_normal, c),
                     uv_index(c),
                 );
                 let next = u32::try_from(corners.len())
                     .map_err(|_| FbxError::Convert("more than 2^32 vertices".into()))?;
-                let v = *corner_of.entry(key).or_insert_with(|| {
-                    corners.push(key);
+                let v = *corner_of.entry(value_key(mesh, corner)).or_insert_with(|| {
+                    corners.push(corner);
                     next
                 });
                 indices.push(v);

@@ -26,7 +26,8 @@
 //! ```
 //!
 //! Features: `fs` ([`open`] by path), `gltf`, `validate`, `reduce` (the default);
-//! `fix` (repair, [`fix`]), `split` (parts of at most N joints, [`split`]) and
+//! `fix` (repair, `dashvertex::fix`), `split` (parts of at most N joints,
+//! `dashvertex::split`) and
 //! `parallel` (rayon's thread pool) on request. Without `fs` nothing reads the
 //! filesystem ([`read`] takes bytes), and without `parallel` nothing starts a thread.
 //!

@@ -289,30 +289,7 @@ fn load_from(
         (Container::Gltf, 0..input.len(), 0, None)
     };
     let json = input.get(json_range.clone()).unwrap_or_default();
-    // Neither the GLB magic nor JSON text: say so, rather than report the first
-    // non-UTF-8 byte of a binary file.
-    let first = json
-        .strip_prefix(b"\xef\xbb\xbf".as_slice())
-        .unwrap_or(json)
-        .iter()
-        .find(|b| !b.is_ascii_whitespace());
-    // Bytes that open with neither text nor the magic are a GLB damaged from its first
-    // bytes (a short header, a wrong magic): the container's error says which.
-    let binary = json.first().is_some_and(|&b| {
-        b != 0xEF && (b >= 0x80 || (b.is_ascii_control() && !b.is_ascii_whitespace()))
-    });
-    if container == Container::Gltf && binary {
-        glb::split(&input)?;
-    }
-    if container == Container::Gltf && !matches!(first, Some(b'{' | b'[')) {
-        return Err(LoadError::Json {
-            pointer: String::new(),
-            line: 1,
-            column: 1,
-            message: "neither a GLB container (magic \"glTF\") nor glTF JSON text (an object)"
-                .into(),
-        });
-    }
+    check_text_or_glb(&input, container, json)?;
     let byte_order_mark = json.starts_with(b"\xef\xbb\xbf");
     let skip = if byte_order_mark { 3 } else { 0 };
     let json_text = (json_range.start + skip)..json_range.end;
@@ -348,49 +325,7 @@ fn load_from(
             });
         }
     };
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        let message = if e.to_string().starts_with("recursion limit exceeded") {
-            format!(
-                "the JSON nests more than {MAX_JSON_DEPTH} arrays and objects, the most dash reads"
-            )
-        } else {
-            e.to_string()
-        };
-        json_error(&text, String::new(), e.line(), e.column(), message)
-    })?;
-    check_root(&value)?;
-    // JSON has one number type: an integer written with a zero fraction (`1.0`) is still
-    // the integer, so a document refused only for that is read again with such numbers
-    // made integers (the document's own value is left as written). Only a document that
-    // is refused either way is read a third time, tracking the path, to say where: the
-    // tracking costs more than the read itself.
-    let typed = <Root as serde::Deserialize>::deserialize(&value).or_else(|_| {
-        integral_numbers(&value)
-            .ok_or(())
-            .and_then(|fixed| <Root as serde::Deserialize>::deserialize(&fixed).map_err(|_| ()))
-    });
-    let root: Root = match typed {
-        Ok(r) => r,
-        Err(()) => {
-            let mut track = serde_path_to_error::Track::new();
-            let tracked: Result<Root, _> = serde::Deserialize::deserialize(
-                serde_path_to_error::Deserializer::new(&value, &mut track),
-            );
-            match tracked {
-                Ok(r) => r,
-                Err(e) => {
-                    let pointer = dashvertex_json::pointer::pointer_of(&track.path());
-                    let (line, column) = Locator::new(&text).line_col(&pointer).unwrap_or((1, 1));
-                    return Err(LoadError::Json {
-                        pointer,
-                        line,
-                        column,
-                        message: e.to_string(),
-                    });
-                }
-            }
-        }
-    };
+    let (value, root) = parse(&text)?;
     let mut buffers = Vec::with_capacity(root.buffers.len());
     for (i, b) in root.buffers.iter().enumerate() {
         let data = match (&b.uri, i, &bin) {
@@ -399,51 +334,13 @@ fn load_from(
                 None => Ok(BufferData::File(range.clone())),
             },
             (None, _, _) => Err(BufferError::NoSource),
-            (Some(uri), _, _) => match uri.strip_prefix("data:") {
-                Some(rest) => match rest.split_once(";base64,") {
-                    Some((_, data)) => base64::engine::general_purpose::STANDARD
-                        .decode(data.trim())
-                        .map(BufferData::Bytes)
-                        .map_err(BufferError::Base64),
-                    // A data URI without `;base64` holds its bytes percent-encoded
-                    // (RFC 2397).
-                    None => match rest.split_once(',') {
-                        Some((_, data)) => Ok(BufferData::Bytes(percent_decode_bytes(data))),
-                        None => Err(BufferError::NotBase64),
-                    },
-                },
-                None => resolver
-                    .read(&percent_decode(uri), b.byte_length)
-                    .map(|v| {
-                        input_bytes = input_bytes.saturating_add(v.len() as u64);
-                        BufferData::Bytes(v)
-                    })
-                    .map_err(|e| BufferError::Resource(std::sync::Arc::new(e))),
-            },
-        };
-        // At least byteLength bytes, and only those (a BIN chunk may carry padding).
-        let checked = data.and_then(|d| {
-            let have = match &d {
-                BufferData::Bytes(v) => v.len(),
-                BufferData::File(r) => r.len(),
-            };
-            if (have as u64) < b.byte_length {
-                return Err(BufferError::Short {
-                    have: have as u64,
-                    byte_length: b.byte_length,
-                });
-            }
-            // byteLength ≤ have, a usize: it fits.
-            let keep = usize::try_from(b.byte_length).unwrap_or(have);
-            Ok(match d {
-                BufferData::Bytes(mut v) => {
-                    v.truncate(keep);
-                    BufferData::Bytes(v)
+            (Some(uri), _, _) => read_uri(uri, b.byte_length, resolver).inspect(|d| {
+                if let (BufferData::Bytes(v), false) = (d, uri.starts_with("data:")) {
+                    input_bytes = input_bytes.saturating_add(v.len() as u64);
                 }
-                BufferData::File(r) => BufferData::File(r.start..r.start + keep),
-            })
-        });
-        buffers.push(checked);
+            }),
+        };
+        buffers.push(data.and_then(|d| exactly(d, b.byte_length)));
     }
     let (mut value, mut root) = (value, root);
     let meshopt_decoded =
@@ -472,6 +369,136 @@ fn load_from(
         compressed,
         meshopt_decoded,
         carried_errors: std::collections::BTreeMap::new(),
+    })
+}
+
+/// Refuses input that opens with neither the GLB magic nor JSON text (`json`, the whole
+/// input when `container` is not GLB): bytes that open with neither are a GLB damaged from
+/// its first bytes, whose container error says which; anything else is neither.
+fn check_text_or_glb(input: &[u8], container: Container, json: &[u8]) -> Result<(), LoadError> {
+    // Neither the GLB magic nor JSON text: say so, rather than report the first
+    // non-UTF-8 byte of a binary file.
+    let first = json
+        .strip_prefix(b"\xef\xbb\xbf".as_slice())
+        .unwrap_or(json)
+        .iter()
+        .find(|b| !b.is_ascii_whitespace());
+    // Bytes that open with neither text nor the magic are a GLB damaged from its first
+    // bytes (a short header, a wrong magic): the container's error says which.
+    let binary = json.first().is_some_and(|&b| {
+        b != 0xEF && (b >= 0x80 || (b.is_ascii_control() && !b.is_ascii_whitespace()))
+    });
+    if container == Container::Gltf && binary {
+        glb::split(input)?;
+    }
+    if container == Container::Gltf && !matches!(first, Some(b'{' | b'[')) {
+        return Err(LoadError::Json {
+            pointer: String::new(),
+            line: 1,
+            column: 1,
+            message: "neither a GLB container (magic \"glTF\") nor glTF JSON text (an object)"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// The JSON `text` parsed, and its typed root: an integer written with a zero fraction
+/// read as the integer, and an error located (JSON Pointer, line and column).
+fn parse(text: &str) -> Result<(serde_json::Value, Root), LoadError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        let message = if e.to_string().starts_with("recursion limit exceeded") {
+            format!(
+                "the JSON nests more than {MAX_JSON_DEPTH} arrays and objects, the most dash reads"
+            )
+        } else {
+            e.to_string()
+        };
+        json_error(text, String::new(), e.line(), e.column(), message)
+    })?;
+    check_root(&value)?;
+    // JSON has one number type: an integer written with a zero fraction (`1.0`) is still
+    // the integer, so a document refused only for that is read again with such numbers
+    // made integers (the document's own value is left as written). Only a document that
+    // is refused either way is read a third time, tracking the path, to say where: the
+    // tracking costs more than the read itself.
+    let typed = <Root as serde::Deserialize>::deserialize(&value).or_else(|_| {
+        integral_numbers(&value)
+            .ok_or(())
+            .and_then(|fixed| <Root as serde::Deserialize>::deserialize(&fixed).map_err(|_| ()))
+    });
+    let root: Root = match typed {
+        Ok(r) => r,
+        Err(()) => {
+            let mut track = serde_path_to_error::Track::new();
+            let tracked: Result<Root, _> = serde::Deserialize::deserialize(
+                serde_path_to_error::Deserializer::new(&value, &mut track),
+            );
+            match tracked {
+                Ok(r) => r,
+                Err(e) => {
+                    let pointer = dashvertex_json::pointer::pointer_of(&track.path());
+                    let (line, column) = Locator::new(text).line_col(&pointer).unwrap_or((1, 1));
+                    return Err(LoadError::Json {
+                        pointer,
+                        line,
+                        column,
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+    };
+    Ok((value, root))
+}
+
+/// The bytes of a buffer at `uri`: a `data:` URI's (base64 or percent-encoded, RFC
+/// 2397), or the resolver's file of at most `byte_length` bytes.
+fn read_uri(
+    uri: &str,
+    byte_length: u64,
+    resolver: &dyn Resolver,
+) -> Result<BufferData, BufferError> {
+    match uri.strip_prefix("data:") {
+        Some(rest) => match rest.split_once(";base64,") {
+            Some((_, data)) => base64::engine::general_purpose::STANDARD
+                .decode(data.trim())
+                .map(BufferData::Bytes)
+                .map_err(BufferError::Base64),
+            // A data URI without `;base64` holds its bytes percent-encoded (RFC 2397).
+            None => match rest.split_once(',') {
+                Some((_, data)) => Ok(BufferData::Bytes(percent_decode_bytes(data))),
+                None => Err(BufferError::NotBase64),
+            },
+        },
+        None => resolver
+            .read(&percent_decode(uri), byte_length)
+            .map(BufferData::Bytes)
+            .map_err(|e| BufferError::Resource(std::sync::Arc::new(e))),
+    }
+}
+
+/// A buffer's data cut to exactly `byte_length` bytes (a BIN chunk may carry padding);
+/// refused when it has fewer.
+fn exactly(d: BufferData, byte_length: u64) -> Result<BufferData, BufferError> {
+    let have = match &d {
+        BufferData::Bytes(v) => v.len(),
+        BufferData::File(r) => r.len(),
+    };
+    if (have as u64) < byte_length {
+        return Err(BufferError::Short {
+            have: have as u64,
+            byte_length,
+        });
+    }
+    // byteLength ≤ have, a usize: it fits.
+    let keep = usize::try_from(byte_length).unwrap_or(have);
+    Ok(match d {
+        BufferData::Bytes(mut v) => {
+            v.truncate(keep);
+            BufferData::Bytes(v)
+        }
+        BufferData::File(r) => BufferData::File(r.start..r.start + keep),
     })
 }
 

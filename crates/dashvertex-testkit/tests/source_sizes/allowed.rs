@@ -9,7 +9,6 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/dashvertex-app/src/remap.rs", "run", 139),
     ("crates/dashvertex-app/src/split.rs", "run", 161),
     ("crates/dashvertex-cli/src/validate.rs", "run", 201),
-    ("crates/dashvertex-gltf/src/load.rs", "load_from", 220),
     ("crates/dashvertex-json/src/decode.rs", "visit_map", 126),
     (
         "crates/dashvertex-validate/src/inputs/gltf/primitive.rs",

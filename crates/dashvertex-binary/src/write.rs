@@ -100,7 +100,10 @@ fn count32(n: usize) -> Result<u32, WriteError> {
     u32::try_from(n).map_err(|_| WriteError::TooLarge(n as u64))
 }
 
-/// Writes a document as a new container.
+/// Writes a document as a new container: the model alone, which the container always
+/// holds. A file loaded with content dash does not model (JSON members, foreign
+/// sections) keeps it through [`encode`] or `dashvertex_formats::save`, which refuse to
+/// drop it unless asked (`dashvertex_formats::save_dropping`).
 pub fn encode_document(document: &Document, opts: &WriteOptions) -> Result<Vec<u8>, WriteError> {
     encode(&BinaryFile::new(document.clone()), opts)
 }

@@ -221,6 +221,63 @@ pub fn save(loaded: &Loaded, format: Format, opts: &SaveOptions) -> Result<Vec<u
     }
 }
 
+/// [`save`] that drops, instead of refusing, the content dash does not model that
+/// `format` cannot hold — JSON members in the binary forms, binary sections in JSON or
+/// raw records, non-zero bytes outside every section — and names each thing dropped, for
+/// a caller that asked for the loss. Everything else [`save`] refuses (a JSON shape that
+/// cannot hold the skeleton, a raw file with several sets) it refuses too. The three
+/// writers share this policy: [`save`] refuses any loss, this drops only what it lists,
+/// and `encode_document` (JSON and binary) writes a new file from the model alone, which
+/// holds nothing else to lose.
+///
+/// ```
+/// use dashvertex_core::Limits;
+/// use dashvertex_formats::{Format, SaveOptions, load, save, save_dropping};
+/// let text = br#"{"type": "DashModelExchange", "material": [{"name": "skin"}],
+///   "vertex": [{"x": 0, "y": 0, "z": 0, "skinIndex": [0], "skinWeight": [1]}]}"#;
+/// let loaded = load(text, Format::Json, &Limits::default())?;
+/// assert!(save(&loaded, Format::Dmx, &SaveOptions::default()).is_err());
+/// let (dmx, dropped) = save_dropping(&loaded, Format::Dmx, &SaveOptions::default())?;
+/// assert_eq!(dropped, ["JSON member material"]);
+/// let back = load(&dmx, Format::Dmx, &Limits::default())?;
+/// assert!(back.document().bit_eq(loaded.document()));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn save_dropping(
+    loaded: &Loaded,
+    format: Format,
+    opts: &SaveOptions,
+) -> Result<(Vec<u8>, Vec<String>), SaveError> {
+    let mut dropped = Vec::new();
+    let kept = match loaded {
+        Loaded::Json(j) if matches!(format, Format::Dmx | Format::Raw) => {
+            let members = j.non_empty_foreign().map(|m| format!("JSON member {m}"));
+            dropped.extend(members);
+            Loaded::Binary(BinaryFile::new(j.document.clone()))
+        }
+        Loaded::Json(_) => loaded.clone(),
+        Loaded::Binary(b) => {
+            let mut b = b.clone();
+            if matches!(format, Format::Json | Format::Raw) {
+                let held =
+                    |f: &dashvertex_binary::ForeignSection| f.count > 0 || !f.bytes.is_empty();
+                let lost = b.foreign.iter().filter(|f| held(f));
+                dropped.extend(lost.map(|f| format!("binary section {}", f.name())));
+                b.foreign.clear();
+            }
+            if b.unreferenced > 0 {
+                dropped.push(format!(
+                    "{} non-zero bytes outside every section",
+                    b.unreferenced
+                ));
+                b.unreferenced = 0;
+            }
+            Loaded::Binary(b)
+        }
+    };
+    save(&kept, format, opts).map(|bytes| (bytes, dropped))
+}
+
 /// A binary file as JSON: refused when it has sections JSON cannot hold or (unless
 /// allowed) unreferenced bytes; bare shapes for raw records, a document otherwise.
 fn json_of_binary(b: &BinaryFile, opts: &SaveOptions) -> Result<JsonFile, SaveError> {

@@ -50,7 +50,9 @@ pub fn encode(file: &JsonFile) -> Result<String, EncodeError> {
     Ok(w.out)
 }
 
-/// Writes `document` as a new DMX document (with empty `material` and `face`).
+/// Writes `document` as a new DMX document (with empty `material` and `face`): the model
+/// alone. A loaded file's members dash does not model are written back by [`encode`];
+/// `dashvertex_formats::save` refuses to drop them in another format unless asked.
 pub fn encode_document(document: &Document) -> Result<String, EncodeError> {
     encode(&JsonFile::new_document(document.clone()))
 }

@@ -59,7 +59,7 @@ pub enum WriteError {
     },
     /// Bytes outside every section would be lost.
     #[error(
-        "{0} non-zero bytes of the source lie outside every section and would be lost (pass drop_unreferenced / --drop-unreferenced to write anyway)"
+        "{0} non-zero bytes of the source lie outside every section and would be lost (allow dropping unreferenced bytes to write anyway)"
     )]
     Unreferenced(u64),
     /// A TEX section would move.

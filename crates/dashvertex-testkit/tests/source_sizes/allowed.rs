@@ -10,9 +10,4 @@ pub const ALLOWED: &[(&str, &str, usize)] = &[
     ("crates/dashvertex-app/src/split.rs", "run", 161),
     ("crates/dashvertex-cli/src/validate.rs", "run", 201),
     ("crates/dashvertex-json/src/decode.rs", "visit_map", 126),
-    (
-        "crates/dashvertex-validate/src/inputs/gltf/primitive.rs",
-        "vertices",
-        166,
-    ),
 ];

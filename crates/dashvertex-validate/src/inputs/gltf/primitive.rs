@@ -404,95 +404,15 @@ fn vertices(
     };
     // Vertices in chunks, checked in parallel, each into its own sink; the sinks are
     // appended in vertex order, so the report is the same at any thread count.
-    let max = checker.encoding.max();
-    // FLOAT weights in every set (the usual export): the sets are read a block of
-    // vertices at a time, as the reducer reads them (the same values as below).
-    let blocks: Option<Vec<SetView<'_>>> = (max.is_none()
-        && encodings.len() == nsets
-        && joints.len() == nsets
-        && weights.len() == nsets
-        && encodings.iter().all(|e| e.max().is_none()))
-    .then(|| {
-        joints
-            .iter()
-            .zip(weights)
-            .map(|((_, j), (_, w))| SetView {
-                joints: j.clone(),
-                weights: w.clone(),
-                scale: 1.0,
-            })
-            .collect()
-    });
-    let chunk_report = |chunk: usize| {
-        let mut sink = sink.fork();
-        let mut stats = MeshStats::default();
-        let mut scratch = Scratch::default();
-        let mut sets = vec![InfluenceSet::ZERO; nsets];
-        let mut raw = vec![[0u32; 4]; nsets];
-        let end = count.min((chunk + 1) * VERTEX_CHUNK);
-        if let Some(views) = &blocks {
-            // At most 256 vertices a block, and never more than the chunk has: the block
-            // holds no more sets than the accessors do.
-            let block_len = 256.min(end.saturating_sub(chunk * VERTEX_CHUNK)).max(1);
-            let mut block = vec![InfluenceSet::ZERO; nsets * block_len];
-            for start in (chunk * VERTEX_CHUNK..end).step_by(block_len) {
-                let n = block_len.min(end - start);
-                for (view, dst) in views.iter().zip(block.chunks_exact_mut(block_len)) {
-                    view.get_block(start, dst.get_mut(..n).unwrap_or_default());
-                }
-                for i in 0..n {
-                    for (set, src) in sets.iter_mut().zip(block.iter().skip(i).step_by(block_len)) {
-                        *set = *src;
-                    }
-                    checker.vertex(
-                        (start + i) as u64,
-                        &sets,
-                        None,
-                        &loc,
-                        &mut sink,
-                        &mut stats,
-                        &mut scratch,
-                    );
-                }
-            }
-            return (sink, stats);
-        }
-        for v in chunk * VERTEX_CHUNK..end {
-            for (s, (set, r)) in sets.iter_mut().zip(raw.iter_mut()).enumerate() {
-                let (Some((_, jd)), Some((_, wd)), Some(enc)) =
-                    (joints.get(s), weights.get(s), encodings.get(s))
-                else {
-                    continue;
-                };
-                let w = wd.get4(v);
-                // Accessor values widened to f64: joints are u8/u16 integers (the format is
-                // checked first), weights a float or a normalized integer's value.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let (to_u32, to_f32) = (|x: f64| x as u32, |x: f64| x as f32);
-                set.joints = jd.get4(v).map(to_u32);
-                match enc.max() {
-                    Some(m) => {
-                        set.weights = w.map(|x| to_f32(x / f64::from(m)));
-                        *r = w.map(to_u32);
-                    }
-                    None => {
-                        set.weights = w.map(to_f32);
-                        *r = [0; 4];
-                    }
-                }
-            }
-            checker.vertex(
-                v as u64,
-                &sets,
-                max.map(|_| raw.as_slice()),
-                &loc,
-                &mut sink,
-                &mut stats,
-                &mut scratch,
-            );
-        }
-        (sink, stats)
+    let chunk_check = ChunkCheck {
+        checker: &checker,
+        loc: &loc,
+        sets,
+        blocks: float_blocks(sets, nsets),
+        nsets,
+        count,
     };
+    let chunk_report = |chunk: usize| chunk_check.run(chunk, sink.fork());
     let chunks: Vec<(Sink, MeshStats)> = {
         use dashvertex_core::par::prelude::*;
         (0..count.div_ceil(VERTEX_CHUNK))
@@ -512,6 +432,122 @@ fn vertices(
         &|s| doc.at(&p.attribute_pointer(&format!("WEIGHTS_{s}"))),
         sink,
     );
+}
+
+/// FLOAT weights in every set (the usual export): views that read the sets a block of
+/// vertices at a time, as the reducer reads them (the same values as
+/// [`read_vertex`]); `None` when a set has other weights.
+fn float_blocks<'a>(sets: &Sets<'a>, nsets: usize) -> Option<Vec<SetView<'a>>> {
+    let Sets {
+        joints,
+        weights,
+        encodings,
+    } = sets;
+    (encodings.len() == nsets
+        && joints.len() == nsets
+        && weights.len() == nsets
+        && encodings.iter().all(|e| e.max().is_none()))
+    .then(|| {
+        joints
+            .iter()
+            .zip(weights)
+            .map(|((_, j), (_, w))| SetView {
+                joints: j.clone(),
+                weights: w.clone(),
+                scale: 1.0,
+            })
+            .collect()
+    })
+}
+
+/// Vertex `v`'s influence sets read from the accessors of `sets` into `out`, and for
+/// normalized integer weights their stored integers into `raw` (zeros for FLOAT).
+fn read_vertex(sets: &Sets<'_>, v: usize, out: &mut [InfluenceSet], raw: &mut [[u32; 4]]) {
+    for (s, (set, r)) in out.iter_mut().zip(raw.iter_mut()).enumerate() {
+        let (Some((_, jd)), Some((_, wd)), Some(enc)) = (
+            sets.joints.get(s),
+            sets.weights.get(s),
+            sets.encodings.get(s),
+        ) else {
+            continue;
+        };
+        let w = wd.get4(v);
+        // Accessor values widened to f64: joints are u8/u16 integers (the format is
+        // checked first), weights a float or a normalized integer's value.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let (to_u32, to_f32) = (|x: f64| x as u32, |x: f64| x as f32);
+        set.joints = jd.get4(v).map(to_u32);
+        match enc.max() {
+            Some(m) => {
+                set.weights = w.map(|x| to_f32(x / f64::from(m)));
+                *r = w.map(to_u32);
+            }
+            None => {
+                set.weights = w.map(to_f32);
+                *r = [0; 4];
+            }
+        }
+    }
+}
+
+/// The check of one chunk of a primitive's vertices (what each parallel task runs).
+struct ChunkCheck<'a> {
+    /// The per-vertex rules.
+    checker: &'a Checker,
+    /// Where a slot's diagnostics point.
+    loc: &'a PrimLocate<'a>,
+    /// The primitive's influence accessors.
+    sets: &'a Sets<'a>,
+    /// Block readers when every set's weights are FLOAT ([`float_blocks`]).
+    blocks: Option<Vec<SetView<'a>>>,
+    /// Influence sets per vertex.
+    nsets: usize,
+    /// Vertices of the primitive.
+    count: usize,
+}
+
+impl ChunkCheck<'_> {
+    /// Checks the vertices of chunk `chunk` into `sink` (a fork of the primitive's),
+    /// returning it with the chunk's mesh statistics.
+    fn run(&self, chunk: usize, mut sink: Sink) -> (Sink, MeshStats) {
+        let mut stats = MeshStats::default();
+        let mut scratch = Scratch::default();
+        let mut sets = vec![InfluenceSet::ZERO; self.nsets];
+        let first = chunk * VERTEX_CHUNK;
+        let end = self.count.min((chunk + 1) * VERTEX_CHUNK);
+        if let Some(views) = &self.blocks {
+            // At most 256 vertices a block, and never more than the chunk has: the block
+            // holds no more sets than the accessors do.
+            let block_len = 256.min(end.saturating_sub(first)).max(1);
+            let mut block = vec![InfluenceSet::ZERO; self.nsets * block_len];
+            for start in (first..end).step_by(block_len) {
+                let n = block_len.min(end - start);
+                for (view, dst) in views.iter().zip(block.chunks_exact_mut(block_len)) {
+                    view.get_block(start, dst.get_mut(..n).unwrap_or_default());
+                }
+                for i in 0..n {
+                    for (set, src) in sets.iter_mut().zip(block.iter().skip(i).step_by(block_len)) {
+                        *set = *src;
+                    }
+                    let v = (start + i) as u64;
+                    let (loc, sink) = (self.loc, &mut sink);
+                    self.checker
+                        .vertex(v, &sets, None, loc, sink, &mut stats, &mut scratch);
+                }
+            }
+            return (sink, stats);
+        }
+        let max = self.checker.encoding.max();
+        let mut raw = vec![[0u32; 4]; self.nsets];
+        for v in first..end {
+            read_vertex(self.sets, v, &mut sets, &mut raw);
+            let raw = max.map(|_| raw.as_slice());
+            let (loc, sink) = (self.loc, &mut sink);
+            self.checker
+                .vertex(v as u64, &sets, raw, loc, sink, &mut stats, &mut scratch);
+        }
+        (sink, stats)
+    }
 }
 
 /// The `type` of accessor `index` (empty when there is none).

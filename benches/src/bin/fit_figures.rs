@@ -6,6 +6,9 @@
 //! ```sh
 //! cargo run --release -p dash-benches --bin fit_figures -- FILE.glb [K ...]
 //! ```
+//!
+//! `FIT_EVERY=N` measures the displacement of every N-th vertex only (for large files;
+//! the reduction and the fit still run on all of them).
 
 use std::time::Instant;
 
@@ -24,6 +27,7 @@ fn per_vertex(
     pos: &[[f32; 3]],
     poses: &Poses,
     out: &Reduced,
+    every: usize,
 ) -> Vec<f64> {
     let back: std::collections::HashMap<u32, u32> = map
         .iter()
@@ -31,10 +35,11 @@ fn per_vertex(
         .map(|(b, &o)| (o, b as u32))
         .collect();
     let sets = out.sets;
-    (0..input.len())
+    (0..input.len().div_ceil(every))
         .into_par_iter()
         .with_min_len(512)
         .map(|v| {
+            let v = v * every;
             let x = pos[v].map(f64::from);
             let full: Vec<(u32, f64)> = input
                 .candidates_of(v)
@@ -92,6 +97,11 @@ fn main() {
     } else {
         vec![4, 2]
     };
+    let every: usize = std::env::var("FIT_EVERY")
+        .ok()
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(1)
+        .max(1);
     let limits = Limits::default();
     let g = dashvertex_gltf::load_path(std::path::Path::new(file), &limits).unwrap();
     let anims = dashvertex_skin::animations(&g, &limits).unwrap();
@@ -144,8 +154,8 @@ fn main() {
             .unwrap();
             let fit_time = t.elapsed().as_secs_f64();
             for (name, poses) in [("pose set", &all), ("animations", &anim)] {
-                let a = per_vertex(&p.input, &map, &pos, poses, &plain);
-                let b = per_vertex(&p.input, &map, &pos, poses, &fitted);
+                let a = per_vertex(&p.input, &map, &pos, poses, &plain, every);
+                let b = per_vertex(&p.input, &map, &pos, poses, &fitted, every);
                 let worst = |m: &[f64]| m.iter().copied().fold(0.0, f64::max);
                 let mean = |m: &[f64]| m.iter().sum::<f64>() / m.len().max(1) as f64;
                 let larger = a.iter().zip(&b).filter(|(x, y)| y > x).count();

@@ -13,8 +13,8 @@
 //! - [`precision`]: the storage (float, unorm16, unorm8) chosen by an error budget.
 //! - [`gltf`]: a whole glTF run with the fit and the storage choice.
 
-mod gram;
 pub mod gltf;
+mod gram;
 pub mod poses;
 pub mod precision;
 mod solve;

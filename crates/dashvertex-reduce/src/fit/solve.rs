@@ -110,7 +110,8 @@ impl<'a> Problem<'a> {
     /// solved on the free bones, and while a weight comes out negative the most negative
     /// one (the later on a tie) is fixed at 0 and the rest solved again. `None` when no
     /// bone is left or the system is singular.
-    pub(super) fn solve(&self, support: &[usize]) -> Option<Fitted> {
+    /// `work` is the KKT system's space, reused from call to call.
+    pub(super) fn solve(&self, support: &[usize], work: &mut Vec<f64>) -> Option<Fitted> {
         let mut free = [0usize; CAP];
         let mut m = support.len().min(CAP);
         for (f, &s) in free.iter_mut().zip(support) {
@@ -118,7 +119,7 @@ impl<'a> Problem<'a> {
         }
         while m > 0 {
             let bones = free.get(..m)?;
-            let w = self.solve_equality(bones)?;
+            let w = self.solve_equality(bones, work)?;
             let worst = w
                 .iter()
                 .take(m)
@@ -145,23 +146,24 @@ impl<'a> Problem<'a> {
     /// `min wᵀ G w − 2 tᵀ w` subject to `Σ w = 1` on the bones `free`, from the KKT
     /// system `[G + εI, 1; 1ᵀ, 0] [w; μ] = [t; 1]` (ε = 10⁻¹² of the mean diagonal keeps
     /// bones that move together solvable), by Gaussian elimination with partial pivoting.
-    fn solve_equality(&self, free: &[usize]) -> Option<[f64; CAP + 1]> {
+    fn solve_equality(&self, free: &[usize], a: &mut Vec<f64>) -> Option<[f64; CAP + 1]> {
         let m = free.len();
         let w = m + 2;
         let trace: f64 = free.iter().map(|&i| self.g(i, i)).sum();
         let eps = 1e-12 * (trace / m as f64).max(f64::MIN_POSITIVE);
-        let mut a = [0.0; (CAP + 1) * (CAP + 2)];
+        a.clear();
+        a.resize((m + 1) * w, 0.0);
         for (r, &i) in free.iter().enumerate() {
             for (c, &j) in free.iter().enumerate() {
                 let ridge = if r == c { eps } else { 0.0 };
-                put(&mut a, r * w + c, self.g(i, j) + ridge);
+                put(a, r * w + c, self.g(i, j) + ridge);
             }
-            put(&mut a, r * w + m, 1.0);
-            put(&mut a, r * w + m + 1, at(self.t, i));
-            put(&mut a, m * w + r, 1.0);
+            put(a, r * w + m, 1.0);
+            put(a, r * w + m + 1, at(self.t, i));
+            put(a, m * w + r, 1.0);
         }
-        put(&mut a, m * w + m + 1, 1.0);
-        eliminate(&mut a, m + 1)
+        put(a, m * w + m + 1, 1.0);
+        eliminate(a, m + 1)
     }
 
     /// The greedy support of at most `k` bones: first the bone that alone leaves the least
@@ -169,10 +171,18 @@ impl<'a> Problem<'a> {
     /// (`(1 − α) w + α e_j`, `α` in `[0, 1]`) leaves the least, after which the weights on
     /// the support are fitted again ([`Problem::solve`]). Ties go to the bone first in the
     /// total order. Candidate positions, ascending.
-    pub(super) fn greedy(&self, k: usize, u: &mut Vec<f64>) -> ([usize; CAP], usize) {
+    /// Returns the support, its length and its fitted weights (when the last fit
+    /// solved).
+    pub(super) fn greedy(
+        &self,
+        k: usize,
+        u: &mut Vec<f64>,
+        work: &mut Vec<f64>,
+    ) -> ([usize; CAP], usize, Option<Fitted>) {
         let mut support = [0usize; CAP];
         let mut len = 0usize;
         let mut w = Fitted::EMPTY;
+        let mut solved = None;
         u.clear();
         u.resize(self.n, 0.0);
         while len < k.min(self.n).min(CAP) {
@@ -212,7 +222,15 @@ impl<'a> Problem<'a> {
             if let Some(s) = support.get_mut(..len) {
                 s.sort_unstable();
             }
-            w = match self.solve(support.get(..len).unwrap_or_default()) {
+            // One bone: weight 1 is the only point that sums to one.
+            solved = if len == 1 {
+                let mut one = Fitted::EMPTY;
+                one.push(j, 1.0);
+                Some(one)
+            } else {
+                self.solve(support.get(..len).unwrap_or_default(), work)
+            };
+            w = match solved {
                 Some(fit) => fit,
                 None => {
                     // Singular: keep the mix the search found, in support order.
@@ -232,7 +250,7 @@ impl<'a> Problem<'a> {
                 }
             };
         }
-        (support, len)
+        (support, len, solved)
     }
 
     /// Half the gradient of the objective at the weights `w` (dense): `G w − t`.

@@ -46,6 +46,8 @@ pub(super) struct Scratch {
     weights: Vec<f64>,
     flat: Vec<f32>,
     q: Vec<(usize, u32)>,
+    /// The KKT system's space.
+    work: Vec<f64>,
     /// The written weights of the support being tried, and of the best so far.
     trial: Written,
     best: Written,
@@ -177,14 +179,18 @@ fn choose(
         *s = i;
     }
     let top = top.get(..k).unwrap_or_default();
-    let (greedy, len) = problem.greedy(k, &mut sc.u);
+    let (greedy, len, greedy_fit) = problem.greedy(k, &mut sc.u, &mut sc.work);
     let greedy = greedy.get(..len).unwrap_or_default();
     let mut best: Option<(Choice, f64)> = None;
     for (choice, support) in [(Choice::TopK, top), (Choice::Greedy, greedy)] {
         if choice == Choice::Greedy && greedy == top {
             continue;
         }
-        let Some(fitted) = problem.solve(support) else {
+        let fitted = match choice {
+            Choice::Greedy => greedy_fit,
+            _ => problem.solve(support, &mut sc.work),
+        };
+        let Some(fitted) = fitted else {
             continue;
         };
         exact(ctx, problem, &fitted, sc);

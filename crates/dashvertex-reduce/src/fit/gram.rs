@@ -93,19 +93,25 @@ impl<'p> Table<'p> {
         match self {
             Table::Dense { compact, pairs } => {
                 let xt = outer(x);
-                let c = |i: usize| -> Option<usize> {
-                    let b = *bones.get(i)? as usize;
-                    compact
-                        .get(b)
-                        .copied()
-                        .filter(|&c| c != u32::MAX)
-                        .map(|c| c as usize)
-                };
-                for i in 0..n {
-                    for j in i..n {
-                        let (Some(ci), Some(cj)) = (c(i), c(j)) else {
+                // Each candidate's compact number, looked up once (`usize::MAX`: none).
+                let c: Vec<usize> = bones
+                    .iter()
+                    .map(|&b| {
+                        compact
+                            .get(b as usize)
+                            .copied()
+                            .filter(|&c| c != u32::MAX)
+                            .map_or(usize::MAX, |c| c as usize)
+                    })
+                    .collect();
+                for (i, &ci) in c.iter().enumerate() {
+                    if ci == usize::MAX {
+                        continue;
+                    }
+                    for (j, &cj) in c.iter().enumerate().skip(i) {
+                        if cj == usize::MAX {
                             continue;
-                        };
+                        }
                         let (lo, hi) = if ci <= cj { (ci, cj) } else { (cj, ci) };
                         let Some(q) = pairs.get(tri(lo, hi)) else {
                             continue;

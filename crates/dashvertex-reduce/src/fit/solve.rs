@@ -97,8 +97,8 @@ impl<'a> Problem<'a> {
             let r: f64 = row
                 .iter()
                 .zip(self.full)
-                .enumerate()
-                .map(|(j, (g, f))| g * (at(w, j) - f))
+                .zip(w)
+                .map(|((g, f), x)| g * (x - f))
                 .sum();
             s += di * r;
         }

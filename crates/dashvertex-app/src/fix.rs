@@ -6,7 +6,7 @@ use std::path::Path;
 
 use dashvertex_fix::{Policy, Report, SumRule};
 
-use crate::error::{AppError, input_error};
+use crate::error::{AppError, input_cause};
 use crate::formats::{self, Format, SaveOptions};
 use crate::input::{Context, Opened, container, read_source_for};
 use crate::output::{
@@ -293,16 +293,16 @@ fn record_indices_wrong(
         .with_max_diagnostics(1)
         .with_levels(
             dashvertex_validate::Code::ALL
-            .iter()
-            .filter(|c| {
-                !matches!(
-                    c,
-                    dashvertex_validate::Code::VERTEX_INDEX
-                        | dashvertex_validate::Code::BONE_RECORD_INDEX
-                )
-            })
-            .map(|&c| (c, dashvertex_validate::Level::Allow))
-            .collect(),
+                .iter()
+                .filter(|c| {
+                    !matches!(
+                        c,
+                        dashvertex_validate::Code::VERTEX_INDEX
+                            | dashvertex_validate::Code::BONE_RECORD_INDEX
+                    )
+                })
+                .map(|&c| (c, dashvertex_validate::Level::Allow))
+                .collect(),
         );
     dashvertex_validate::validate_bytes(name, bytes, &opts)
         .counts
@@ -350,7 +350,7 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
         };
         let listed = if a.report.is_some() { None } else { a.listed };
         let fixed = dashvertex_fix::fix_gltf_listing(&g, &policy, limits, listed)
-            .map_err(|e| input_error(a.input, e))?;
+            .map_err(|e| input_cause(a.input, e))?;
         let mut notes = if g.byte_order_mark {
             vec![dashvertex_fix::Note::ByteOrderMark]
         } else {
@@ -409,7 +409,7 @@ fn build(a: &FixJob) -> Result<Output, AppError> {
     }
     let mut loaded = formats::load(&file, &bytes, in_format, limits, ctx)?;
     let part = dashvertex_fix::fix_document(loaded.document_mut(), a.bones, &a.policy)
-        .map_err(|e| input_error(a.input, e))?;
+        .map_err(|e| input_cause(a.input, e))?;
     let notes = if matches!(in_format, Format::Dmx | Format::Raw)
         && record_indices_wrong(&file, &bytes, in_format, limits)
     {

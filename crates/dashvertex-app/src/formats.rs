@@ -47,13 +47,15 @@ pub fn load(
     let loaded = dashvertex_formats::load_noted(bytes, format, limits).map(|(l, notes)| {
         // FBX converted to DashVertex says how (spec/fbx.md §4).
         if !notes.is_empty() {
-            ctx.note(format_args!("{name}: read as DashVertex: {}", notes.join("; ")));
+            ctx.note(format_args!(
+                "{name}: read as DashVertex: {}",
+                notes.join("; ")
+            ));
         }
         l
     });
     loaded.map_err(|e| AppError::Input {
-        file: name.to_owned(),
-        message: match e {
+        message: match &e {
             LoadError::NotDashVertex(f) => format!(
                 "{} is not DashVertex data; `{}` and `{}` read glTF",
                 f.describe(),
@@ -62,6 +64,8 @@ pub fn load(
             ),
             e => e.to_string(),
         },
+        file: name.to_owned(),
+        source: Some(Box::new(e)),
     })
 }
 

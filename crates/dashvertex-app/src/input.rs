@@ -9,7 +9,7 @@ use dashvertex_reduce::gltf::PrimitiveInput;
 use dashvertex_reduce::input::{Input, bone_refs};
 use dashvertex_reduce::manifest::BoneRef;
 
-use crate::error::{AppError, input_error};
+use crate::error::{AppError, input_cause, input_error};
 use crate::formats::{self, Format, Loaded};
 use crate::words::{Job, Level, Log, Opt, Wording};
 
@@ -185,7 +185,7 @@ pub fn read_source_for_rewrite(
                 &ctx.limits,
                 rewrite,
             )
-            .map_err(|e| input_error(path, e))?;
+            .map_err(|e| input_cause(path, e))?;
             check_gltf_for(path, &mut gltf, ctx, work)?;
             let unread: u64 = gltf.unread(0).iter().map(|r| r.end - r.start).sum();
             if unread > 0 {
@@ -213,12 +213,12 @@ pub fn source_of_bytes(
     let limits = &ctx.limits;
     let format = from.unwrap_or_else(|| formats::decide(path, bytes, ctx.log));
     if format == Format::Json {
-        let text = std::str::from_utf8(bytes).map_err(|e| input_error(path, e))?;
+        let text = std::str::from_utf8(bytes).map_err(|e| input_cause(path, e))?;
         match dashvertex_reduce::weights_doc::document_type(text).as_deref() {
             Some(dashvertex_reduce::weights_doc::WEIGHTS_TYPE) => {
                 return dashvertex_reduce::weights_doc::parse(text, limits.max_vertices)
                     .map(Source::Weights)
-                    .map_err(|e| input_error(path, e));
+                    .map_err(|e| input_cause(path, e));
             }
             Some(t) if t != dashvertex_json::DOCUMENT_TYPE => {
                 let (line, column) = dashvertex_json::pointer::Locator::new(text)
@@ -324,7 +324,7 @@ pub fn check_gltf_for(
 ) -> Result<(), AppError> {
     let verdict = dashvertex_validate::verdict(gltf, &ctx.limits, work);
     if let Some(r) = verdict.refusal {
-        return Err(refused(path, r, ctx));
+        return Err(crate::check::refused(path, r, ctx.words));
     }
     if !verdict.carried.is_empty() {
         let total: u64 = verdict.carried.values().sum();
@@ -350,34 +350,6 @@ pub fn check_gltf_for(
     Ok(())
 }
 
-/// The message of a refused input: its first error, where it is and what to do.
-fn refused(path: &Path, refusal: dashvertex_validate::Refusal, ctx: &Context) -> AppError {
-    let khronos = refusal.khronos();
-    let khronos = if khronos.is_empty() {
-        String::new()
-    } else {
-        format!(" [Khronos {}]", khronos.join(", "))
-    };
-    let (first, errors) = (&refusal.first, refusal.errors);
-    let help = first
-        .help
-        .as_deref()
-        .map_or(String::new(), |h| format!("; {h}"));
-    AppError::Input {
-        file: path.display().to_string(),
-        message: format!(
-            "{}{khronos} at {}: {}{help}. Nothing written: the file has {errors} such error(s) \
-             that make its data unreliable to read; `{} {}` lists them all, and the tool that \
-             wrote the file must write it again",
-            first.code.as_str(),
-            first.location,
-            first.message,
-            ctx.job(Job::Validate),
-            path.display()
-        ),
-    }
-}
-
 /// Loads glTF bytes read from `path` (told from their content), with its external
 /// buffers from the file's folder; from standard input there is no folder, so no external
 /// file is read (spec/security.md §1). Its document is checked by the caller, for its
@@ -391,14 +363,16 @@ fn load_gltf_unchecked(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Glt
             dashvertex_gltf::FsResolver::for_file(path, ctx.resource_dirs, limits.max_input_bytes)?;
         dashvertex_gltf::load_owned(bytes, &resolver, limits)
     };
-    loaded.map_err(|e| input_error(path, e))
+    loaded.map_err(|e| input_cause(path, e))
 }
 
 /// True when `path` names a file whose first bytes are FBX (false for standard input and
 /// for anything that cannot be read: the reader then says why).
 pub fn is_fbx_file(path: &Path) -> bool {
     use std::io::Read;
-    if path == Path::new("-") {
+    // Only a regular file is peeked: opening a FIFO waits for a writer, and a device may
+    // never end; the read that follows refuses those by name (spec/security.md [R2]).
+    if path == Path::new("-") || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return false;
     }
     let mut head = Vec::with_capacity(64);
@@ -413,8 +387,8 @@ pub fn is_fbx_file(path: &Path) -> bool {
 /// nothing outside it is read.
 fn fbx_as_gltf(path: &Path, bytes: &[u8], ctx: &Context) -> Result<Gltf, AppError> {
     use dashvertex_formats::fbx;
-    let scene = fbx::load(bytes, &ctx.limits).map_err(|e| input_error(path, e))?;
-    let converted = fbx::to_glb(&scene).map_err(|e| input_error(path, e))?;
+    let scene = fbx::load(bytes, &ctx.limits).map_err(|e| input_cause(path, e))?;
+    let converted = fbx::to_glb(&scene).map_err(|e| input_cause(path, e))?;
     ctx.note(format_args!(
         "{}: read as glTF: {}",
         path.display(),
@@ -435,7 +409,7 @@ impl Source {
                 let bones = doc.skeleton.as_ref().map(bone_refs).unwrap_or_default();
                 vec![Part {
                     input: PartInput::Owned(
-                        Input::from_mesh(&doc.mesh, bones).map_err(|e| input_error(path, e))?,
+                        Input::from_mesh(&doc.mesh, bones).map_err(|e| input_cause(path, e))?,
                     ),
                     skeleton: doc.skeleton.as_ref(),
                 }]
@@ -446,7 +420,7 @@ impl Source {
             }],
             Source::Gltf(g) => {
                 let prims =
-                    dashvertex_reduce::gltf::inputs(g, limits).map_err(|e| input_error(path, e))?;
+                    dashvertex_reduce::gltf::inputs(g, limits).map_err(|e| input_cause(path, e))?;
                 if prims.is_empty() {
                     return Err(input_error(
                         path,
@@ -500,7 +474,7 @@ impl Source {
                 // Per-bone attributes without a skin: their bones, matched to nodes.
                 if g.root.skins.is_empty() {
                     let prims = dashvertex_gltf::import::primitives(g, limits)
-                        .map_err(|e| input_error(path, e))?;
+                        .map_err(|e| input_cause(path, e))?;
                     for sk in prims.iter().filter_map(|p| p.skeleton.as_ref()) {
                         for b in bone_refs(sk) {
                             add(b, &mut out);

@@ -1,13 +1,21 @@
 //! The application layer of dash: the jobs every front end runs — reduce, fix, remap, split, the
-//! manifest jobs and the conversions — from a path to written files.
+//! manifest jobs and the conversions — in two parts.
 //!
-//! A job reads its input by path (glTF with its resources, told by name or bytes; `-` for
-//! standard input), takes a manifest's lock when it will update it, runs the library that
-//! does the work (`dashvertex-reduce`, `dashvertex-fix`), checks the output with the
-//! validator before anything is written, and writes every file of the run together
-//! (`dashvertex_fs::Batch`) or none. The CLI, the Python package and any other front end
-//! translate their options into a job, call it, and show what it gives back; none carries a
-//! pipeline of its own.
+//! - The core, which reads no file and starts no thread, and so builds for WebAssembly
+//!   (`default-features = false`): a reduce job's settings and defaults
+//!   ([`settings`]), the check every output passes before it is handed over ([`check`]),
+//!   how a job speaks ([`Wording`], [`Log`]) and why it failed ([`AppError`], which keeps
+//!   the library error behind an input error, with its location, as its source).
+//! - The filesystem shell (feature `fs`, on by default): a job reads its input by path
+//!   (glTF with its resources, told by name or bytes; `-` for standard input), takes a
+//!   manifest's lock when it will update it, runs the library that does the work
+//!   (`dashvertex-reduce`, `dashvertex-fix`), checks the output with [`check`] before
+//!   anything is written, and writes every file of the run together
+//!   (`dashvertex_fs::Batch`) or none; and the thread-pool policy (`threads`).
+//!
+//! The CLI, the Python package and the inspector's WebAssembly translate their options into
+//! a job, call it, and show what it gives back; none carries a default, a check or a
+//! policy of its own.
 //!
 //! Each front end speaks its own language: a job's [`Context`] carries a [`Wording`] that
 //! names options and jobs (`--max-influences` for the CLI, `max_influences` for Python) in
@@ -32,21 +40,42 @@
 //! # Ok(()) }
 //! ```
 
+pub mod check;
+#[cfg(feature = "fs")]
+pub mod convert;
 mod error;
+#[cfg(feature = "fs")]
 pub mod fix;
+#[cfg(feature = "fs")]
 pub mod formats;
+#[cfg(feature = "fs")]
 pub mod input;
+#[cfg(feature = "fs")]
 mod left_behind;
+#[cfg(feature = "fs")]
 pub mod loss;
+#[cfg(feature = "fs")]
 pub mod manifest_file;
+#[cfg(feature = "fs")]
 pub mod output;
+#[cfg(feature = "fs")]
 pub mod reduce;
+#[cfg(feature = "fs")]
 pub mod remap;
+#[cfg(feature = "fs")]
 pub mod report;
+#[cfg(feature = "fs")]
 pub mod resources;
+pub mod settings;
+#[cfg(feature = "fs")]
 pub mod split;
+#[cfg(feature = "fs")]
+pub mod threads;
+#[cfg(feature = "fs")]
+pub mod validate;
 mod words;
 
-pub use error::{AppError, input_error};
+pub use error::{AppError, Cause, Refused, input_cause, input_error};
+#[cfg(feature = "fs")]
 pub use input::{Context, Opened, Source};
 pub use words::{Collect, Job, Level, Log, Neutral, Opt, Wording, warn_neutral_bone};

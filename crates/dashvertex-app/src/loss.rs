@@ -7,7 +7,7 @@ use std::path::Path;
 use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
 
-use crate::error::{AppError, input_error};
+use crate::error::{AppError, input_cause, input_error};
 use crate::input::{Context, must_exist};
 use crate::words::{Opt, Wording};
 
@@ -34,7 +34,7 @@ pub fn loss_of(
     dashvertex_skin::loss_with(source, &reduced, anims, limits).map_err(|e| match e {
         e @ (dashvertex_skin::SkinError::NonFiniteInverseBind { .. }
         | dashvertex_skin::SkinError::NonFinitePosition { .. }
-        | dashvertex_skin::SkinError::NonFiniteSkinning { .. }) => input_error(input, e),
+        | dashvertex_skin::SkinError::NonFiniteSkinning { .. }) => input_cause(input, e),
         e => AppError::Output(format!("the loss report cannot skin the model: {e}")),
     })
 }
@@ -85,7 +85,7 @@ pub fn poses_for(
                     match e {
                         // Not read (missing, a FIFO, a device): an I/O problem, as for the input.
                         dashvertex_gltf::LoadError::Read(e) => AppError::from(e),
-                        e => input_error(path, e),
+                        e => input_cause(path, e),
                     }
                 })?;
             let anims = dashvertex_skin::animations(&other, limits)
@@ -104,9 +104,9 @@ fn skin_err(file: &Path, gltf: &Gltf, e: dashvertex_skin::SkinError) -> AppError
     match &e {
         dashvertex_skin::SkinError::Animation { pointer, .. } => match gltf.line_col(pointer) {
             Some((line, column)) => input_error(file, format_args!("{line}:{column}: {e}")),
-            None => input_error(file, e),
+            None => input_cause(file, e),
         },
-        _ => input_error(file, e),
+        _ => input_cause(file, e),
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 use dashvertex_core::Limits;
 use dashvertex_reduce::manifest::{Manifest, ManifestError};
 
-use crate::error::{AppError, input_error};
+use crate::error::{AppError, input_cause, input_error};
 use crate::input::{Context, load};
 use crate::output::refuse_aliases;
 use crate::words::{Job, Opt, warn_neutral_bone};
@@ -65,7 +65,7 @@ pub fn parse_manifest(path: &Path, bytes: &[u8], ctx: &Context) -> Result<Manife
                     .unwrap_or((1, 1));
                 input_error(path, format!("{line}:{column}: {e} (at {ptr})"))
             }
-            None => input_error(path, e),
+            None => input_cause(path, e),
         },
     })?;
     Ok(m)
@@ -101,7 +101,7 @@ pub fn init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Result<Manif
         )));
     }
     let skeleton = load(from, ctx)?.skeleton(from, ctx)?;
-    let m = Manifest::init(&skeleton).map_err(|e| input_error(from, e))?;
+    let m = Manifest::init(&skeleton).map_err(|e| input_cause(from, e))?;
     dashvertex_fs::write_file(out, m.to_json().as_bytes())?;
     let added: Vec<(String, u32)> = m
         .bones
@@ -163,12 +163,12 @@ pub fn update(job: &UpdateJob<'_>, ctx: &Context) -> Result<Updated, AppError> {
     let mut m = original.clone();
     let mut changes = m
         .rename(job.renames)
-        .map_err(|e| input_error(manifest_path, e))?;
+        .map_err(|e| input_cause(manifest_path, e))?;
     if let Some(from) = job.from {
         let skeleton = load(from, ctx)?.skeleton(from, ctx)?;
         let c = m
             .update(&skeleton, !job.partial)
-            .map_err(|e| input_error(from, e))?;
+            .map_err(|e| input_cause(from, e))?;
         changes.added.extend(c.added);
         changes.removed.extend(c.removed);
         changes.revived.extend(c.revived);
@@ -214,7 +214,7 @@ pub fn numbering(path: &Path, ctx: &Context) -> Result<Manifest, AppError> {
         return parse_manifest(path, &bytes, ctx);
     }
     let skeleton = load(path, ctx)?.skeleton(path, ctx)?;
-    Manifest::init(&skeleton).map_err(|e| input_error(path, e))
+    Manifest::init(&skeleton).map_err(|e| input_cause(path, e))
 }
 
 /// The differences between A's and B's numbering (`manifest diff`; each a manifest file or

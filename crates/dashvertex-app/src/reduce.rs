@@ -9,7 +9,7 @@ use dashvertex_reduce::Config;
 use dashvertex_reduce::gltf::PrimitiveInput;
 use dashvertex_reduce::manifest::{Manifest, ManifestError};
 
-use crate::error::{AppError, input_error};
+use crate::error::{AppError, input_cause, input_error};
 use crate::formats::{self, Format, Loaded, SaveOptions};
 use crate::input::{Context, Part, Source, container, load_for, load_for_rewrite, must_exist};
 use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled};
@@ -19,6 +19,8 @@ use crate::output::{
     text_files, write_checked,
 };
 use crate::report::ReduceReport;
+pub use crate::settings::{Asked, config_message, describe, settings};
+use crate::settings::{keeps_order, pipeline_options};
 use crate::words::{Opt, warn_neutral_bone, warn_other_rig};
 
 /// A reduce job's options.
@@ -149,128 +151,6 @@ pub struct Reduced {
     pub report: Option<ReduceReport>,
 }
 
-/// One line of what the reducer did to a part.
-pub fn describe(rep: &dashvertex_reduce::Report, sets: usize) -> String {
-    let mut s = format!(
-        "reduced {} vertices to {} set(s): {} changed, {} influence(s) dropped over the limit, {} below the threshold, {} rounded away, {} merged, {} negative",
-        rep.vertices,
-        sets,
-        rep.changed,
-        rep.dropped,
-        rep.below_threshold,
-        rep.quantized_away,
-        rep.merged,
-        rep.negative
-    );
-    if let Some(d) = &rep.largest_dropped {
-        s.push_str(&format!(
-            "; largest dropped weight {} at {}",
-            d.weight, d.at
-        ));
-    }
-    if let Some(d) = &rep.first_negative {
-        s.push_str(&format!("; first negative weight {} at {}", d.weight, d.at));
-    }
-    if rep.empty > 0 {
-        s.push_str(&format!(
-            "; {} vertex(es) without influence (first: vertex {})",
-            rep.empty,
-            rep.first_empty.unwrap_or(0)
-        ));
-    }
-    s
-}
-
-/// A reducer setting refused, said with the options that set it as `words` names them.
-pub fn config_message(
-    e: &dashvertex_reduce::ConfigError,
-    words: &dyn crate::words::Wording,
-) -> String {
-    use dashvertex_reduce::ConfigError as E;
-    let o = |opt| words.option(opt);
-    match e {
-        E::NoInfluences => format!("{} must be at least 1", o(Opt::MaxInfluences)),
-        E::TooManyInfluences(k) => format!(
-            "{} {k} is more than {}",
-            o(Opt::MaxInfluences),
-            dashvertex_reduce::MAX_INFLUENCES
-        ),
-        E::QuantizedWithoutNormalize => format!(
-            "integer weights always sum to exactly 255 or 65535; use {} unit with {} unorm8/unorm16",
-            o(Opt::Normalize),
-            o(Opt::Quantize)
-        ),
-        E::MinWeight => format!("{} must be a finite number ≥ 0", o(Opt::MinWeight)),
-        E::EmptyRootWithoutRoot => {
-            format!("{} root needs a skeleton with a root bone", o(Opt::Empty))
-        }
-        other => other.to_string(),
-    }
-}
-
-/// What a front end asked of the reducer, before the defaults that follow the output and
-/// the engine target are filled in ([`settings`]).
-#[derive(Clone, Copy, Debug)]
-pub struct Asked {
-    /// Influences kept per vertex (default: the target's, else 4).
-    pub max_influences: Option<usize>,
-    /// Normalization (default: unit for glTF output, integer weights or a target; else
-    /// none).
-    pub normalize: Option<dashvertex_reduce::Normalize>,
-    /// Weight storage.
-    pub quantize: dashvertex_reduce::Quantize,
-    /// Influences below this weight are dropped.
-    pub min_weight: f32,
-    /// What a vertex without influence becomes.
-    pub empty: dashvertex_reduce::Empty,
-}
-
-/// The reducer's settings for what was asked, writing `output` (as `to`, else as its name
-/// says) for `target`: the target's influence count and unit sums where it has them, unit
-/// sums for glTF and integer output. Refuses more influences than the target reads.
-pub fn settings(
-    asked: &Asked,
-    output: &Path,
-    to: Option<Format>,
-    target: Option<&'static dashvertex_core::Target>,
-    ctx: &Context,
-) -> Result<Config, AppError> {
-    use dashvertex_reduce::{Normalize, Quantize};
-    let most = target.and_then(|t| t.influences());
-    let max_influences = match (asked.max_influences, most) {
-        (Some(k), Some(m)) if k > m => {
-            return Err(AppError::Usage(format!(
-                "{} {k}: {} reads {m} influences per vertex",
-                ctx.opt(Opt::MaxInfluences),
-                target.map_or("the target", |t| t.engine)
-            )));
-        }
-        (Some(k), _) => k,
-        (None, m) => m.unwrap_or(4),
-    };
-    let normalize = match (asked.normalize, target) {
-        (_, Some(_)) | (Some(Normalize::Unit), _) => Normalize::Unit,
-        (Some(n), None) => n,
-        (None, None) => {
-            let gltf = to
-                .or_else(|| Format::from_extension(output))
-                .is_some_and(Format::is_gltf);
-            if gltf || !matches!(asked.quantize, Quantize::F32) {
-                Normalize::Unit
-            } else {
-                Normalize::None
-            }
-        }
-    };
-    Ok(Config {
-        max_influences,
-        normalize,
-        quantize: asked.quantize,
-        min_weight: asked.min_weight,
-        empty: asked.empty,
-    })
-}
-
 /// The files a run writes and reads, each with the option that named it.
 fn named_paths<'a>(
     a: &'a ReduceJob<'a>,
@@ -313,7 +193,7 @@ fn path_names(ctx: &Context) -> [String; 4] {
 /// };
 /// let (input, output) = ("rig.gltf".as_ref(), "rig.json".as_ref());
 /// let job = reduce::ReduceJob {
-///     config: reduce::settings(&asked, output, None, None, &ctx)?,
+///     config: reduce::settings(&asked, output, None, None, ctx.words)?,
 ///     ..reduce::ReduceJob::new(input, output, &ctx)
 /// };
 /// let done = reduce::run(&job)?;
@@ -419,6 +299,12 @@ fn check_args(a: &ReduceJob) -> Result<(), AppError> {
             a.config.max_influences,
             ctx.opt(Opt::MaxSets),
             limits.max_sets
+        )));
+    }
+    if let Some(d) = a.max_error.filter(|d| !(d.is_finite() && *d >= 0.0)) {
+        return Err(AppError::Usage(format!(
+            "{} must be a finite distance of 0 or more, not {d}",
+            ctx.opt(Opt::MaxError)
         )));
     }
     if a.poses.is_some() && !a.reports() && a.max_error.is_none() {
@@ -553,9 +439,8 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
     let limits = &ctx.limits;
     let names = path_names(ctx);
     let (outputs, inputs) = named_paths(a, &names);
-    // The source and its inputs live in this block only: they are gone before the
-    // output is verified and written, so peak memory is the larger of the two phases.
-    // The K written: max_influences, or the one max_error chose.
+    // The source's parts live in this block only; the source itself is handed to
+    // `write_checked` as spent. The K written: max_influences, or the one max_error chose.
     let mut chosen_k = a.config.max_influences;
     let input_bytes = match &source {
         Source::Gltf(g) => g.input_bytes(),
@@ -572,169 +457,16 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             _ => Vec::new(),
         };
         let parts = source.parts(a.input, ctx)?;
-        // Held from the manifest's read to its rename; a locked run writes nothing.
-        let lock_guard = match a.manifest.filter(|_| !a.locked) {
-            Some(p) => Some(lock(p, ctx.wait)?),
-            None => None,
-        };
-        let existing = match a.manifest {
-            Some(p) => read_manifest(p, ctx)?,
-            None => None,
-        };
-        if let (Some(p), Some(m)) = (a.manifest, &existing) {
-            let names = parts.iter().flat_map(|p| p.input().bones.iter());
-            let overlap = m.overlap(names.map(|b| b.name.as_str()));
-            warn_other_rig(p, overlap, ctx.log);
-        }
-        if a.locked && existing.is_none() {
-            return Err(AppError::Usage(format!(
-                "{} needs an existing {} file",
-                ctx.opt(Opt::Locked),
-                ctx.opt(Opt::Manifest)
-            )));
-        }
+        let (lock_guard, existing) = open_manifest(a, &parts)?;
         let mut manifest = existing.clone().unwrap_or_default();
-        // What a glTF primitive written as DashVertex leaves behind.
-        let mut carried = None;
-        let container = container(a.to.or_else(|| Format::from_extension(a.output)));
-        // Without a manifest file the file keeps its own bone order, where the output can
-        // hold it (DashVertex needs parents first); a manifest file starts from the
-        // canonical order instead.
-        let keep_order = a.manifest.is_none()
-            && (container.is_some()
-                || parts
-                    .iter()
-                    .all(|p| dashvertex_reduce::pipeline::parents_first(&p.input().bones)));
-        let opts = dashvertex_reduce::pipeline::Options {
-            locked: a.locked,
-            max_bones: Some(limits.max_bones),
-            require_names: a.manifest.is_some(),
-            keep_order,
-            keep_source_attributes: !a.drop_source_attributes,
-        };
-        let fail = |e: dashvertex_reduce::pipeline::PipelineError| match e {
-            dashvertex_reduce::pipeline::PipelineError::Reduce(
-                dashvertex_reduce::ReduceError::Config(why),
-            ) => AppError::Usage(config_message(&why, ctx.words)),
-            dashvertex_reduce::pipeline::PipelineError::Manifest(m @ ManifestError::Locked(_)) => {
-                AppError::ManifestLocked(m.to_string())
-            }
-            other => input_error(a.input, other),
-        };
-        let (written, reports, changes, loss) = match (container, &source) {
-            (Some(_), Source::Gltf(_)) if a.pick.given() => {
-                return Err(AppError::Usage(format!(
-                    "{} and {} pick the primitive a DashVertex output holds; glTF output reduces every primitive",
-                    ctx.opt(Opt::Mesh),
-                    ctx.opt(Opt::Primitive)
-                )));
-            }
-            (Some(container), Source::Gltf(g)) => {
-                let files = buffer_files(a.output, a.embed);
-                let prims: Vec<PrimitiveInput<'_>> =
-                    parts.into_iter().filter_map(Part::into_primitive).collect();
-                let run = |cfg: &Config, m: &mut Manifest| {
-                    dashvertex_reduce::pipeline::reduce_gltf(
-                        g, &prims, m, cfg, &opts, container, &files,
-                    )
-                    .map_err(fail)
-                };
-                let anims = match (a.reports(), a.max_error) {
-                    (false, None) => Vec::new(),
-                    _ => poses_for(a.input, g, a.poses, ctx)?,
-                };
-                let (out, loss) = match a.max_error {
-                    None => {
-                        let out = run(&a.config, &mut manifest)?;
-                        let loss = if a.reports() {
-                            Some(loss_of(a.input, g, &out.written, &anims, limits)?)
-                        } else {
-                            None
-                        };
-                        (out, loss)
-                    }
-                    Some(budget) => {
-                        let (k, m, out, loss) =
-                            reduce_within(a, g, &prims, &manifest, &anims, budget, &run)?;
-                        manifest = m;
-                        chosen_k = k;
-                        (out, Some(loss))
-                    }
-                };
-                (out.written, out.reports, out.changes, loss)
-            }
-            (Some(_), _) => {
-                return Err(AppError::Usage(
-                    "glTF output needs glTF input (the skin and mesh come from it)".into(),
-                ));
-            }
-            (None, _) => {
-                if a.max_error.is_some() || a.poses.is_some() {
-                    return Err(AppError::Usage(format!(
-                        "{} and {} need glTF input and output: the displacement is measured by skinning with the file's joints and animations",
-                        ctx.opt(Opt::MaxError),
-                        ctx.opt(Opt::Poses)
-                    )));
-                }
-                let named = a.to.or_else(|| Format::from_extension(a.output));
-                let format = named.ok_or_else(|| {
-                    AppError::Usage(format!(
-                        "cannot tell the output format of {}; use .json, .dmx, .raw, .gltf or .glb, or {}",
-                        a.output.display(),
-                        ctx.opt(Opt::To)
-                    ))
-                })?;
-                let part = a.pick.one(&parts, ctx)?;
-                let input = part.input();
-                carried = match (&source, part.primitive()) {
-                    (Source::Gltf(g), Some(p)) => {
-                        Some(crate::left_behind::not_carried(g, p, parts.len()))
-                    }
-                    _ => None,
-                };
-                let positions = match part.primitive() {
-                    Some(p) => p.positions(),
-                    None => input.positions.clone(),
-                };
-                let (document, run) = dashvertex_reduce::document::reduce_to_document(
-                    input,
-                    part.skeleton(),
-                    &positions,
-                    &mut manifest,
-                    &a.config,
-                    &opts,
-                )
-                .map_err(fail)?;
-                let loaded = match &source {
-                    Source::Dash(Loaded::Json(j)) => {
-                        let mut j = j.clone();
-                        j.document = document;
-                        Loaded::Json(j)
-                    }
-                    Source::Dash(Loaded::Binary(b)) => {
-                        let mut b = b.clone();
-                        b.document = document;
-                        Loaded::Binary(b)
-                    }
-                    _ => Loaded::Json(dashvertex_json::JsonFile::new_document(document)),
-                };
-                let main = formats::save(&loaded, format, &a.save, ctx)?;
-                let reports = run
-                    .reduced
-                    .iter()
-                    .map(|r| (r.report.clone(), r.sets))
-                    .collect();
-                (
-                    dashvertex_gltf::export::Written {
-                        main,
-                        ..Default::default()
-                    },
-                    reports,
-                    run.changes,
-                    None,
-                )
-            }
-        };
+        let (made, k, carried) = reduce_parts(a, &source, parts, &mut manifest)?;
+        chosen_k = k.unwrap_or(chosen_k);
+        let Made {
+            written,
+            reports,
+            changes,
+            loss,
+        } = made;
         (
             written,
             reports,
@@ -761,16 +493,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
     let format =
         a.to.or_else(|| Format::from_extension(a.output))
             .unwrap_or(Format::Json);
-    // A DashVertex output's bone i is manifest entry i: a refusal names it.
-    let subject = container(Some(format)).is_none().then(|| Subject {
-        words: ctx.words,
-        input: a.input,
-        bones: manifest
-            .bones
-            .iter()
-            .map(|e| (e.name.clone(), e.parent.clone()))
-            .collect(),
-    });
+    let subject = subject_for(a, format, &manifest);
     // The buffer files are named now: none may overwrite a file this run read.
     refuse_written_aliases(
         a.output,
@@ -802,7 +525,8 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         carried_errors,
         ..Check::new(a.output, format, &files, limits)
     };
-    // The input was read and freed in the block above.
+    // The input is spent once the output's bytes exist: `write_checked` frees it before
+    // a large output is checked, so the two are never in memory together.
     write_checked(
         &check,
         bytes,
@@ -810,13 +534,55 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         &files,
         &text_files(&manifest_text),
         &text_files(&report_text),
-        (),
+        source,
     )?;
-    for note in &notes {
+    say_done(
+        a,
+        &notes,
+        &reports,
+        carried.as_ref(),
+        loss.as_deref(),
+        &changes,
+    );
+    Ok(Reduced {
+        reports,
+        max_influences: chosen_k,
+        changes,
+        loss,
+        report,
+    })
+}
+
+/// A reduction pipeline's failure as the job's: a setting said with the front end's
+/// options, a locked manifest's change, or the input's fault.
+fn pipeline_failed(a: &ReduceJob, e: dashvertex_reduce::pipeline::PipelineError) -> AppError {
+    match e {
+        dashvertex_reduce::pipeline::PipelineError::Reduce(
+            dashvertex_reduce::ReduceError::Config(why),
+        ) => AppError::Usage(config_message(&why, a.ctx.words)),
+        dashvertex_reduce::pipeline::PipelineError::Manifest(m @ ManifestError::Locked(_)) => {
+            AppError::ManifestLocked(m.to_string())
+        }
+        other => input_cause(a.input, other),
+    }
+}
+
+/// What a finished reduce job says: the writer's notes, each part's reduction, the loss
+/// report's figures, and what the manifest (or a run's own numbering) gained.
+fn say_done(
+    a: &ReduceJob,
+    notes: &[String],
+    reports: &[(dashvertex_reduce::Report, usize)],
+    carried: Option<&String>,
+    loss: Option<&[dashvertex_skin::PrimitiveLoss]>,
+    changes: &dashvertex_reduce::manifest::Changes,
+) {
+    let ctx = a.ctx;
+    for note in notes {
         ctx.warning(format_args!("{}: {note}", a.input.display()));
     }
     if a.convert {
-        for (r, sets) in &reports {
+        for (r, sets) in reports {
             let text = describe(r, *sets);
             if r.merged > 0 || r.negative > 0 {
                 ctx.note(text);
@@ -824,16 +590,16 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
                 ctx.detail(text);
             }
         }
-        if let Some(c) = &carried {
+        if let Some(c) = carried {
             ctx.info(c);
         }
     } else {
-        for (r, sets) in &reports {
+        for (r, sets) in reports {
             ctx.info(describe(r, *sets));
         }
     }
     if a.reports() {
-        for line in loss_lines(loss.as_deref()) {
+        for line in loss_lines(loss) {
             ctx.info(line);
         }
     }
@@ -849,11 +615,237 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             ctx.detail(format_args!("bone numbering: {line}"));
         }
     }
-    Ok(Reduced {
-        reports,
-        max_influences: chosen_k,
-        changes,
+}
+
+/// What a reduction made, before it is checked and written.
+struct Made {
+    written: dashvertex_gltf::export::Written,
+    reports: Vec<(dashvertex_reduce::Report, usize)>,
+    changes: dashvertex_reduce::manifest::Changes,
+    loss: Option<Vec<dashvertex_skin::PrimitiveLoss>>,
+}
+
+/// Reduces every primitive of glTF input `g` into a glTF output of `container`, with the
+/// loss report when asked, and within `--max-error` when set (the K it chose is given
+/// back).
+fn to_gltf(
+    a: &ReduceJob,
+    g: &Gltf,
+    parts: Vec<Part<'_>>,
+    manifest: &mut Manifest,
+    opts: &dashvertex_reduce::pipeline::Options,
+    container: Container,
+) -> Result<(Made, Option<usize>), AppError> {
+    let mut chosen_k = None;
+
+    let files = buffer_files(a.output, a.embed);
+    let prims: Vec<PrimitiveInput<'_>> =
+        parts.into_iter().filter_map(Part::into_primitive).collect();
+    let run = |cfg: &Config, m: &mut Manifest| {
+        dashvertex_reduce::pipeline::reduce_gltf(g, &prims, m, cfg, opts, container, &files)
+            .map_err(|e| pipeline_failed(a, e))
+    };
+    let anims = match (a.reports(), a.max_error) {
+        (false, None) => Vec::new(),
+        _ => poses_for(a.input, g, a.poses, a.ctx)?,
+    };
+    let (out, loss) = match a.max_error {
+        None => {
+            let out = run(&a.config, manifest)?;
+            let loss = if a.reports() {
+                Some(loss_of(a.input, g, &out.written, &anims, &a.ctx.limits)?)
+            } else {
+                None
+            };
+            (out, loss)
+        }
+        Some(budget) => {
+            let (k, m, out, loss) = reduce_within(a, g, &prims, manifest, &anims, budget, &run)?;
+            *manifest = m;
+            chosen_k = Some(k);
+            (out, Some(loss))
+        }
+    };
+    let made = Made {
+        written: out.written,
+        reports: out.reports,
+        changes: out.changes,
         loss,
-        report,
+    };
+    Ok((made, chosen_k))
+}
+
+/// Reduces the one part a DashVertex output holds (`--mesh`/`--primitive` pick it from
+/// glTF input), written in the input's DashVertex form or a new JSON one; what a glTF
+/// primitive leaves behind is said back.
+fn to_dash(
+    a: &ReduceJob,
+    source: &Source,
+    parts: &[Part<'_>],
+    manifest: &mut Manifest,
+    opts: &dashvertex_reduce::pipeline::Options,
+) -> Result<(Made, Option<String>), AppError> {
+    if a.max_error.is_some() || a.poses.is_some() {
+        return Err(AppError::Usage(format!(
+            "{} and {} need glTF input and output: the displacement is measured by skinning with the file's joints and animations",
+            a.ctx.opt(Opt::MaxError),
+            a.ctx.opt(Opt::Poses)
+        )));
+    }
+    let named = a.to.or_else(|| Format::from_extension(a.output));
+    let format = named.ok_or_else(|| {
+        AppError::Usage(format!(
+            "cannot tell the output format of {}; use .json, .dmx, .raw, .gltf or .glb, or {}",
+            a.output.display(),
+            a.ctx.opt(Opt::To)
+        ))
+    })?;
+    let part = a.pick.one(parts, a.ctx)?;
+    let input = part.input();
+    let carried = match (source, part.primitive()) {
+        (Source::Gltf(g), Some(p)) => Some(crate::left_behind::not_carried(g, p, parts.len())),
+        _ => None,
+    };
+    let positions = match part.primitive() {
+        Some(p) => p.positions(),
+        None => input.positions.clone(),
+    };
+    let (document, run) = dashvertex_reduce::document::reduce_to_document(
+        input,
+        part.skeleton(),
+        &positions,
+        manifest,
+        &a.config,
+        opts,
+    )
+    .map_err(|e| pipeline_failed(a, e))?;
+    let loaded = match source {
+        Source::Dash(Loaded::Json(j)) => {
+            let mut j = j.clone();
+            j.document = document;
+            Loaded::Json(j)
+        }
+        Source::Dash(Loaded::Binary(b)) => {
+            let mut b = b.clone();
+            b.document = document;
+            Loaded::Binary(b)
+        }
+        _ => Loaded::Json(dashvertex_json::JsonFile::new_document(document)),
+    };
+    let main = formats::save(&loaded, format, &a.save, a.ctx)?;
+    let reports = run
+        .reduced
+        .iter()
+        .map(|r| (r.report.clone(), r.sets))
+        .collect();
+    let made = Made {
+        written: dashvertex_gltf::export::Written {
+            main,
+            ..Default::default()
+        },
+        reports,
+        changes: run.changes,
+        loss: None,
+    };
+    Ok((made, carried))
+}
+
+/// The manifest file a run reads and may update: locked from its read to its rename (a
+/// `--locked` run writes nothing, so takes no lock), with a warning when the input shares
+/// less than half its bones with it.
+fn open_manifest(
+    a: &ReduceJob,
+    parts: &[Part<'_>],
+) -> Result<(Option<dashvertex_fs::FileLock>, Option<Manifest>), AppError> {
+    // Held from the manifest's read to its rename; a locked run writes nothing.
+    let lock_guard = match a.manifest.filter(|_| !a.locked) {
+        Some(p) => Some(lock(p, a.ctx.wait)?),
+        None => None,
+    };
+    let existing = match a.manifest {
+        Some(p) => read_manifest(p, a.ctx)?,
+        None => None,
+    };
+    if let (Some(p), Some(m)) = (a.manifest, &existing) {
+        let names = parts.iter().flat_map(|p| p.input().bones.iter());
+        let overlap = m.overlap(names.map(|b| b.name.as_str()));
+        warn_other_rig(p, overlap, a.ctx.log);
+    }
+    if a.locked && existing.is_none() {
+        return Err(AppError::Usage(format!(
+            "{} needs an existing {} file",
+            a.ctx.opt(Opt::Locked),
+            a.ctx.opt(Opt::Manifest)
+        )));
+    }
+    Ok((lock_guard, existing))
+}
+
+/// Reduces the source's parts into the output's form (glTF, or the one DashVertex part):
+/// what was made, the K `--max-error` chose, and what a glTF primitive written as
+/// DashVertex left behind.
+fn reduce_parts(
+    a: &ReduceJob,
+    source: &Source,
+    parts: Vec<Part<'_>>,
+    manifest: &mut Manifest,
+) -> Result<(Made, Option<usize>, Option<String>), AppError> {
+    // What a glTF primitive written as DashVertex leaves behind.
+    let mut carried = None;
+    let mut chosen_k = None;
+    let container = container(a.to.or_else(|| Format::from_extension(a.output)));
+    // Without a manifest file the file keeps its own bone order, where the output can
+    // hold it (DashVertex needs parents first); a manifest file starts from the
+    // canonical order instead.
+    let keep_order = keeps_order(a.manifest.is_some(), container.is_some(), || {
+        parts
+            .iter()
+            .all(|p| dashvertex_reduce::pipeline::parents_first(&p.input().bones))
+    });
+    let opts = pipeline_options(
+        a.manifest.is_some(),
+        a.locked,
+        keep_order,
+        a.drop_source_attributes,
+        &a.ctx.limits,
+    );
+    let made = match (container, source) {
+        (Some(_), Source::Gltf(_)) if a.pick.given() => {
+            return Err(AppError::Usage(format!(
+                "{} and {} pick the primitive a DashVertex output holds; glTF output reduces every primitive",
+                a.ctx.opt(Opt::Mesh),
+                a.ctx.opt(Opt::Primitive)
+            )));
+        }
+        (Some(container), Source::Gltf(g)) => {
+            let (made, k) = to_gltf(a, g, parts, manifest, &opts, container)?;
+            chosen_k = k;
+            made
+        }
+        (Some(_), _) => {
+            return Err(AppError::Usage(
+                "glTF output needs glTF input (the skin and mesh come from it)".into(),
+            ));
+        }
+        (None, _) => {
+            let (made, left) = to_dash(a, source, &parts, manifest, &opts)?;
+            carried = left;
+            made
+        }
+    };
+    Ok((made, chosen_k, carried))
+}
+
+/// What a DashVertex output was made from, so that a refusal names its bones (bone i is
+/// manifest entry i); `None` for glTF output, whose refusals point into the output.
+fn subject_for<'a>(a: &'a ReduceJob, format: Format, manifest: &Manifest) -> Option<Subject<'a>> {
+    container(Some(format)).is_none().then(|| Subject {
+        words: a.ctx.words,
+        input: a.input,
+        bones: manifest
+            .bones
+            .iter()
+            .map(|e| (e.name.clone(), e.parent.clone()))
+            .collect(),
     })
 }

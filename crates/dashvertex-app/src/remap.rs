@@ -7,7 +7,7 @@ use dashvertex_formats::Format;
 use dashvertex_gltf::Container;
 use dashvertex_reduce::remap::{self, RemapError};
 
-use crate::error::{AppError, input_error};
+use crate::error::{AppError, input_cause, input_error};
 use crate::input::{Context, Source, container, load_for, load_for_rewrite, must_exist};
 use crate::manifest_file::read_manifest;
 use crate::output::{
@@ -63,74 +63,19 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
             a.output.display()
         ))
     })?;
-    // A GLB written from a GLB carries its mesh data unread (spec/security.md [V2]).
-    // Remap evaluates no skinning: errors in transforms and animations are carried.
-    let work = dashvertex_validate::Work::Rewrite;
-    let source = if container == Container::Glb {
-        load_for_rewrite(a.input, ctx, dashvertex_gltf::sparse::Rewrite::Remap, work)?
-    } else {
-        load_for(a.input, ctx, work)?
-    };
-    let Source::Gltf(gltf) = source else {
-        return Err(input_error(
-            a.input,
-            format!(
-                "{} reads glTF or GLB (the joint order is a skin's)",
-                ctx.job(crate::words::Job::Remap)
-            ),
-        ));
-    };
+    let gltf = open(a, container)?;
     let mut read_buffers = external_buffers(&gltf, a.input);
     let input_bytes = gltf.input_bytes();
     let opts = remap::Options { locked: a.locked };
-    let plan = remap::remap(&gltf, &manifest, &opts).map_err(|e| match e {
-        e @ (RemapError::NotInManifest { .. } | RemapError::RetiredWeighted { .. }) => {
-            AppError::ManifestLocked(e.to_string())
-        }
-        e @ RemapError::Joints(_) => AppError::Output(e.to_string()),
-        e => input_error(a.input, e),
-    })?;
+    let plan = remap::remap(&gltf, &manifest, &opts).map_err(|e| failed(a.input, e))?;
     for s in &plan.skins {
-        for (name, at) in &s.retired_weighted {
-            ctx.warning(format_args!(
-                "skin {}: bone {name:?} is retired in the manifest but carries weight (first: mesh {} primitive {} vertex {} in JOINTS_{}); it keeps its index; {} refuses this",
-                s.skin, at.mesh, at.primitive, at.vertex, at.set, ctx.opt(Opt::Locked)
-            ));
-        }
-        let Some(why) = &s.mismatch else {
-            ctx.detail(format_args!("skin {}: already in manifest order", s.skin));
-            continue;
-        };
-        let mut line = format!("skin {}: remapped to the manifest's order ({why})", s.skin);
-        if !s.placeholders.is_empty() {
-            line.push_str(&format!(
-                "; {} placeholder joint(s) for manifest bones the file lacks",
-                s.placeholders.len()
-            ));
-        }
-        if !s.appended.is_empty() {
-            line.push_str(&format!(
-                "; {} bone(s) not in the manifest appended after its {}: {}",
-                s.appended.len(),
-                manifest.len(),
-                s.appended
-                    .iter()
-                    .map(|b| format!("{b:?}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        line.push_str(&format!(
-            "; joint values of {} primitive(s) renumbered",
-            s.primitives.len()
-        ));
-        ctx.info(line);
+        say_skin(s, manifest.len(), ctx);
     }
     let skins = plan.skins.clone();
     let files = buffer_files(a.output, a.embed);
     let written = plan
         .finish(container, &files)
-        .map_err(|e| input_error(a.input, e))?;
+        .map_err(|e| input_cause(a.input, e))?;
     let mut copied = false;
     let (main, files, holes) = match written {
         Some(w) => {
@@ -184,4 +129,78 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
     )?;
     write_output(a.output, &main, Some(&holes), &files)?;
     Ok(Remapped { skins, copied })
+}
+
+/// The input, loaded for a remap: a GLB written from a GLB carries its mesh data unread
+/// (spec/security.md [V2]); remap evaluates no skinning, so errors in transforms and
+/// animations are carried. Only glTF has a skin's joint order to change.
+fn open(a: &RemapJob, container: Container) -> Result<Box<dashvertex_gltf::Gltf>, AppError> {
+    let ctx = a.ctx;
+    let work = dashvertex_validate::Work::Rewrite;
+    let source = if container == Container::Glb {
+        load_for_rewrite(a.input, ctx, dashvertex_gltf::sparse::Rewrite::Remap, work)?
+    } else {
+        load_for(a.input, ctx, work)?
+    };
+    match source {
+        Source::Gltf(gltf) => Ok(gltf),
+        _ => Err(input_error(
+            a.input,
+            format!(
+                "{} reads glTF or GLB (the joint order is a skin's)",
+                ctx.job(crate::words::Job::Remap)
+            ),
+        )),
+    }
+}
+
+/// A remap refused: a locked manifest's change, a skin past the joint limit (the output
+/// cannot hold it), or the input's fault.
+fn failed(input: &Path, e: RemapError) -> AppError {
+    match e {
+        e @ (RemapError::NotInManifest { .. } | RemapError::RetiredWeighted { .. }) => {
+            AppError::ManifestLocked(e.to_string())
+        }
+        e @ RemapError::Joints(_) => AppError::Output(e.to_string()),
+        e => input_cause(input, e),
+    }
+}
+
+/// What the remap did to one skin, said to the user; `manifest_len` is the manifest's
+/// bone count.
+fn say_skin(s: &remap::SkinRemap, manifest_len: usize, ctx: &Context) {
+    for (name, at) in &s.retired_weighted {
+        ctx.warning(format_args!(
+            "skin {}: bone {name:?} is retired in the manifest but carries weight (first: mesh {} primitive {} vertex {} in JOINTS_{}); it keeps its index; {} refuses this",
+            s.skin, at.mesh, at.primitive, at.vertex, at.set, ctx.opt(Opt::Locked)
+        ));
+    }
+    let Some(why) = &s.mismatch else {
+        ctx.detail(format_args!("skin {}: already in manifest order", s.skin));
+        return;
+    };
+    let mut line = format!("skin {}: remapped to the manifest's order ({why})", s.skin);
+    if !s.placeholders.is_empty() {
+        line.push_str(&format!(
+            "; {} placeholder joint(s) for manifest bones the file lacks",
+            s.placeholders.len()
+        ));
+    }
+    if !s.appended.is_empty() {
+        line.push_str(&format!(
+            "; {} bone(s) not in the manifest appended after its {}: {}",
+            s.appended.len(),
+            manifest_len,
+            s.appended
+                .iter()
+                .map(|b| format!("{b:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    line.push_str(&format!(
+        "; joint values of {} primitive(s) renumbered",
+        s.primitives.len()
+    ));
+    ctx.info(line);
 }

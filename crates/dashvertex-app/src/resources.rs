@@ -55,6 +55,23 @@ impl Resources {
     }
 }
 
+impl std::str::FromStr for Resources {
+    type Err = String;
+
+    /// A mode by its keyword (`auto`, `copy`, `embed`, `reference`).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [
+            Resources::Auto,
+            Resources::Copy,
+            Resources::Embed,
+            Resources::Reference,
+        ]
+        .into_iter()
+        .find(|m| m.keyword() == s)
+        .ok_or_else(|| format!("{s:?} is not a resources mode; use auto, copy, embed or reference"))
+    }
+}
+
 /// What [`follow`] needs to know about a job's output.
 pub struct Follow<'a> {
     /// The input (`-`: standard input, which has no folder).

@@ -11,7 +11,7 @@ use dashvertex_formats::Format;
 pub use dashvertex_split::DEFAULT_MAX_PARTS;
 use dashvertex_split::SplitError;
 
-use crate::error::{AppError, input_error};
+use crate::error::{AppError, input_cause, input_error};
 use crate::input::{Context, Source, container, load_for};
 use crate::loss::poses_for;
 use crate::output::{
@@ -170,7 +170,7 @@ fn refusal(a: &SplitJob, e: SplitError) -> AppError {
             ctx.opt(Opt::MaxError),
             ctx.opt(Opt::MaxJoints)
         )),
-        e => input_error(a.input, e),
+        e => input_cause(a.input, e),
     }
 }
 
@@ -178,26 +178,7 @@ fn refusal(a: &SplitJob, e: SplitError) -> AppError {
 pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
     let ctx = a.ctx;
     let max = budget(a)?;
-    if a.max_error.is_some() && !a.reduce {
-        return Err(AppError::Usage(format!(
-            "{} bounds what {} takes off; pass {} too",
-            ctx.opt(Opt::MaxError),
-            ctx.opt(Opt::Reduce),
-            ctx.opt(Opt::Reduce)
-        )));
-    }
-    if a.max_parts == 0 {
-        return Err(AppError::Usage(format!(
-            "{} must be 1 or more: a split writes at least one part",
-            ctx.opt(Opt::MaxParts)
-        )));
-    }
-    if let Some(e) = a.max_error.filter(|e| !e.is_finite() || *e < 0.0) {
-        return Err(AppError::Usage(format!(
-            "{} must be a finite number ≥ 0, not {e}",
-            ctx.opt(Opt::MaxError)
-        )));
-    }
+    check_options(a)?;
     let (output_name, report_name) = (ctx.opt(Opt::Output), ctx.opt(Opt::Report));
     let mut outputs: Vec<dashvertex_fs::Named> = vec![(output_name.as_str(), a.output)];
     if let Some(r) = a.report {
@@ -212,22 +193,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
             a.output.display()
         ))
     })?;
-    // `--reduce` measures its displacement by skinning: transforms and animations must
-    // then be sound; without it, errors there are carried into the output.
-    let work = if a.reduce {
-        dashvertex_validate::Work::Skin
-    } else {
-        dashvertex_validate::Work::Rewrite
-    };
-    let Source::Gltf(gltf) = load_for(a.input, ctx, work)? else {
-        return Err(input_error(
-            a.input,
-            format!(
-                "{} reads glTF or GLB (parts become meshes, nodes and skins)",
-                ctx.job(Job::Split)
-            ),
-        ));
-    };
+    let gltf = open(a)?;
     let mut read_buffers = external_buffers(&gltf, a.input);
     let input_bytes = gltf.input_bytes();
     let carried_errors = gltf.carried_errors.clone();
@@ -256,7 +222,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         Some(ed) => {
             let w = ed
                 .finish_files(container, &files)
-                .map_err(|e| input_error(a.input, e))?;
+                .map_err(|e| input_cause(a.input, e))?;
             drop(anims);
             for note in &w.notes {
                 ctx.warning(format_args!("{}: {note}", a.input.display()));
@@ -279,22 +245,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         }
     };
     // The images the output names follow it (spec/security.md [R4]).
-    let mut written = dashvertex_gltf::export::Written {
-        main,
-        files,
-        ..Default::default()
-    };
-    let follow = crate::resources::Follow {
-        input: a.input,
-        output: a.output,
-        container,
-        mode: a.resources,
-        embed: a.embed,
-        read: input_bytes,
-        ctx,
-    };
-    read_buffers.extend(crate::resources::follow(&follow, &mut written)?);
-    let (main, files) = (written.main, written.files);
+    let (main, files) = follow_images(a, container, input_bytes, main, files, &mut read_buffers)?;
     let format = format.unwrap_or(Format::Glb);
     refuse_written_aliases(
         a.output,
@@ -399,4 +350,84 @@ pub fn describe(r: &dashvertex_split::Report) -> Vec<String> {
         ));
     }
     out
+}
+
+/// Refuses options that contradict each other or cannot be met before anything is read.
+fn check_options(a: &SplitJob) -> Result<(), AppError> {
+    let ctx = a.ctx;
+    if a.max_error.is_some() && !a.reduce {
+        return Err(AppError::Usage(format!(
+            "{} bounds what {} takes off; pass {} too",
+            ctx.opt(Opt::MaxError),
+            ctx.opt(Opt::Reduce),
+            ctx.opt(Opt::Reduce)
+        )));
+    }
+    if a.max_parts == 0 {
+        return Err(AppError::Usage(format!(
+            "{} must be 1 or more: a split writes at least one part",
+            ctx.opt(Opt::MaxParts)
+        )));
+    }
+    if let Some(e) = a.max_error.filter(|e| !e.is_finite() || *e < 0.0) {
+        return Err(AppError::Usage(format!(
+            "{} must be a finite number ≥ 0, not {e}",
+            ctx.opt(Opt::MaxError)
+        )));
+    }
+    Ok(())
+}
+
+/// The input, loaded for a split. With a reduction the displacement is measured by
+/// skinning, so transforms and animations must be sound; without one, errors there are
+/// carried into the output. Only glTF has meshes, nodes and skins to split.
+fn open(a: &SplitJob) -> Result<Box<dashvertex_gltf::Gltf>, AppError> {
+    let ctx = a.ctx;
+    let work = if a.reduce {
+        dashvertex_validate::Work::Skin
+    } else {
+        dashvertex_validate::Work::Rewrite
+    };
+    match load_for(a.input, ctx, work)? {
+        Source::Gltf(gltf) => Ok(gltf),
+        _ => Err(input_error(
+            a.input,
+            format!(
+                "{} reads glTF or GLB (parts become meshes, nodes and skins)",
+                ctx.job(Job::Split)
+            ),
+        )),
+    }
+}
+
+/// Buffer files by the names the output uses, with their bytes.
+type Files = Vec<(String, Vec<u8>)>;
+
+/// The output's bytes and buffer files with the images it names made reachable from
+/// where it is written (spec/security.md [R4]); the files read for that join
+/// `read_buffers`, which no output may overwrite.
+fn follow_images(
+    a: &SplitJob,
+    container: dashvertex_gltf::Container,
+    input_bytes: u64,
+    main: Vec<u8>,
+    files: Files,
+    read_buffers: &mut Vec<std::path::PathBuf>,
+) -> Result<(Vec<u8>, Files), AppError> {
+    let mut written = dashvertex_gltf::export::Written {
+        main,
+        files,
+        ..Default::default()
+    };
+    let follow = crate::resources::Follow {
+        input: a.input,
+        output: a.output,
+        container,
+        mode: a.resources,
+        embed: a.embed,
+        read: input_bytes,
+        ctx: a.ctx,
+    };
+    read_buffers.extend(crate::resources::follow(&follow, &mut written)?);
+    Ok((written.main, written.files))
 }

@@ -53,7 +53,7 @@ fn the_seed_flow_reduces_per_bone_attributes_with_a_new_manifest() {
     let input = fixture("fixtures/blender/rig_per_bone_attributes.gltf");
     let (output, manifest) = (dir.path().join("rig.json"), dir.path().join("m.json"));
     let job = reduce::ReduceJob {
-        config: reduce::settings(&asked(4), &output, None, None, &c).expect("settings"),
+        config: reduce::settings(&asked(4), &output, None, None, c.words).expect("settings"),
         manifest: Some(&manifest),
         ..reduce::ReduceJob::new(&input, &output, &c)
     };
@@ -133,7 +133,7 @@ fn settings_follow_the_output_and_the_target() {
             ..asked(4)
         };
         let target = t.and_then(dashvertex_core::Target::named);
-        reduce::settings(&a, Path::new(out), None, target, &c)
+        reduce::settings(&a, Path::new(out), None, target, c.words)
     };
     assert_eq!(cfg("x.glb", None, None).expect("ok").normalize, unit);
     assert_eq!(
@@ -269,7 +269,7 @@ fn the_reduce_report_of_a_loss_run_matches_its_schema() {
     let input = fixture("fixtures/blender/loss_rig.glb");
     let (output, report) = (dir.path().join("out.glb"), dir.path().join("report.json"));
     let job = reduce::ReduceJob {
-        config: reduce::settings(&asked(2), &output, None, None, &c).expect("settings"),
+        config: reduce::settings(&asked(2), &output, None, None, c.words).expect("settings"),
         report: Some(&report),
         ..reduce::ReduceJob::new(&input, &output, &c)
     };
@@ -303,7 +303,7 @@ fn measure_gives_the_report_without_a_file() {
     let input = fixture("fixtures/blender/loss_rig.glb");
     let output = dir.path().join("out.glb");
     let job = reduce::ReduceJob {
-        config: reduce::settings(&asked(1), &output, None, None, &c).expect("settings"),
+        config: reduce::settings(&asked(1), &output, None, None, c.words).expect("settings"),
         measure: true,
         ..reduce::ReduceJob::new(&input, &output, &c)
     };

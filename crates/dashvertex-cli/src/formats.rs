@@ -51,9 +51,3 @@ pub fn load(name: &str, bytes: &[u8], format: Format, limits: &Limits) -> Result
     let ctx = context(*limits, &[], true);
     dashvertex_app::formats::load(name, bytes, format, limits, &ctx)
 }
-
-/// Encodes `loaded` as `format` ([`dashvertex_app::formats::save`]).
-pub fn save(loaded: &Loaded, format: Format, opts: &SaveOptions) -> Result<Vec<u8>, CliError> {
-    let ctx = context(Limits::default(), &[], true);
-    dashvertex_app::formats::save(loaded, format, opts, &ctx)
-}

@@ -121,6 +121,7 @@ fn inspect_container(
     let input = |message: String| CliError::Input {
         file: name.to_owned(),
         message,
+        source: None,
     };
     let h = dashvertex_binary::header_fields(bytes)
         .map_err(|e| input(format!("offset 0x{:X}: {}", e.offset, e.kind)))?;

@@ -77,10 +77,7 @@ pub fn inspect(
             return Ok(out);
         }
         Err(e) => {
-            return Err(CliError::Input {
-                file: name.to_owned(),
-                message: e.to_string(),
-            });
+            return Err(dashvertex_app::input_cause(std::path::Path::new(name), e));
         }
     };
     if prims.is_empty() {

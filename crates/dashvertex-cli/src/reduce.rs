@@ -220,7 +220,7 @@ impl ReduceCli {
                 EmptyArg::Root => dashvertex_reduce::Empty::Root,
             },
         };
-        let config = reduce::settings(&asked, &self.output, self.to, self.target, ctx)?;
+        let config = reduce::settings(&asked, &self.output, self.to, self.target, ctx.words)?;
         reduce::run(&ReduceJob {
             input: &self.input,
             output: &self.output,

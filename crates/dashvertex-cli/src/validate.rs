@@ -4,7 +4,6 @@
 //! error.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -17,7 +16,8 @@ use crate::common::{self, Global, Verbosity};
 use crate::error::{CliError, ExitStatus};
 use crate::progress::Progress;
 pub use crate::validate_args::{EXAMPLES, EXAMPLES_SUB, OutputFormat, ProfileArg, ValidateArgs};
-use crate::walk::{Item, expand};
+use crate::walk::expand;
+use dashvertex_app::validate::{self, Input, Outcome};
 
 /// Validate skinning data: weights, bone indices, influence sets, skeletons, in
 /// DashVertex JSON, DMX, raw records and glTF/GLB.
@@ -82,175 +82,114 @@ pub fn main() -> ExitCode {
 /// used is an error.
 pub fn run(args: &ValidateArgs, global: &Global) -> Result<ExitCode, CliError> {
     let verbosity = global.verbosity();
-    let (bones, removed_bones, joint_order) = match &args.manifest {
-        None => (args.bones, Vec::new(), None),
-        Some(path) => {
-            // An unreadable manifest is an I/O problem (2); a corrupt one is invalid data (1).
-            let bytes = dashvertex_fs::read_input(path, Limits::default().max_input_bytes)
-                .map_err(|e| match e {
-                    dashvertex_fs::FsError::Empty { .. } => CliError::Output(e.to_string()),
-                    other => CliError::from(other),
-                })?;
-            let ctx = crate::words::context(global.limits(), &[], true);
-            let m = dashvertex_app::manifest_file::parse_manifest(path, &bytes, &ctx)?;
-            // Removed bones keep their index: they count toward the range.
-            (
-                Some(m.len() as u64),
-                m.removed_indices(),
-                Some(dashvertex_validate::JointOrder::new(m, args.locked)),
-            )
-        }
-    };
-    let levels = match levels(args) {
-        // --locked makes the joint order a contract, unless a level was given for it.
-        Ok(mut l) if args.locked => {
-            l.entry(Code::JOINT_ORDER).or_insert(Level::Deny);
-            l
-        }
-        Ok(l) => l,
-        Err(why) => return Err(CliError::Usage(why)),
-    };
-    let opts = Options::new()
-        .with_profile(args.profile.map(|p| match p {
-            ProfileArg::Dash => Profile::Dash,
-            ProfileArg::Gltf => Profile::Gltf,
-        }))
-        .with_bones(bones)
-        .with_removed_bones(removed_bones)
-        .with_max_diagnostics(args.max_diagnostics)
-        .with_deny_warnings(args.deny.iter().any(|d| d == "warnings"))
-        .with_levels(levels)
-        .with_limits(global.limits())
-        .with_format(args.input_format)
-        .with_target(args.target)
-        .with_resource_dirs(global.resource_dir.clone())
-        .with_joint_order(joint_order);
+    let opts = options(args, global)?;
     let files = expand(
         &args.inputs,
         args.all_files,
         args.skip_other_json,
         global.max_input_bytes,
     );
-    // Styled always; the stream strips the styles unless colour is on (`--color`, the
-    // terminal, NO_COLOR, CLICOLOR_FORCE, TERM=dumb).
-    let style = Style { color: true };
     let progress = std::sync::Arc::new(Progress::new(&files));
-    let mut opts = opts;
     let hook = progress.clone();
-    opts.progress = Some(std::sync::Arc::new(move |n| hook.update(n)));
-    // Files are checked in parallel in the pool and printed in the order given, on a
-    // thread of their own, as they come (a reorder buffer holds the ones that finish
-    // early), so the output is the same at any thread count. When not even that thread
-    // can be started (a memory limit), every file is checked first and printed after:
-    // the same bytes, later.
-    let check = |item: &Item| -> Result<FileReport, String> {
+    let opts = opts.with_progress(Some(
+        std::sync::Arc::new(move |n| hook.update(n)) as dashvertex_validate::ProgressFn
+    ));
+    let check = |item: &Input| -> Result<FileReport, CliError> {
         let started = Instant::now();
-        let path = item.path();
-        let report = if let Item::Unreadable(path, error) = item {
-            dashvertex_validate::unreadable(path, error, &opts)
-        } else if let Item::Found(path) = item {
-            dashvertex_validate::validate_found(path, &opts)
-        } else if path == Path::new("-") {
-            match dashvertex_fs::read_input(path, opts.limits.max_input_bytes) {
-                // Standard input has no folder: a glTF read from it has no external
-                // resources (spec/security.md §1), whatever the working directory holds.
-                Ok(bytes) => dashvertex_validate::validate_bytes("<stdin>", &bytes, &opts),
-                Err(dashvertex_fs::FsError::Empty { .. }) => {
-                    dashvertex_validate::validate_bytes("<stdin>", &[], &opts)
-                }
-                Err(e) => return Err(e.to_string()),
-            }
-        } else {
-            dashvertex_validate::validate_path(path, &opts)
-        };
-        progress.file_done(path);
+        let report = validate::check(item, &opts)?;
+        progress.file_done(item.path());
         common::detail(format_args!(
             "{}: {} read as {} in {:.3} s",
             report.file,
-            std::fs::metadata(path)
+            std::fs::metadata(item.path())
                 .map_or_else(|_| "input".to_owned(), |m| format!("{} bytes", m.len())),
             report.format.as_deref().unwrap_or("an unknown format"),
             started.elapsed().as_secs_f64()
         ));
         Ok(report)
     };
-    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<FileReport, String>)>();
-    let rx = std::sync::Mutex::new(rx);
-    let print = || -> (Vec<FileReport>, Option<String>) {
-        let mut reports: Vec<FileReport> = Vec::new();
-        let mut failed: Option<String> = None;
-        let Ok(rx) = rx.lock() else {
-            return (reports, Some("the report printer failed".to_owned()));
+    // Styled always; the stream strips the styles unless colour is on (`--color`, the
+    // terminal, NO_COLOR, CLICOLOR_FORCE, TERM=dumb). Reports are printed in the order
+    // given, as they come.
+    let style = Style { color: true };
+    let mut reports: Vec<FileReport> = Vec::new();
+    let mut failed: Option<CliError> = None;
+    validate::in_order(&files, check, |result| {
+        let report = match result {
+            Ok(r) if failed.is_none() => r,
+            Ok(_) => return,
+            Err(e) => {
+                failed.get_or_insert(e);
+                return;
+            }
         };
-        let mut stdout = anstream::stdout().lock();
-        let mut early = std::collections::BTreeMap::new();
-        let mut next = 0;
-        for (i, result) in rx.iter() {
-            early.insert(i, result);
-            while let Some(result) = early.remove(&next) {
-                next += 1;
-                let report = match result {
-                    Ok(r) => r,
-                    Err(e) => {
-                        failed.get_or_insert(e);
-                        continue;
-                    }
-                };
-                if failed.is_some() {
-                    continue;
+        if args.format == OutputFormat::Human && (verbosity > Verbosity::Quiet || !report.valid) {
+            let text = render::file(&report, style);
+            let mut stdout = anstream::stdout().lock();
+            match progress.bar.get() {
+                Some(bar) => bar.suspend(|| {
+                    let _ = stdout.write_all(text.as_bytes());
+                }),
+                None => {
+                    let _ = stdout.write_all(text.as_bytes());
                 }
-                if args.format == OutputFormat::Human
-                    && (verbosity > Verbosity::Quiet || !report.valid)
-                {
-                    let text = render::file(&report, style);
-                    match progress.bar.get() {
-                        Some(bar) => bar.suspend(|| {
-                            let _ = stdout.write_all(text.as_bytes());
-                        }),
-                        None => {
-                            let _ = stdout.write_all(text.as_bytes());
-                        }
-                    }
-                }
-                reports.push(report);
             }
+            let _ = stdout.flush();
         }
-        let _ = stdout.flush();
-        (reports, failed)
-    };
-    let check_all = |tx: std::sync::mpsc::Sender<_>| {
-        use rayon::prelude::*;
-        files
-            .par_iter()
-            .enumerate()
-            .for_each_with(tx, |tx, (i, path)| {
-                let _ = tx.send((i, check(path)));
-            });
-    };
-    let (reports, failed) = std::thread::scope(|scope| {
-        match std::thread::Builder::new()
-            .name("dash-report".into())
-            .spawn_scoped(scope, print)
-        {
-            Ok(printer) => {
-                check_all(tx);
-                printer
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p))
-            }
-            Err(_) => {
-                check_all(tx);
-                print()
-            }
-        }
+        reports.push(report);
     });
-    let mut stdout = anstream::stdout().lock();
     if let Some(e) = failed {
-        return Err(CliError::Io(e));
+        return Err(e);
     }
     progress.clear();
-    let io_failed = reports.iter().any(FileReport::io_failed);
-    let report = Report::new(reports);
+    let outcome = Outcome::of(&reports);
+    print_run(args, verbosity, Report::new(reports));
+    Ok(match outcome {
+        Outcome::IoFailed => ExitCode::from(2),
+        Outcome::Invalid => ExitCode::from(1),
+        Outcome::Valid => ExitCode::SUCCESS,
+    })
+}
+
+/// The validator's options for these flags, through the validate job's one policy for
+/// what a manifest and `--locked` mean.
+fn options(args: &ValidateArgs, global: &Global) -> Result<Options, CliError> {
+    // An unreadable manifest is an I/O problem (2); a corrupt one is invalid data (1).
+    let manifest = match &args.manifest {
+        None => None,
+        Some(path) => {
+            let bytes = dashvertex_fs::read_input(path, Limits::default().max_input_bytes)
+                .map_err(|e| match e {
+                    dashvertex_fs::FsError::Empty { .. } => CliError::Output(e.to_string()),
+                    other => CliError::from(other),
+                })?;
+            let ctx = crate::words::context(global.limits(), &[], true);
+            Some(dashvertex_app::manifest_file::parse_manifest(
+                path, &bytes, &ctx,
+            )?)
+        }
+    };
+    let mut asked = validate::Asked::new().with_manifest(manifest, args.locked);
+    asked.profile = args.profile.map(|p| match p {
+        ProfileArg::Dash => Profile::Dash,
+        ProfileArg::Gltf => Profile::Gltf,
+    });
+    asked.bones = args.bones;
+    asked.levels = levels(args).map_err(CliError::Usage)?;
+    asked.deny_warnings = args.deny.iter().any(|d| d == "warnings");
+    asked.max_diagnostics = Some(args.max_diagnostics);
+    asked.limits = global.limits();
+    asked.format = args.input_format;
+    asked.target = args.target;
+    asked.resource_dirs = global.resource_dir.clone();
+    let ctx = crate::words::context(global.limits(), &[], true);
+    validate::options(asked, ctx.words)
+}
+
+/// What a run prints after the files' own reports: the JSON or SARIF log, or the summary
+/// of a run over several files.
+fn print_run(args: &ValidateArgs, verbosity: Verbosity, report: Report) {
+    let mut stdout = anstream::stdout().lock();
     match args.format {
         OutputFormat::Json => {
             let _ = stdout.write_all(report.to_json().as_bytes());
@@ -269,13 +208,6 @@ pub fn run(args: &ValidateArgs, global: &Global) -> Result<ExitCode, CliError> {
         }
     }
     let _ = stdout.flush();
-    Ok(if io_failed {
-        ExitCode::from(2)
-    } else if report.summary.invalid > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 /// [`run`], its error printed and turned into the exit code.

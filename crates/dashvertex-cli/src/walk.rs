@@ -10,25 +10,8 @@ use crate::common;
 
 const EXTENSIONS: &[&str] = &["json", "dmx", "raw", "gltf", "glb"];
 
-/// One file of a run, as the walk gave it.
-pub(crate) enum Item {
-    /// Named on the command line: read whatever it is (a FIFO or device the user named
-    /// is read up to the input limit).
-    Named(PathBuf),
-    /// Found in a folder: read only when it is a regular file.
-    Found(PathBuf),
-    /// Found in a folder and unreadable (a folder that cannot be listed): reported as
-    /// `IO_ERROR` with the reason, beside the results of every other file.
-    Unreadable(PathBuf, String),
-}
-
-impl Item {
-    pub(crate) fn path(&self) -> &Path {
-        match self {
-            Item::Named(p) | Item::Found(p) | Item::Unreadable(p, _) => p,
-        }
-    }
-}
+/// One file of a run, as the walk gives it (the validate job reads each as its kind says).
+pub(crate) use dashvertex_app::validate::Input as Item;
 
 /// Expands directories into the files they hold (spec/security.md §4: each once, no
 /// symlink followed out of the folder, regular files only, hidden and `.gitignore`d paths

@@ -194,7 +194,7 @@ fn skeleton(b: &Bones<'_>) -> Result<(Skeleton, u32), FbxError> {
         };
         if let Some(why) = bad {
             return Err(FbxError::Convert(format!(
-                "bone name {:?} {why}: DashVertex cannot hold it; write glTF (.glb) instead, which keeps any name",
+                "bone name {} {why}: DashVertex cannot hold it; write glTF (.glb) instead, which keeps any name",
                 dashvertex_core::text::short(&bone.name)
             )));
         }

@@ -5,13 +5,20 @@
 //! `dashvertex fix IN -o OUT.glb` with its defaults. Either is checked by the validator
 //! before it is handed over, as the commands check before they write.
 
+use std::path::Path;
+
+use dashvertex_app::Neutral;
+use dashvertex_app::check::{Check, refused};
+use dashvertex_app::settings::{Asked, keeps_order, pipeline_options, settings};
 use dashvertex_core::Limits;
+use dashvertex_formats::Format;
 use dashvertex_gltf::export::BufferFiles;
 use dashvertex_gltf::{Container, Gltf};
 use dashvertex_reduce::manifest::Manifest;
-use dashvertex_reduce::pipeline::{Options, reduce_gltf};
-use dashvertex_reduce::{Config, Normalize};
-use dashvertex_validate::{Format, Severity};
+use dashvertex_reduce::pipeline::reduce_gltf;
+
+/// The name the page's outputs are checked under.
+const OUT: &str = "out.glb";
 
 /// Why nothing can be handed over (a reduction or a repair).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +32,9 @@ impl std::fmt::Display for ReduceRefused {
 
 impl std::error::Error for ReduceRefused {}
 
-/// `gltf` reduced to `k` influences per vertex, as GLB bytes.
+/// `gltf` reduced to `k` influences per vertex, as GLB bytes: the reduce job's own
+/// settings for a GLB output without a manifest file (`dashvertex_app::settings`), and its
+/// output check (`dashvertex_app::check`), so the page states no default of its own.
 pub fn reduce_to_glb(gltf: &Gltf, k: usize) -> Result<Vec<u8>, ReduceRefused> {
     let limits = Limits::default();
     readable(gltf, &limits)?;
@@ -36,18 +45,14 @@ pub fn reduce_to_glb(gltf: &Gltf, k: usize) -> Result<Vec<u8>, ReduceRefused> {
             "no primitive has influences or per-bone weight attributes".into(),
         ));
     }
-    let config = Config {
-        max_influences: k,
-        normalize: Normalize::Unit,
-        ..Config::default()
+    let asked = Asked {
+        max_influences: Some(k),
+        ..Asked::default()
     };
-    let opts = Options {
-        locked: false,
-        max_bones: Some(limits.max_bones),
-        require_names: false,
-        keep_order: true,
-        keep_source_attributes: true,
-    };
+    let config = settings(&asked, Path::new(OUT), None, None, &Neutral)
+        .map_err(|e| ReduceRefused(e.to_string()))?;
+    let keep_order = keeps_order(false, true, || true);
+    let opts = pipeline_options(false, false, keep_order, false, &limits);
     let mut manifest = Manifest::default();
     let files = BufferFiles::Beside { stem: "out".into() };
     let out = reduce_gltf(
@@ -60,7 +65,7 @@ pub fn reduce_to_glb(gltf: &Gltf, k: usize) -> Result<Vec<u8>, ReduceRefused> {
         &files,
     )
     .map_err(|e| ReduceRefused(format!("the file cannot be reduced: {e}")))?;
-    checked(out.written.main)
+    checked(out.written.main, &limits)
 }
 
 /// `gltf` repaired as `dashvertex fix IN -o OUT.glb` repairs it with its defaults for glTF
@@ -81,42 +86,23 @@ pub fn fix_to_glb(gltf: &Gltf) -> Result<Vec<u8>, ReduceRefused> {
     let written = editor
         .finish_files(Container::Glb, &files)
         .map_err(|e| ReduceRefused(format!("the fixed file cannot be written: {e}")))?;
-    checked(written.main)
+    checked(written.main, &limits)
 }
 
 /// Refuses a file whose document the commands refuse to read (spec/validation.md §6.3),
-/// with the same finding.
+/// with the same finding and words as they refuse it.
 fn readable(gltf: &Gltf, limits: &Limits) -> Result<(), ReduceRefused> {
     match dashvertex_validate::refusal(gltf, limits) {
         None => Ok(()),
-        Some(r) => Err(ReduceRefused(format!(
-            "nothing to download: {} at {}: {} ({} such error(s) in the file's document; the tool that wrote it must write it again)",
-            r.first.code.as_str(),
-            r.first.location,
-            r.first.message,
-            r.errors
-        ))),
+        Some(r) => Err(ReduceRefused(
+            refused(Path::new("the file"), r, &Neutral).to_string(),
+        )),
     }
 }
 
-/// `bytes` when the validator finds no error in them as GLB, else why not.
-fn checked(bytes: Vec<u8>) -> Result<Vec<u8>, ReduceRefused> {
-    let check = dashvertex_validate::Options::new()
-        .with_format(Format::Glb)
-        .with_max_diagnostics(1000);
-    let report = dashvertex_validate::validate_bytes("out.glb", &bytes, &check);
-    match report
-        .diagnostics
-        .iter()
-        .find(|d| d.severity == Severity::Error)
-    {
-        None if report.counts.errors == 0 => Ok(bytes),
-        first => Err(ReduceRefused(format!(
-            "nothing to download: the file would not be valid ({})",
-            first.map_or_else(
-                || "an error past the first 1000 diagnostics".to_owned(),
-                |d| format!("{}: {} at {}", d.code.as_str(), d.message, d.location)
-            )
-        ))),
-    }
+/// `bytes` when the jobs' output check accepts them as GLB, else why not.
+fn checked(bytes: Vec<u8>, limits: &Limits) -> Result<Vec<u8>, ReduceRefused> {
+    Check::new(Path::new(OUT), Format::Glb, &[], limits)
+        .owned(bytes)
+        .map_err(|e| ReduceRefused(e.to_string()))
 }

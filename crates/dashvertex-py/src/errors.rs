@@ -2,7 +2,8 @@
 //!
 //! [`Failure`] is what a binding fails with: a stable code, a message, and where in the
 //! input it is. It converts to `dashvertex.DashError` (or the subclass its [`Kind`]
-//! names) with `.code`, `.location`, `.file`, `.pointer`, `.offset` and `.vertex` set, so
+//! names) with `.code`, `.location`, `.file`, `.pointer`, `.line`, `.column`, `.offset` and
+//! `.vertex` set, so
 //! every bad input reaches Python as a `DashError`, never as a panic. Library errors
 //! convert into it here, in one place, for every binding (the `*_file` functions too).
 
@@ -18,8 +19,9 @@ pyo3::create_exception!(
     DashError,
     PyException,
     "Any failure of dashvertex on bad input or options: `.code` is a stable name \
-     (IO_ERROR, FORMAT_UNKNOWN, DECODE, EXTERNAL_BUFFER, OPTION, REDUCE, MANIFEST, …), \
-     `.location` says where in words, and `.file`, `.pointer`, `.offset`, `.vertex` \
+     (IO_ERROR, FORMAT_UNKNOWN, DECODE, EXTERNAL_BUFFER, OPTION, REDUCE, MANIFEST, or the \
+     validator's code of the first error that refused an input, …), `.location` says \
+     where in words, and `.file`, `.pointer`, `.line`, `.column`, `.offset`, `.vertex` \
      give it as data (None when they do not apply)."
 );
 pyo3::create_exception!(
@@ -89,6 +91,8 @@ pub struct Where {
     pub file: Option<String>,
     /// JSON Pointer in a JSON or glTF text (or a manifest).
     pub pointer: Option<String>,
+    /// The line and column (from 1) the pointer's value starts at, where known.
+    pub line_column: Option<(u64, u64)>,
     /// Byte offset in a binary file.
     pub offset: Option<u64>,
     /// Vertex number.
@@ -105,7 +109,10 @@ impl fmt::Display for Where {
             parts.push(format!("vertex {v}"));
         }
         if let Some(p) = &self.pointer {
-            parts.push(p.clone());
+            match self.line_column {
+                Some((l, c)) => parts.push(format!("{p} ({l}:{c})")),
+                None => parts.push(p.clone()),
+            }
         }
         if let Some(o) = self.offset {
             parts.push(format!("byte {o}"));
@@ -169,6 +176,12 @@ impl Failure {
         self
     }
 
+    /// Records a boxed library error behind this failure.
+    pub fn caused_by_boxed(mut self, e: Box<dyn StdError + Send + Sync>) -> Self {
+        self.source = Some(e);
+        self
+    }
+
     /// Names the file (when not named yet) and puts it before the message.
     pub fn in_file(mut self, file: &str) -> Self {
         if self.at.file.is_none() {
@@ -189,6 +202,12 @@ impl Failure {
     /// Sets the JSON Pointer.
     pub fn at_pointer(mut self, pointer: impl Into<String>) -> Self {
         self.at.pointer = Some(pointer.into());
+        self
+    }
+
+    /// Sets the line and column the pointer's value starts at.
+    pub fn at_line_column(mut self, line: u64, column: u64) -> Self {
+        self.at.line_column = Some((line, column));
         self
     }
 
@@ -224,6 +243,8 @@ impl From<Failure> for PyErr {
             let _ = value.setattr("location", (!location.is_empty()).then_some(location));
             let _ = value.setattr("file", f.at.file.clone());
             let _ = value.setattr("pointer", f.at.pointer.clone());
+            let _ = value.setattr("line", f.at.line_column.map(|(l, _)| l));
+            let _ = value.setattr("column", f.at.line_column.map(|(_, c)| c));
             let _ = value.setattr("offset", f.at.offset);
             let _ = value.setattr("vertex", f.at.vertex);
             err

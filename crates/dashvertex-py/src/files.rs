@@ -12,7 +12,7 @@ use crate::errors::{Failure, Kind, Result};
 use crate::{options, pool};
 
 /// Options named as the Python keywords spell them, jobs as the functions that run them.
-struct Keywords;
+pub(crate) struct Keywords;
 
 impl Wording for Keywords {
     fn option(&self, opt: Opt) -> String {
@@ -32,19 +32,73 @@ impl Wording for Keywords {
 }
 
 impl From<AppError> for Failure {
-    /// A job's failure as the package's exception for its kind.
+    /// A job's failure as the package's exception for its kind. An input error keeps the
+    /// library error behind it: its code and location (JSON Pointer, byte offset, vertex)
+    /// are the ones that error gives when called directly, the message the job's.
     fn from(e: AppError) -> Self {
         let message = e.to_string();
         match e {
             AppError::Usage(_) => Failure::new(Kind::Option, "OPTION", message),
             AppError::Io(_) | AppError::BrokenPipe => Failure::new(Kind::Io, "IO_ERROR", message),
-            AppError::Input { file, .. } => {
-                Failure::new(Kind::Format, "INVALID_INPUT", message).in_file(&file)
-            }
+            AppError::Input { file, source, .. } => match source.map(cause_failure) {
+                Some(f) => f.with_message(message).in_file(&file),
+                None => Failure::new(Kind::Format, "INVALID_INPUT", message).in_file(&file),
+            },
             AppError::ManifestLocked(_) => Failure::new(Kind::Manifest, "MANIFEST", message),
             _ => Failure::new(Kind::Output, "NOT_WRITTEN", message),
         }
     }
+}
+
+/// The failure a library error behind a job's input error maps to: the same code and
+/// location as the library's own call raises.
+fn cause_failure(cause: dashvertex_app::Cause) -> Failure {
+    /// Tries each type in turn, handing the error on when it is not that type.
+    macro_rules! first_of {
+        ($e:expr, $($t:ty),+) => {{
+            let e = $e;
+            $(let e = match e.downcast::<$t>() {
+                Ok(known) => return Failure::from(*known),
+                Err(other) => other,
+            };)+
+            e
+        }};
+    }
+    let cause = first_of!(
+        cause,
+        dashvertex_gltf::LoadError,
+        dashvertex_gltf::import::ImportError,
+        dashvertex_formats::LoadError,
+        dashvertex_manifest::ManifestError,
+        dashvertex_core::LimitError,
+        dashvertex_fs::FsError
+    );
+    match cause.downcast::<dashvertex_app::Refused>() {
+        Ok(r) => refused(*r),
+        Err(other) => {
+            Failure::new(Kind::Format, "INVALID_INPUT", other.to_string()).caused_by_boxed(other)
+        }
+    }
+}
+
+/// A validator refusal: the first error's code and location.
+fn refused(r: dashvertex_app::Refused) -> Failure {
+    let d = &r.0;
+    let code: &'static str = d.code.as_str();
+    let mut f = Failure::new(Kind::Format, code, r.to_string());
+    if let Some(p) = &d.location.pointer {
+        f = f.at_pointer(p.clone());
+    }
+    if let (Some(l), Some(c)) = (d.location.line, d.location.column) {
+        f = f.at_line_column(l, c);
+    }
+    if let Some(o) = d.location.offset {
+        f = f.at_offset(o);
+    }
+    if let Some(v) = d.location.vertex {
+        f = f.at_vertex(v);
+    }
+    f.caused_by(r)
 }
 
 /// What a file function did.
@@ -178,7 +232,7 @@ fn report_arg(v: Option<&Bound<'_, PyAny>>) -> Result<ReportArg> {
                     min_weight = None, empty = "error", manifest = None, locked = false,
                     target = None, to = None, embed = false, report = None, max_error = None,
                     poses = None, mesh = None, primitive = None,
-                    drop_source_attributes = true, threads = None))]
+                    drop_source_attributes = true, resources = None, threads = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_file(
     py: Python<'_>,
@@ -200,6 +254,7 @@ pub fn reduce_file(
     mesh: Option<usize>,
     primitive: Option<usize>,
     drop_source_attributes: bool,
+    resources: Option<&str>,
     threads: Option<usize>,
 ) -> PyResult<JobResult> {
     let input = path_of(input, "input")?;
@@ -207,9 +262,7 @@ pub fn reduce_file(
     let manifest = manifest.map(|m| path_of(m, "manifest")).transpose()?;
     let poses = poses.map(|p| path_of(p, "poses")).transpose()?;
     let report = report_arg(report)?;
-    if max_error.is_some_and(|d| !(d.is_finite() && d >= 0.0)) {
-        return Err(Failure::option("max_error must be a finite distance of 0 or more").into());
-    }
+    let resources = resources_arg(resources)?;
     let asked = dashvertex_app::reduce::Asked {
         max_influences,
         normalize: normalize.map(options::normalize).transpose()?,
@@ -223,7 +276,7 @@ pub fn reduce_file(
     let done = py.detach(|| {
         pool::run(threads, || -> Result<_> {
             let ctx = context(&log);
-            let config = dashvertex_app::reduce::settings(&asked, &output, to, target, &ctx)?;
+            let config = dashvertex_app::reduce::settings(&asked, &output, to, target, ctx.words)?;
             let file = match &report {
                 ReportArg::File(p) => Some(p.as_path()),
                 _ => None,
@@ -241,6 +294,7 @@ pub fn reduce_file(
                 target,
                 pick: dashvertex_app::reduce::Pick { mesh, primitive },
                 drop_source_attributes,
+                resources,
                 ..dashvertex_app::reduce::ReduceJob::new(&input, &output, &ctx)
             };
             Ok(dashvertex_app::reduce::run(&job)?)
@@ -278,7 +332,8 @@ pub fn reduce_file(
 #[pyo3(signature = (input, output = None, *, profile = "dash", bad_weights = "zero",
                     out_of_range = "error", zero_sum = None, skinned_flag = "error",
                     ibm_tolerance = 1e-4, bones = None, target = None, to = None,
-                    embed = false, report = None, dry_run = false, threads = None))]
+                    embed = false, report = None, dry_run = false, resources = None,
+                    threads = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn fix_file(
     py: Python<'_>,
@@ -296,9 +351,11 @@ pub fn fix_file(
     embed: bool,
     report: Option<&Bound<'_, PyAny>>,
     dry_run: bool,
+    resources: Option<&str>,
     threads: Option<usize>,
 ) -> PyResult<JobResult> {
     use dashvertex_fix::{BadWeights, OutOfRange, SkinnedFlag, ZeroSum};
+    let resources = resources_arg(resources)?;
     let input = path_of(input, "input")?;
     let output = match output {
         Some(o) if !o.is_none() => path_of(o, "output")?,
@@ -361,7 +418,7 @@ pub fn fix_file(
                 target,
                 bones,
                 embed,
-                resources: Default::default(),
+                resources,
                 report: report_path.as_deref(),
                 dry_run,
                 // The report comes back as a dict with every change.
@@ -385,7 +442,9 @@ pub fn fix_file(
 /// manifest lacks are appended after its bones; `locked=True` refuses them), and the
 /// output (.gltf or .glb) is written atomically.
 #[pyfunction]
-#[pyo3(signature = (input, manifest, output, *, locked = false, embed = false, threads = None))]
+#[pyo3(signature = (input, manifest, output, *, locked = false, embed = false, resources = None,
+                    threads = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn remap_file(
     py: Python<'_>,
     input: &Bound<'_, PyAny>,
@@ -393,8 +452,10 @@ pub fn remap_file(
     output: &Bound<'_, PyAny>,
     locked: bool,
     embed: bool,
+    resources: Option<&str>,
     threads: Option<usize>,
 ) -> PyResult<JobResult> {
+    let resources = resources_arg(resources)?;
     let input = path_of(input, "input")?;
     let manifest = path_of(manifest, "manifest")?;
     let output = path_of(output, "output")?;
@@ -409,7 +470,7 @@ pub fn remap_file(
                     output: &output,
                     locked,
                     embed,
-                    resources: Default::default(),
+                    resources,
                     ctx: &ctx,
                 },
             )?)
@@ -421,5 +482,13 @@ pub fn remap_file(
         report: None,
         max_influences: None,
         manifest_changes: Vec::new(),
+    })
+}
+
+/// The `resources=` keyword: how a written glTF's images reach their bytes (`None`: the
+/// mode that makes the output open where it is).
+fn resources_arg(mode: Option<&str>) -> Result<dashvertex_app::resources::Resources> {
+    mode.map_or(Ok(Default::default()), |m| {
+        m.parse().map_err(Failure::option)
     })
 }

@@ -3,15 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use dashvertex_validate::{Code, FileReport, JointOrder, Level, Options};
+use dashvertex_validate::{FileReport, Options};
 use pyo3::prelude::*;
 
-use crate::errors::{Failure, Result};
+use crate::errors::Result;
 use crate::source::Source;
 
-/// The validator's options for these keywords, as `dash-validate` builds them from its
-/// flags: a manifest range-checks bone indices (retired bones count) and checks joint
-/// order, which `locked` makes an error.
+/// The validator's options for these keywords, through the validate job's one policy
+/// (`dashvertex_app::validate::options`, which `dash-validate` uses for its flags): a
+/// manifest range-checks bone indices (retired bones count) and checks joint order,
+/// which `locked` makes an error.
 pub fn options(
     profile: Option<&str>,
     target: Option<&str>,
@@ -19,29 +20,14 @@ pub fn options(
     locked: bool,
     max_diagnostics: usize,
 ) -> Result<Options> {
-    if locked && manifest.is_none() {
-        return Err(Failure::option("locked=True needs a manifest"));
-    }
-    let mut levels = BTreeMap::new();
-    if locked {
-        levels.insert(Code::JOINT_ORDER, Level::Deny);
-    }
-    let (bones, removed_bones, joint_order) = match manifest {
-        None => (None, Vec::new(), None),
-        Some(m) => (
-            Some(m.len() as u64),
-            m.removed_indices(),
-            Some(JointOrder::new(m, locked)),
-        ),
-    };
-    Ok(Options::new()
-        .with_profile(crate::options::profile(profile)?)
-        .with_target(crate::options::target(target)?)
-        .with_bones(bones)
-        .with_removed_bones(removed_bones)
-        .with_joint_order(joint_order)
-        .with_levels(levels)
-        .with_max_diagnostics(max_diagnostics))
+    let mut asked = dashvertex_app::validate::Asked::new().with_manifest(manifest, locked);
+    asked.profile = crate::options::profile(profile)?;
+    asked.target = crate::options::target(target)?;
+    asked.max_diagnostics = Some(max_diagnostics);
+    Ok(dashvertex_app::validate::options(
+        asked,
+        &crate::files::Keywords,
+    )?)
 }
 
 /// Validates `source` (no Python object touched: runs without the GIL).

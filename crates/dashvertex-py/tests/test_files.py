@@ -120,7 +120,34 @@ def test_refusals_name_python_keywords(tmp_path):
     bad.write_bytes(b"{\"type\": \"DashVertex\", \"vertices\": [1, 2")
     with pytest.raises(dashvertex.FormatError) as e:
         dashvertex.reduce_file(bad, tmp_path / "o.json")
-    assert e.value.code == "INVALID_INPUT" and e.value.file == str(bad)
+    # The decoder's own code and location, as dashvertex.read gives them.
+    assert e.value.code == "DECODE" and e.value.file == str(bad)
+    assert e.value.pointer is not None or e.value.offset is not None, e.value.location
+
+
+@pytest.mark.parametrize(
+    "vector, code, pointer",
+    [
+        # Refused by the validator: its first error's code and JSON Pointer.
+        ("accessor-too-long.gltf", "GLTF_", "/accessors/"),
+        ("accessor-budget.gltf", "GLTF_ACCESSOR_BUDGET", "/accessors/4/count"),
+    ],
+)
+def test_job_errors_keep_code_and_location(tmp_path, vector, code, pointer):
+    src = REPO / "spec/vectors/gltf" / vector
+    for call in (
+        lambda: dashvertex.reduce_file(src, tmp_path / "o.glb"),
+        lambda: dashvertex.fix_file(src, tmp_path / "f.glb"),
+    ):
+        with pytest.raises(dashvertex.FormatError) as e:
+            call()
+        assert e.value.code.startswith(code), (e.value.code, str(e.value))
+        assert e.value.pointer is not None and e.value.pointer.startswith(pointer), e.value.pointer
+        assert e.value.file == str(src)
+        assert e.value.location is not None and e.value.pointer in e.value.location
+        assert isinstance(e.value.line, int) and isinstance(e.value.column, int)
+        assert f"({e.value.line}:{e.value.column})" in e.value.location
+    assert not list(tmp_path.iterdir())
 
 
 def test_fix_file_is_the_command(tmp_path, dashvertex_cli):
@@ -175,3 +202,46 @@ def test_reduce_file_warns_when_the_manifest_is_another_rigs(tmp_path):
             "one manifest per skeleton keeps indices meaningful") in other.messages
     again = dashvertex.reduce_file(RIG24, tmp_path / "again.glb", manifest=manifest)
     assert not [m for m in again.messages if m[0] == "warning"]
+
+
+def _png_1x1() -> bytes:
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b""))
+
+
+def test_resources_keyword_follows_the_output(tmp_path):
+    # A .gltf with an image beside it, reduced into another folder: the image is copied
+    # (the default), embedded, or referenced, as `--resources` does it.
+    src = tmp_path / "in"
+    src.mkdir()
+    doc = json.loads(SEED.read_text())
+    doc["images"] = [{"uri": "hand.png"}]
+    (src / "rig.gltf").write_text(json.dumps(doc))
+    shutil.copy(SEED.with_suffix(".bin"), src / "rig_per_bone_attributes.bin")
+    (src / "hand.png").write_bytes(_png_1x1())
+    for mode, check in (
+        (None, lambda out, d: (out / "hand.png").read_bytes() == _png_1x1()),
+        ("copy", lambda out, d: (out / "hand.png").read_bytes() == _png_1x1()),
+        ("embed", lambda out, d: d["images"][0]["uri"].startswith("data:image/png;base64,")),
+        ("reference", lambda out, d: d["images"][0]["uri"] == "../in/hand.png"),
+    ):
+        out = tmp_path / f"out-{mode}"
+        out.mkdir()
+        result = dashvertex.reduce_file(src / "rig.gltf", out / "r.gltf", resources=mode)
+        assert result.written
+        written = json.loads((out / "r.gltf").read_text())
+        assert check(out, written), (mode, written["images"])
+        if mode == "reference":
+            assert not (out / "hand.png").exists()
+    with pytest.raises(dashvertex.OptionError, match="resources mode"):
+        dashvertex.reduce_file(src / "rig.gltf", tmp_path / "x.gltf", resources="sideways")
+    with pytest.raises(dashvertex.OptionError, match="max_error"):
+        dashvertex.reduce_file(src / "rig.gltf", tmp_path / "x.glb", max_error=float("nan"))

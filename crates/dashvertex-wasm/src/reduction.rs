@@ -5,7 +5,11 @@
 use dashvertex_reduce::document::{DroppedWeight, reduce_document};
 use dashvertex_reduce::input::InputError;
 use dashvertex_reduce::pipeline::PipelineError;
-use dashvertex_reduce::{Config, Empty, Normalize, Quantize, ReduceError};
+use std::path::Path;
+
+use dashvertex_app::settings::{Asked, config_message, settings};
+use dashvertex_app::{Opt, Wording};
+use dashvertex_reduce::{Config, Empty, Quantize, ReduceError};
 use dashvertex_validate::Location;
 use serde::{Deserialize, Serialize};
 
@@ -40,63 +44,55 @@ impl ReduceOptions {
         }
     }
 
-    /// The reducer's settings.
+    /// The reducer's settings: what was given, parsed by the reducer's own names, and the
+    /// defaults the reduce job gives a DashVertex output (`dashvertex_app::settings`):
+    /// 4 influences, float weights kept as they sum unless integer weights ask for unit
+    /// sums, no threshold, a vertex without influence refused.
     pub fn to_config(&self) -> Result<Config, Failure> {
-        use Normalize as N;
-        use Quantize as Q;
-        let d = Config::default();
-        Ok(Config {
-            max_influences: self.max_influences.unwrap_or(d.max_influences),
-            normalize: choice(
-                &self.normalize,
-                "normalize",
-                &[("none", N::None), ("unit", N::Unit)],
-            )?
-            .unwrap_or(d.normalize),
-            quantize: choice(
-                &self.quantize,
-                "quantize",
-                &[
-                    ("f32", Q::F32),
-                    ("unorm16", Q::Unorm16),
-                    ("unorm8", Q::Unorm8),
-                ],
-            )?
-            .unwrap_or(d.quantize),
-            min_weight: self.min_weight.unwrap_or(d.min_weight),
-            empty: choice(
-                &self.empty,
-                "empty",
-                &[
-                    ("error", Empty::Error),
-                    ("zero", Empty::Zero),
-                    ("root", Empty::Root),
-                ],
-            )?
-            .unwrap_or(d.empty),
-        })
+        let asked = Asked {
+            max_influences: self.max_influences,
+            normalize: parsed(&self.normalize, "normalize")?,
+            quantize: parsed(&self.quantize, "quantize")?.unwrap_or(Quantize::F32),
+            min_weight: self.min_weight.unwrap_or(0.0),
+            empty: parsed(&self.empty, "empty")?.unwrap_or(Empty::Error),
+        };
+        settings(&asked, Path::new("out.json"), None, None, &JsWords).map_err(Failure::options)
     }
 }
 
-/// The value named `given` among `names` (`None` when not given), or a failure listing them.
-fn choice<T: Copy>(
-    given: &Option<String>,
-    what: &str,
-    names: &[(&str, T)],
-) -> Result<Option<T>, Failure> {
-    let Some(given) = given else {
-        return Ok(None);
-    };
-    match names.iter().find(|(n, _)| n == given) {
-        Some((_, v)) => Ok(Some(*v)),
-        None => {
-            let all: Vec<&str> = names.iter().map(|(n, _)| *n).collect();
-            Err(Failure::options(format!(
-                "unknown {what} {given:?} (expected {})",
-                all.join(", ")
-            )))
+/// Options named as the JavaScript API spells them (`maxInfluences`), jobs as its calls.
+struct JsWords;
+
+impl Wording for JsWords {
+    fn option(&self, opt: Opt) -> String {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in opt.keyword().chars() {
+            match c {
+                '_' => upper = true,
+                c if upper => {
+                    out.extend(c.to_uppercase());
+                    upper = false;
+                }
+                c => out.push(c),
+            }
         }
+        out
     }
+}
+
+/// The value of option `what` as the reducer's names parse it (`None` when not given).
+fn parsed<T: std::str::FromStr>(given: &Option<String>, what: &str) -> Result<Option<T>, Failure>
+where
+    T::Err: std::fmt::Display,
+{
+    given
+        .as_deref()
+        .map(|g| {
+            g.parse::<T>()
+                .map_err(|e| Failure::options(format!("{what}: {e}")))
+        })
+        .transpose()
 }
 
 /// What a reduction did: the reducer's report, and the weight it dropped.
@@ -178,20 +174,10 @@ fn input_failure(e: InputError) -> Failure {
     }
 }
 
-/// A refused setting, said with the JavaScript option names (`reduce({maxInfluences})`).
+/// A refused setting, said with the JavaScript option names (`reduce({maxInfluences})`)
+/// by the reduce job's own wording of it.
 fn config_options(e: &dashvertex_reduce::ConfigError) -> String {
-    use dashvertex_reduce::ConfigError as E;
-    match e {
-        E::NoInfluences => "maxInfluences must be at least 1".into(),
-        E::TooManyInfluences(k) => format!(
-            "maxInfluences {k} is more than {}",
-            dashvertex_reduce::MAX_INFLUENCES
-        ),
-        E::QuantizedWithoutNormalize => "integer weights always sum to exactly 255 or 65535; quantize 'unorm8'/'unorm16' needs normalize: 'unit'".into(),
-        E::MinWeight => "minWeight must be a finite number ≥ 0".into(),
-        E::EmptyRootWithoutRoot => "empty: 'root' needs a skeleton with a root bone".into(),
-        other => other.to_string(),
-    }
+    config_message(e, &JsWords)
 }
 
 fn reduce_failure(e: ReduceError) -> Failure {

@@ -45,6 +45,8 @@ class DashError(Exception):
     location: Optional[str]
     file: Optional[str]
     pointer: Optional[str]
+    line: Optional[int]
+    column: Optional[int]
     offset: Optional[int]
     vertex: Optional[int]
 
@@ -286,6 +288,7 @@ def reduce_file(
     mesh: Optional[int] = None,
     primitive: Optional[int] = None,
     drop_source_attributes: bool = True,
+    resources: Optional[str] = None,
     threads: Optional[int] = None,
 ) -> JobResult: ...
 def fix_file(
@@ -304,6 +307,7 @@ def fix_file(
     embed: bool = False,
     report: Optional[_Path] = None,
     dry_run: bool = False,
+    resources: Optional[str] = None,
     threads: Optional[int] = None,
 ) -> JobResult: ...
 def remap_file(
@@ -313,5 +317,6 @@ def remap_file(
     *,
     locked: bool = False,
     embed: bool = False,
+    resources: Optional[str] = None,
     threads: Optional[int] = None,
 ) -> JobResult: ...

@@ -227,6 +227,8 @@ impl<'a> Problem<'a> {
                 let mut one = Fitted::EMPTY;
                 one.push(j, 1.0);
                 Some(one)
+            } else if len < k.min(self.n).min(CAP) {
+                None
             } else {
                 self.solve(support.get(..len).unwrap_or_default(), work)
             };

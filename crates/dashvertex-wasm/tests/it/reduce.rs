@@ -89,3 +89,21 @@ fn bad_options_and_refusals_are_failures() {
     let zero = ReduceOptions::from_json(Some(r#"{"maxInfluences": 0}"#)).unwrap();
     assert_eq!(reduce(&six(), &zero).unwrap_err().code, "REDUCE_FAILED");
 }
+
+/// The loader takes the reduce job's defaults, as `dashvertex reduce x.json -o y.json`
+/// does: integer weights ask for unit sums without `normalize` being given, and a refused
+/// setting names the option as JavaScript spells it.
+#[test]
+fn the_defaults_and_words_are_the_reduce_jobs() {
+    let opts = ReduceOptions::from_json(Some(r#"{"quantize": "unorm8"}"#)).unwrap();
+    let cfg = opts.to_config().unwrap();
+    assert_eq!(cfg.normalize, dashvertex_reduce::Normalize::Unit);
+    assert!(reduce(&six(), &opts).is_ok());
+    let zero = ReduceOptions::from_json(Some(r#"{"maxInfluences": 0}"#)).unwrap();
+    let e = reduce(&six(), &zero).unwrap_err();
+    assert!(e.message.contains("maxInfluences"), "{}", e.message);
+    assert!(!e.message.contains("--"), "{}", e.message);
+    let bad = ReduceOptions::from_json(Some(r#"{"minWeight": -1}"#)).unwrap();
+    let e = reduce(&six(), &bad).unwrap_err();
+    assert!(e.message.contains("minWeight"), "{}", e.message);
+}

@@ -29,7 +29,8 @@ use source::Source;
 /// Reads a file's skinned primitives into numpy arrays.
 ///
 /// `source` is a path (str or os.PathLike; a .gltf's buffers are read beside it) or the
-/// bytes of a GLB, glTF (embedded buffers only), DashVertex JSON, DMX or raw-records file;
+/// bytes of a GLB, glTF (embedded buffers only), DashVertex JSON, DMX, raw-records or FBX
+/// file (FBX: a vertex per control point with every influence, spec/fbx.md §4);
 /// `name` labels bytes in messages. Returns a `Model` whose primitives hold `positions`
 /// float32 (n, 3), `joints` uint16/uint32 (n, 4*sets) and `weights` float32 (n, 4*sets),
 /// unorm weights decoded as the spec says. Raises `DashError` on anything unreadable.

@@ -98,7 +98,7 @@ pub fn read(source: Source, name: Option<&str>, limits: &Limits) -> Result<Input
         return Err(Failure::new(
             Kind::Format,
             "FORMAT_UNKNOWN",
-            "not glTF, GLB, DashVertex JSON, a DMX container or raw vertex records",
+            "not glTF, GLB, DashVertex JSON, a DMX container, raw vertex records or FBX",
         )
         .in_file(&label));
     };

@@ -35,6 +35,22 @@ pub enum Form {
     Document,
 }
 
+impl std::str::FromStr for Form {
+    type Err = String;
+
+    /// A shape by its name: `vertex`, `array` or `document`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "vertex" => Ok(Form::Vertex),
+            "array" => Ok(Form::Array),
+            "document" => Ok(Form::Document),
+            other => Err(format!(
+                "{other:?} is not a JSON shape; use vertex, array or document"
+            )),
+        }
+    }
+}
+
 /// A member of a DMX document, in the order the text had them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DocKey {

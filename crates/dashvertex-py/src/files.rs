@@ -492,3 +492,72 @@ fn resources_arg(mode: Option<&str>) -> Result<dashvertex_app::resources::Resour
         m.parse().map_err(Failure::option)
     })
 }
+
+/// Converts between the formats dash reads and writes, as `dashvertex convert` does (the
+/// same job): DashVertex JSON, DMX and raw records bit for bit; glTF/GLB (or FBX) to
+/// DashVertex with every influence kept (``mesh``/``primitive`` pick the primitive);
+/// DashVertex to a glTF of one POINTS primitive; glTF and GLB into each other unchanged,
+/// their images following the output (``resources``). ``from_format``/``to`` name a
+/// format its bytes or extension do not; ``form`` shapes JSON output ("vertex", "array",
+/// "document"); ``compact``/``drop_unreferenced`` shape DMX output.
+#[pyfunction]
+#[pyo3(signature = (input, output, *, from_format = None, to = None, form = None,
+                    compact = false, drop_unreferenced = false, embed = false,
+                    resources = None, mesh = None, primitive = None, threads = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn convert_file(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    output: &Bound<'_, PyAny>,
+    from_format: Option<&str>,
+    to: Option<&str>,
+    form: Option<&str>,
+    compact: bool,
+    drop_unreferenced: bool,
+    embed: bool,
+    resources: Option<&str>,
+    mesh: Option<usize>,
+    primitive: Option<usize>,
+    threads: Option<usize>,
+) -> PyResult<JobResult> {
+    let input = path_of(input, "input")?;
+    let output = path_of(output, "output")?;
+    let from = format_of(from_format)?;
+    let to = format_of(to)?;
+    let form = form
+        .map(|f| f.parse::<dashvertex_json::Form>().map_err(Failure::option))
+        .transpose()?;
+    let resources = resources_arg(resources)?;
+    let log = Collect::default();
+    py.detach(|| {
+        pool::run(threads, || -> Result<_> {
+            let ctx = context(&log);
+            Ok(dashvertex_app::convert::run(
+                &dashvertex_app::convert::ConvertJob {
+                    input: &input,
+                    output: &output,
+                    from,
+                    to,
+                    save: dashvertex_formats::SaveOptions {
+                        form,
+                        binary: dashvertex_binary::WriteOptions {
+                            compact_unskinned: compact,
+                            drop_unreferenced,
+                        },
+                    },
+                    embed,
+                    resources,
+                    pick: dashvertex_app::reduce::Pick { mesh, primitive },
+                    ctx: &ctx,
+                },
+            )?)
+        })?
+    })?;
+    Ok(JobResult {
+        written: true,
+        messages: messages(&log),
+        report: None,
+        max_influences: None,
+        manifest_changes: Vec::new(),
+    })
+}

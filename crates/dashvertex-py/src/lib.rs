@@ -260,6 +260,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(files::reduce_file, m)?)?;
     m.add_function(wrap_pyfunction!(files::fix_file, m)?)?;
     m.add_function(wrap_pyfunction!(files::remap_file, m)?)?;
+    m.add_function(wrap_pyfunction!(files::convert_file, m)?)?;
     m.add_class::<files::JobResult>()?;
     m.add_class::<model::Model>()?;
     m.add_class::<model::Primitive>()?;

@@ -245,3 +245,37 @@ def test_resources_keyword_follows_the_output(tmp_path):
         dashvertex.reduce_file(src / "rig.gltf", tmp_path / "x.gltf", resources="sideways")
     with pytest.raises(dashvertex.OptionError, match="max_error"):
         dashvertex.reduce_file(src / "rig.gltf", tmp_path / "x.glb", max_error=float("nan"))
+
+
+@pytest.mark.parametrize(
+    "source, out, args",
+    [
+        ("fixtures/blender/rig_per_bone_attributes.gltf", "a.json", {}),
+        ("fixtures/blender/rig_per_bone_attributes.gltf", "b.glb", {}),
+        ("examples/rig.json", "c.dmx", {"compact": True}),
+        ("examples/rig.json", "d.json", {"form": "document"}),
+        ("examples/rig.json", "e.glb", {}),
+    ],
+)
+def test_convert_file_is_the_command(tmp_path, dashvertex_cli, source, out, args):
+    src = REPO / source
+    done = dashvertex.convert_file(src, tmp_path / f"py-{out}", **args)
+    flags = []
+    if args.get("compact"):
+        flags.append("--compact")
+    if "form" in args:
+        flags += ["--form", args["form"]]
+    _cli(dashvertex_cli, "convert", src, tmp_path / f"cli-{out}", *flags)
+    assert done.written
+    assert (tmp_path / f"py-{out}").read_bytes() == (tmp_path / f"cli-{out}").read_bytes()
+    assert dashvertex.validate(tmp_path / f"py-{out}").valid
+
+
+def test_convert_file_refuses_by_name(tmp_path):
+    with pytest.raises(dashvertex.OptionError, match="JSON shape"):
+        dashvertex.convert_file(REPO / "examples/rig.json", tmp_path / "x.json", form="tree")
+    with pytest.raises(dashvertex.OptionError, match="form"):
+        dashvertex.convert_file(REPO / "examples/rig.json", tmp_path / "x.dmx", form="array")
+    with pytest.raises(dashvertex.OptionError, match="mesh"):
+        dashvertex.convert_file(REPO / "examples/rig.json", tmp_path / "x.glb", mesh=0)
+    assert not list(tmp_path.iterdir())

@@ -4,8 +4,9 @@
 - :func:`validate` it as ``dash-validate`` does (the same report, the same JSON);
 - :func:`reduce` influences to the strongest K per vertex, as ``dashvertex reduce``;
 - :class:`Manifest`: stable bone indices across exports of a rig;
-- :func:`reduce_file`, :func:`fix_file`, :func:`remap_file`: the ``dashvertex reduce``,
-  ``fix`` and ``remap`` commands, from a path to written files, the same bytes.
+- :func:`reduce_file`, :func:`fix_file`, :func:`remap_file`, :func:`convert_file`: the
+  ``dashvertex reduce``, ``fix``, ``remap`` and ``convert`` commands (the same jobs), from
+  a path to written files, the same bytes.
 
 Every failure on bad input or options raises :class:`DashError` (or a subclass), with a
 stable ``.code`` and the location.
@@ -36,6 +37,7 @@ from dashvertex._core import (
     reduce_file,
     fix_file,
     remap_file,
+    convert_file,
 )
 
 __all__ = [
@@ -63,4 +65,5 @@ __all__ = [
     "reduce_file",
     "fix_file",
     "remap_file",
+    "convert_file",
 ]

@@ -34,6 +34,7 @@ __all__ = [
     "reduce_file",
     "fix_file",
     "remap_file",
+    "convert_file",
 ]
 
 __version__: str
@@ -318,5 +319,20 @@ def remap_file(
     locked: bool = False,
     embed: bool = False,
     resources: Optional[str] = None,
+    threads: Optional[int] = None,
+) -> JobResult: ...
+def convert_file(
+    input: _Path,
+    output: _Path,
+    *,
+    from_format: Optional[str] = None,
+    to: Optional[str] = None,
+    form: Optional[str] = None,
+    compact: bool = False,
+    drop_unreferenced: bool = False,
+    embed: bool = False,
+    resources: Optional[str] = None,
+    mesh: Optional[int] = None,
+    primitive: Optional[int] = None,
     threads: Optional[int] = None,
 ) -> JobResult: ...

@@ -168,11 +168,10 @@ impl<'a> Problem<'a> {
 
     /// The greedy support of at most `k` bones: first the bone that alone leaves the least
     /// displacement; then, `k − 1` times, the bone whose best mix with the current weights
-    /// (`(1 − α) w + α e_j`, `α` in `[0, 1]`) leaves the least, after which the weights on
-    /// the support are fitted again ([`Problem::solve`]). Ties go to the bone first in the
-    /// total order. Candidate positions, ascending.
-    /// Returns the support, its length and its fitted weights (when the last fit
-    /// solved).
+    /// (`(1 − α) w + α e_j`, `α` in `[0, 1]`) leaves the least, the weights becoming that
+    /// mix; the full support is then fitted ([`Problem::solve`]). Ties go to the bone first
+    /// in the total order. Returns the support (candidate positions, ascending), its length
+    /// and its fitted weights (`None` when that system is singular).
     pub(super) fn greedy(
         &self,
         k: usize,
@@ -235,7 +234,8 @@ impl<'a> Problem<'a> {
             w = match solved {
                 Some(fit) => fit,
                 None => {
-                    // Singular: keep the mix the search found, in support order.
+                    // Before the last step (or a singular system): the mix the search
+                    // found, in support order.
                     let first = w.len == 0;
                     let mut mix = Fitted::EMPTY;
                     for &s in support.get(..len).unwrap_or_default() {

@@ -266,7 +266,7 @@ pub fn summary(report: &Report) -> String {
         .count();
     let notes: usize = report.parts.iter().map(|p| p.notes.len()).sum::<usize>()
         + report.skins.iter().map(|s| s.notes.len()).sum::<usize>()
-        + report.notes.len();
+        + report.notes.iter().filter(|n| n.changes()).count();
     format!(
         "{}: {} {} changed in {parts} part(s); {notes} other change(s) (the report lists them)",
         report.file,

@@ -28,7 +28,9 @@ pub struct Fixed<'g> {
     /// The edit, when anything changed.
     pub editor: Option<Editor<'g>>,
     /// The document's structural repairs (spec/fix.md §4, "structure"): a skin's
-    /// skeleton, animation data in strided views, keyframes out of order.
+    /// skeleton, animation data in strided views, keyframes out of order; then the
+    /// vertex attributes' ("attributes"): normals and tangents renormalized, tangent
+    /// signs snapped, colours clamped, and what could not be repaired exactly.
     pub structure: Vec<Note>,
 }
 
@@ -126,7 +128,8 @@ pub fn fix_gltf_listing<'g>(
         }
         Some(e)
     };
-    let structure = crate::structure::repair(gltf, limits, &mut editor)?;
+    let mut structure = crate::structure::repair(gltf, limits, &mut editor)?;
+    structure.extend(crate::attributes::repair(gltf, limits, &mut editor)?);
     Ok(Fixed {
         parts,
         skins,

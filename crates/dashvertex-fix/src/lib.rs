@@ -7,11 +7,13 @@
 //! - [`part`]: a part's vertices, `--zero-sum nearest` ([`nearest`]) and trailing sets;
 //! - [`document`]: DashVertex documents (JSON, DMX, raw records);
 //! - [`gltf`]: glTF and GLB primitives and inverse bind matrices, rewritten in place
-//!   through the exporter.
+//!   through the exporter;
+//! - [`attributes`]: normals, tangents and colours that break a unit-length or range rule.
 //!
 //! The fixer never writes: callers check the result with the validator and write it
 //! (the `dashvertex fix` command refuses an output `dash-validate` would reject).
 
+pub mod attributes;
 pub mod document;
 mod error;
 pub mod gltf;
@@ -27,5 +29,8 @@ pub use document::fix_document;
 pub use error::FixError;
 pub use gltf::{Fixed, fix_gltf, fix_gltf_listing};
 pub use policy::{BadWeights, OutOfRange, Policy, SkinnedFlag, SumRule, ZeroSum};
-pub use report::{Note, Part, PartReport, Report, SkinReport, Slots, VertexChange, Weight, schema};
+pub use report::{
+    AttributeChange, Note, Part, PartReport, Report, SkinReport, Slots, VertexChange, Weight,
+    schema,
+};
 pub use step::{Step, Steps};

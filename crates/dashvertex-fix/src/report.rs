@@ -211,6 +211,57 @@ pub enum Note {
         /// Keyframes dropped because an earlier one had their time.
         merged: u64,
     },
+    /// A vertex attribute's values broke a unit-length or range rule: repaired in a new
+    /// accessor, or listed and left where no exact repair exists.
+    Attribute {
+        /// The JSON Pointer of the first attribute that names the accessor.
+        attribute: String,
+        /// The accessor.
+        accessor: u64,
+        /// What was done.
+        change: AttributeChange,
+        /// How many elements it concerns.
+        elements: u64,
+        /// The first of them.
+        first: u64,
+    },
+}
+
+/// What the repair of a vertex attribute did to some of its elements (spec/fix.md §4,
+/// "attributes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum AttributeChange {
+    /// A `NORMAL` or `TANGENT` `xyz` not of unit length was divided by its length.
+    Renormalized,
+    /// A zero-length `NORMAL` or `TANGENT` `xyz` was left: it has no direction to restore.
+    ZeroLengthLeft,
+    /// A `TANGENT` `w` near 1 or -1 was set to it.
+    SignSnapped,
+    /// A `TANGENT` `w` far from 1 and -1 was left: which handedness was meant is unknown.
+    SignLeft,
+    /// A FLOAT `COLOR_n` component below 0 or above 1 was clamped to 0…1.
+    Clamped,
+}
+
+impl Note {
+    /// True when the note is a change made, false for a fault listed and left as it was
+    /// (a zero-length normal, a tangent sign far from ±1): a file with only those is
+    /// unchanged, and copied byte for byte.
+    pub fn changes(&self) -> bool {
+        match self {
+            Note::Attribute { change, .. } => change.repairs(),
+            _ => true,
+        }
+    }
+}
+
+impl AttributeChange {
+    /// True for a change of values, false for a fault listed and left.
+    pub fn repairs(self) -> bool {
+        !matches!(self, Self::ZeroLengthLeft | Self::SignLeft)
+    }
 }
 
 /// The report of one part.
@@ -292,7 +343,7 @@ impl Report {
             .iter()
             .any(|p| !p.notes.is_empty() || p.report.changed())
             || !self.skins.is_empty()
-            || !self.notes.is_empty()
+            || self.notes.iter().any(Note::changes)
     }
 
     /// The report as text: a summary line per part and skin, then one line per changed
@@ -302,6 +353,10 @@ impl Report {
         let mut out = String::new();
         if !self.changed() {
             let _ = writeln!(out, "{}: nothing to fix", self.file);
+            // Faults listed and left (no exact repair) are still said.
+            for n in &self.notes {
+                let _ = writeln!(out, "{}", note_text(n));
+            }
             return out;
         }
         for p in &self.parts {
@@ -399,6 +454,13 @@ fn note_text(n: &Note) -> String {
         Note::AnimationStride { accessor } => format!(
             "{accessor}: the accessor's buffer view had a byteStride, which animation data may not have: copied tightly packed"
         ),
+        Note::Attribute {
+            attribute,
+            accessor,
+            change,
+            elements,
+            first,
+        } => attribute_text(attribute, *accessor, *change, *elements, *first),
         Note::Keyframes {
             sampler,
             keyframes,
@@ -412,6 +474,32 @@ fn note_text(n: &Note) -> String {
             }
         ),
     }
+}
+
+fn attribute_text(
+    attribute: &str,
+    accessor: u64,
+    change: AttributeChange,
+    elements: u64,
+    first: u64,
+) -> String {
+    let what = match change {
+        AttributeChange::Renormalized => {
+            "vector(s) not of unit length: divided by their length".to_owned()
+        }
+        AttributeChange::ZeroLengthLeft => {
+            "zero-length vector(s) left as they were (no direction to restore): its GLTF_ATTRIBUTE_NON_UNIT is carried".to_owned()
+        }
+        AttributeChange::SignSnapped => format!(
+            "w value(s) within {} of 1 or -1: set to it",
+            crate::attributes::SIGN_TOLERANCE
+        ),
+        AttributeChange::SignLeft => {
+            "w value(s) far from 1 and -1 left as they were (the handedness cannot be known): its GLTF_TANGENT_SIGN is carried".to_owned()
+        }
+        AttributeChange::Clamped => "element(s) with a component outside 0…1: clamped".to_owned(),
+    };
+    format!("{attribute} (accessor {accessor}): {elements} {what}; the first is element {first}")
 }
 
 /// The JSON Schema of [`Report`] (`schemas/fix-report.schema.json`).

@@ -563,3 +563,29 @@ write("tangent-sign.gltf", skinned(OKJ, OKW, tweak=tangent_without_sign))
 def unused_non_finite(doc, a):
     own_buffer(doc, f32(-math.inf, math.nan, math.inf, 1), 4, "SCALAR")
 write("accessor-non-finite.gltf", skinned(OKJ, OKW, tweak=unused_non_finite))
+# What `dashvertex fix` repairs in vertex attributes (spec/fix.md [F9]), and what it leaves:
+# a TANGENT whose xyz is (2, 0, 0) and whose w values are 0.9995 and -1.0004 (within 0.001
+# of a sign); a NORMAL with a zero vector (left: no direction) beside one of length 3; a
+# FLOAT COLOR_0 and COLOR_1 sharing one VEC4 accessor with declared bounds, components
+# below 0 and above 1.
+def tangent_near_unit(doc, a):
+    attrs = doc["meshes"][0]["primitives"][0]["attributes"]
+    attrs["NORMAL"] = own_buffer(doc, f32(0, 0, 1, 0, 0, 1, 0, 0, 1), 3, "VEC3")
+    doc["bufferViews"][-1]["target"] = 34962
+    attrs["TANGENT"] = own_buffer(doc, f32(2, 0, 0, 0.9995, 0, 1, 0, -1.0004, 1, 0, 0, 1), 3, "VEC4")
+    doc["bufferViews"][-1]["target"] = 34962
+write("tangent-near-unit.gltf", skinned(OKJ, OKW, tweak=tangent_near_unit))
+def normal_zero_length(doc, a):
+    attrs = doc["meshes"][0]["primitives"][0]["attributes"]
+    attrs["NORMAL"] = own_buffer(doc, f32(0, 0, 1, 0, 0, 0, 0, 3, 0), 3, "VEC3")
+    doc["bufferViews"][-1]["target"] = 34962
+write("normal-zero-length.gltf", skinned(OKJ, OKW, tweak=normal_zero_length))
+def color_shared_bounds(doc, a):
+    attrs = doc["meshes"][0]["primitives"][0]["attributes"]
+    c = own_buffer(doc, f32(-0.25, 0.5, 1.25, 1, 0, 0, 0, 1, 1, 1, 1, 2), 3, "VEC4")
+    doc["bufferViews"][-1]["target"] = 34962
+    doc["accessors"][c]["min"] = [-0.25, 0, 0, 1]
+    doc["accessors"][c]["max"] = [1, 1, 1.25, 2]
+    attrs["COLOR_0"] = c
+    attrs["COLOR_1"] = c
+write("color-shared-bounds.gltf", skinned(OKJ, OKW, tweak=color_shared_bounds))

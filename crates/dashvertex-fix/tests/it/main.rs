@@ -8,6 +8,7 @@
     clippy::panic
 )]
 
+mod attributes;
 mod gltf;
 mod properties;
 mod steps;

@@ -182,4 +182,49 @@ impl Editor<'_> {
         let view = self.view(bytes, Some(ELEMENT_ARRAY_BUFFER))?;
         self.accessor(view, t, "SCALAR", indices.len(), false)
     }
+
+    /// Adds a FLOAT vertex-attribute accessor of `kind` ("VEC3", "VEC4", …) holding
+    /// `values`, element after element, tightly packed in a new view (every FLOAT element
+    /// is a multiple of 4 bytes); with `bounds`, its `min`/`max` are computed over the
+    /// values. Returns the new index; a length that is no multiple of the type's
+    /// components is refused.
+    pub fn add_floats(
+        &mut self,
+        kind: &str,
+        values: &[f32],
+        bounds: bool,
+    ) -> Result<usize, ExportError> {
+        let comps = components(kind)
+            .and_then(|c| usize::try_from(c).ok())
+            .filter(|&c| c > 0 && values.len().is_multiple_of(c))
+            .ok_or_else(|| {
+                ExportError::Shape(format!(
+                    "{} values do not make {kind} elements",
+                    values.len()
+                ))
+            })?;
+        let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let view = self.view(bytes, Some(ARRAY_BUFFER))?;
+        let acc = self.accessor(view, component::F32, kind, values.len() / comps, false)?;
+        if bounds
+            && !values.is_empty()
+            && let Some(o) = self
+                .value
+                .pointer_mut(&format!("/accessors/{acc}"))
+                .and_then(Value::as_object_mut)
+        {
+            let mut lo = vec![f32::INFINITY; comps];
+            let mut hi = vec![f32::NEG_INFINITY; comps];
+            for element in values.chunks_exact(comps) {
+                for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(element) {
+                    *l = l.min(x);
+                    *h = h.max(x);
+                }
+            }
+            let num = |v: Vec<f32>| Value::Array(v.into_iter().map(|x| json!(x)).collect());
+            o.insert("min".into(), num(lo));
+            o.insert("max".into(), num(hi));
+        }
+        Ok(acc)
+    }
 }

@@ -43,7 +43,7 @@ pub enum FixError {
     Export(#[from] dashvertex_gltf::export::ExportError),
     /// Refusals of more than one policy or part, each a [`FixError::Refused`], in part and
     /// vertex order: every flag the file needs, from one run.
-    #[error("{} refusals (each names the policy flag that repairs it):{}", .0.len(), join(.0))]
+    #[error("{} refusals (each names the policy that repairs it):{}", .0.len(), join(.0))]
     Several(Vec<FixError>),
 }
 

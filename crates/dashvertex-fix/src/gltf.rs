@@ -382,8 +382,8 @@ fn read_positions<'g>(
     else {
         return Err(FixError::Unfixable {
             pointer: ps.pointer(),
-            message: "--zero-sum nearest needs positions, and the primitive has no POSITION \
-                      (--zero-sum root binds empty vertices to the root bone)"
+            message: "the `nearest` zero-sum policy needs positions, and the primitive has no \
+                      POSITION (the `root` policy binds empty vertices to the root bone)"
                 .into(),
         });
     };

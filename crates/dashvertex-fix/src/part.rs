@@ -549,11 +549,11 @@ fn nearest(
                 slot: None,
                 message: if tree.is_empty() {
                     "the vertex has no non-zero weight, and no vertex of its part has one \
-                     to copy (--zero-sum root binds it to the root bone)"
+                     to copy (the `root` zero-sum policy binds it to the root bone)"
                         .into()
                 } else {
                     "the vertex has no non-zero weight, and its position is not finite, so \
-                     it has no nearest vertex (--zero-sum root binds it to the root bone)"
+                     it has no nearest vertex (the `root` zero-sum policy binds it to the root bone)"
                         .into()
                 },
             });

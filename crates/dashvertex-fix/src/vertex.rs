@@ -46,13 +46,14 @@ pub struct Refusal {
 /// every flag a file needs at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RefusalKind {
-    /// `--bad-weights error`: a negative or non-finite weight.
+    /// The `error` bad-weights policy: a negative or non-finite weight.
     BadWeight,
-    /// `--out-of-range error`: a weighted joint beyond the skin.
+    /// The `error` out-of-range policy: a weighted joint beyond the skin.
     OutOfRange,
-    /// `--zero-sum keep|error` where the rule needs weight: a vertex without any.
+    /// The `keep` or `error` zero-sum policy where the rule needs weight: a vertex
+    /// without any.
     ZeroSum,
-    /// `--zero-sum nearest` with no vertex to copy from.
+    /// The `nearest` zero-sum policy with no vertex to copy from.
     NoNearest,
 }
 
@@ -261,7 +262,7 @@ fn steps(
                 kind: RefusalKind::BadWeight,
                 slot: Some(i),
                 message: format!(
-                    "weight {} is {} (--bad-weights zero drops it)",
+                    "weight {} is {} (the `zero` bad-weights policy drops it)",
                     describe_weight(x),
                     if step == Step::NegativeWeight {
                         "negative"
@@ -284,7 +285,7 @@ fn steps(
                         slot: Some(i),
                         message: format!(
                             "joint {j} is not below the {n} joints, with weight {} \
-                             (--out-of-range drop drops the influence)",
+                             (the `drop` out-of-range policy drops the influence)",
                             describe_weight(*w)
                         ),
                     });
@@ -319,8 +320,8 @@ fn steps(
                     kind: RefusalKind::ZeroSum,
                     slot: None,
                     message: format!(
-                        "the vertex has no non-zero weight{why} (--zero-sum root or \
-                         --zero-sum nearest binds it)"
+                        "the vertex has no non-zero weight{why} (the `root` or \
+                         `nearest` zero-sum policy binds it)"
                     ),
                 });
                 return Outcome::Fixed(steps);

@@ -57,7 +57,7 @@ pub const MAX_JOINTS_WRITTEN: usize = 1 << 20;
 pub enum JointLimit {
     /// One skin would get more joints than `JOINTS_n` can index.
     #[error(
-        "a skin in manifest order would have {joints} joints, but glTF joint indices stop at {} (JOINTS_n are at most UNSIGNED_SHORT); compact the manifest (`dashvertex manifest update M --compact`) or keep one manifest per rig",
+        "a skin in manifest order would have {joints} joints, but glTF joint indices stop at {} (JOINTS_n are at most UNSIGNED_SHORT); compact the manifest (its retired and unused indices) or keep one manifest per rig",
         MAX_SKIN_JOINTS - 1
     )]
     Skin {
@@ -168,7 +168,7 @@ pub enum RemapError {
     NoSkin,
     /// `locked`, and a skin has bones the manifest does not have.
     #[error(
-        "skin {skin} has bone(s) the manifest does not have: {}; add them with `dashvertex manifest update`, or remap without --locked to append them",
+        "skin {skin} has bone(s) the manifest does not have: {}; add them to the manifest, or remap without locking it to append them",
         .bones.iter().map(|b| format!("{b:?}")).collect::<Vec<_>>().join(", ")
     )]
     NotInManifest {

@@ -316,7 +316,7 @@ fn refusals_name_the_vertex_and_the_policy_that_would_repair_it() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("vertex 1") && err.contains("--out-of-range drop"),
+        err.contains("vertex 1") && err.contains("`drop` out-of-range policy"),
         "{err}"
     );
     assert!(!out.exists());
@@ -328,7 +328,7 @@ fn refusals_name_the_vertex_and_the_policy_that_would_repair_it() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("--zero-sum"), "{err}");
+    assert!(err.contains("zero-sum policy"), "{err}");
     let o = dash(&[
         "fix",
         "spec/vectors/validate/weight-negative.json",
@@ -340,7 +340,7 @@ fn refusals_name_the_vertex_and_the_policy_that_would_repair_it() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("vertex 1 set 0 slot 1") && err.contains("--bad-weights zero"),
+        err.contains("vertex 1 set 0 slot 1") && err.contains("`zero` bad-weights policy"),
         "{err}"
     );
 }

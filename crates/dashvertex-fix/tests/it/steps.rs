@@ -89,7 +89,7 @@ fn out_of_range_joints_are_dropped_and_the_rest_renormalized() {
     assert_eq!(err[0].slot, Some(1));
     assert_eq!(err[0].kind, RefusalKind::OutOfRange);
     assert!(
-        err[0].message.contains("--out-of-range drop"),
+        err[0].message.contains("`drop` out-of-range policy"),
         "{}",
         err[0].message
     );
@@ -113,7 +113,7 @@ fn out_of_range_joints_are_dropped_and_the_rest_renormalized() {
     let kinds: Vec<RefusalKind> = err.iter().map(|r| r.kind).collect();
     assert_eq!(kinds, [RefusalKind::OutOfRange, RefusalKind::ZeroSum]);
     assert!(
-        err[1].message.contains("--zero-sum root"),
+        err[1].message.contains("`root` or `nearest` zero-sum policy"),
         "{}",
         err[1].message
     );
@@ -214,7 +214,7 @@ fn many_refusals_are_listed_in_a_bounded_message() {
         vertex: 0,
         slot: None,
         pointer: None,
-        message: "the vertex has no non-zero weight (--zero-sum root binds it)".into(),
+        message: "the vertex has no non-zero weight (the `root` zero-sum policy binds it)".into(),
     };
     let e = dashvertex_fix::FixError::Several((0..2000).map(one).collect());
     let text = e.to_string();

@@ -155,21 +155,20 @@ pub fn fit(
         .enumerate()
         .map(|(c, s)| (c, s, ints.next()))
         .collect();
-    let chunks: Vec<Vec<(usize, Outcome)>> = parts
+    // Each chunk tallies its vertices in order (nothing is held per vertex); the
+    // chunks, of fixed size, are joined in order: the same sums at any thread count.
+    let chunks: Vec<Tally> = parts
         .into_par_iter()
         .map_init(Scratch::default, |sc, (c, s, mut q)| {
-            let mut out = Vec::new();
+            let mut t = Tally::default();
             for (i, vs) in s.chunks_mut(sets).enumerate() {
                 let v = c * CHUNK + i;
                 let vq = q
                     .as_deref_mut()
                     .and_then(|q| q.get_mut(i * sets..(i + 1) * sets));
-                let o = fit_vertex(&ctx, v, vs, vq, sc);
-                if o.choice != Choice::Untouched {
-                    out.push((v, o));
-                }
+                t.add(v, &fit_vertex(&ctx, v, vs, vq, sc));
             }
-            out
+            t
         })
         .collect();
     let mut report = FitReport {
@@ -177,34 +176,86 @@ pub fn fit(
         poses_given: given,
         ..FitReport::default()
     };
-    let mut largest: Option<Dropped> = None;
-    for (v, o) in chunks.into_iter().flatten() {
-        report.considered += 1;
-        report.objective_plain += o.plain;
-        report.objective_fitted += o.written;
-        if matches!(o.choice, Choice::TopK | Choice::Greedy) {
-            report.fitted += 1;
-            report.greedy_support += u64::from(o.choice == Choice::Greedy);
-            report.left_out += o.kept_plain.saturating_sub(o.kept) as u64;
-        }
-        if let Some((w, bone, by_fit)) = o.dropped
-            && largest
-                .as_ref()
-                .is_none_or(|d| d.beaten_by(w, v as u64, bone))
-        {
-            let why = if by_fit { " (left out by the fit)" } else { "" };
-            largest = Some(Dropped {
-                weight: w,
-                vertex: v as u64,
-                bone,
-                at: format!("vertex {v}, {}{why}", bone_label(input, map, bone)),
-            });
-        }
+    let mut all = Tally::default();
+    for t in chunks {
+        all.join(t);
     }
+    report.considered = all.considered;
+    report.fitted = all.fitted;
+    report.greedy_support = all.greedy;
+    report.left_out = all.left_out;
+    report.objective_plain = all.plain;
+    report.objective_fitted = all.written;
+    let largest = all.largest.map(|(w, v, bone, by_fit)| {
+        let why = if by_fit { " (left out by the fit)" } else { "" };
+        Dropped {
+            weight: w,
+            vertex: v,
+            bone,
+            at: format!("vertex {v}, {}{why}", bone_label(input, map, bone)),
+        }
+    });
     if report.fitted > 0 {
         reduced.report.largest_dropped = largest;
     }
     Ok(report)
+}
+
+/// What the fit did to a run of vertices.
+#[derive(Default)]
+struct Tally {
+    considered: u64,
+    fitted: u64,
+    greedy: u64,
+    left_out: u64,
+    plain: f64,
+    written: f64,
+    /// The heaviest candidate left out: (weight, vertex, output bone, by the fit).
+    largest: Option<(f32, u64, u32, bool)>,
+}
+
+impl Tally {
+    /// Adds vertex `v`'s outcome.
+    fn add(&mut self, v: usize, o: &Outcome) {
+        if o.choice == Choice::Untouched {
+            return;
+        }
+        self.considered += 1;
+        self.plain += o.plain;
+        self.written += o.written;
+        if matches!(o.choice, Choice::TopK | Choice::Greedy) {
+            self.fitted += 1;
+            self.greedy += u64::from(o.choice == Choice::Greedy);
+            self.left_out += o.kept_plain.saturating_sub(o.kept) as u64;
+        }
+        if let Some((w, bone, by_fit)) = o.dropped {
+            self.note(w, v as u64, bone, by_fit);
+        }
+    }
+
+    /// Keeps `(w, v, bone)` when it is the heaviest left out so far (as heavy: the
+    /// earlier vertex, then the lower bone).
+    fn note(&mut self, w: f32, v: u64, bone: u32, by_fit: bool) {
+        let beats = self
+            .largest
+            .is_none_or(|(lw, lv, lb, _)| w > lw || (w == lw && (v, bone) < (lv, lb)));
+        if beats {
+            self.largest = Some((w, v, bone, by_fit));
+        }
+    }
+
+    /// Adds the tally of the vertices that follow.
+    fn join(&mut self, later: Tally) {
+        self.considered += later.considered;
+        self.fitted += later.fitted;
+        self.greedy += later.greedy;
+        self.left_out += later.left_out;
+        self.plain += later.plain;
+        self.written += later.written;
+        if let Some((w, v, b, f)) = later.largest {
+            self.note(w, v, b, f);
+        }
+    }
 }
 
 /// Refuses settings and inputs the fit cannot run with.

@@ -47,6 +47,8 @@ mod error;
 #[cfg(feature = "fs")]
 pub mod fix;
 #[cfg(feature = "fs")]
+mod fitting;
+#[cfg(feature = "fs")]
 pub mod formats;
 #[cfg(feature = "fs")]
 pub mod input;

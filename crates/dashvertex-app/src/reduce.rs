@@ -50,6 +50,12 @@ pub struct ReduceJob<'a> {
     pub max_error: Option<f64>,
     /// Another glTF whose animations supply the poses (`--poses`).
     pub poses: Option<&'a Path>,
+    /// Fit each vertex's kept bones and weights to its full-influence skinning over the
+    /// pose set (`--fit`, spec/reduction.md §6; glTF input and output).
+    pub fit: bool,
+    /// Choose each primitive's weight storage (unorm8, unorm16 or float) as the smallest
+    /// within `max_error` (`--quantize auto`); K is then `config.max_influences`.
+    pub quantize_auto: bool,
     /// The engine to write for (`--target`): its output is checked against it.
     pub target: Option<&'static dashvertex_core::Target>,
     /// Which glTF primitive a DashVertex output holds.
@@ -214,6 +220,7 @@ pub fn run(a: &ReduceJob) -> Result<Reduced, AppError> {
     let work = if a.reports()
         || a.max_error.is_some()
         || a.poses.is_some()
+        || a.fit
         || container(a.to.or_else(|| Format::from_extension(a.output))).is_none()
     {
         dashvertex_validate::Work::Skin
@@ -254,6 +261,8 @@ impl<'a> ReduceJob<'a> {
             measure: false,
             max_error: None,
             poses: None,
+            fit: false,
+            quantize_auto: false,
             target: None,
             pick: Pick::default(),
             convert: false,
@@ -307,7 +316,14 @@ fn check_args(a: &ReduceJob) -> Result<(), AppError> {
             ctx.opt(Opt::MaxError)
         )));
     }
-    if a.poses.is_some() && !a.reports() && a.max_error.is_none() {
+    if a.quantize_auto && a.max_error.is_none() {
+        return Err(AppError::Usage(format!(
+            "{} auto chooses the storage within {}; give the distance",
+            ctx.opt(Opt::Quantize),
+            ctx.opt(Opt::MaxError)
+        )));
+    }
+    if a.poses.is_some() && !a.reports() && a.max_error.is_none() && !a.fit {
         return Err(AppError::Usage(format!(
             "{} supplies the poses of {} and {}; give one of them",
             ctx.opt(Opt::Poses),
@@ -451,6 +467,7 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         Source::Gltf(g) => g.carried_errors.clone(),
         _ => std::collections::BTreeMap::new(),
     };
+    let fitted;
     let (bytes, reports, manifest, existing, changes, _lock, loss, carried, read_buffers) = {
         let read_buffers = match &source {
             Source::Gltf(g) => external_buffers(g, a.input),
@@ -466,7 +483,9 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
             reports,
             changes,
             loss,
+            fit,
         } = made;
+        fitted = fit;
         (
             written,
             reports,
@@ -507,9 +526,10 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         .manifest
         .filter(|_| existing.as_ref() != Some(&manifest))
         .map(|p| (p, manifest.to_json()));
-    let report = a
-        .reports()
-        .then(|| ReduceReport::new((a.input, a.output), chosen_k, &reports, loss.as_deref()));
+    let report = a.reports().then(|| ReduceReport {
+        fit: fitted.as_ref().map(|f| f.section.clone()),
+        ..ReduceReport::new((a.input, a.output), chosen_k, &reports, loss.as_deref())
+    });
     let report_text = a.report.zip(report.as_ref()).map(|(path, json)| {
         let mut text = serde_json::to_string_pretty(json).unwrap_or_default();
         text.push('\n');
@@ -544,6 +564,9 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         loss.as_deref(),
         &changes,
     );
+    for line in fitted.iter().flat_map(|f| f.lines(a)) {
+        ctx.info(line);
+    }
     Ok(Reduced {
         reports,
         max_influences: chosen_k,
@@ -623,6 +646,8 @@ struct Made {
     reports: Vec<(dashvertex_reduce::Report, usize)>,
     changes: dashvertex_reduce::manifest::Changes,
     loss: Option<Vec<dashvertex_skin::PrimitiveLoss>>,
+    /// What the fit and the storage choice did (`--fit`, `--quantize auto`).
+    fit: Option<crate::fitting::Fitted>,
 }
 
 /// Reduces every primitive of glTF input `g` into a glTF output of `container`, with the
@@ -641,15 +666,19 @@ fn to_gltf(
     let files = buffer_files(a.output, a.embed);
     let prims: Vec<PrimitiveInput<'_>> =
         parts.into_iter().filter_map(Part::into_primitive).collect();
-    let run = |cfg: &Config, m: &mut Manifest| {
-        dashvertex_reduce::pipeline::reduce_gltf(g, &prims, m, cfg, opts, container, &files)
-            .map_err(|e| pipeline_failed(a, e))
-    };
-    let anims = match (a.reports(), a.max_error) {
-        (false, None) => Vec::new(),
+    let anims = match (a.reports(), a.max_error, a.fit) {
+        (false, None, false) => Vec::new(),
         _ => poses_for(a.input, g, a.poses, a.ctx)?,
     };
-    let (out, loss) = match a.max_error {
+    let fitting = crate::fitting::Fitting::new(a, g, &anims);
+    let run = |cfg: &Config, m: &mut Manifest| {
+        fitting
+            .run(g, &prims, m, cfg, opts, container, &files)
+            .map_err(|e| pipeline_failed(a, e))
+    };
+    // With `--quantize auto`, `--max-error` bounds the storage at the K asked.
+    let search = a.max_error.filter(|_| !a.quantize_auto);
+    let (out, loss) = match search {
         None => {
             let out = run(&a.config, manifest)?;
             let loss = if a.reports() {
@@ -666,11 +695,27 @@ fn to_gltf(
             (out, Some(loss))
         }
     };
+    // The plain reduction measured beside the fitted one keeps the K written.
+    let cfg = Config {
+        max_influences: chosen_k.unwrap_or(a.config.max_influences),
+        ..a.config
+    };
+    let fit = fitting.finish(
+        a,
+        g,
+        &prims,
+        manifest,
+        opts,
+        (container, &files),
+        (&cfg, &anims),
+        loss.is_some(),
+    )?;
     let made = Made {
         written: out.written,
         reports: out.reports,
         changes: out.changes,
         loss,
+        fit,
     };
     Ok((made, chosen_k))
 }
@@ -685,6 +730,13 @@ fn to_dash(
     manifest: &mut Manifest,
     opts: &dashvertex_reduce::pipeline::Options,
 ) -> Result<(Made, Option<String>), AppError> {
+    if a.fit || a.quantize_auto {
+        return Err(AppError::Usage(format!(
+            "{} and {} auto need glTF input and output: the fit skins with the file's joints and animations",
+            a.ctx.opt(Opt::Fit),
+            a.ctx.opt(Opt::Quantize)
+        )));
+    }
     if a.max_error.is_some() || a.poses.is_some() {
         return Err(AppError::Usage(format!(
             "{} and {} need glTF input and output: the displacement is measured by skinning with the file's joints and animations",
@@ -746,6 +798,7 @@ fn to_dash(
         reports,
         changes: run.changes,
         loss: None,
+        fit: None,
     };
     Ok((made, carried))
 }

@@ -26,6 +26,63 @@ pub struct ReduceReport {
     pub displacement: Option<Displacement>,
     /// What the figures leave out, in words (`null` when nothing).
     pub note: Option<String>,
+    /// What `--fit` and `--quantize auto` did (spec/reduction.md §6); absent without them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<FitSection>,
+}
+
+/// The fit and the storage choice of a run (`--fit`, `--quantize auto`).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FitSection {
+    /// One entry per skinned primitive.
+    pub primitives: Vec<FitPrimitive>,
+    /// With `--fit` and a loss report: how far the plain reduction (the K heaviest,
+    /// renormalized) would move the vertices, measured as `displacement` is, to read the
+    /// fitted figures against.
+    pub displacement_plain: Option<Displacement>,
+}
+
+/// What the fit and the storage choice did to one primitive.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FitPrimitive {
+    /// Mesh index.
+    pub mesh: usize,
+    /// Primitive index in the mesh.
+    pub primitive: usize,
+    /// The fit's figures (`null` without `--fit`).
+    pub fit: Option<dashvertex_reduce::fit::FitReport>,
+    /// The weight storage written: `f32`, `unorm16` or `unorm8`.
+    pub quantize: String,
+    /// With `--quantize auto`: each storage's largest displacement over the pose set.
+    pub costs: Vec<StorageCost>,
+    /// Poses of the pose set from the animations (the rest pose and the loss moments).
+    pub poses_animation: usize,
+    /// Range-of-motion poses of the pose set.
+    pub poses_range_of_motion: usize,
+    /// Poses the set holds without the work budget.
+    pub poses_full: usize,
+}
+
+/// What one weight storage would cost.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct StorageCost {
+    /// `f32`, `unorm16` or `unorm8`.
+    pub quantize: String,
+    /// The largest displacement of any vertex at any pose of the pose set, model units.
+    pub max: f64,
+    /// The vertex it is at.
+    pub vertex: usize,
+}
+
+impl Displacement {
+    /// The displacement section of `loss`.
+    pub fn of(loss: &[dashvertex_skin::PrimitiveLoss]) -> Displacement {
+        Displacement {
+            primitives: loss.iter().map(primitive).collect(),
+        }
+    }
 }
 
 /// The reducer's figures for one part.
@@ -182,6 +239,7 @@ impl ReduceReport {
             weights,
             displacement,
             note,
+            fit: None,
         }
     }
 }

@@ -28,6 +28,8 @@ pub enum Opt {
     Report,
     /// The largest displacement allowed.
     MaxError,
+    /// Fit the kept weights to the full skinning over a pose set.
+    Fit,
     /// Another glTF whose animations supply the poses.
     Poses,
     /// The glTF mesh a DashVertex output holds.
@@ -83,6 +85,7 @@ impl Opt {
             Opt::Locked => "locked",
             Opt::Report => "report",
             Opt::MaxError => "max_error",
+            Opt::Fit => "fit",
             Opt::Poses => "poses",
             Opt::Mesh => "mesh",
             Opt::Primitive => "primitive",

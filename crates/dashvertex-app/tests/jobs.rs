@@ -396,3 +396,47 @@ fn the_split_report_matches_its_schema_and_the_job_words_its_refusals() {
     assert!(m.contains("triangle 2 (vertices 6, 7, 8)"), "{m}");
     assert!(!out4.exists());
 }
+
+#[test]
+fn a_fitted_run_reports_the_fit_and_the_plain_figures_beside_it() {
+    // spec: RF1
+    let dir = Scratch::new("app-fit");
+    let log = Collect::default();
+    let c = ctx(&Neutral, &log);
+    let input = fixture("fixtures/blender/loss_rig.glb");
+    let (output, report) = (dir.path().join("out.glb"), dir.path().join("report.json"));
+    let job = reduce::ReduceJob {
+        config: reduce::settings(&asked(4), &output, None, None, c.words).expect("settings"),
+        report: Some(&report),
+        fit: true,
+        ..reduce::ReduceJob::new(&input, &output, &c)
+    };
+    reduce::run(&job).expect("reduced");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("report")).expect("JSON");
+    let schema = serde_json::to_value(dashvertex_app::report::schema()).expect("schema");
+    let validator = jsonschema::validator_for(&schema).expect("a schema");
+    assert!(validator.is_valid(&written), "{written}");
+    let fitted = written["displacement"]["primitives"][0]["max"].as_f64().expect("max");
+    let plain = written["fit"]["displacementPlain"]["primitives"][0]["max"]
+        .as_f64()
+        .expect("plain max");
+    assert!(fitted <= 0.7 * plain, "{fitted} vs {plain}");
+    let f = &written["fit"]["primitives"][0];
+    assert_eq!(f["fit"]["considered"], 136, "{f}");
+    assert_eq!(f["quantize"], "f32");
+    // Auto storage within a budget the fit meets in unorm8.
+    let auto = reduce::ReduceJob {
+        config: reduce::settings(&asked(4), &output, None, None, c.words).expect("settings"),
+        fit: true,
+        quantize_auto: true,
+        max_error: Some(1.0),
+        ..reduce::ReduceJob::new(&input, &output, &c)
+    };
+    reduce::run(&auto).expect("reduced");
+    let said = log.take();
+    assert!(
+        said.iter().any(|(_, l)| l.contains("auto, mesh 0 primitive 0: unorm8")),
+        "{said:?}"
+    );
+}

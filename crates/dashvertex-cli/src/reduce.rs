@@ -53,10 +53,12 @@ pub struct ReduceCli {
         help_heading = "Reduction"
     )]
     normalize: Option<NormalizeArg>,
-    /// Weight precision: f32, unorm16 or unorm8
+    /// Weight precision: f32, unorm16, unorm8 or auto
     ///
     /// unorm16/unorm8 store weights as integers whose sums are exactly 65535/255
-    /// (needs --normalize unit, the default for them).
+    /// (needs --normalize unit, the default for them). auto (glTF, with --max-error D):
+    /// per primitive the smallest of unorm8, unorm16 and f32 that moves no vertex over D
+    /// at any pose of the fit's pose set, at the K given.
     #[arg(
         long,
         value_enum,
@@ -133,6 +135,13 @@ pub struct ReduceCli {
     /// animation (glTF input); exit 1 if even --max-influences does not.
     #[arg(long, value_name = "D", value_parser = positive, help_heading = "Reduction")]
     max_error: Option<f64>,
+    /// Fit the kept bones and weights to the full skinning
+    ///
+    /// glTF: per vertex, the K bones and weights (non-negative, summing to one, exact in
+    /// the storage) that move it least from its skinning with every influence over the
+    /// animations and range-of-motion poses; never worse than the K heaviest there.
+    #[arg(long, help_heading = "Reduction")]
+    fit: bool,
     /// Poses for --report and --max-error from this glTF/GLB
     ///
     /// Its animations, matched to the model's nodes by name, replace the model's own:
@@ -183,6 +192,7 @@ enum QuantizeArg {
     F32,
     Unorm16,
     Unorm8,
+    Auto,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -209,7 +219,7 @@ impl ReduceCli {
                 NormalizeArg::Unit => dashvertex_reduce::Normalize::Unit,
             }),
             quantize: match self.quantize {
-                QuantizeArg::F32 => dashvertex_reduce::Quantize::F32,
+                QuantizeArg::F32 | QuantizeArg::Auto => dashvertex_reduce::Quantize::F32,
                 QuantizeArg::Unorm16 => dashvertex_reduce::Quantize::Unorm16,
                 QuantizeArg::Unorm8 => dashvertex_reduce::Quantize::Unorm8,
             },
@@ -233,6 +243,8 @@ impl ReduceCli {
             measure: false,
             max_error: self.max_error,
             poses: self.poses.as_deref(),
+            fit: self.fit,
+            quantize_auto: matches!(self.quantize, QuantizeArg::Auto),
             target: self.target,
             pick: self.pick.into(),
             convert: false,

@@ -223,7 +223,11 @@ fn report_arg(v: Option<&Bound<'_, PyAny>>) -> Result<ReportArg> {
 /// moves a joint, over the range-of-motion poses, the report's `poseSet` says which) and
 /// returns the reduce report, its shares of the skinned rest-pose diagonal; a path also
 /// writes it there. `max_error` keeps the fewest influences that move no vertex further
-/// over the same poses (glTF; `poses` supplies other animations).
+/// over the same poses (glTF; `poses` supplies other animations). `fit=True` (glTF)
+/// fits each vertex's kept bones and weights to its skinning with every influence over
+/// the animations and range-of-motion poses, never worse than the heaviest K there;
+/// `quantize="auto"` with `max_error` stores each primitive in the smallest of unorm8,
+/// unorm16 and f32 within it (spec/reduction.md §6; the report's `fit` says what each did).
 /// `mesh`/`primitive` pick the glTF primitive a DashVertex output holds. The output is
 /// checked by the validator first; the manifest, output and report are written together
 /// or not at all. Raises DashError (a subclass) when nothing could be written.
@@ -232,7 +236,7 @@ fn report_arg(v: Option<&Bound<'_, PyAny>>) -> Result<ReportArg> {
                     min_weight = None, empty = "error", manifest = None, locked = false,
                     target = None, to = None, embed = false, report = None, max_error = None,
                     poses = None, mesh = None, primitive = None,
-                    drop_source_attributes = true, resources = None, threads = None))]
+                    drop_source_attributes = true, resources = None, threads = None, fit = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_file(
     py: Python<'_>,
@@ -256,11 +260,15 @@ pub fn reduce_file(
     drop_source_attributes: bool,
     resources: Option<&str>,
     threads: Option<usize>,
+    fit: bool,
 ) -> PyResult<JobResult> {
     let input = path_of(input, "input")?;
     let output = path_of(output, "output")?;
     let manifest = manifest.map(|m| path_of(m, "manifest")).transpose()?;
     let poses = poses.map(|p| path_of(p, "poses")).transpose()?;
+    // quantize="auto": the smallest storage within max_error (spec/reduction.md §6).
+    let quantize_auto = quantize == Some("auto");
+    let quantize = quantize.filter(|q| *q != "auto");
     let report = report_arg(report)?;
     let resources = resources_arg(resources)?;
     let asked = dashvertex_app::reduce::Asked {
@@ -291,6 +299,8 @@ pub fn reduce_file(
                 measure: matches!(report, ReportArg::Give),
                 max_error,
                 poses: poses.as_deref(),
+                fit,
+                quantize_auto,
                 target,
                 pick: dashvertex_app::reduce::Pick { mesh, primitive },
                 drop_source_attributes,

@@ -53,6 +53,8 @@ pub mod formats;
 #[cfg(feature = "fs")]
 pub mod input;
 #[cfg(feature = "fs")]
+pub mod inspect;
+#[cfg(feature = "fs")]
 mod left_behind;
 #[cfg(feature = "fs")]
 pub mod loss;

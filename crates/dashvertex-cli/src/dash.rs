@@ -8,7 +8,6 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use crate::common::{self, Global};
 use crate::error::{CliError, ExitStatus};
 use crate::formats::{self, Format};
-use crate::inspect;
 
 /// Tools for skinned-vertex data: glTF/GLB skins, DashVertex JSON, DMX and raw records.
 #[derive(Parser)]
@@ -148,14 +147,6 @@ Examples:
     },
 }
 
-fn name(path: &Path) -> String {
-    if path == Path::new("-") {
-        "<stdin>".to_owned()
-    } else {
-        path.display().to_string()
-    }
-}
-
 fn run(cli: &Cli) -> Result<(), CliError> {
     let limits = cli.global.limits();
     let ctx = crate::words::context(limits, &cli.global.resource_dir, !cli.no_wait);
@@ -175,27 +166,12 @@ fn run(cli: &Cli) -> Result<(), CliError> {
             from,
             records,
         } => {
-            let read = match from {
-                Some(f) if !f.is_gltf() => dashvertex_app::Opened::Bytes(
-                    dashvertex_fs::read_input(file, limits.max_input_bytes)?,
-                ),
-                // Inspect refuses nothing it can read: it lists the file's errors.
-                _ => dashvertex_app::input::read_source_for(
-                    file,
-                    &ctx,
-                    dashvertex_validate::Work::Show,
-                )?,
-            };
-            let text = match read {
-                dashvertex_app::Opened::Gltf(g) => {
-                    let size = g.input_len();
-                    crate::inspect_gltf::inspect(&name(file), size, &g, *records, &limits)?
-                }
-                dashvertex_app::Opened::Bytes(bytes) => {
-                    let format = from.unwrap_or_else(|| formats::decide(file, &bytes));
-                    inspect::inspect(&name(file), &bytes, format, *records, &limits)?
-                }
-            };
+            let text = dashvertex_app::inspect::run(&dashvertex_app::inspect::InspectJob {
+                input: file,
+                from: *from,
+                records: *records,
+                ctx: &ctx,
+            })?;
             Ok(dashvertex_fs::write_file(Path::new("-"), text.as_bytes())?)
         }
     }

@@ -1,13 +1,7 @@
 //! The formats' command-line names (the flags' parsers); reading and writing them is
 //! `dashvertex_app::formats`, worded with the flags.
 
-use std::path::Path;
-
-use dashvertex_core::Limits;
-pub use dashvertex_formats::{Format, Loaded, SaveOptions};
-
-use crate::error::CliError;
-use crate::words::{Printer, context};
+pub use dashvertex_formats::{Format, SaveOptions};
 
 /// A flag's parser over `names` (listed in the help, as possible values).
 fn parser(names: &'static [&'static str]) -> impl clap::builder::TypedValueParser<Value = Format> {
@@ -40,14 +34,3 @@ pub fn any_format() -> impl clap::builder::TypedValueParser<Value = Format> {
     parser(&["json", "dmx", "raw", "gltf", "glb"])
 }
 
-/// The format to read `bytes` from a file named `path` as ([`dashvertex_app::formats::decide`]):
-/// a contradicting name earns a note on standard error.
-pub fn decide(path: &Path, bytes: &[u8]) -> Format {
-    dashvertex_app::formats::decide(path, bytes, &Printer)
-}
-
-/// Decodes `bytes` (named `name` in errors) as `format`.
-pub fn load(name: &str, bytes: &[u8], format: Format, limits: &Limits) -> Result<Loaded, CliError> {
-    let ctx = context(*limits, &[], true);
-    dashvertex_app::formats::load(name, bytes, format, limits, &ctx)
-}

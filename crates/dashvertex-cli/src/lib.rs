@@ -12,8 +12,6 @@ pub mod docs;
 mod error;
 mod fix;
 mod formats;
-mod inspect;
-mod inspect_gltf;
 mod manifest;
 mod pool;
 mod progress;

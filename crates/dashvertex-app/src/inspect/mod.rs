@@ -1,0 +1,51 @@
+//! The inspect job: what a file holds, as text — its header or container, skeleton and
+//! skins, sets and the first records, and for glTF the document's errors listed rather
+//! than refused (inspect refuses nothing it can read).
+
+mod dash;
+mod gltf;
+
+use std::path::Path;
+
+use crate::error::AppError;
+use crate::formats::Format;
+use crate::input::{Context, Opened, read_source_for};
+
+/// What an inspect job is asked.
+pub struct InspectJob<'a> {
+    /// The file (`-`: standard input).
+    pub input: &'a Path,
+    /// Its format, when its bytes should not decide it.
+    pub from: Option<Format>,
+    /// Records (vertices) shown at most.
+    pub records: usize,
+    /// Limits, resource folders and wording.
+    pub ctx: &'a Context<'a>,
+}
+
+/// The text `inspect` shows for the file.
+pub fn run(a: &InspectJob) -> Result<String, AppError> {
+    let ctx = a.ctx;
+    let name = if a.input == Path::new("-") {
+        "<stdin>".to_owned()
+    } else {
+        a.input.display().to_string()
+    };
+    let read = match a.from {
+        Some(f) if !f.is_gltf() => Opened::Bytes(dashvertex_fs::read_input(
+            a.input,
+            ctx.limits.max_input_bytes,
+        )?),
+        // Inspect refuses nothing it can read: it lists the file's errors.
+        _ => read_source_for(a.input, ctx, dashvertex_validate::Work::Show)?,
+    };
+    match read {
+        Opened::Gltf(g) => gltf::inspect(&name, g.input_len(), &g, a.records, &ctx.limits),
+        Opened::Bytes(bytes) => {
+            let format = a
+                .from
+                .unwrap_or_else(|| crate::formats::decide(a.input, &bytes, ctx.log));
+            dash::inspect(&name, &bytes, format, a.records, ctx)
+        }
+    }
+}

@@ -811,35 +811,7 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
                 }
             }
         }
-        if has_type {
-            if let Some(name) = vertex_keys.first() {
-                return Err(located(
-                    &format!("/{name}"),
-                    format_args!(
-                        "vertex field `{name}` at document level; vertices belong in `vertex`"
-                    ),
-                ));
-            }
-        } else {
-            if let Some(k) = order.iter().find(|k| **k != DocKey::Type) {
-                let name = match k {
-                    DocKey::Vertex => "vertex",
-                    DocKey::Bone => "bone",
-                    DocKey::Foreign(i) => foreign.get(*i).map_or("?", |(n, _)| n.as_str()),
-                    DocKey::Type => "type",
-                };
-                let mut ptr = String::new();
-                push_token(&mut ptr, name);
-                let msg = if vertex_keys.is_empty() {
-                    format!(
-                        "object has `{name}` but no `\"type\": \"{DOCUMENT_TYPE}\"`; a DMX document needs both"
-                    )
-                } else {
-                    unknown_field(name, VERTEX_FIELDS)
-                };
-                return Err(located(&ptr, msg));
-            }
-        }
+        members_agree::<A::Error>(has_type, &vertex_keys, &order, &foreign)?;
         if has_type {
             let mesh = vertices
                 .ok_or_else(|| de::Error::missing_field("vertex"))?
@@ -865,6 +837,47 @@ impl<'de> Visitor<'de> for FileSeed<'_> {
             })
         }
     }
+}
+
+/// Refuses a top-level object whose members mix the two shapes: vertex fields beside
+/// `"type"` (a document's vertices belong in `vertex`), or document members without the
+/// `"type"` that makes it a document.
+fn members_agree<E: de::Error>(
+    has_type: bool,
+    vertex_keys: &[&'static str],
+    order: &[DocKey],
+    foreign: &[(String, Box<RawValue>)],
+) -> Result<(), E> {
+    if has_type {
+        if let Some(name) = vertex_keys.first() {
+            return Err(located(
+                &format!("/{name}"),
+                format_args!(
+                    "vertex field `{name}` at document level; vertices belong in `vertex`"
+                ),
+            ));
+        }
+    } else {
+        if let Some(k) = order.iter().find(|k| **k != DocKey::Type) {
+            let name = match k {
+                DocKey::Vertex => "vertex",
+                DocKey::Bone => "bone",
+                DocKey::Foreign(i) => foreign.get(*i).map_or("?", |(n, _)| n.as_str()),
+                DocKey::Type => "type",
+            };
+            let mut ptr = String::new();
+            push_token(&mut ptr, name);
+            let msg = if vertex_keys.is_empty() {
+                format!(
+                    "object has `{name}` but no `\"type\": \"{DOCUMENT_TYPE}\"`; a DMX document needs both"
+                )
+            } else {
+                unknown_field(name, VERTEX_FIELDS)
+            };
+            return Err(located(&ptr, msg));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -291,6 +291,7 @@ def reduce_file(
     drop_source_attributes: bool = True,
     resources: Optional[str] = None,
     threads: Optional[int] = None,
+    fit: bool = False,
 ) -> JobResult: ...
 def fix_file(
     input: _Path,

@@ -7,6 +7,7 @@
 //   - points and lines (examples/rig.json converted by `dashvertex convert`, and as
 //     LINES, LINE_LOOP, LINE_STRIP with a broken weight sum) are drawn skinned and their
 //     diagnostic is selected and marked from the list (testTopology);
+//   - meshopt-compressed files show what their uncompressed twins show (meshopt.mjs);
 //   - no page errors.
 // Screenshots of each colour mode of the showcase case are saved; a generated
 // 100,000-vertex GLB is timed from the file input to "ready" and coloured.
@@ -16,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { expected, firstSkinned, load } from './gltf-read.mjs';
+import { testMeshopt } from './meshopt.mjs';
 
 const MODES = ['influences', 'bone', 'sum', 'dropped', 'diagnostics'];
 /** How the page's warning names each display change. */
@@ -462,6 +464,8 @@ export async function testInspector(browser, base, { cases, shots, repo }, check
     await testCase(session, c, shots, check).catch((e) => check(false, `inspector ${c.label}: runs`, e.message ?? String(e)));
   }
   await testDrop(session, repo, check);
+  // Meshopt-compressed files show what their uncompressed twins show (meshopt.mjs).
+  await testMeshopt(session, repo, upload, check).catch((e) => check(false, 'inspector meshopt: runs', e.message ?? String(e)));
   await session.page.close();
   const big = bigGlb(100_000);
   const path = join(shots, 'inspector-100k.glb');

@@ -14,7 +14,7 @@
 //! Every other element is left bit for bit. A zero-length vector has no direction to
 //! restore, and a `w` farther from ±1 no handedness to read: both are left as they were
 //! and listed, and the output carries the input's error for that attribute (spec/fix.md
-//! [F3]). A NaN or infinity is not these rules' (`GLTF_ACCESSOR_NON_FINITE` refuses the
+//! \[F3\]). A NaN or infinity is not these rules' (`GLTF_ACCESSOR_NON_FINITE` refuses the
 //! file first) and is left too. A repaired accessor is written once as a new FLOAT
 //! accessor, and every attribute of the same kind that named it names the copy.
 

@@ -45,9 +45,9 @@ pub mod check;
 pub mod convert;
 mod error;
 #[cfg(feature = "fs")]
-pub mod fix;
-#[cfg(feature = "fs")]
 mod fitting;
+#[cfg(feature = "fs")]
+pub mod fix;
 #[cfg(feature = "fs")]
 pub mod formats;
 #[cfg(feature = "fs")]

@@ -455,8 +455,8 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
     let limits = &ctx.limits;
     let names = path_names(ctx);
     let (outputs, inputs) = named_paths(a, &names);
-    // The source's parts live in this block only; the source itself is handed to
-    // `write_checked` as spent. The K written: max_influences, or the one max_error chose.
+    // The source is handed to `write_checked` as spent. The K written: max_influences, or
+    // the one max_error chose.
     let mut chosen_k = a.config.max_influences;
     let input_bytes = match &source {
         Source::Gltf(g) => g.input_bytes(),
@@ -467,37 +467,23 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
         Source::Gltf(g) => g.carried_errors.clone(),
         _ => std::collections::BTreeMap::new(),
     };
-    let fitted;
-    let (bytes, reports, manifest, existing, changes, _lock, loss, carried, read_buffers) = {
-        let read_buffers = match &source {
-            Source::Gltf(g) => external_buffers(g, a.input),
-            _ => Vec::new(),
-        };
-        let parts = source.parts(a.input, ctx)?;
-        let (lock_guard, existing) = open_manifest(a, &parts)?;
-        let mut manifest = existing.clone().unwrap_or_default();
-        let (made, k, carried) = reduce_parts(a, &source, parts, &mut manifest)?;
-        chosen_k = k.unwrap_or(chosen_k);
-        let Made {
-            written,
-            reports,
-            changes,
-            loss,
-            fit,
-        } = made;
-        fitted = fit;
-        (
-            written,
-            reports,
-            manifest,
-            existing,
-            changes,
-            lock_guard,
-            loss,
-            carried,
-            read_buffers,
-        )
+    let read_buffers = match &source {
+        Source::Gltf(g) => external_buffers(g, a.input),
+        _ => Vec::new(),
     };
+    let parts = source.parts(a.input, ctx)?;
+    // Held from the manifest's read to its rename.
+    let (_lock, existing) = open_manifest(a, &parts)?;
+    let mut manifest = existing.clone().unwrap_or_default();
+    let (made, k, carried) = reduce_parts(a, &source, parts, &mut manifest)?;
+    chosen_k = k.unwrap_or(chosen_k);
+    let Made {
+        written: bytes,
+        reports,
+        changes,
+        loss,
+        fit: fitted,
+    } = made;
     // The images a glTF output names follow it (spec/security.md [R4]).
     let (bytes, read_buffers) = follow_images(a, bytes, read_buffers, input_bytes)?;
     let dashvertex_gltf::export::Written {

@@ -417,7 +417,9 @@ fn a_fitted_run_reports_the_fit_and_the_plain_figures_beside_it() {
     let schema = serde_json::to_value(dashvertex_app::report::schema()).expect("schema");
     let validator = jsonschema::validator_for(&schema).expect("a schema");
     assert!(validator.is_valid(&written), "{written}");
-    let fitted = written["displacement"]["primitives"][0]["max"].as_f64().expect("max");
+    let fitted = written["displacement"]["primitives"][0]["max"]
+        .as_f64()
+        .expect("max");
     let plain = written["fit"]["displacementPlain"]["primitives"][0]["max"]
         .as_f64()
         .expect("plain max");
@@ -436,7 +438,8 @@ fn a_fitted_run_reports_the_fit_and_the_plain_figures_beside_it() {
     reduce::run(&auto).expect("reduced");
     let said = log.take();
     assert!(
-        said.iter().any(|(_, l)| l.contains("auto, mesh 0 primitive 0: unorm8")),
+        said.iter()
+            .any(|(_, l)| l.contains("auto, mesh 0 primitive 0: unorm8")),
         "{said:?}"
     );
 }

@@ -33,4 +33,3 @@ pub fn target_help(text: &str) -> String {
 pub fn any_format() -> impl clap::builder::TypedValueParser<Value = Format> {
     parser(&["json", "dmx", "raw", "gltf", "glb"])
 }
-

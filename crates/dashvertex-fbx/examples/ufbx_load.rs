@@ -10,7 +10,11 @@ fn main() -> std::process::ExitCode {
     };
     match ufbx::load_file(&path, ufbx::LoadOpts::default()) {
         Ok(scene) => {
-            println!("{path}: {} node(s), {} mesh(es)", scene.nodes.len(), scene.meshes.len());
+            println!(
+                "{path}: {} node(s), {} mesh(es)",
+                scene.nodes.len(),
+                scene.meshes.len()
+            );
             std::process::ExitCode::SUCCESS
         }
         Err(e) => {

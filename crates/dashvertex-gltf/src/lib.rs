@@ -58,7 +58,7 @@ pub mod skinning;
 pub mod sparse;
 
 pub use error::{AccessorError, BufferError, LoadError};
-pub use ranges::ViewRangeError;
+pub use load::{Container, Gltf, MemoryFiles, NoFiles, Resolver, load, load_owned, percent_decode};
 #[cfg(feature = "fs")]
 pub use load::{FsResolver, load_path, load_path_in};
-pub use load::{Container, Gltf, MemoryFiles, NoFiles, Resolver, load, load_owned, percent_decode};
+pub use ranges::ViewRangeError;

@@ -88,7 +88,9 @@ fn a_document_validates_with_located_diagnostics() {
     assert_eq!(range.location.offset, None, "no file, no byte offset");
     assert_eq!(range.severity, Severity::Error);
     assert!(
-        range.to_string().starts_with("error[BONE_INDEX_RANGE] vertex 1"),
+        range
+            .to_string()
+            .starts_with("error[BONE_INDEX_RANGE] vertex 1"),
         "{range}"
     );
 }
@@ -177,7 +179,7 @@ fn a_manifest_keeps_bone_indices_across_files() {
     assert_eq!(manifest.len(), 4);
     // Bone `leg` carries 0.3 in the second file, whatever index the file gave it.
     let skin = second.mesh.vertices()[0].skin;
-    let leg = index(&second, "leg") as u32;
+    let leg = u32::try_from(index(&second, "leg")).unwrap();
     let w = skin.pairs().find(|&(j, _)| j == leg).map(|(_, w)| w);
     assert_eq!(w, Some(0.3));
     // Written as DMX and read back, the model is the same.

@@ -82,7 +82,10 @@ fn short_help_is_one_line_per_flag_within_100_columns() {
         }
         checked += 1;
     }
-    assert!(checked >= 15, "only {checked} commands: is the walk broken?");
+    assert!(
+        checked >= 15,
+        "only {checked} commands: is the walk broken?"
+    );
 }
 
 #[test]

@@ -643,6 +643,11 @@ fn real_exports_validate_like_the_official_validator_and_commands_stay_lossless(
             Some(_) => verdicts_equal += 1,
             None => {}
         }
+        // The runs below take the official verdict; without the official validator, that
+        // of dash-validate (equal to it wherever the oracle runs), reversed where KNOWN
+        // lists a verdict difference, so a fresh clone without node sees the same runs.
+        let differs = KNOWN.iter().any(|(kf, kc, _)| kf == f && *kc == "verdict");
+        let input_valid = valid.unwrap_or(dash_valid != differs);
 
         let json = json_of(&input);
         let joints = json
@@ -713,7 +718,7 @@ fn real_exports_validate_like_the_official_validator_and_commands_stay_lossless(
             );
             runs.push((name, r));
         }
-        if valid.unwrap_or(dash_valid) {
+        if input_valid {
             let o = out("fix").join("out.glb");
             runs.push((
                 "fix".into(),
@@ -727,7 +732,7 @@ fn real_exports_validate_like_the_official_validator_and_commands_stay_lossless(
                     wrote += 1;
                     outputs.push((f.clone(), check, input.clone(), p));
                 }
-                Outcome::Refused(m) if named_refusal(&check, &m, valid) => refused += 1,
+                Outcome::Refused(m) if named_refusal(&check, &m, Some(input_valid)) => refused += 1,
                 Outcome::Refused(m) => found.push((f.clone(), check, format!("refused: {m}"))),
                 Outcome::Failed(m) => found.push((f.clone(), check, m)),
             }

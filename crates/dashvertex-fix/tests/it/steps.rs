@@ -113,7 +113,9 @@ fn out_of_range_joints_are_dropped_and_the_rest_renormalized() {
     let kinds: Vec<RefusalKind> = err.iter().map(|r| r.kind).collect();
     assert_eq!(kinds, [RefusalKind::OutOfRange, RefusalKind::ZeroSum]);
     assert!(
-        err[1].message.contains("`root` or `nearest` zero-sum policy"),
+        err[1]
+            .message
+            .contains("`root` or `nearest` zero-sum policy"),
         "{}",
         err[1].message
     );

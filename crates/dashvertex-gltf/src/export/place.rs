@@ -276,10 +276,7 @@ fn copy_source(
     let Span { off, len, at, .. } = span;
     let end = off.saturating_add(len).min(src.len() as u64);
     if span.every
-        && let (Some(h), Some(bin_offset)) = (
-            holes.as_deref_mut(),
-            gltf.splice_offset(b),
-        )
+        && let (Some(h), Some(bin_offset)) = (holes.as_deref_mut(), gltf.splice_offset(b))
         && end.saturating_sub(off) >= crate::load::MIN_HOLE
     {
         h.push(Hole {

@@ -124,6 +124,19 @@ pub struct JobResult {
     manifest_changes: Vec<String>,
 }
 
+impl JobResult {
+    /// A job that wrote its output and reports nothing beyond its messages.
+    fn written(log: &Collect) -> JobResult {
+        JobResult {
+            written: true,
+            messages: messages(log),
+            report: None,
+            max_influences: None,
+            manifest_changes: Vec::new(),
+        }
+    }
+}
+
 #[pymethods]
 impl JobResult {
     /// The report as a dict (None when there is none).
@@ -486,13 +499,7 @@ pub fn remap_file(
             )?)
         })?
     })?;
-    Ok(JobResult {
-        written: true,
-        messages: messages(&log),
-        report: None,
-        max_influences: None,
-        manifest_changes: Vec::new(),
-    })
+    Ok(JobResult::written(&log))
 }
 
 /// The `resources=` keyword: how a written glTF's images reach their bytes (`None`: the
@@ -563,11 +570,5 @@ pub fn convert_file(
             )?)
         })?
     })?;
-    Ok(JobResult {
-        written: true,
-        messages: messages(&log),
-        report: None,
-        max_influences: None,
-        manifest_changes: Vec::new(),
-    })
+    Ok(JobResult::written(&log))
 }

@@ -90,7 +90,8 @@ impl Subject<'_> {
     }
 }
 
-/// How an output is checked before it is written ([`verify`], [`write_checked`]).
+/// How an output is checked before it is written ([`verify`], and
+/// `output::write_checked`, which checks while it writes).
 pub struct Check<'a> {
     /// The output, as named (labels the diagnostics).
     pub output: &'a Path,

@@ -186,7 +186,7 @@ fn memory_limit() -> Option<u64> {
     memory_limit_in(&text)
 }
 
-/// [`memory_limit`] of a `/proc/self/limits` text (its soft limits).
+/// The memory limit a `/proc/self/limits` text sets (its soft limits).
 pub fn memory_limit_in(limits: &str) -> Option<u64> {
     limits
         .lines()

@@ -20,7 +20,7 @@ mod validation;
 use dashvertex_core::Limits;
 use dashvertex_reduce::Config;
 use numpy::ndarray::Array2;
-use numpy::{AllowTypeChange, IntoPyArray, PyArrayLike2, PyReadonlyArray2};
+use numpy::{AllowTypeChange, IntoPyArray, PyArrayLike2, PyArrayLike4, PyReadonlyArray2};
 use pyo3::prelude::*;
 
 use errors::Failure;
@@ -125,6 +125,11 @@ struct ReduceReport {
     /// Influence sets the reducer filled (what `dashvertex reduce` writes); the output
     /// arrays have ceil(max_influences / 4) sets, the rest zeros.
     sets: usize,
+    /// With `fit=True`, what the fit did, as {"considered", "fitted", "greedy_support",
+    /// "left_out", "poses", "objective_plain", "objective_fitted"} (the objectives: squared
+    /// displacement summed over the poses and the considered vertices, plain top-K's and
+    /// the output's); None without a fit.
+    fit: Option<Py<PyAny>>,
 }
 
 #[pymethods]
@@ -170,9 +175,17 @@ type Reduced = (Py<PyAny>, Py<PyAny>, ReduceReport);
 /// or "zero" for vertices without influence. Returns (joints, weights, ReduceReport):
 /// joints uint16 (uint32 when an index needs it) and weights float32, both
 /// (n, 4*ceil(max_influences/4)). The same bits as the CLI at any `threads`.
+///
+/// `fit=True` (spec/reduction.md §6) then chooses, for each vertex that lost weight, the
+/// bones and weights that move it least from its skinning with every influence, summed
+/// over `poses`: (poses, joints, 4, 4) or (poses, joints, 3, 4) joint matrices (global ×
+/// inverse bind, acting on column vectors), one per joint index, with `positions` (n, 3)
+/// the vertices. A vertex keeps the plain weights unless the fitted ones move it less.
+/// Needs `normalize="unit"` and no `min_weight`; the report's `fit` says what it did.
 #[pyfunction]
 #[pyo3(signature = (joints, weights, *, max_influences = 4, normalize = "unit", min_weight = None,
-                    quantize = None, empty = "error", threads = None))]
+                    quantize = None, empty = "error", threads = None, fit = false,
+                    positions = None, poses = None))]
 #[allow(clippy::too_many_arguments)]
 fn reduce(
     py: Python<'_>,
@@ -184,6 +197,9 @@ fn reduce(
     quantize: Option<&str>,
     empty: &str,
     threads: Option<usize>,
+    fit: bool,
+    positions: Option<PyArrayLike2<'_, f32, AllowTypeChange>>,
+    poses: Option<PyArrayLike4<'_, f64, AllowTypeChange>>,
 ) -> PyResult<Reduced> {
     let cfg = Config {
         max_influences,
@@ -193,7 +209,23 @@ fn reduce(
         empty: options::empty(empty)?,
     };
     let w = weights.as_array();
-    let out = {
+    let fit_args = match (fit, positions.as_ref(), poses.as_ref()) {
+        (false, None, None) => None,
+        (true, Some(x), Some(p)) => Some(reduction::FitArgs {
+            positions: x.as_array(),
+            poses: p.as_array(),
+        }),
+        (true, _, _) => {
+            return Err(Failure::option(
+                "fit=True needs positions (n, 3) and poses (poses, joints, 4, 4)",
+            )
+            .into());
+        }
+        (false, _, _) => {
+            return Err(Failure::option("positions and poses are read only with fit=True").into());
+        }
+    };
+    let (out, fitted) = {
         use reduction::JointsView as J;
         let j = joints.as_ref().map(|j| match j {
             JointsArg::U16(a) => J::U16(a.as_array()),
@@ -201,7 +233,11 @@ fn reduce(
             JointsArg::U8(a) => J::U8(a.as_array()),
             JointsArg::Other(a) => J::I64(a.as_array()),
         });
-        py.detach(|| pool::run(threads, || reduction::run(j.as_ref(), w, &cfg))?)?
+        py.detach(|| {
+            pool::run(threads, || {
+                reduction::run(j.as_ref(), w, &cfg, fit_args.as_ref())
+            })?
+        })?
     };
     let width = 4 * out.sets;
     let shape = (out.rows, width);
@@ -238,8 +274,22 @@ fn reduce(
         largest_dropped: dropped_dict(py, &r.largest_dropped)?,
         first_negative: dropped_dict(py, &r.first_negative)?,
         sets: out.filled,
+        fit: fitted.map(|f| fit_dict(py, &f)).transpose()?,
     };
     Ok((joints_out, weights_out, report))
+}
+
+/// The fit's report as the dict `ReduceReport.fit` holds.
+fn fit_dict(py: Python<'_>, f: &dashvertex_reduce::fit::FitReport) -> PyResult<Py<PyAny>> {
+    let d = pyo3::types::PyDict::new(py);
+    d.set_item("considered", f.considered)?;
+    d.set_item("fitted", f.fitted)?;
+    d.set_item("greedy_support", f.greedy_support)?;
+    d.set_item("left_out", f.left_out)?;
+    d.set_item("poses", f.poses)?;
+    d.set_item("objective_plain", f.objective_plain)?;
+    d.set_item("objective_fitted", f.objective_fitted)?;
+    Ok(d.into_any().unbind())
 }
 
 /// The engine names `target=` accepts (spec/targets.md).

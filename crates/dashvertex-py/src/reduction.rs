@@ -7,7 +7,8 @@ use dashvertex_core::{InfluenceSet, Mesh, Vertex};
 use dashvertex_reduce::input::{Data, Input, Origin};
 use dashvertex_reduce::manifest::BoneRef;
 use dashvertex_reduce::{Config, Reduced};
-use numpy::ndarray::ArrayView2;
+use dashvertex_reduce::fit::{FitOptions, FitReport, Poses};
+use numpy::ndarray::{ArrayView2, ArrayView4};
 use rayon::prelude::*;
 
 use crate::errors::{Failure, Result};
@@ -378,17 +379,114 @@ fn flatten(reduced: Reduced, rows: usize, width_sets: usize) -> Output {
     }
 }
 
-/// Reduces the arrays (runs without the GIL, on the worker pool).
+/// What `fit=True` fits to: each vertex's position (`(n, 3)`) and the joint matrices
+/// of every pose (`(poses, joints, 3 or 4, 4)`, global × inverse bind, acting on column
+/// vectors: `M @ (x, y, z, 1)`), indexed by the joint indices of the arrays.
+pub struct FitArgs<'a> {
+    /// Positions, one row per vertex.
+    pub positions: ArrayView2<'a, f32>,
+    /// Joint matrices per pose and joint index.
+    pub poses: ArrayView4<'a, f64>,
+}
+
+/// Reduces the arrays (runs without the GIL, on the worker pool); with `fit`, refits the
+/// reduction over the poses given (spec/reduction.md §6).
 pub fn run(
     joints: Option<&JointsView<'_>>,
     weights: ArrayView2<'_, f32>,
     cfg: &Config,
-) -> Result<Output> {
+    fit: Option<&FitArgs<'_>>,
+) -> Result<(Output, Option<FitReport>)> {
     let rows = weights.dim().0;
     let (input, map) = match joints {
         Some(j) => input_from_sets(j, weights)?,
         None => input_from_matrix(weights)?,
     };
-    let reduced = dashvertex_reduce::reduce(&input, &map, None, cfg)?;
-    Ok(flatten(reduced, rows, cfg.max_influences.div_ceil(4)))
+    let mut reduced = dashvertex_reduce::reduce(&input, &map, None, cfg)?;
+    let report = match fit {
+        None => None,
+        Some(f) => {
+            let positions = positions(f.positions, rows)?;
+            let poses = poses(f.poses, &input, &map)?;
+            let report = dashvertex_reduce::fit::fit(
+                &input,
+                &map,
+                &positions,
+                &poses,
+                cfg,
+                &FitOptions::default(),
+                &mut reduced,
+            )
+            .map_err(|e| Failure::option(format!("fit=True: {e}")).caused_by(e))?;
+            Some(report)
+        }
+    };
+    Ok((flatten(reduced, rows, cfg.max_influences.div_ceil(4)), report))
+}
+
+/// The `(n, 3)` positions as points, refused when the shape or a value is wrong.
+fn positions(a: ArrayView2<'_, f32>, rows: usize) -> Result<Vec<[f32; 3]>> {
+    if a.dim() != (rows, 3) {
+        return Err(Failure::option(format!(
+            "positions has shape {:?}; fit=True needs one (x, y, z) row per vertex: ({rows}, 3)",
+            a.dim()
+        )));
+    }
+    a.rows()
+        .into_iter()
+        .enumerate()
+        .map(|(v, r)| {
+            let p = [0, 1, 2].map(|k| r.get(k).copied().unwrap_or(0.0));
+            if p.iter().all(|x| x.is_finite()) {
+                Ok(p)
+            } else {
+                Err(Failure::option(format!(
+                    "positions[{v}] is {p:?}: every coordinate must be finite"
+                )))
+            }
+        })
+        .collect()
+}
+
+/// The joint matrices of every pose, by the reducer's input bone (`map[bone]` is its
+/// joint index in the arrays). Refused when a weighted joint index has no matrix, when a
+/// matrix is not affine (a last row other than 0 0 0 1) or holds a value that is not
+/// finite: the fit would otherwise measure the vertex against a pose it cannot mean.
+fn poses(a: ArrayView4<'_, f64>, input: &dashvertex_reduce::input::Input<'_>, map: &[u32]) -> Result<Poses> {
+    let (count, joints, r, c) = a.dim();
+    if !(r == 3 || r == 4) || c != 4 {
+        return Err(Failure::option(format!(
+            "poses has shape {:?}; fit=True needs (poses, joints, 4, 4) or (poses, joints, 3, 4) joint matrices",
+            a.dim()
+        )));
+    }
+    if count == 0 {
+        return Err(Failure::option(
+            "poses holds no pose; fit=True needs at least one (the rest pose is one)",
+        ));
+    }
+    debug_assert_eq!(map.len(), input.bones.len());
+    if let Some(&j) = map.iter().filter(|&&j| j as usize >= joints).max() {
+        return Err(Failure::option(format!(
+            "poses has matrices for joints 0..{joints}, but the arrays use joint {j}: give one matrix per joint index up to the largest"
+        )));
+    }
+    let mut out = Poses::new(map.len());
+    for p in 0..count {
+        let mut pose = Vec::with_capacity(map.len());
+        for &j in map {
+            let j = j as usize;
+            let at = |i: usize, k: usize| a.get((p, j, i, k)).copied().unwrap_or(f64::NAN);
+            let rows: [f64; 12] = std::array::from_fn(|i| at(i / 4, i % 4));
+            let affine = r == 3 || (at(3, 0), at(3, 1), at(3, 2), at(3, 3)) == (0.0, 0.0, 0.0, 1.0);
+            if !rows.iter().all(|x| x.is_finite()) || !affine {
+                return Err(Failure::option(format!(
+                    "poses[{p}, {j}] is not a finite affine joint matrix (last row 0 0 0 1)"
+                )));
+            }
+            pose.push(rows);
+        }
+        out.push(pose);
+    }
+    Ok(out)
 }

@@ -186,6 +186,8 @@ class ReduceReport:
     def first_negative(self) -> Optional[dict[str, Any]]: ...
     @property
     def sets(self) -> int: ...
+    @property
+    def fit(self) -> Optional[dict[str, Any]]: ...
 
 @final
 class Difference:
@@ -249,6 +251,9 @@ def reduce(
     quantize: Optional[str] = None,
     empty: str = "error",
     threads: Optional[int] = None,
+    fit: bool = False,
+    positions: Optional[npt.ArrayLike] = None,
+    poses: Optional[npt.ArrayLike] = None,
 ) -> Tuple[
     npt.NDArray[Union[np.uint16, np.uint32]], npt.NDArray[np.float32], ReduceReport
 ]: ...

@@ -79,13 +79,14 @@ impl<'p> Table<'p> {
     }
 
     /// Fills `g` (`n × n`, row-major) for the vertex at `x` whose candidates are the
-    /// input bones `bones`; `scratch` holds the skinned points of the direct path.
+    /// input bones `bones`; `scratch` holds the skinned points of the direct path, `c`
+    /// the candidates' compact numbers of the dense one.
     pub(super) fn gram(
         &self,
         x: [f64; 3],
         bones: &[u32],
         g: &mut Vec<f64>,
-        scratch: &mut Vec<[f64; 3]>,
+        (scratch, c): (&mut Vec<[f64; 3]>, &mut Vec<usize>),
     ) {
         let n = bones.len();
         g.clear();
@@ -94,16 +95,14 @@ impl<'p> Table<'p> {
             Table::Dense { compact, pairs } => {
                 let xt = outer(x);
                 // Each candidate's compact number, looked up once (`usize::MAX`: none).
-                let c: Vec<usize> = bones
-                    .iter()
-                    .map(|&b| {
-                        compact
-                            .get(b as usize)
-                            .copied()
-                            .filter(|&c| c != u32::MAX)
-                            .map_or(usize::MAX, |c| c as usize)
-                    })
-                    .collect();
+                c.clear();
+                c.extend(bones.iter().map(|&b| {
+                    compact
+                        .get(b as usize)
+                        .copied()
+                        .filter(|&c| c != u32::MAX)
+                        .map_or(usize::MAX, |c| c as usize)
+                }));
                 for (i, &ci) in c.iter().enumerate() {
                     if ci == usize::MAX {
                         continue;

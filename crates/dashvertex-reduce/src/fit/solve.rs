@@ -83,9 +83,36 @@ impl<'a> Problem<'a> {
     }
 
     /// The squared displacement summed over the poses of the weights `w` (one per
-    /// candidate, 0 for those left out): `δᵀ G δ`, `δ = w − full`, without the large
-    /// terms that cancel in the expanded form.
+    /// candidate, 0 for those left out): `δᵀ G δ`, `δ = w − full`, as `Σ_i δ_i r_i` with
+    /// `r = G w − t` summed over the non-zero weights only (O(n K), not O(n²)); the
+    /// cancellation in `r_i` is the one `Σ_j G_ij δ_j` has, of the order of `G`'s entries,
+    /// not the expanded form's of `c0`.
     pub(super) fn objective(&self, w: &[f64]) -> f64 {
+        let n = self.n;
+        let mut nz = [0usize; CAP];
+        let mut len = 0;
+        for (j, &x) in w.iter().enumerate().take(n) {
+            if x == 0.0 {
+                continue;
+            }
+            match nz.get_mut(len) {
+                Some(slot) => *slot = j,
+                None => return self.objective_dense(w),
+            }
+            len += 1;
+        }
+        let nz = nz.get(..len).unwrap_or_default();
+        let mut s = 0.0;
+        for (i, (&f, &ti)) in self.full.iter().zip(self.t).enumerate() {
+            let row = self.g.get(i * n..(i + 1) * n).unwrap_or_default();
+            let gw: f64 = nz.iter().map(|&j| at(row, j) * at(w, j)).sum();
+            s += (at(w, i) - f) * (gw - ti);
+        }
+        s.max(0.0)
+    }
+
+    /// [`Problem::objective`] for weights with more than [`CAP`] non-zero entries.
+    fn objective_dense(&self, w: &[f64]) -> f64 {
         let n = self.n;
         let mut s = 0.0;
         for i in 0..n {
@@ -147,22 +174,31 @@ impl<'a> Problem<'a> {
     /// system `[G + εI, 1; 1ᵀ, 0] [w; μ] = [t; 1]` (ε = 10⁻¹² of the mean diagonal keeps
     /// bones that move together solvable), by Gaussian elimination with partial pivoting.
     fn solve_equality(&self, free: &[usize], a: &mut Vec<f64>) -> Option<[f64; CAP + 1]> {
-        let m = free.len();
+        let (m, n) = (free.len(), self.n);
         let w = m + 2;
         let trace: f64 = free.iter().map(|&i| self.g(i, i)).sum();
         let eps = 1e-12 * (trace / m as f64).max(f64::MIN_POSITIVE);
         a.clear();
         a.resize((m + 1) * w, 0.0);
-        for (r, &i) in free.iter().enumerate() {
-            for (c, &j) in free.iter().enumerate() {
+        let mut rows = a.chunks_exact_mut(w);
+        for ((r, &i), row) in free.iter().enumerate().zip(rows.by_ref()) {
+            let g_row = self.g.get(i * n..(i + 1) * n).unwrap_or_default();
+            for ((c, &j), x) in free.iter().enumerate().zip(row.iter_mut()) {
                 let ridge = if r == c { eps } else { 0.0 };
-                put(a, r * w + c, self.g(i, j) + ridge);
+                *x = at(g_row, j) + ridge;
             }
-            put(a, r * w + m, 1.0);
-            put(a, r * w + m + 1, at(self.t, i));
-            put(a, m * w + r, 1.0);
+            if let [.., one, t] = row {
+                (*one, *t) = (1.0, at(self.t, i));
+            }
         }
-        put(a, m * w + m + 1, 1.0);
+        if let Some(last) = rows.next() {
+            for x in last.iter_mut().take(m) {
+                *x = 1.0;
+            }
+            if let Some(x) = last.last_mut() {
+                *x = 1.0;
+            }
+        }
         eliminate(a, m + 1)
     }
 
@@ -172,6 +208,9 @@ impl<'a> Problem<'a> {
     /// mix; the full support is then fitted ([`Problem::solve`]). Ties go to the bone first
     /// in the total order. Returns the support (candidate positions, ascending), its length
     /// and its fitted weights (`None` when that system is singular).
+    ///
+    /// The mixes themselves are never held: only what the search reads of them, `u = G w`,
+    /// `wᵀ G w` and `wᵀ t`, each updated in O(n) as a bone joins.
     pub(super) fn greedy(
         &self,
         k: usize,
@@ -180,22 +219,20 @@ impl<'a> Problem<'a> {
     ) -> ([usize; CAP], usize, Option<Fitted>) {
         let mut support = [0usize; CAP];
         let mut len = 0usize;
-        let mut w = Fitted::EMPTY;
-        let mut solved = None;
+        let last = k.min(self.n).min(CAP);
+        let (mut wgw, mut wt) = (0.0f64, 0.0f64);
         u.clear();
         u.resize(self.n, 0.0);
-        while len < k.min(self.n).min(CAP) {
-            for (j, uj) in u.iter_mut().enumerate() {
-                *uj = w.pairs().map(|(s, x)| self.g(j, s) * x).sum();
-            }
-            let wgw: f64 = w.pairs().map(|(s, x)| x * at(u, s)).sum();
-            let wt: f64 = w.pairs().map(|(s, x)| x * at(self.t, s)).sum();
+        while len < last {
             let current = wgw - 2.0 * wt + self.c0;
             let mut best: Option<(usize, f64, f64)> = None;
             let chosen = support.get(..len).unwrap_or_default();
-            for j in (0..self.n).filter(|j| !chosen.contains(j)) {
-                let (tj, uj, gjj) = (at(self.t, j), at(u, j), self.g(j, j));
-                let (e, alpha) = if w.len == 0 {
+            for (j, (&tj, &uj)) in self.t.iter().zip(u.iter()).enumerate() {
+                if chosen.contains(&j) {
+                    continue;
+                }
+                let gjj = self.g(j, j);
+                let (e, alpha) = if len == 0 {
                     (gjj - 2.0 * tj + self.c0, 1.0)
                 } else {
                     let slope = uj - tj - (wgw - wt);
@@ -221,37 +258,29 @@ impl<'a> Problem<'a> {
             if let Some(s) = support.get_mut(..len) {
                 s.sort_unstable();
             }
+            if len == last {
+                break;
+            }
+            // The weights become (1 − α) w + α e_j (e_j alone for the first bone).
+            let (uj, gjj, tj) = (at(u, j), self.g(j, j), at(self.t, j));
+            let keep = 1.0 - alpha;
+            wgw = keep * keep * wgw + 2.0 * alpha * keep * uj + alpha * alpha * gjj;
+            wt = keep * wt + alpha * tj;
+            let column = self.g.get(j * self.n..(j + 1) * self.n).unwrap_or_default();
+            for (ui, &gij) in u.iter_mut().zip(column) {
+                *ui = keep * *ui + alpha * gij;
+            }
+        }
+        let solved = match support.get(..len).unwrap_or_default() {
             // One bone: weight 1 is the only point that sums to one.
-            solved = if len == 1 {
+            &[j] => {
                 let mut one = Fitted::EMPTY;
                 one.push(j, 1.0);
                 Some(one)
-            } else if len < k.min(self.n).min(CAP) {
-                None
-            } else {
-                self.solve(support.get(..len).unwrap_or_default(), work)
-            };
-            w = match solved {
-                Some(fit) => fit,
-                None => {
-                    // Before the last step (or a singular system): the mix the search
-                    // found, in support order.
-                    let first = w.len == 0;
-                    let mut mix = Fitted::EMPTY;
-                    for &s in support.get(..len).unwrap_or_default() {
-                        let x = if s == j {
-                            if first { 1.0 } else { alpha }
-                        } else {
-                            w.pairs()
-                                .find(|p| p.0 == s)
-                                .map_or(0.0, |p| p.1 * (1.0 - alpha))
-                        };
-                        mix.push(s, x);
-                    }
-                    mix
-                }
-            };
-        }
+            }
+            [] => None,
+            chosen => self.solve(chosen, work),
+        };
         (support, len, solved)
     }
 
@@ -283,43 +312,48 @@ fn put(a: &mut [f64], i: usize, v: f64) {
 fn eliminate(a: &mut [f64], r: usize) -> Option<[f64; CAP + 1]> {
     let w = r + 1;
     for col in 0..r {
-        let pivot = (col..r).max_by(|&x, &y| {
-            at(a, x * w + col)
-                .abs()
-                .total_cmp(&at(a, y * w + col).abs())
-                .then(y.cmp(&x))
-        })?;
-        if at(a, pivot * w + col) == 0.0 {
+        let mut pivot = col;
+        let mut largest = f64::NEG_INFINITY;
+        for (row, line) in a.chunks_exact(w).enumerate().take(r).skip(col) {
+            let v = at(line, col).abs();
+            // Strictly larger only: a tie keeps the upper row.
+            if v.total_cmp(&largest).is_gt() {
+                (pivot, largest) = (row, v);
+            }
+        }
+        if largest == 0.0 {
             return None;
         }
         if pivot != col {
-            for c in 0..w {
-                a.swap(pivot * w + c, col * w + c);
-            }
+            let (upper, lower) = a.split_at_mut(pivot * w);
+            upper
+                .get_mut(col * w..(col + 1) * w)?
+                .swap_with_slice(lower.get_mut(..w)?);
         }
-        let p = at(a, col * w + col);
-        for row in (col + 1)..r {
-            let f = at(a, row * w + col) / p;
+        let (head, tail) = a.split_at_mut((col + 1) * w);
+        let prow = head.get(col * w..)?;
+        let p = at(prow, col);
+        for row in tail.chunks_exact_mut(w).take(r - col - 1) {
+            let f = at(row, col) / p;
             if f == 0.0 {
                 continue;
             }
-            for c in col..w {
-                let v = at(a, row * w + c) - f * at(a, col * w + c);
-                put(a, row * w + c, v);
+            for (x, &y) in row.iter_mut().zip(prow).skip(col) {
+                *x -= f * y;
             }
         }
     }
     let mut x = [0.0; CAP + 1];
-    for row in (0..r).rev() {
-        let mut s = at(a, row * w + r);
-        for c in (row + 1)..r {
-            s -= at(a, row * w + c) * at(&x, c);
+    for (i, row) in a.chunks_exact(w).enumerate().take(r).rev() {
+        let mut s = at(row, r);
+        for (&arc, &xc) in row.iter().zip(&x).take(r).skip(i + 1) {
+            s -= arc * xc;
         }
-        let v = s / at(a, row * w + row);
+        let v = s / at(row, i);
         if !v.is_finite() {
             return None;
         }
-        put(&mut x, row, v);
+        put(&mut x, i, v);
     }
     Some(x)
 }

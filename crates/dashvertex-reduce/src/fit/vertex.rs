@@ -32,6 +32,7 @@ pub(super) struct Scratch {
     list: Vec<(u32, u32, f32)>,
     g: Vec<f64>,
     points: Vec<[f64; 3]>,
+    compact: Vec<usize>,
     ints: Vec<u32>,
     rems: Vec<(f64, usize)>,
     raw: Vec<(u32, f32)>,
@@ -149,7 +150,8 @@ fn fit_with(
         .map(f64::from);
     sc.bones.clear();
     sc.bones.extend(sc.list.iter().map(|c| c.0));
-    ctx.table.gram(x, &sc.bones, g, &mut sc.points);
+    ctx.table
+        .gram(x, &sc.bones, g, (&mut sc.points, &mut sc.compact));
     let mut full = std::mem::take(&mut sc.full);
     let mut t = std::mem::take(&mut sc.t);
     full.clear();

@@ -11,6 +11,7 @@ the exported file. So each vertex keeps the bones, and gets the weights, that
 
 import os
 from dataclasses import dataclass
+from typing import Optional
 
 import bpy
 import numpy as np
@@ -31,6 +32,7 @@ class Limited:
     below_exporter_threshold: int
     report: object
     written_by: str = "none"
+    fit: Optional[dict] = None
 
 
 def export_indices(skin, manifest_path=""):
@@ -45,19 +47,77 @@ def export_indices(skin, manifest_path=""):
     return np.asarray(manifest.assign(skeleton.parents(skin)), dtype=np.int64)
 
 
-def reduced(view, max_influences=4, manifest_path=""):
+#: Most frames a fitted limit measures: a longer action is thinned to this many frames,
+#: evenly spaced (the first of each equal share), beside the rest pose.
+MAX_FIT_FRAMES = 256
+
+
+class NoAnimation(ValueError):
+    """A fitted limit was asked for a mesh whose armature has no action to fit to."""
+
+
+def fit_frames(arm):
+    """The frames a fitted limit measures: every whole frame of the armature's action
+    (its frame range), thinned evenly to `MAX_FIT_FRAMES`. Raises `NoAnimation` when
+    the armature has no action."""
+    data = arm.animation_data
+    action = data.action if data is not None else None
+    if action is None:
+        raise NoAnimation(f"{arm.name!r} has no action: a fitted limit fits the weights to the "
+                          "armature's animation; assign one (or limit without fitting)")
+    start, end = (int(round(x)) for x in action.frame_range)
+    frames = list(range(start, max(start, end) + 1))
+    if len(frames) > MAX_FIT_FRAMES:
+        frames = [frames[i * len(frames) // MAX_FIT_FRAMES] for i in range(MAX_FIT_FRAMES)]
+    return frames
+
+
+def pose_matrices(view, index, arm, frames):
+    """The joint matrices (global × inverse bind, in glTF's +Y-up space, where the
+    export's positions are) of the rest pose and of each frame of `frames`, as a
+    (1 + frames, joint indices, 4, 4) array indexed by the export's bone index (`index`
+    of each joint); indices no joint has, and the neutral bone, stay identity. The
+    scene's frame is restored afterwards."""
+    scene = bpy.context.scene
+    frame, subframe = scene.frame_current, scene.frame_subframe
+    to_gltf = np.array(skeleton.Y_UP) @ np.array(arm.matrix_world)
+    from_gltf = np.linalg.inv(to_gltf)
+    rest_inverse = {b.name: np.linalg.inv(np.array(b.matrix_local)) for b in arm.data.bones}
+    out = np.tile(np.eye(4), (1 + len(frames), int(index.max(initial=-1)) + 1, 1, 1))
+    try:
+        for p, f in enumerate(frames, start=1):
+            scene.frame_set(f)
+            for j, joint in enumerate(view.skin.joints):
+                bone = arm.pose.bones.get(joint.name)
+                if bone is None:  # the neutral bone: it never moves
+                    continue
+                out[p, index[j]] = to_gltf @ np.array(bone.matrix) @ rest_inverse[joint.name] @ from_gltf
+    finally:
+        scene.frame_set(frame, subframe=subframe)
+    return out
+
+
+def reduced(view, max_influences=4, manifest_path="", arm=None):
     """dash's reduction of `view` (`exporter_view.View`) as ``dashvertex reduce`` runs it
     on the export: the exporter's influence sets, their joints numbered as the export
-    numbers its bones, reduced as sets. Returns ``(joints, weights, report)``: joints
-    (int64, joint order) and float32 weights of shape (vertices, 4 × sets), a weight of
-    0 is padding."""
+    numbers its bones, reduced as sets. With armature `arm`, the fitted reduction
+    (spec/reduction.md §6) over the rest pose and the frames of its action
+    (`fit_frames`): each vertex that loses bones gets the bones and weights that move it
+    least from its skinning with every influence, or keeps the plain ones when no fit
+    moves it less. Returns ``(joints, weights, report)``: joints (int64, joint order) and
+    float32 weights of shape (vertices, 4 × sets), a weight of 0 is padding; the
+    report's ``fit`` says what the fit did."""
     dv = runtime.dashvertex()
     joints, weights = exporter_view.exporter_influences(view)
     index = export_indices(view.skin, manifest_path)
     # row-major unsigned joints: the reducer reads them in place
     numbered = index.astype(np.uint32)[joints]
+    fit = {}
+    if arm is not None:
+        poses = pose_matrices(view, index, arm, fit_frames(arm))
+        fit = {"fit": True, "positions": view.positions, "poses": poses}
     out_j, out_w, report = dv.reduce(numbered, weights, max_influences=max_influences,
-                                     normalize="unit", empty="zero")
+                                     normalize="unit", empty="zero", **fit)
     joint_of_index = np.full(int(index.max(initial=-1)) + 1, -1, dtype=np.int64)
     joint_of_index[index] = np.arange(len(index))
     return joint_of_index[out_j], out_w, report
@@ -260,20 +320,23 @@ def write_group_weights(obj, old, new, use_nodes=True):
     return len(changed), removed, "loop"
 
 
-def limit(obj, max_influences=4, manifest_path="", use_nodes=True):
+def limit(obj, max_influences=4, manifest_path="", use_nodes=True, fit=False):
     """Keep, per vertex of mesh object `obj`, the `max_influences` bone influences dash's
     reducer keeps for the export of `obj` (bone indices from `manifest_path` when given,
-    which only break ties), normalized to sum 1, written into the vertex groups.
+    which only break ties), normalized to sum 1, written into the vertex groups. With
+    `fit`, the bones and weights fitted to the armature's action instead (`reduced`);
+    raises `NoAnimation` when it has none.
     Bone weights at or below the exporter's threshold go too; non-bone groups and
     vertices without bone weights are left alone. The weights are written by geometry
     nodes where `use_nodes` and the mesh allows it, else vertex by vertex; both give
     the same groups and weights. Returns `Limited`."""
     dense = group_weights.read(obj)
     view = exporter_view.gather(obj, dense)
-    joints, weights, report = reduced(view, max_influences, manifest_path)
+    arm = skeleton.armature_of(obj) if fit else None
+    joints, weights, report = reduced(view, max_influences, manifest_path, arm)
     written = limited_weights(obj, dense, view, joints, weights)
     changed, removed, path = write_group_weights(obj, dense, written, use_nodes)
     obj.data.update()
     kept = weights[~view.unweighted]
     tiny = int(np.count_nonzero((kept > 0) & (kept <= np.float32(exporter_view.EXPORTER_MIN_WEIGHT))))
-    return Limited(changed, removed, tiny, report, path)
+    return Limited(changed, removed, tiny, report, path, report.fit)

@@ -27,7 +27,7 @@ def _dash_failure(op, exc):
 
 def _failures():
     """The exceptions the operators turn into an error report."""
-    errors = [runtime.MissingPackage, exporter_view.NotSkinned, OSError]
+    errors = [runtime.MissingPackage, exporter_view.NotSkinned, limiting.NoAnimation, OSError]
     try:
         errors.append(runtime.dashvertex().DashError)
     except runtime.MissingPackage:
@@ -86,6 +86,9 @@ class DASH_OT_limit_weights(bpy.types.Operator):
                                 description="Bone influences to keep per vertex")
     manifest_path: StringProperty(name="Manifest", subtype="FILE_PATH", default="",
                                   description="Bone manifest whose indices break ties, as in the export")
+    fit: BoolProperty(name="Fit to Animation", default=False,
+                      description="Choose the bones and weights that move each vertex least over the "
+                                  "armature's action, instead of keeping the heaviest (needs an action)")
 
     @classmethod
     def poll(cls, context):
@@ -97,10 +100,16 @@ class DASH_OT_limit_weights(bpy.types.Operator):
         obj = context.active_object
         try:
             with runtime.object_mode(obj):
-                done = limiting.limit(obj, self.max_influences, bpy.path.abspath(self.manifest_path))
+                done = limiting.limit(obj, self.max_influences, bpy.path.abspath(self.manifest_path),
+                                      fit=self.fit)
         except _failures() as e:
             return _dash_failure(self, e)
         message = f"{obj.name}: {done.changed} vertices changed, {done.removed} influences removed"
+        if done.fit is not None:
+            plain, fitted = done.fit["objective_plain"], done.fit["objective_fitted"]
+            share = f", {fitted / plain:.0%} of the plain displacement²" if plain > 0 else ""
+            message += (f"; {done.fit['fitted']} of {done.fit['considered']} fitted over "
+                        f"{done.fit['poses']} poses{share}")
         if done.below_exporter_threshold:
             self.report({"WARNING"}, message + f"; {done.below_exporter_threshold} kept influences "
                         "weigh 0.0001 or less, which the glTF exporter ignores")

@@ -5,7 +5,7 @@ the scene settings it edits: the influence limit, the manifest, the last check."
 import json
 
 import bpy
-from bpy.props import IntProperty, StringProperty
+from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from . import runtime
 
@@ -30,12 +30,14 @@ class DASH_PT_weights(bpy.types.Panel):
         col.prop(scene, "dash_max_influences")
         col.label(text="Manifest:")
         col.prop(scene, "dash_manifest_path", text="")
+        col.prop(scene, "dash_fit")
         row = layout.row(align=True)
         op = row.operator("dash.check_weights", text="Check", icon="VIEWZOOM")
         op.max_influences = scene.dash_max_influences
         op = row.operator("dash.limit_weights", text="Limit", icon="MOD_VERTEX_WEIGHT")
         op.max_influences = scene.dash_max_influences
         op.manifest_path = scene.dash_manifest_path
+        op.fit = scene.dash_fit
         op = layout.operator("export_mesh.dashvertex", text="Export DashVertex…", icon="EXPORT")
         op.max_influences = scene.dash_max_influences
         op.manifest_path = scene.dash_manifest_path
@@ -72,6 +74,9 @@ PROPERTIES = {
                                        description="Bone influences per vertex for check, limit and export"),
     "dash_manifest_path": StringProperty(name="Manifest", subtype="FILE_PATH", default="",
                                          description="Bone manifest: stable bone indices across exports"),
+    "dash_fit": BoolProperty(name="Fit to Animation", default=False,
+                             description="Limit chooses the bones and weights that move each vertex "
+                                         "least over the armature's action, not the heaviest"),
     "dash_last_check": StringProperty(name="Last Check", default="", options={"HIDDEN"}),
 }
 

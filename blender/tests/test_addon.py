@@ -278,6 +278,89 @@ class LimitTest(RigCase):
         self.assertEqual(tiny, done.below_exporter_threshold)
 
 
+def animate(arm, frames=(1, 8, 16, 24)):
+    """An action on `arm`: every bone turned about a different axis, by an angle that
+    grows with the frame, keyframed at `frames` (the first at rest)."""
+    for i, bone in enumerate(arm.pose.bones):
+        bone.rotation_mode = "XYZ"
+        for k, f in enumerate(frames):
+            angle = 0.35 * k * (1 + (i % 3)) * (-1) ** i
+            bone.rotation_euler = [angle if a == i % 3 else 0.0 for a in range(3)]
+            bone.keyframe_insert("rotation_euler", frame=f)
+    bpy.context.scene.frame_set(frames[0])
+
+
+def deformed(obj, frames):
+    """`obj`'s vertices in world space as Blender's Armature modifier deforms them, at
+    each of `frames`: (frames, vertices, 3) float64."""
+    scene = bpy.context.scene
+    out = []
+    for f in frames:
+        scene.frame_set(f)
+        ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+        me = ev.to_mesh()
+        co = np.empty(len(me.vertices) * 3, dtype=np.float32)
+        me.vertices.foreach_get("co", co)
+        ev.to_mesh_clear()
+        m = np.array(obj.matrix_world)
+        out.append(co.reshape(-1, 3).astype(np.float64) @ m[:3, :3].T + m[:3, 3])
+    scene.frame_set(frames[0])
+    return np.array(out)
+
+
+class FitLimitTest(RigCase):
+    """limit(fit=True) measured by Blender's own Armature modifier over the action:
+    the fitted weights move the mesh less than the plain ones."""
+
+    def twin(self):
+        """A copy of the mesh object (its own mesh data and vertex groups), skinned to the
+        same armature."""
+        copy = self.obj.copy()
+        copy.data = self.obj.data.copy()
+        bpy.context.scene.collection.objects.link(copy)
+        return copy
+
+    def test_fitted_limit_moves_vertices_less(self):
+        animate(self.arm)
+        frames = list(range(1, 25))
+        full = deformed(self.obj, frames)
+        plain_obj, fit_obj = self.twin(), self.twin()
+        plain = dashvertex_blender.limit(plain_obj, 2)
+        done = dashvertex_blender.limit(fit_obj, 2, fit=True)
+        self.assertIsNone(plain.fit)
+        self.assertGreater(done.fit["fitted"], 0)
+        self.assertEqual(done.fit["poses"], 1 + len(frames))
+        self.assertLess(done.fit["objective_fitted"], done.fit["objective_plain"])
+        a = ((deformed(plain_obj, frames) - full) ** 2).sum(axis=2)
+        b = ((deformed(fit_obj, frames) - full) ** 2).sum(axis=2)
+        # Blender's deformation (float32, its own normalization) agrees with the fit's
+        # measure: less displacement in total and at the worst vertex and frame.
+        print(f"\nfitted ÷ plain over {len(frames)} frames, by Blender's deformation: "
+              f"summed squared {b.sum() / a.sum():.3f}, worst {np.sqrt(b.max() / a.max()):.3f}")
+        self.assertLess(b.sum(), 0.9 * a.sum())
+        self.assertLessEqual(b.max(), a.max())
+        for row in bone_weights(fit_obj, above=0.0):
+            self.assertLessEqual(len(row), 2)
+            if row:
+                self.assertAlmostEqual(sum(row.values()), 1.0, delta=4 * 2e-7)
+        # the scene's frame is where it was
+        self.assertEqual(bpy.context.scene.frame_current, 1)
+
+    def test_fit_without_an_action_is_refused_by_name(self):
+        with self.assertRaisesRegex(dashvertex_blender.limiting.NoAnimation, "has no action"):
+            dashvertex_blender.limit(self.obj, 2, fit=True)
+        bpy.context.view_layer.objects.active = self.obj
+        # the operator reports the error (a RuntimeError from bpy.ops in background mode)
+        with self.assertRaisesRegex(RuntimeError, "has no action"):
+            bpy.ops.dash.limit_weights(max_influences=2, fit=True)
+
+    def test_the_operator_fits(self):
+        animate(self.arm)
+        bpy.context.view_layer.objects.active = self.obj
+        self.assertEqual(bpy.ops.dash.limit_weights(max_influences=2, fit=True), {"FINISHED"})
+        self.assertTrue(all(len(row) <= 2 for row in bone_weights(self.obj, above=0.0)))
+
+
 class WritePathTest(RigCase):
     """limit's two ways of writing the weights (one applied geometry-nodes modifier, the
     vertex loop kept for meshes a modifier cannot be applied to) give the same groups."""

@@ -4,10 +4,10 @@
 //! per-bone matrix), with the arrays' own bone indices kept.
 
 use dashvertex_core::{InfluenceSet, Mesh, Vertex};
+use dashvertex_reduce::fit::{FitOptions, FitReport, Poses};
 use dashvertex_reduce::input::{Data, Input, Origin};
 use dashvertex_reduce::manifest::BoneRef;
 use dashvertex_reduce::{Config, Reduced};
-use dashvertex_reduce::fit::{FitOptions, FitReport, Poses};
 use numpy::ndarray::{ArrayView2, ArrayView4};
 use rayon::prelude::*;
 
@@ -421,7 +421,10 @@ pub fn run(
             Some(report)
         }
     };
-    Ok((flatten(reduced, rows, cfg.max_influences.div_ceil(4)), report))
+    Ok((
+        flatten(reduced, rows, cfg.max_influences.div_ceil(4)),
+        report,
+    ))
 }
 
 /// The `(n, 3)` positions as points, refused when the shape or a value is wrong.
@@ -452,7 +455,11 @@ fn positions(a: ArrayView2<'_, f32>, rows: usize) -> Result<Vec<[f32; 3]>> {
 /// joint index in the arrays). Refused when a weighted joint index has no matrix, when a
 /// matrix is not affine (a last row other than 0 0 0 1) or holds a value that is not
 /// finite: the fit would otherwise measure the vertex against a pose it cannot mean.
-fn poses(a: ArrayView4<'_, f64>, input: &dashvertex_reduce::input::Input<'_>, map: &[u32]) -> Result<Poses> {
+fn poses(
+    a: ArrayView4<'_, f64>,
+    input: &dashvertex_reduce::input::Input<'_>,
+    map: &[u32],
+) -> Result<Poses> {
     let (count, joints, r, c) = a.dim();
     if !(r == 3 || r == 4) || c != 4 {
         return Err(Failure::option(format!(

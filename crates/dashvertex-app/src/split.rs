@@ -36,6 +36,9 @@ pub struct SplitJob<'a> {
     pub reduce: bool,
     /// With `reduce`: the largest displacement, in model units, allowed.
     pub max_error: Option<f64>,
+    /// With `reduce`: fit each changed vertex's weights on the joints it keeps
+    /// (`dashvertex_split::Options::fit`).
+    pub fit: bool,
     /// Parts the document may be cut into (at least 1; `dashvertex_split::DEFAULT_MAX_PARTS`
     /// unless the user says otherwise); more refuses the file before any part is written.
     pub max_parts: usize,
@@ -209,6 +212,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         allow_unknown_extensions: a.allow_unknown_extensions,
         reduce: a.reduce,
         max_error: a.max_error,
+        fit: a.fit,
     };
     let split = dashvertex_split::split_gltf(&gltf, &opts, &anims, &ctx.limits)
         .map_err(|e| refusal(a, e))?;
@@ -336,6 +340,12 @@ pub fn describe(r: &dashvertex_split::Report) -> Vec<String> {
                 x.worst_vertex.map_or("-".into(), |v| v.to_string()),
                 x.worst_at.as_deref().map_or(String::new(), |w| format!(", {w}"))
             ));
+            if let (Some(n), Some(plain)) = (x.fitted_vertices, x.max_displacement_plain) {
+                out.push(format!(
+                    "mesh {} primitive {}: fitted the weights of {n} of those vertex(es); renormalized, the max displacement would be {plain:.6}",
+                    p.mesh, p.primitive
+                ));
+            }
         }
     }
     if r.nodes_split > 0 {

@@ -353,6 +353,7 @@ fn split_job<'a>(
         target: None,
         reduce,
         max_error: None,
+        fit: false,
         max_parts: dashvertex_app::split::DEFAULT_MAX_PARTS,
         allow_unknown_extensions: false,
         report,

@@ -41,6 +41,14 @@ pub struct SplitArgs {
     /// A larger one refuses the file.
     #[arg(long, value_name = "E", requires = "reduce", help_heading = "Split")]
     pub max_error: Option<f64>,
+    /// With --reduce: fit the changed vertices' weights to the animation
+    ///
+    /// Each vertex the reduction changed gets, on the joints it keeps, the weights that
+    /// move it least from its skinning with every influence over the moments measured,
+    /// where they move it less than the renormalized weights (the fitted reduction of
+    /// `dashvertex reduce --fit`); the report gives both displacements.
+    #[arg(long, requires = "reduce", help_heading = "Split")]
+    pub fit: bool,
     /// Parts the whole file may be cut into
     ///
     /// A split that needs more is refused before anything is built for its parts.
@@ -85,6 +93,7 @@ pub fn run(a: &SplitArgs, ctx: &Context) -> Result<(), CliError> {
         target: a.target,
         reduce: a.reduce,
         max_error: a.max_error,
+        fit: a.fit,
         max_parts: a.max_parts,
         allow_unknown_extensions: a.allow_unknown_extensions,
         report: a.report.as_deref(),

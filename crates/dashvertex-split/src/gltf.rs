@@ -11,10 +11,10 @@ use dashvertex_gltf::skinning::{self, PrimitiveSets};
 use dashvertex_skin::Animation;
 
 use crate::partition::{self, Part, Rows, Shape, TableFull};
-use crate::read::{self, Read};
+use crate::read::{self, Read, Stored};
 use crate::report::{Added, PartReport, PrimitiveReport, Reduced, Report};
 use crate::write::{self, Cut, Pair, Tree};
-use crate::{Options, Refused, SplitError, budget, measure, refs, repair, stats};
+use crate::{Options, Refused, SplitError, budget, measure, refit, refs, repair, stats};
 
 /// A split: the edit (none when every skin is within the budget) and what it did.
 pub struct Split<'g> {
@@ -217,16 +217,36 @@ fn reduce(
         .iter()
         .find(|(n, _)| n == "POSITION")
         .and_then(|(_, a)| *a);
-    let moved = measure::moved(
-        gltf,
-        skin,
-        positions,
-        &before,
-        &read.stored,
-        &rep.vertices,
-        anims,
-        limits,
-    )?;
+    let measure = |after: &Stored| {
+        measure::moved(
+            gltf,
+            skin,
+            positions,
+            &before,
+            after,
+            &rep.vertices,
+            anims,
+            limits,
+        )
+    };
+    // With the fit: the renormalized weights measured first, for the report.
+    let plain = if opts.fit {
+        let plain = measure(&read.stored)?.max;
+        let fitted = refit::refit(
+            gltf,
+            skin,
+            positions,
+            &before,
+            &mut read.stored,
+            &rep.vertices,
+            anims,
+            limits,
+        )?;
+        Some((plain, fitted.vertices))
+    } else {
+        None
+    };
+    let moved = measure(&read.stored)?;
     if let (Some(bound), Some(v)) = (opts.max_error, moved.vertex)
         && moved.max > bound
     {
@@ -254,6 +274,8 @@ fn reduce(
             .unwrap_or(dashvertex_skin::PoseSet::Animations)
             .name()
             .to_owned(),
+        fitted_vertices: plain.map(|p| p.1),
+        max_displacement_plain: plain.map(|p| p.0),
     })
 }
 

@@ -26,6 +26,7 @@ mod gltf;
 pub mod measure;
 pub mod partition;
 pub mod read;
+mod refit;
 pub mod refs;
 pub mod repair;
 pub mod report;
@@ -63,6 +64,11 @@ pub struct Options {
     /// With `reduce`: the largest displacement, in model units, the removal may cause
     /// at the rest pose or any keyframe; more refuses the file.
     pub max_error: Option<f64>,
+    /// With `reduce`: each changed vertex's weights on the joints it keeps are fitted to
+    /// its skinning with every influence over the moments measured (`spec/split.md` §3,
+    /// `spec/reduction.md` [RF1]–[RF2]) and written where they move it less than the
+    /// renormalized ones.
+    pub fit: bool,
 }
 
 impl Options {
@@ -75,6 +81,7 @@ impl Options {
             allow_unknown_extensions: false,
             reduce: false,
             max_error: None,
+            fit: false,
         }
     }
 }

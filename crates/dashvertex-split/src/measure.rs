@@ -6,7 +6,9 @@
 
 use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
-use dashvertex_skin::{Animation, Pose, PoseSet, RangeOfMotion, Rig, Skin, skin_point, turn};
+use dashvertex_skin::{
+    Animation, Joints, Pose, PoseSet, RangeOfMotion, Rig, Skin, skin_point, turn,
+};
 
 use crate::SplitError;
 use crate::read::Stored;
@@ -113,6 +115,25 @@ pub fn moved(
         }
     }
     Ok(out)
+}
+
+/// The joint matrices of skin `skin` of `gltf` at each moment [`moved`] measures for
+/// `vertices` (the same rule, the same budget), the rest pose first.
+pub(crate) fn joints_at_moments(
+    gltf: &Gltf,
+    skin: usize,
+    before: &Stored,
+    vertices: &[u32],
+    anims: &[Animation],
+    limits: &Limits,
+) -> Result<Vec<Joints>, SplitError> {
+    let skin = Skin::read(gltf, skin, limits).map_err(SplitError::Skin)?;
+    let rig = Rig::new(gltf);
+    let m = moments(gltf, &rig, &skin, before, vertices, anims);
+    Ok(m.moments
+        .iter()
+        .map(|&at| skin.joint_matrices(&rig.globals(&pose_at(at, &rig, anims, &m.motion))))
+        .collect())
 }
 
 /// The moments a measure takes, thinned to its budget.

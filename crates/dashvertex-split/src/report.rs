@@ -125,4 +125,12 @@ pub struct Reduced {
     pub moments: usize,
     /// Moments the rule takes; more than `moments` when the work budget thinned them.
     pub moments_full: usize,
+    /// With `--fit`: the vertices written with fitted weights (the others keep the
+    /// renormalized ones, which no fit improved).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fitted_vertices: Option<usize>,
+    /// With `--fit`: the largest displacement the renormalized weights would have caused,
+    /// beside `maxDisplacement`, the fitted output's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_displacement_plain: Option<f64>,
 }

@@ -225,6 +225,58 @@ fn reduce_makes_every_triangle_fit_and_reports_the_displacement() {
     ));
 }
 
+// spec: SP14
+#[test]
+fn reduce_with_fit_refits_the_changed_vertices_within_the_same_budget() {
+    let input = corpus("CesiumMan.glb");
+    let limits = Limits::default();
+    let anims = dashvertex_skin::animations(&input, &limits).expect("animations");
+    let plain_opts = Options {
+        reduce: true,
+        ..Options::new(4)
+    };
+    let fit_opts = Options {
+        fit: true,
+        ..plain_opts.clone()
+    };
+    let plain = split_gltf(&input, &plain_opts, &anims, &limits).expect("splits");
+    let fitted = split_gltf(&input, &fit_opts, &anims, &limits).expect("splits");
+    let a = plain.report.primitives[0].reduced.clone().expect("reduced");
+    let b = fitted.report.primitives[0]
+        .reduced
+        .clone()
+        .expect("reduced");
+    assert_eq!((a.fitted_vertices, a.max_displacement_plain), (None, None));
+    assert_eq!(a.vertices, b.vertices);
+    assert!(b.fitted_vertices.is_some_and(|n| n > 0 && n <= b.vertices));
+    // The renormalized weights the fit started from are the plain split's.
+    assert_eq!(b.max_displacement_plain, Some(a.max_displacement));
+    assert!(b.max_displacement < a.max_displacement, "{b:?} vs {a:?}");
+    for p in &fitted.report.primitives {
+        assert!(p.parts.iter().all(|x| x.joints <= 4 && x.skin_joints <= 4));
+    }
+    let write = |s: dashvertex_split::Split<'_>| {
+        s.editor
+            .expect("split")
+            .finish_files(Container::Glb, &BufferFiles::Embed)
+            .expect("written")
+            .main
+    };
+    let bytes = write(fitted);
+    assert_eq!(
+        bytes,
+        write(split_gltf(&input, &fit_opts, &anims, &limits).expect("splits")),
+        "the same bytes twice"
+    );
+    let dir = Scratch::new("split-fit");
+    let path = dir.path().join("fitted.glb");
+    std::fs::write(&path, &bytes).expect("written");
+    if let Some(reports) = oracle(std::slice::from_ref(&path)) {
+        let errors = messages(&reports[0], 0);
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+}
+
 #[test]
 fn a_skin_within_the_budget_is_left_alone() {
     let input = corpus("Fox.glb");

@@ -10,6 +10,7 @@
 //! - `gram`: the poses folded once per bone pair; each vertex's Gram matrix from them.
 //! - `solve`: the objective, the constrained least squares, the greedy support search.
 //! - `vertex`: one vertex, its two candidate supports and its exact weights.
+//! - [`support`]: one vertex's weights fitted on bones another rule chose (split).
 //! - [`precision`]: the storage (float, unorm16, unorm8) chosen by an error budget.
 //! - [`gltf`]: a whole glTF run with the fit and the storage choice.
 
@@ -18,6 +19,7 @@ mod gram;
 pub mod poses;
 pub mod precision;
 mod solve;
+pub mod support;
 mod vertex;
 
 use dashvertex_core::par::prelude::*;

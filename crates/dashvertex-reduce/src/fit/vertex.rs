@@ -331,7 +331,7 @@ fn exact(ctx: &Ctx<'_>, p: &Problem<'_>, fitted: &Fitted, sc: &mut Scratch) {
 /// Moves single units between the bones of `q` (candidate position, integer) while a
 /// move lowers the objective: the best move each time (ties to the first pair in order),
 /// at most 64.
-fn improve(
+pub(super) fn improve(
     p: &Problem<'_>,
     q: &mut [(usize, u32)],
     max: u32,

@@ -714,3 +714,59 @@ mod gltf_run {
         }
     }
 }
+
+#[test]
+fn a_support_another_rule_chose_is_fitted_in_its_slots() {
+    // spec: SP14 (spec/split.md §3, --reduce --fit): the RF4 vector with B taken off by
+    // the split's rule; the slots keep their places, B's slot stays empty.
+    use dashvertex_reduce::fit::support::{RefitScratch, SupportFit};
+    let id = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let up = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0];
+    let mut poses = Poses::new(3);
+    poses.push([id, id, id]);
+    poses.push([id, id, up]);
+    let fit = SupportFit::new(&poses, &[true, true, true]);
+    let full = [(0, 0.4), (1, 0.35), (2, 0.25)];
+    let renormalized = [(0, 0.615_384_6), (0, 0.0), (2, 0.384_615_4), (0, 0.0)];
+    let mut sc = RefitScratch::default();
+    let r = fit
+        .refit(
+            [1.0, 0.0, 0.0],
+            &full,
+            &renormalized,
+            Quantize::F32,
+            &mut sc,
+        )
+        .expect("the fit moves the vertex less");
+    assert_eq!(r.weights, [0.75, 0.0, 0.25, 0.0]);
+    assert!(r.integers.is_none());
+    // Renormalized, C weighs 0.3846 where it should weigh 0.25: 0.1346² at the raised pose.
+    assert!((r.objective_given - 0.134_615_4f64.powi(2)).abs() < 1e-6);
+    assert!(r.objective < 1e-14);
+    let q = fit
+        .refit(
+            [1.0, 0.0, 0.0],
+            &full,
+            &[(0, 157.0 / 255.0), (0, 0.0), (2, 98.0 / 255.0), (0, 0.0)],
+            Quantize::Unorm8,
+            &mut sc,
+        )
+        .expect("fitted in unorm8");
+    assert_eq!(q.integers.as_deref(), Some(&[191, 0, 64, 0][..]));
+    // Weights already the best stay: nothing is returned.
+    assert!(
+        fit.refit(
+            [1.0, 0.0, 0.0],
+            &full,
+            &[(0, 0.75), (2, 0.25), (0, 0.0), (0, 0.0)],
+            Quantize::F32,
+            &mut sc
+        )
+        .is_none()
+    );
+    // A bone the full influences do not hold is not fitted.
+    assert!(
+        fit.refit([1.0, 0.0, 0.0], &full, &[(7, 1.0)], Quantize::F32, &mut sc)
+            .is_none()
+    );
+}

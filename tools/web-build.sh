@@ -18,7 +18,10 @@ LIMIT=380000 # bytes of gzip -9 output: decode + validate; 375,000 until issue 4
 # 360 KB until the normal, tangent and every-float checks took it to 359,986 bytes. The
 # module links the glTF rules although it validates DashVertex only (glTF is the
 # inspector module's): gating them out of it is the way to take the budget back.
-INSPECT_LIMIT=600000 # bytes of gzip -9 output of dash_inspect (issue 30; 585,000 until issue 48
+INSPECT_LIMIT=630000 # bytes of gzip -9 output of dash_inspect (issue 30; 600,000 until issue 51
+# asked for the fitted reduction in the "dropped at K" preview and the download: the fit, the
+# pose set of the file's animations and range of motion, 579,430 -> 626,338 with wasm-opt 132;
+# 585,000 until issue 48
 # asked the inspector to see decoded meshopt data and the validator gained its parity rules:
 # 596,396 with wasm-opt 132; 546,103 when set: 397,754 before the GLB writer for the reduce download, 503,799 before fix; 580,000 until the fixer filled and repaired a part chunk by chunk at its output width, which took the module from 577,136 to 582,144 bytes): the
 # validator and glTF reader as in dash_wasm_core, plus the reducer and the animation reader

@@ -92,7 +92,7 @@ function valuesOf(p, m, a) {
     case 'sum':
       return V.weightSum(p);
     case 'dropped':
-      return p.sets.length ? Float64Array.from(shown.wasm.dropped(p.index, Number(a ?? 4))) : new Float64Array(p.vertexCount);
+      return p.sets.length ? Float64Array.from(shown.wasm.dropped(p.index, Number(a ?? 4), $('fit').checked)) : new Float64Array(p.vertexCount);
     case 'diagnostics':
       return V.diagnosed(p);
     default:
@@ -429,11 +429,12 @@ async function open(files) {
 
 /**
  * The shown file reduced to `k` influences: the GLB bytes `dashvertex reduce IN -o
- * OUT.glb --max-influences K` writes (validated before they are handed over).
+ * OUT.glb --max-influences K` writes (validated before they are handed over); with the
+ * "fit" box ticked, those of `--fit`.
  */
 function reduced(k) {
   if (!shown) throw new Error('no file shown');
-  return shown.wasm.reduceToGlb(k);
+  return shown.wasm.reduceToGlb(k, $('fit').checked);
 }
 
 /** The shown file repaired: the GLB bytes `dashvertex fix IN -o OUT.glb` writes. */
@@ -500,6 +501,11 @@ const api = {
   /** SHA-256 (hex) and length of the reduced GLB the download gives, for tests. */
   async reducedDigest(k) {
     return digest(reduced(k));
+  },
+  /** Ticks or clears the "fit" box, as a click does (the dropped colours follow). */
+  setFit(on) {
+    $('fit').checked = Boolean(on);
+    $('fit').dispatchEvent(new Event('change'));
   },
   /** SHA-256 (hex) and length of the fixed GLB the download gives, for tests. */
   async fixedDigest() {
@@ -568,9 +574,14 @@ $('pose-reset').addEventListener('click', () => {
   for (const id of ['rx', 'ry', 'rz']) $(id).value = '0';
   pose();
 });
+$('fit').addEventListener('change', () => {
+  if (shown && mode === 'dropped') colorBy('dropped', Number($('k').value));
+});
 $('download').addEventListener('click', () => {
   const k = Number($('k').value);
-  if (shown) download(() => reduced(k), `k${k}`, `reduced to ${k} influences per vertex (as dashvertex reduce writes it)`);
+  const fit = $('fit').checked;
+  const how = fit ? 'dashvertex reduce --fit' : 'dashvertex reduce';
+  if (shown) download(() => reduced(k), fit ? `k${k}.fit` : `k${k}`, `reduced to ${k} influences per vertex (as ${how} writes it)`);
 });
 $('download-fix').addEventListener('click', () => shown && download(fixed, 'fixed', 'repaired as dashvertex fix writes it'));
 $('play').addEventListener('click', () => play(!action || action.paused));

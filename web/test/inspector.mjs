@@ -147,6 +147,25 @@ async function testCase(session, c, shots, check) {
         if (c.reduce.refused) check(Boolean(got.refused), `inspector ${c.label}: reduce to ${c.reduce.k} refused, as the command refuses`, JSON.stringify(got));
         else check(got.sha256 === c.reduce.sha256 && got.length === c.reduce.length, `inspector ${c.label}: reduced to ${c.reduce.k} in the page, the same bytes as dashvertex reduce`, `${JSON.stringify(got)} vs ${c.reduce.length} bytes ${c.reduce.sha256}`);
       }
+      if (c.fitReduce) {
+        // The fit box: the download is `dashvertex reduce --fit`'s bytes, and the dropped
+        // colours count, per vertex, the input weight of the bones that output no longer
+        // carries (computed here from the command's output, decoded by gltf-read.mjs).
+        const { k, length, sha256, dropped } = c.fitReduce;
+        const got = await page.evaluate(async (k) => {
+          const ins = window.dashInspector;
+          ins.setFit(true);
+          try {
+            return { digest: await ins.reducedDigest(k), values: ins.values('dropped', k) };
+          } finally {
+            ins.setFit(false);
+          }
+        }, k);
+        check(got.digest.sha256 === sha256 && got.digest.length === length, `inspector ${c.label}: fitted to ${k} in the page, the same bytes as dashvertex reduce --fit`, `${JSON.stringify(got.digest)} vs ${length} bytes ${sha256}`);
+        check(close(got.values, dropped, 1e-6), `inspector ${c.label}: values("dropped", ${k}) with the fit equal what dashvertex reduce --fit drops`, firstDiff(got.values, dropped, 1e-6));
+        const plain = expected.dropped(firstSkinned(load(c.files)), k);
+        check(got.values.some((x, v) => Math.abs(x - plain[v]) > 1e-6), `inspector ${c.label}: the fit keeps other bones than the K heaviest somewhere`);
+      }
       if (c.fix) {
         const got = await page.evaluate(() => window.dashInspector.fixedDigest().catch((e) => ({ refused: String(e.message ?? e) })));
         if (c.fix.refused) check(Boolean(got.refused), `inspector ${c.label}: fix refused, as the command refuses`, JSON.stringify(got));
@@ -437,6 +456,28 @@ async function timeBig(browser, base, path, count, check) {
   await page.close();
 }
 
+/**
+ * Per vertex of `input` (a decoded primitive), the weight of its influences (repeated
+ * joints merged, positive finite weights) whose joint `output`, the same primitive
+ * reduced, no longer carries with a positive weight.
+ */
+function droppedAgainst(input, output) {
+  const out = [];
+  for (let v = 0; v < input.count; v++) {
+    const kept = new Set();
+    for (const s of output.sets) for (let i = 0; i < 4; i++) if (s.weights[v][i] > 0) kept.add(s.joints[v][i]);
+    let lost = 0;
+    for (const s of input.sets) {
+      for (let i = 0; i < 4; i++) {
+        const w = s.weights[v][i];
+        if (w > 0 && Number.isFinite(w) && !kept.has(s.joints[v][i])) lost += w;
+      }
+    }
+    out.push(lost);
+  }
+  return out;
+}
+
 /** Drag and drop: a .gltf and its .bin dropped together, as File objects in a drop event. */
 async function testDrop(session, repo, check) {
   const { page, errors } = session;
@@ -531,6 +572,16 @@ export function makeCases(repo, validateBin, out) {
         reduce = { k, refused: r.stderr };
       }
     }
+    let fitReduce;
+    if (label === 'CesiumMan.glb') {
+      const fk = 2;
+      const o = join(out, `fitted-${basename(abs[0])}.k${fk}.glb`);
+      const r = spawnSync(dashvertex, ['reduce', abs[0], '-o', o, '--max-influences', String(fk), '--fit', '-q'], { encoding: 'utf8' });
+      if (r.error) throw r.error;
+      if (r.status !== 0) throw new Error(`dashvertex reduce --fit ${abs[0]}: ${r.stderr}`);
+      const bytes = readFileSync(o);
+      fitReduce = { k: fk, length: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), dropped: droppedAgainst(firstSkinned(load(abs)), firstSkinned(load([o]))) };
+    }
     // Without its .bin, the command names the missing file by its path on disk; the page
     // has no folder and says so: the two messages differ by nature.
     const reportDiffers = abs[0] === alone ? 'the missing buffer is named differently without a folder' : undefined;
@@ -546,6 +597,6 @@ export function makeCases(repo, validateBin, out) {
         fix = { refused: r.stderr };
       }
     }
-    return { label, files: abs, reportText: run.stdout, reportDiffers, fix, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label], reduce, ...extra };
+    return { label, files: abs, reportText: run.stdout, reportDiffers, fix, expectState, showcase: Boolean(showcase), vector: Boolean(vector), display: display[label], reduce, fitReduce, ...extra };
   });
 }

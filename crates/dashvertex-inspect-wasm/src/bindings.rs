@@ -161,22 +161,32 @@ impl Inspector {
         Ok(Float32Array::from(self.channel(a, c)?.values.as_slice()))
     }
 
-    /// Per vertex of primitive `p`, the weight the dash reducer drops at `k` influences.
-    pub fn dropped(&self, p: usize, k: usize) -> Result<Float32Array, JsValue> {
-        let d = crate::dropped::dropped(self.primitive(p)?, k).map_err(|e| error(e.to_string()))?;
-        Ok(Float32Array::from(d.as_slice()))
+    /// Per vertex of primitive `p`, the weight the dash reducer drops at `k` influences;
+    /// with `fit`, the weight the fitted reduction (`dashvertex reduce --fit`) drops.
+    pub fn dropped(&self, p: usize, k: usize, fit: Option<bool>) -> Result<Float32Array, JsValue> {
+        let prim = self.primitive(p)?;
+        let d = if fit.unwrap_or(false) {
+            let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
+            crate::dropped::dropped_fitted(gltf, prim, k)
+        } else {
+            crate::dropped::dropped(prim, k)
+        };
+        Ok(Float32Array::from(
+            d.map_err(|e| error(e.to_string()))?.as_slice(),
+        ))
     }
 }
 
 #[wasm_bindgen]
 impl Inspector {
     /// The opened document reduced to `k` influences per vertex: the GLB bytes
-    /// `dashvertex reduce IN -o OUT.glb --max-influences K` writes (or a `DashError`
-    /// saying why nothing can be written).
+    /// `dashvertex reduce IN -o OUT.glb --max-influences K` writes, with `fit` those of
+    /// `--fit` (or a `DashError` saying why nothing can be written).
     #[wasm_bindgen(js_name = reduceToGlb)]
-    pub fn reduce_to_glb(&self, k: usize) -> Result<Vec<u8>, JsValue> {
+    pub fn reduce_to_glb(&self, k: usize, fit: Option<bool>) -> Result<Vec<u8>, JsValue> {
         let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
-        crate::reduced::reduce_to_glb(gltf, k).map_err(|e| error(e.to_string()))
+        crate::reduced::reduce_to_glb(gltf, k, fit.unwrap_or(false))
+            .map_err(|e| error(e.to_string()))
     }
 
     /// The opened document repaired: the GLB bytes `dashvertex fix IN -o OUT.glb`

@@ -1,9 +1,12 @@
 //! What a reduction to K influences would drop, per vertex: the dash reducer
 //! (`spec/reduction.md`: merge repeated bones, order by weight then bone index, keep K)
 //! run on a decoded primitive, and the input weight of every influence whose bone the
-//! output no longer carries.
+//! output no longer carries. With the fit (`spec/reduction.md` §6), the page's own fitted
+//! reduction of the whole file ([`crate::reduced::reduce_to_glb`]) is read back, and the
+//! same weight counted against the bones it kept.
 
-use dashvertex_core::{InfluenceSet, Mesh, Vertex};
+use dashvertex_core::{InfluenceSet, Limits, Mesh, Vertex};
+use dashvertex_gltf::Gltf;
 use dashvertex_reduce::input::Input;
 use dashvertex_reduce::{Config, Empty, Normalize};
 
@@ -69,8 +72,35 @@ pub fn dropped(p: &Primitive, k: usize) -> Result<Vec<f32>, DroppedError> {
     let reduced = dashvertex_reduce::reduce(&input, &map, None, &cfg)
         .map_err(|e| DroppedError(e.to_string()))?;
     let sets = reduced.sets.max(1);
+    Ok(lost(&mesh, reduced.influences.chunks(sets)))
+}
+
+/// Per vertex of `p`, the weight the fitted reduction of `gltf` (the document `p` was
+/// decoded from) to `k` influences drops: the output the download gives, read back. Its
+/// joints keep the file's order (no manifest), so they are `p`'s joint indices.
+pub fn dropped_fitted(gltf: &Gltf, p: &Primitive, k: usize) -> Result<Vec<f32>, DroppedError> {
+    let bytes = crate::reduced::reduce_to_glb(gltf, k, true).map_err(|e| DroppedError(e.0))?;
+    let out = dashvertex_gltf::load(&bytes, &dashvertex_gltf::NoFiles, &Limits::default())
+        .map_err(|e| DroppedError(format!("the fitted output cannot be read back: {e}")))?;
+    let scene = crate::scene::decode(&out);
+    let q = scene
+        .data
+        .iter()
+        .find(|q| (q.info.mesh, q.info.primitive) == (p.info.mesh, p.info.primitive))
+        .filter(|q| q.info.vertex_count == p.info.vertex_count)
+        .ok_or_else(|| DroppedError("the fitted output lost the primitive".into()))?;
+    let kept = mesh_of(q);
+    let sets: Vec<Vec<InfluenceSet>> = (0..kept.len())
+        .map(|v| kept.sets_of(v).copied().collect())
+        .collect();
+    Ok(lost(&mesh_of(p), sets.iter().map(Vec::as_slice)))
+}
+
+/// Per vertex of `mesh`, the weight of its influences whose bone `kept` (the output's
+/// sets, vertex by vertex) no longer carries.
+fn lost<'a>(mesh: &Mesh, kept: impl Iterator<Item = &'a [InfluenceSet]>) -> Vec<f32> {
     let mut out = Vec::with_capacity(mesh.len());
-    for (v, kept) in reduced.influences.chunks(sets).enumerate() {
+    for (v, kept) in kept.enumerate() {
         let keeps = |bone: u32| {
             kept.iter()
                 .flat_map(InfluenceSet::pairs)
@@ -85,7 +115,7 @@ pub fn dropped(p: &Primitive, k: usize) -> Result<Vec<f32>, DroppedError> {
         out.push(lost);
     }
     out.resize(mesh.len(), 0.0);
-    Ok(out)
+    out
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@ use dashvertex_core::Limits;
 use dashvertex_formats::Format;
 use dashvertex_gltf::export::BufferFiles;
 use dashvertex_gltf::{Container, Gltf};
+use dashvertex_reduce::fit::FitOptions;
+use dashvertex_reduce::fit::gltf::{GltfFit, reduce_gltf_fitted};
 use dashvertex_reduce::manifest::Manifest;
 use dashvertex_reduce::pipeline::reduce_gltf;
 
@@ -34,8 +36,10 @@ impl std::error::Error for ReduceRefused {}
 
 /// `gltf` reduced to `k` influences per vertex, as GLB bytes: the reduce job's own
 /// settings for a GLB output without a manifest file (`dashvertex_app::settings`), and its
-/// output check (`dashvertex_app::check`), so the page states no default of its own.
-pub fn reduce_to_glb(gltf: &Gltf, k: usize) -> Result<Vec<u8>, ReduceRefused> {
+/// output check (`dashvertex_app::check`), so the page states no default of its own. With
+/// `fit`, the fitted reduction of `dashvertex reduce --fit` (`spec/reduction.md` §6) over
+/// the file's own animations and the range-of-motion poses.
+pub fn reduce_to_glb(gltf: &Gltf, k: usize, fit: bool) -> Result<Vec<u8>, ReduceRefused> {
     let limits = Limits::default();
     readable(gltf, &limits)?;
     let prims = dashvertex_reduce::gltf::inputs(gltf, &limits)
@@ -55,16 +59,44 @@ pub fn reduce_to_glb(gltf: &Gltf, k: usize) -> Result<Vec<u8>, ReduceRefused> {
     let opts = pipeline_options(false, false, keep_order, false, &limits);
     let mut manifest = Manifest::default();
     let files = BufferFiles::Beside { stem: "out".into() };
-    let out = reduce_gltf(
-        gltf,
-        &prims,
-        &mut manifest,
-        &config,
-        &opts,
-        Container::Glb,
-        &files,
-    )
-    .map_err(|e| ReduceRefused(format!("the file cannot be reduced: {e}")))?;
+    let cannot = |e: dashvertex_reduce::pipeline::PipelineError| {
+        ReduceRefused(format!("the file cannot be reduced: {e}"))
+    };
+    let out = if fit {
+        let anims = dashvertex_skin::animations(gltf, &limits)
+            .map_err(|e| ReduceRefused(format!("the file's animations cannot be read: {e}")))?;
+        let plan = GltfFit {
+            fit: true,
+            max_error: None,
+            anims: &anims,
+            budget: dashvertex_skin::work_budget(gltf, &anims),
+            options: FitOptions::default(),
+            limits: &limits,
+        };
+        let (out, _) = reduce_gltf_fitted(
+            gltf,
+            &prims,
+            &mut manifest,
+            &config,
+            &opts,
+            Container::Glb,
+            &files,
+            &plan,
+        )
+        .map_err(cannot)?;
+        out
+    } else {
+        reduce_gltf(
+            gltf,
+            &prims,
+            &mut manifest,
+            &config,
+            &opts,
+            Container::Glb,
+            &files,
+        )
+        .map_err(cannot)?
+    };
     checked(out.written.main, &limits)
 }
 

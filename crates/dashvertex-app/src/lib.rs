@@ -77,6 +77,8 @@ pub mod split;
 pub mod threads;
 #[cfg(feature = "fs")]
 pub mod validate;
+#[cfg(feature = "fs")]
+mod within;
 mod words;
 
 pub use error::{AppError, Cause, Refused, input_cause, input_error};

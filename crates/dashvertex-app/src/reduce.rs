@@ -9,10 +9,10 @@ use dashvertex_reduce::Config;
 use dashvertex_reduce::gltf::PrimitiveInput;
 use dashvertex_reduce::manifest::{Manifest, ManifestError};
 
-use crate::error::{AppError, input_cause, input_error};
+use crate::error::{AppError, input_cause};
 use crate::formats::{self, Format, Loaded, SaveOptions};
 use crate::input::{Context, Part, Source, container, load_for, load_for_rewrite, must_exist};
-use crate::loss::{largest, loss_lines, loss_of, over_budget, poses_for, sampled};
+use crate::loss::{loss_lines, loss_of, poses_for};
 use crate::manifest_file::{lock, read_manifest};
 use crate::output::{
     Check, Subject, buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases,
@@ -21,6 +21,8 @@ use crate::output::{
 use crate::report::ReduceReport;
 pub use crate::settings::{Asked, config_message, describe, settings};
 use crate::settings::{keeps_order, pipeline_options};
+use crate::within::auto_within;
+pub use crate::within::reduce_within;
 use crate::words::{Opt, warn_neutral_bone, warn_other_rig};
 
 /// A reduce job's options.
@@ -341,113 +343,6 @@ fn check_args(a: &ReduceJob) -> Result<(), AppError> {
     Ok(())
 }
 
-/// The search of `max_error`: the smallest K up to `job.config.max_influences` whose
-/// reduction keeps every vertex within `budget` over `anims` (each K reduced from
-/// `start`, the manifest before the run). Gives the K, its manifest, its output and its
-/// loss; refuses when even the largest K moves a vertex further.
-///
-/// A job with `max_error` runs it through [`run`]:
-///
-/// ```no_run
-/// # fn main() -> Result<(), dashvertex_app::AppError> {
-/// use dashvertex_app::{Collect, Context, Neutral, reduce};
-/// let log = Collect::default();
-/// let ctx = Context { limits: Default::default(), resource_dirs: &[], wait: true, words: &Neutral, log: &log };
-/// let (input, output) = ("rig.glb".as_ref(), "rig.k.glb".as_ref());
-/// // the fewest influences, up to 8, that keep every vertex within 1 mm at every keyframe
-/// let job = reduce::ReduceJob {
-///     config: dashvertex_reduce::Config { max_influences: 8, ..Default::default() },
-///     max_error: Some(0.001),
-///     ..reduce::ReduceJob::new(input, output, &ctx)
-/// };
-/// let done = reduce::run(&job)?;
-/// println!("K = {}", done.max_influences);
-/// # Ok(()) }
-/// ```
-#[allow(clippy::too_many_arguments)]
-pub fn reduce_within<'g>(
-    job: &ReduceJob,
-    gltf: &'g Gltf,
-    prims: &[PrimitiveInput<'g>],
-    start: &Manifest,
-    anims: &[dashvertex_skin::Animation],
-    budget: f64,
-    run: &dyn Fn(
-        &Config,
-        &mut Manifest,
-    ) -> Result<dashvertex_reduce::pipeline::GltfOutput, AppError>,
-) -> Result<
-    (
-        usize,
-        Manifest,
-        dashvertex_reduce::pipeline::GltfOutput,
-        Vec<dashvertex_skin::PrimitiveLoss>,
-    ),
-    AppError,
-> {
-    let ctx = job.ctx;
-    let max_error = ctx.opt(Opt::MaxError);
-    // Without an animation that moves a joint, the loss is measured over the
-    // range-of-motion poses (spec/reduction.md §4), so the budget still constrains K.
-    let kmax = job.config.max_influences;
-    // The last K tried: the first within the budget, else max_influences.
-    let mut last = None;
-    for k in 1..=kmax {
-        let mut m = start.clone();
-        let cfg = Config {
-            max_influences: k,
-            ..job.config
-        };
-        let out = run(&cfg, &mut m)?;
-        let loss = loss_of(job.input, gltf, &out.written, anims, &ctx.limits)?;
-        if loss.len() < prims.len() {
-            return Err(input_error(
-                job.input,
-                format!(
-                    "{max_error}: a reduced primitive has no skin, so how far its vertices move cannot be measured"
-                ),
-            ));
-        }
-        let worst = largest(&loss);
-        ctx.detail(format_args!(
-            "{max_error} {budget}: {k} influence(s) move a vertex by at most {worst:.6}"
-        ));
-        last = Some((k, m, out, loss));
-        if worst <= budget {
-            break;
-        }
-    }
-    let Some((k, m, out, loss)) = last else {
-        return Err(AppError::Usage(format!(
-            "{} must be at least 1",
-            ctx.opt(Opt::MaxInfluences)
-        )));
-    };
-    let worst = largest(&loss);
-    if worst > budget {
-        return Err(AppError::Output(over_budget(
-            budget, kmax, &loss, ctx.words,
-        )));
-    }
-    ctx.info(format_args!(
-        "{max_error} {budget}: {k} influence(s) per vertex keep every vertex within it (largest displacement {worst:.6})"
-    ));
-    if loss
-        .iter()
-        .any(|p| p.pose_set == dashvertex_skin::PoseSet::RangeOfMotion)
-    {
-        ctx.note(format_args!(
-            "{max_error} {budget}: measured over the {} (give animations with {} FILE to measure those instead)",
-            crate::loss::RANGE_OF_MOTION,
-            ctx.opt(Opt::Poses)
-        ));
-    }
-    if let Some(cut) = sampled(&loss) {
-        ctx.note(format_args!("{max_error} {budget}: {cut}"));
-    }
-    Ok((k, m, out, loss))
-}
-
 /// Runs a reduce job on a source already read from `job.input` (the convert job reads
 /// first, to tell what it converts).
 pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
@@ -564,7 +459,10 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
 
 /// A reduction pipeline's failure as the job's: a setting said with the front end's
 /// options, a locked manifest's change, or the input's fault.
-fn pipeline_failed(a: &ReduceJob, e: dashvertex_reduce::pipeline::PipelineError) -> AppError {
+pub(crate) fn pipeline_failed(
+    a: &ReduceJob,
+    e: dashvertex_reduce::pipeline::PipelineError,
+) -> AppError {
     match e {
         dashvertex_reduce::pipeline::PipelineError::Reduce(
             dashvertex_reduce::ReduceError::Config(why),
@@ -662,9 +560,23 @@ fn to_gltf(
             .run(g, &prims, m, cfg, opts, container, &files)
             .map_err(|e| pipeline_failed(a, e))
     };
-    // With `--quantize auto`, `--max-error` bounds the storage at the K asked.
+    // With `--quantize auto`, `--max-error` bounds the storage and K together.
     let search = a.max_error.filter(|_| !a.quantize_auto);
+    let auto = a.max_error.filter(|_| a.quantize_auto);
     let (out, loss) = match search {
+        None if auto.is_some() => {
+            let (k, m, out) = auto_within(a, manifest, auto.unwrap_or(0.0), &|cfg, m| {
+                fitting.run(g, &prims, m, cfg, opts, container, &files)
+            })?;
+            *manifest = m;
+            chosen_k = Some(k);
+            let loss = if a.reports() {
+                Some(loss_of(a.input, g, &out.written, &anims, &a.ctx.limits)?)
+            } else {
+                None
+            };
+            (out, loss)
+        }
         None => {
             let out = run(&a.config, manifest)?;
             let loss = if a.reports() {

@@ -58,7 +58,8 @@ pub struct ReduceCli {
     /// unorm16/unorm8 store weights as integers whose sums are exactly 65535/255
     /// (needs --normalize unit, the default for them). auto (glTF, with --max-error D):
     /// per primitive the smallest of unorm8, unorm16 and f32 that moves no vertex over D
-    /// at any pose of the fit's pose set, at the K given.
+    /// at any pose of the fit's pose set, with the fewest influences (up to
+    /// --max-influences) for which one does.
     #[arg(
         long,
         value_enum,

@@ -280,3 +280,54 @@ fn split_reduce_measures_an_unanimated_model_over_the_range_of_motion_poses() {
         stderr(&o)
     );
 }
+
+#[test]
+fn quantize_auto_takes_the_fewest_influences_some_storage_keeps_within_the_budget() {
+    // spec: RQ1 (K searched as --max-error searches it)
+    let dir = Scratch::new("quantize-auto-k");
+    let rig = repo()
+        .join("fixtures/generated/animated_rig_10.glb")
+        .display()
+        .to_string();
+    let auto = ["--quantize", "auto", "--max-error", "0.05"];
+    let (plain, text) = reduced(dir.path(), &rig, "8", &auto);
+    assert_eq!(plain["maxInfluences"], 7, "{text}");
+    let p = &plain["fit"]["primitives"][0];
+    assert_eq!(p["quantize"], "unorm8");
+    assert!(
+        plain["displacement"]["primitives"][0]["max"]
+            .as_f64()
+            .unwrap()
+            <= 0.05
+    );
+    // The fewest: with one influence less, no storage is within the budget.
+    let o = dash(
+        dir.path(),
+        &[
+            "reduce",
+            &rig,
+            "-o",
+            "six.glb",
+            "--max-influences",
+            "6",
+            "--quantize",
+            "auto",
+            "--max-error",
+            "0.05",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no weight storage keeps every vertex within 0.05"));
+    assert!(!dir.path().join("six.glb").exists());
+    // The fit moves vertices less: fewer influences suffice.
+    let mut fitted = auto.to_vec();
+    fitted.push("--fit");
+    let (fit, text) = reduced(dir.path(), &rig, "8", &fitted);
+    assert_eq!(fit["maxInfluences"], 4, "{text}");
+    assert!(
+        fit["displacement"]["primitives"][0]["max"]
+            .as_f64()
+            .unwrap()
+            <= 0.05
+    );
+}

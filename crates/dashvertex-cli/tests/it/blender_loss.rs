@@ -43,7 +43,7 @@ fn blender() -> Blender {
 }
 
 /// Every vertex of `file`'s skinned primitive at each of `times`, skinned by dash.
-fn dash_positions(file: &Path, times: &[f64]) -> (Vec<Vec<[f64; 3]>>, Vec<[f32; 3]>) {
+pub(crate) fn dash_positions(file: &Path, times: &[f64]) -> (Vec<Vec<[f64; 3]>>, Vec<[f32; 3]>) {
     let limits = Limits::default();
     let g = dashvertex_gltf::load_path(file, &limits).unwrap();
     let rig = dashvertex_skin::Rig::new(&g);

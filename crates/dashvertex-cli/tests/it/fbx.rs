@@ -284,3 +284,113 @@ fn converted_fbx_has_no_official_validator_error() {
     }
     eprintln!("{} converted FBX files: 0 official errors", outputs.len());
 }
+
+/// Blender's Armature modifier on its import of `fbx` (fixtures/fbx/blender_deform.py): the
+/// action's times, and the first mesh's vertices at the rest pose and at each time, in
+/// glTF's axes; None without Blender.
+#[allow(clippy::type_complexity)]
+fn blender_deform(fbx: &Path, dir: &Path) -> Option<(Vec<f64>, Vec<[f64; 3]>, Vec<Vec<[f64; 3]>>)> {
+    let out = dir.join("deform.json");
+    let script = repo().join("fixtures/fbx/blender_deform.py");
+    let run = Command::new("blender")
+        .args([
+            "-b",
+            "--factory-startup",
+            "--python-exit-code",
+            "1",
+            "--python",
+        ])
+        .arg(&script)
+        .arg("--")
+        .args([fbx, &out])
+        .output();
+    match run {
+        Err(_) => return None,
+        Ok(o) => assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr)),
+    }
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let p = |x: &serde_json::Value| -> [f64; 3] { [0, 1, 2].map(|i| x[i].as_f64().unwrap()) };
+    let rows =
+        |x: &serde_json::Value| -> Vec<[f64; 3]> { x.as_array().unwrap().iter().map(p).collect() };
+    let mesh = &v["meshes"][0];
+    let times = v["times"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_f64().unwrap())
+        .collect();
+    let posed = mesh["posed"].as_array().unwrap().iter().map(rows).collect();
+    Some((times, rows(&mesh["rest"]), posed))
+}
+
+#[test]
+fn the_converted_gltf_draws_what_blender_draws_at_rest_and_every_frame() {
+    let s = Scratch::new("fbx-deform");
+    let fbx = repo().join("fixtures/fbx/clean.fbx");
+    let Some((times, rest, posed)) = blender_deform(&fbx, s.path()) else {
+        eprintln!(
+            "SKIPPED: Blender is not installed; the converted FBX is not drawn against Blender's import"
+        );
+        return;
+    };
+    let glb = s.path().join("clean.glb");
+    let o = run(
+        dash(),
+        s.path(),
+        &["convert", fbx.to_str().unwrap(), glb.to_str().unwrap()],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let (frames, _) = crate::blender_loss::dash_positions(&glb, &times);
+    let dist = |a: [f64; 3], b: [f64; 3]| {
+        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+    };
+    // The action's first frame is the rest pose (its angles are 0): Blender draws it there.
+    for (a, b) in posed[0].iter().zip(&rest) {
+        assert!(dist(*a, *b) < 1e-6, "{a:?} vs {b:?}");
+    }
+    // Each glTF vertex is the Blender vertex drawn where it is drawn at that frame (the
+    // converter may split a control point by its normals; each copy is drawn alike). The
+    // POSITION values are not compared: a skinned mesh is drawn where its joints put it.
+    let at: Vec<usize> = frames[0]
+        .iter()
+        .map(|&r| {
+            let (i, d) = rest
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (i, dist(r, *b)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap();
+            assert!(d < 1e-5, "no Blender vertex at {r:?} (nearest {d})");
+            i
+        })
+        .collect();
+    assert!(times.len() >= 3, "{times:?}");
+    let mut worst = 0.0f64;
+    let mut moved = 0.0f64;
+    for (f, (dash, blender)) in frames.iter().zip(&posed).enumerate() {
+        for (v, &b) in at.iter().enumerate() {
+            let gap = dist(dash[v], blender[b]);
+            worst = worst.max(gap);
+            moved = moved.max(dist(blender[b], rest[b]));
+            assert!(
+                gap < 1e-5,
+                "time {} vertex {v}: dash {:?}, Blender {:?}",
+                times[f],
+                dash[v],
+                blender[b]
+            );
+        }
+    }
+    // The action really moves the strip: a test of skinning, not of the rest pose.
+    assert!(moved > 0.5, "{moved}");
+    eprintln!(
+        "converted FBX vs Blender: {} vertices, {} frames, largest gap {worst:.2e} m (strip moved up to {moved:.3} m)",
+        at.len(),
+        times.len()
+    );
+}

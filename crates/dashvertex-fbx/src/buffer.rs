@@ -36,6 +36,11 @@ impl Buffer {
         self.views.len() - 1
     }
 
+    /// Appends `bytes` as a view of their own (an image), giving its index.
+    pub(crate) fn raw(&mut self, bytes: &[u8]) -> usize {
+        self.view(bytes, None)
+    }
+
     /// Appends an accessor of `count` elements of `kind` (`VEC3`, …) over a new view.
     fn accessor(
         &mut self,

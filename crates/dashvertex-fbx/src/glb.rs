@@ -35,7 +35,8 @@ pub fn to_glb(scene: &Scene) -> Result<Converted, FbxError> {
     let mut skins = Vec::new();
     let mut changes = Changes::default();
     let mut notes = vec![scene.conversion()];
-    let materials: Vec<Value> = s.materials.iter().map(|m| material(m)).collect();
+    let textures = crate::glb_texture::textures(s, &mut buf);
+    let materials: Vec<Value> = s.materials.iter().map(|m| material(m, &textures)).collect();
     let material_index: HashMap<u32, usize> = s
         .materials
         .iter()
@@ -86,10 +87,15 @@ pub fn to_glb(scene: &Scene) -> Result<Converted, FbxError> {
     }
     let animations = crate::glb_anim::animations(scene, &mut buf, &mut notes)?;
     changes.say(&mut notes);
-    if !s.textures.is_empty() {
+    if !textures.textures.is_empty() {
         notes.push(format!(
-            "{} texture(s) not converted: materials keep their base colour",
-            s.textures.len()
+            "{} base-colour texture(s) converted from the images embedded in the FBX",
+            textures.textures.len()
+        ));
+    }
+    for (why, n) in &textures.skipped {
+        notes.push(format!(
+            "{n} texture(s) not converted ({why}): their materials keep their base colour"
         ));
     }
     let mut doc = json!({
@@ -106,6 +112,9 @@ pub fn to_glb(scene: &Scene) -> Result<Converted, FbxError> {
             ("meshes", meshes),
             ("skins", skins),
             ("materials", materials),
+            ("images", textures.images),
+            ("samplers", textures.samplers),
+            ("textures", textures.textures),
             ("animations", animations),
         ] {
             if !list.is_empty() {
@@ -239,28 +248,49 @@ pub(crate) fn unit_quat(q: ufbx::Quat) -> [f32; 4] {
     ]
 }
 
-/// A material's base colour (and no metal: FBX's Lambert and Phong are dielectric).
-fn material(m: &ufbx::Material) -> Value {
+/// A material's base colour, with its texture when `textures` converted it (and no metal:
+/// FBX's Lambert and Phong are dielectric). A texture takes the colour's place, as in FBX,
+/// where a connected texture overrides the colour property: the factor keeps the
+/// colour's weight (diffuse factor) alone.
+fn material(m: &ufbx::Material, textures: &crate::glb_texture::Textures) -> Value {
     let c = &m.pbr.base_color;
     let f = if m.pbr.base_factor.has_value {
         m.pbr.base_factor.value_vec4.x
     } else {
         1.0
     };
-    let rgba = if c.has_value {
-        let v = c.value_vec4;
-        let a = if c.value_components >= 4 { v.w } else { 1.0 };
-        [v.x * f, v.y * f, v.z * f, a].map(|x| {
-            narrow(if x.is_finite() {
-                x.clamp(0.0, 1.0)
+    let texture = crate::glb_texture::base_color_texture(m)
+        .and_then(|t| textures.index.get(&t.element.typed_id));
+    let alpha = |v: &ufbx::Vec4| if c.value_components >= 4 { v.w } else { 1.0 };
+    let rgba = match (texture, c.has_value) {
+        (Some(_), _) => [
+            f,
+            f,
+            f,
+            if c.has_value {
+                alpha(&c.value_vec4)
             } else {
                 1.0
-            })
+            },
+        ],
+        (None, true) => {
+            let v = c.value_vec4;
+            [v.x * f, v.y * f, v.z * f, alpha(&v)]
+        }
+        (None, false) => [1.0; 4],
+    }
+    .map(|x| {
+        narrow(if x.is_finite() {
+            x.clamp(0.0, 1.0)
+        } else {
+            1.0
         })
-    } else {
-        [1.0; 4]
-    };
-    json!({ "name": m.element.name.to_string(), "pbrMetallicRoughness": { "baseColorFactor": rgba, "metallicFactor": 0.0 } })
+    });
+    let mut pbr = json!({ "baseColorFactor": rgba, "metallicFactor": 0.0 });
+    if let (Some(&k), Some(o)) = (texture, pbr.as_object_mut()) {
+        o.insert("baseColorTexture".into(), json!({ "index": k }));
+    }
+    json!({ "name": m.element.name.to_string(), "pbrMetallicRoughness": pbr })
 }
 
 /// The glTF skin of `skin` (pushed onto `skins`): a joint per bone node (two clusters of

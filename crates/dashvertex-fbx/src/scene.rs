@@ -77,7 +77,8 @@ pub(crate) fn allocator(len: u64) -> ufbx::AllocatorOpts {
     }
 }
 
-/// The options every load uses: FBX only (never OBJ), no external file, raw skin
+/// The options every load uses: FBX only (never OBJ), no external file (embedded images
+/// are kept: they are part of the input, and the conversion writes them), raw skin
 /// weights (ufbx's clean-up off), geometry in metres with +Y up and geometric transforms
 /// applied to the vertices.
 fn options(len: u64) -> ufbx::LoadOpts<'static> {
@@ -87,7 +88,7 @@ fn options(len: u64) -> ufbx::LoadOpts<'static> {
         file_format: ufbx::FileFormat::Fbx,
         no_format_from_extension: true,
         load_external_files: false,
-        ignore_embedded: true,
+        ignore_embedded: false,
         clean_skin_weights: false,
         node_depth_limit: NODE_DEPTH_LIMIT,
         target_axes: ufbx::CoordinateAxes {

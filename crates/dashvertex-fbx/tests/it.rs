@@ -181,3 +181,63 @@ fn a_non_finite_rest_transform_is_refused_by_name() {
         }
     }
 }
+
+#[test]
+fn an_embedded_base_colour_image_is_written_byte_for_byte() {
+    // spec: FB7
+    let bytes = read("fixtures/fbx/textured.fbx");
+    // The PNG as the FBX holds it, found by its signature and its IEND chunk.
+    let start = bytes
+        .windows(8)
+        .position(|w| w == b"\x89PNG\r\n\x1a\n")
+        .unwrap();
+    let end = start
+        + bytes[start..]
+            .windows(4)
+            .position(|w| w == b"IEND")
+            .unwrap()
+        + 8;
+    let png = &bytes[start..end];
+    let c = to_glb(&load(&bytes, &Limits::default()).unwrap()).unwrap();
+    assert!(
+        c.notes
+            .iter()
+            .any(|n| n.starts_with("1 base-colour texture(s) converted")),
+        "{:?}",
+        c.notes
+    );
+    let g =
+        dashvertex_gltf::load_owned(c.glb, &dashvertex_gltf::NoFiles, &Limits::default()).unwrap();
+    let image = &g.value["images"][0];
+    assert_eq!(image["mimeType"], "image/png");
+    let view = &g.value["bufferViews"][image["bufferView"].as_u64().unwrap() as usize];
+    let (at, len) = (
+        view["byteOffset"].as_u64().unwrap_or(0) as usize,
+        view["byteLength"].as_u64().unwrap() as usize,
+    );
+    let bin = g.buffers().next().unwrap().unwrap();
+    assert_eq!(&bin[at..at + len], png);
+    let material = &g.value["materials"][0]["pbrMetallicRoughness"];
+    assert_eq!(material["baseColorTexture"]["index"], 0);
+    assert_eq!(
+        material["baseColorFactor"],
+        serde_json::json!([1.0, 1.0, 1.0, 1.0])
+    );
+    assert_eq!(g.value["textures"][0]["source"], 0);
+    assert!(g.value["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"].is_u64());
+    // The same texture naming an image file beside the FBX: left out, and said.
+    let c = to_glb(&scene("fixtures/fbx/textured-external.fbx")).unwrap();
+    assert!(
+        c.notes.iter().any(|n| n
+            == "1 texture(s) not converted (an image file beside the FBX, not embedded in it): their materials keep their base colour"),
+        "{:?}",
+        c.notes
+    );
+    // A file without textures says nothing of them.
+    let c = to_glb(&scene("fixtures/fbx/clean.fbx")).unwrap();
+    assert!(
+        !c.notes.iter().any(|n| n.contains("texture")),
+        "{:?}",
+        c.notes
+    );
+}

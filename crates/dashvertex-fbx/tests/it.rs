@@ -2,7 +2,11 @@
 //! skin checks, the DashVertex document, the GLB, the limits, and damaged bytes.
 
 // Tests may unwrap and index.
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
 
 use dashvertex_core::Limits;
 use dashvertex_fbx::{Check, CheckOptions, Scene, check, load, to_document, to_glb};

@@ -105,14 +105,19 @@ fn a_missing_buffer_is_a_problem_not_a_failure() {
 fn reduced_glb_is_valid_deterministic_and_refuses_what_the_command_refuses() {
     let d = dropped(&["fixtures/corpus/gltf/khronos_samples/CesiumMan.glb"]);
     let gltf = d.load().unwrap().unwrap();
-    let a = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2).unwrap();
-    let b = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2).unwrap();
+    let a = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2, false).unwrap();
+    let b = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2, false).unwrap();
     assert_eq!(a, b);
     let report = dashvertex_validate::validate_bytes("out.glb", &a, &Options::default());
     assert_eq!(report.counts.errors, 0);
+    // Fitted: valid too, and other weights than the plain reduction's.
+    let f = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2, true).unwrap();
+    let report = dashvertex_validate::validate_bytes("out.glb", &f, &Options::default());
+    assert_eq!(report.counts.errors, 0);
+    assert_ne!(f, a);
     let zero = dropped(&["spec/vectors/gltf/weights-all-zero.gltf"]);
     let gltf = zero.load().unwrap().unwrap();
-    let refused = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2).unwrap_err();
+    let refused = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2, false).unwrap_err();
     assert!(refused.0.contains("no influence"), "{refused}");
 }
 

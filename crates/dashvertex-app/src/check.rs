@@ -258,7 +258,9 @@ pub fn refused(
         format!(" [Khronos {}]", khronos.join(", "))
     };
     let (first, errors) = (&refusal.first, refusal.errors);
-    let help = first
+    let mut worded = first.clone();
+    crate::advice::word(&mut worded, words);
+    let help = worded
         .help
         .as_deref()
         .map_or(String::new(), |h| format!("; {h}"));

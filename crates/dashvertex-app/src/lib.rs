@@ -40,6 +40,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod advice;
 pub mod check;
 #[cfg(feature = "fs")]
 pub mod convert;
@@ -84,4 +85,4 @@ mod words;
 pub use error::{AppError, Cause, Refused, input_cause, input_error};
 #[cfg(feature = "fs")]
 pub use input::{Context, Opened, Source};
-pub use words::{Collect, Job, Level, Log, Neutral, Opt, Wording, warn_neutral_bone};
+pub use words::{Collect, CommandLine, Job, Level, Log, Neutral, Opt, Wording, warn_neutral_bone};

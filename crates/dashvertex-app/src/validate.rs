@@ -121,10 +121,17 @@ impl Input {
     }
 }
 
-/// The report of one input. Standard input has no folder, so a glTF read from it has no
-/// external resources (spec/security.md §1), whatever the working directory holds. `Err`
-/// only when standard input cannot be read (the run cannot go on).
-pub fn check(input: &Input, opts: &Options) -> Result<FileReport, AppError> {
+/// The report of one input, its advice in `words`' names ([`crate::advice`]). Standard
+/// input has no folder, so a glTF read from it has no external resources
+/// (spec/security.md §1), whatever the working directory holds. `Err` only when standard
+/// input cannot be read (the run cannot go on).
+pub fn check(input: &Input, opts: &Options, words: &dyn Wording) -> Result<FileReport, AppError> {
+    let mut report = read_and_check(input, opts)?;
+    crate::advice::word_report(&mut report, words);
+    Ok(report)
+}
+
+fn read_and_check(input: &Input, opts: &Options) -> Result<FileReport, AppError> {
     Ok(match input {
         Input::Unreadable(path, error) => dashvertex_validate::unreadable(path, error, opts),
         Input::Found(path) => dashvertex_validate::validate_found(path, opts),

@@ -1,7 +1,7 @@
 //! The reduce job's searches for the fewest influences within an error budget:
 //! `--max-error` alone ([`reduce_within`], measured by the loss report over the
 //! animations) and with `--quantize auto` (each K's storage chosen by the fit's pose set,
-//! spec/reduction.md [RQ1]).
+//! spec/reduction.md \[RQ1\]).
 
 use dashvertex_gltf::Gltf;
 use dashvertex_reduce::Config;
@@ -124,7 +124,7 @@ pub fn reduce_within<'g>(
 /// `--quantize auto --max-error E`: the fewest influences per vertex, up to
 /// `job.config.max_influences`, for which every primitive has a weight storage within
 /// `budget` (`run` refuses a K with `PipelineError::OverBudget` when one has none), and
-/// that run: its K, manifest and output (spec/reduction.md [RQ1]).
+/// that run: its K, manifest and output (spec/reduction.md \[RQ1\]).
 pub(crate) fn auto_within(
     job: &ReduceJob,
     start: &Manifest,

@@ -68,6 +68,16 @@ pub enum Opt {
     Resources,
     /// The most bytes an input (with its resources) may have.
     MaxInputBytes,
+    /// The input's format, when neither its name nor its bytes tell.
+    InputFormat,
+    /// The most vertices a file may hold.
+    MaxVertices,
+    /// What fix does with a vertex whose weights are all zero.
+    ZeroSum,
+    /// A warning code allowed on purpose.
+    Allow,
+    /// The number of bones, for checking bone indices without a skeleton.
+    Bones,
 }
 
 impl Opt {
@@ -105,6 +115,11 @@ impl Opt {
             Opt::AllowUnknownExtensions => "allow_unknown_extensions",
             Opt::Resources => "resources",
             Opt::MaxInputBytes => "max_input_bytes",
+            Opt::InputFormat => "input_format",
+            Opt::MaxVertices => "max_vertices",
+            Opt::ZeroSum => "zero_sum",
+            Opt::Allow => "allow",
+            Opt::Bones => "bones",
         }
     }
 }
@@ -160,6 +175,22 @@ pub trait Wording: Sync {
     fn job(&self, job: Job) -> String {
         job.keyword().to_owned()
     }
+
+    /// How the user sets `opt` to `value`.
+    fn set(&self, opt: Opt, value: &str) -> String {
+        format!("{} {value}", self.option(opt))
+    }
+
+    /// How the user runs `job` on a file, with the options `args` set: the command line
+    /// or the call, for advice.
+    fn call(&self, job: Job, args: &[(Opt, &str)]) -> String {
+        let mut out = self.job(job);
+        for &(opt, value) in args {
+            out.push(' ');
+            out.push_str(&self.set(opt, value));
+        }
+        out
+    }
 }
 
 /// The neutral [`Wording`].
@@ -167,6 +198,39 @@ pub trait Wording: Sync {
 pub struct Neutral;
 
 impl Wording for Neutral {}
+
+/// Options, jobs and calls as the `dashvertex` and `dash-validate` command lines spell them
+/// (`--max-bones`, `dashvertex fix FILE -o OUT`): the CLI's wording, and the inspector's,
+/// whose report is `dash-validate`'s.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CommandLine;
+
+impl Wording for CommandLine {
+    fn option(&self, opt: Opt) -> String {
+        match opt {
+            Opt::Output => "-o".to_owned(),
+            other => format!("--{}", other.keyword().replace('_', "-")),
+        }
+    }
+
+    fn job(&self, job: Job) -> String {
+        format!("dashvertex {}", job.keyword())
+    }
+
+    fn call(&self, job: Job, args: &[(Opt, &str)]) -> String {
+        let mut out = match job {
+            Job::Validate => format!("{} FILE", self.job(job)),
+            Job::Convert => format!("{} FILE OUT", self.job(job)),
+            Job::ManifestInit | Job::ManifestUpdate => format!("{} M", self.job(job)),
+            other => format!("{} FILE -o OUT", self.job(other)),
+        };
+        for &(opt, value) in args {
+            out.push(' ');
+            out.push_str(&self.set(opt, value));
+        }
+        out
+    }
+}
 
 /// How much a message matters to the user.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -96,7 +96,7 @@ pub fn run(args: &ValidateArgs, global: &Global) -> Result<ExitCode, CliError> {
     ));
     let check = |item: &Input| -> Result<FileReport, CliError> {
         let started = Instant::now();
-        let report = validate::check(item, &opts)?;
+        let report = validate::check(item, &opts, &crate::words::Flags)?;
         progress.file_done(item.path());
         common::detail(format_args!(
             "{}: {} read as {} in {:.3} s",
@@ -197,7 +197,10 @@ fn print_run(args: &ValidateArgs, verbosity: Verbosity, report: Report) {
         OutputFormat::Sarif => {
             let _ = serde_json::to_writer_pretty(
                 &mut stdout,
-                &dashvertex_validate::sarif::log(&report),
+                &dashvertex_validate::sarif::log_with(&report, &|c| {
+                    dashvertex_app::advice::advice(c, &crate::words::Flags)
+                        .or_else(|| c.help().map(str::to_owned))
+                }),
             );
             let _ = stdout.write_all(b"\n");
         }

@@ -1,26 +1,12 @@
 //! How the command line speaks for the library's jobs: options named by their flags,
 //! messages printed on standard error as they come, and job errors as exit codes.
 
-use dashvertex_app::{Job, Level, Log, Opt, Wording};
+use dashvertex_app::{Level, Log};
 
 use crate::common;
 
-/// Options named as `dashvertex` spells its flags.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Flags;
-
-impl Wording for Flags {
-    fn option(&self, opt: Opt) -> String {
-        match opt {
-            Opt::Output => "-o".to_owned(),
-            other => format!("--{}", other.keyword().replace('_', "-")),
-        }
-    }
-
-    fn job(&self, job: Job) -> String {
-        format!("dashvertex {}", job.keyword())
-    }
-}
+/// Options named as `dashvertex` spells its flags: the app's command-line wording.
+pub use dashvertex_app::CommandLine as Flags;
 
 /// A job's messages on standard error, at the process's verbosity.
 #[derive(Clone, Copy, Debug, Default)]
@@ -56,6 +42,7 @@ pub fn context<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dashvertex_app::{Job, Opt, Wording};
 
     #[test]
     fn flags_spell_options_as_the_cli_does() {

@@ -46,7 +46,9 @@ impl Dropped {
     pub fn report_json(&self, opts: &Options) -> Option<String> {
         let main = self.main()?;
         let (name, bytes) = self.files.get(main)?;
-        let file = dashvertex_validate::validate_with(name, bytes, &self.resources(main), opts);
+        let mut file = dashvertex_validate::validate_with(name, bytes, &self.resources(main), opts);
+        // Worded as dash-validate words it: the page's report is that command's.
+        dashvertex_app::advice::word_report(&mut file, &dashvertex_app::CommandLine);
         serde_json::to_string_pretty(&Report::new(vec![file])).ok()
     }
 

@@ -24,10 +24,35 @@ impl Wording for Keywords {
             Job::Reduce => "dashvertex.reduce_file".to_owned(),
             Job::Fix => "dashvertex.fix_file".to_owned(),
             Job::Remap => "dashvertex.remap_file".to_owned(),
+            Job::Convert => "dashvertex.convert_file".to_owned(),
             Job::Validate => "dashvertex.validate".to_owned(),
             // No Python function of their own: the commands.
             other => format!("dashvertex {}", other.keyword()),
         }
+    }
+
+    /// `keyword="value"`; a placeholder (`N`, `FILE`, `ENGINE`) bare.
+    fn set(&self, opt: Opt, value: &str) -> String {
+        if value.chars().all(|c| c.is_ascii_uppercase()) && !value.is_empty() && value.len() <= 6 {
+            format!("{}={value}", opt.keyword())
+        } else {
+            format!("{}=\"{value}\"", opt.keyword())
+        }
+    }
+
+    /// `dashvertex.fix_file(path, output, zero_sum="nearest")`; a job without a Python
+    /// function of its own as its command line.
+    fn call(&self, job: Job, args: &[(Opt, &str)]) -> String {
+        if !matches!(job, Job::Reduce | Job::Fix | Job::Remap | Job::Convert) {
+            return dashvertex_app::CommandLine.call(job, args);
+        }
+        let mut out = format!("{}(path, output", self.job(job));
+        for &(opt, value) in args {
+            out.push_str(", ");
+            out.push_str(&self.set(opt, value));
+        }
+        out.push(')');
+        out
     }
 }
 

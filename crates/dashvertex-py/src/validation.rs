@@ -30,12 +30,15 @@ pub fn options(
     )?)
 }
 
-/// Validates `source` (no Python object touched: runs without the GIL).
+/// Validates `source` (no Python object touched: runs without the GIL); the advice names
+/// the package's functions and keywords.
 pub fn run(source: Source, name: Option<&str>, opts: &Options) -> FileReport {
-    match &source {
+    let mut report = match &source {
         Source::Path(p) => dashvertex_validate::validate_path(p, opts),
         Source::Bytes(b) => dashvertex_validate::validate_bytes(&source.name(name), b, opts),
-    }
+    };
+    dashvertex_app::advice::word_report(&mut report, &crate::files::Keywords);
+    report
 }
 
 /// One finding of the validator.

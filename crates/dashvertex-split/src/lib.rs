@@ -66,7 +66,7 @@ pub struct Options {
     pub max_error: Option<f64>,
     /// With `reduce`: each changed vertex's weights on the joints it keeps are fitted to
     /// its skinning with every influence over the moments measured (`spec/split.md` §3,
-    /// `spec/reduction.md` [RF1]–[RF2]) and written where they move it less than the
+    /// `spec/reduction.md` \[RF1\]–\[RF2\]) and written where they move it less than the
     /// renormalized ones.
     pub fit: bool,
 }

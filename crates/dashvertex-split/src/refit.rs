@@ -1,7 +1,7 @@
 //! `--reduce --fit` (`spec/split.md` §3): after the repair took joints off an element's
 //! vertices by the split's rule, each changed vertex's weights on the joints it kept are
 //! fitted to its skinning with every influence it had, summed over the moments the
-//! measure takes (`spec/reduction.md` [RF1]'s objective, [RF2]'s exact weights), and
+//! measure takes (`spec/reduction.md` \[RF1\]'s objective, \[RF2\]'s exact weights), and
 //! written where they move it less than the renormalized weights. The joints, and so the
 //! partition, are the repair's: only weights change, and a joint whose fitted weight is
 //! 0 leaves its slot.

@@ -95,13 +95,13 @@ codes! {
     /// The file could not be read.
     IO_ERROR = Error, "—", "IO_ERROR", "";
     /// The file is neither DashVertex JSON, a DMX container, raw records, glTF nor FBX.
-    FORMAT_UNKNOWN = Error, "dashvertex.md §10.1", "", "name the format with --input-format, or check the file";
+    FORMAT_UNKNOWN = Error, "dashvertex.md §10.1", "", "name the input's format, or check the file";
     /// The file's name says one format and its bytes another; the bytes win.
     FORMAT_NAME_MISMATCH = Info, "validation.md §7", "", "rename the file to match what it holds";
     /// The input holds no bytes.
     EMPTY_INPUT = Error, "dashvertex.md §10.1", "", "an empty file is no format: check how it was written";
     /// A resource limit was exceeded.
-    LIMIT_EXCEEDED = Error, "dashvertex.md §12", "", "raise the limit (--max-vertices, --max-bones, --max-sets, --max-input-bytes) if the file is trusted";
+    LIMIT_EXCEEDED = Error, "dashvertex.md §12", "", "raise the limit on vertices, bones, influence sets or input bytes if the file is trusted";
     /// The text is not JSON.
     JSON_SYNTAX = Error, "dashvertex.md §3.1 [J1 J11]", "", "";
     /// The JSON does not have the DashVertex shape (the JSON Schema rejects it).
@@ -113,9 +113,9 @@ codes! {
     /// The binary container is damaged (the codec's error kind is in the message).
     BINARY_STRUCTURE = Error, "dashvertex.md §10 [B1–B9]", "", "";
     /// Non-zero bytes lie outside every section.
-    UNREFERENCED_BYTES = Warning, "dashvertex.md §10.2 [B7]", "", "dash will not rewrite this file without --drop-unreferenced";
+    UNREFERENCED_BYTES = Warning, "dashvertex.md §10.2 [B7]", "", "dash will not rewrite this file unless asked to drop the unreferenced bytes";
     /// A vertex record's `index` is not its position.
-    VERTEX_INDEX = Error, "dashvertex.md §9 [X1]", "", "readers use the position; `dashvertex convert` rewrites the index";
+    VERTEX_INDEX = Error, "dashvertex.md §9 [X1]", "", "readers use the position; converting the file rewrites the index";
     /// A position is NaN or infinite (a DashVertex vertex, or an element of a glTF
     /// POSITION accessor).
     POSITION_NON_FINITE = Error, "dashvertex.md §2, validation.md §6", "ACCESSOR_INVALID_FLOAT", "";
@@ -130,39 +130,39 @@ codes! {
     /// A weight is subnormal: it counts as an influence but has no effect.
     WEIGHT_SUBNORMAL = Warning, "dashvertex.md §8", "", "set it to 0 (and its bone to 0)";
     /// The weights of a vertex do not sum to 1 within the glTF tolerance (profile gltf).
-    WEIGHT_SUM = Error, "dashvertex.md §8, validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "renormalize: `dashvertex fix FILE -o OUT` (or `--normalize unit` when reducing)";
+    WEIGHT_SUM = Error, "dashvertex.md §8, validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "renormalize the weights: fix the file, or reduce it with unit normalization";
     /// Normalized integer weights do not sum to exactly 255 or 65535 (glTF).
     UNORM_SUM = Error, "validation.md §3", "ACCESSOR_WEIGHTS_NON_NORMALIZED", "adjust the largest weight by the deficit (largest-remainder rounding)";
     /// A skinned vertex has no non-zero weight (profile dash).
-    WEIGHTS_ALL_ZERO = Warning, "dashvertex.md §8", "", "bind it to a bone (`dashvertex fix FILE -o OUT --zero-sum nearest` or `--zero-sum root`), or mark the mesh unskinned";
+    WEIGHTS_ALL_ZERO = Warning, "dashvertex.md §8", "", "bind it to a bone (fix it with the zero-sum policy nearest or root), or mark the mesh unskinned";
     /// A bone index is beyond the skeleton.
     BONE_INDEX_RANGE = Error, "dashvertex.md §1, §7", "ACCESSOR_JOINTS_INDEX_OOB", "";
     /// With --target: weight in influence sets the engine does not read.
-    TARGET_SETS_IGNORED = Error, "targets.md §3", "", "reduce to what the engine reads: `dashvertex reduce --target ENGINE` or `dashvertex fix --target ENGINE`";
+    TARGET_SETS_IGNORED = Error, "targets.md §3", "", "reduce or fix the file for that engine, to what it reads";
     /// With --target: more influence sets than the engine accepts; it refuses the file.
-    TARGET_SETS_REJECTED = Error, "targets.md §3", "", "fold the influences into the sets it reads: `dashvertex fix --target ENGINE`";
+    TARGET_SETS_REJECTED = Error, "targets.md §3", "", "fix the file for that engine: the influences folded into the sets it reads";
     /// With --target: a skin with more joints than the engine renders.
-    TARGET_JOINTS = Error, "targets.md §3", "", "cut the mesh into parts of at most that many joints with `dashvertex split IN -o OUT --target ENGINE` (one mesh, node and skin per part); no rewrite of the weights helps";
+    TARGET_JOINTS = Error, "targets.md §3", "", "split the mesh for that engine into parts of at most that many joints (one mesh, node and skin per part); no rewrite of the weights helps";
     /// With --target: a joint index wider than the engine stores.
     TARGET_INDEX_WIDTH = Error, "targets.md §3", "", "renumber the bones (a manifest) so the used ones come first";
     /// A bone index with non-zero weight names a bone the manifest marks removed.
     BONE_REMOVED = Error, "validation.md §2", "", "the bone left the skeleton: reduce the mesh again with the current manifest, or restore the bone";
     /// With `--manifest --locked`: a glTF joint with non-zero weight whose bone the
     /// manifest does not have (by name or alias).
-    BONE_NOT_IN_MANIFEST = Error, "validation.md §2", "", "add the bone with `dashvertex manifest update M --from FILE`, or weight that vertex on a bone the manifest has";
+    BONE_NOT_IN_MANIFEST = Error, "validation.md §2", "", "add the bone to the manifest (update it from the file), or weight that vertex on a bone the manifest has";
     /// With `--manifest`: a glTF skin has Blender's `neutral_bone`, the joint its glTF
     /// exporter adds to hold vertices no bone weights.
-    NEUTRAL_BONE = Warning, "validation.md §2", "", "weight those vertices to a real bone in Blender (Weight Paint) and export again, or keep the joint on purpose with `--allow NEUTRAL_BONE`";
+    NEUTRAL_BONE = Warning, "validation.md §2", "", "weight those vertices to a real bone in Blender (Weight Paint) and export again, or allow NEUTRAL_BONE to keep the joint on purpose";
     /// A glTF skin's joint order differs from the bone manifest's (`--manifest`): a joint
     /// whose index is not the manifest's for its bone (or, with `--locked`, a bone the
     /// manifest does not have). An error with `--locked`.
-    JOINT_ORDER = Warning, "validation.md §2", "", "rewrite the joint order with `dashvertex remap FILE --manifest M -o OUT`";
+    JOINT_ORDER = Warning, "validation.md §2", "", "remap the file's joints to the manifest's order";
     /// The same bone carries non-zero weight twice in one vertex (across all sets).
     BONE_DUPLICATE = Error, "dashvertex.md §1", "ACCESSOR_JOINTS_INDEX_DUPLICATE", "merge the two weights into one slot";
     /// An unused slot (weight 0) names a bone other than 0.
     PADDING_BONE = Warning, "dashvertex.md §1 [I3], §5", "ACCESSOR_JOINTS_USED_ZERO_WEIGHT", "set the bone index of unused slots to 0";
     /// Bone indices were not range-checked: no skeleton is known.
-    BONE_RANGE_UNCHECKED = Info, "validation.md §2", "", "pass --bones N or --manifest FILE";
+    BONE_RANGE_UNCHECKED = Info, "validation.md §2", "", "give the number of bones, or a manifest";
     /// A later set holds a heavier influence than a used slot of an earlier set.
     SET_ORDER = Warning, "dashvertex.md §1", "", "sort influences heaviest first across sets; a client that reads set 0 only loses the heavier one";
     /// A later set has a used slot while an earlier set has a free one.
@@ -333,7 +333,7 @@ codes! {
     /// The inverse bind matrices are not MAT4 float, or their view has a byteStride.
     GLTF_IBM_FORMAT = Error, "validation.md §6", "SKIN_IBM_INVALID_FORMAT", "";
     /// The inverse bind matrices lie in a buffer view with a `byteStride`.
-    GLTF_IBM_STRIDE = Error, "validation.md §6", "SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE", "pack the matrices tightly (`dashvertex fix` does)";
+    GLTF_IBM_STRIDE = Error, "validation.md §6", "SKIN_IBM_ACCESSOR_WITH_BYTESTRIDE", "pack the matrices tightly (fixing the file does)";
     /// Fewer inverse bind matrices than joints.
     GLTF_IBM_COUNT = Error, "validation.md §6", "INVALID_IBM_ACCESSOR_COUNT", "";
     /// An inverse bind matrix's fourth row is not exactly (0, 0, 0, 1).
@@ -356,9 +356,9 @@ codes! {
     /// An FBX cluster lists a control point with weight 0.
     FBX_WEIGHT_ZERO = Warning, "fbx.md §3", "", "some importers count a listed 0 as an influence; clean the vertex groups (Blender: Clean) before export";
     /// A control point's FBX weights do not sum to 1 (the glTF rule).
-    FBX_WEIGHT_SUM = Error, "fbx.md §3", "", "normalize the weights before export (Blender: Normalize All), or let `dashvertex convert` / `reduce` normalize them";
+    FBX_WEIGHT_SUM = Error, "fbx.md §3", "", "normalize the weights before export (Blender: Normalize All), or let dash's convert or reduce normalize them";
     /// A control point has more FBX influences than glTF's first set or the target keeps.
-    FBX_INFLUENCES = Warning, "fbx.md §3", "", "`dashvertex reduce FILE -o OUT` keeps the ones that matter";
+    FBX_INFLUENCES = Warning, "fbx.md §3", "", "reducing the file keeps the ones that matter";
     /// A control point of a skinned FBX mesh that no cluster weights.
     FBX_UNWEIGHTED = Warning, "fbx.md §3", "", "weight it to a bone, or it stays where the mesh is while the skeleton moves";
     /// Two clusters of one FBX skin deformer link to the same bone.

@@ -7,8 +7,10 @@
 use dashvertex_core::InfluenceSet;
 use dashvertex_core::weights::{SumCheck, reference_order};
 
-/// What repairs a vertex without any weight (renormalizing cannot).
-const ZERO_SUM_HELP: &str = "bind the vertex to a bone: `dashvertex fix FILE -o OUT --zero-sum nearest` copies the nearest weighted vertex's influences, `--zero-sum root` binds it to the root bone";
+/// What repairs a vertex without any weight (renormalizing cannot): the help of a
+/// `WEIGHT_SUM` of all-zero weights, in place of the code's own (a front end words it with
+/// its own names).
+pub const ZERO_SUM_HELP: &str = "bind the vertex to a bone: fix it with the zero-sum policy nearest (the nearest weighted vertex's influences) or root (the root bone)";
 
 use crate::codes::Code;
 use crate::diagnostic::{Diagnostic, Location};

@@ -32,7 +32,7 @@ mod skeleton;
 pub use codes::{Code, Severity, UnknownName};
 pub use dashvertex_formats::Format;
 pub use diagnostic::{Diagnostic, Location};
-pub use influences::Profile;
+pub use influences::{Profile, ZERO_SUM_HELP};
 pub use inputs::gltf::check_document;
 pub use options::{JointOrder, Level, Options, ProgressFn};
 pub use refusal::{

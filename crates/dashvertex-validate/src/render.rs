@@ -99,7 +99,7 @@ pub fn file(r: &FileReport, style: Style) -> String {
         let total: u64 = r.codes.values().sum();
         let _ = writeln!(
             out,
-            "{}: … {} more finding(s) not shown (--max-diagnostics {shown})",
+            "{}: … {} more finding(s) not shown (at most {shown} kept per file)",
             r.file,
             total - shown as u64
         );

@@ -17,9 +17,15 @@ use crate::report::{FileReport, Report};
 pub const SCHEMA_URI: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
-/// The report as a SARIF 2.1.0 log.
+/// The report as a SARIF 2.1.0 log, each rule's help the catalogue's.
 pub fn log(report: &Report) -> Value {
-    let rules: Vec<Value> = Code::ALL.iter().map(|c| rule(*c)).collect();
+    log_with(report, &|c: Code| c.help().map(str::to_owned))
+}
+
+/// [`log`] with each rule's help given by `help` (a front end's wording of the advice;
+/// the results keep the help their diagnostics carry).
+pub fn log_with(report: &Report, help: &dyn Fn(Code) -> Option<String>) -> Value {
+    let rules: Vec<Value> = Code::ALL.iter().map(|c| rule(*c, help(*c))).collect();
     let mut results = Vec::new();
     let mut artifacts = Vec::new();
     let mut notes = Vec::new();
@@ -50,7 +56,7 @@ pub fn log(report: &Report) -> Value {
             notes.push(json!({
                 "level": "note",
                 "message": {"text": format!(
-                    "{}: {} more finding(s) not listed (--max-diagnostics {shown})",
+                    "{}: {} more finding(s) not listed (at most {shown} kept per file)",
                     f.file,
                     total.saturating_sub(shown)
                 )},
@@ -79,7 +85,7 @@ pub fn log(report: &Report) -> Value {
 }
 
 /// A code's rule metadata.
-fn rule(c: Code) -> Value {
+fn rule(c: Code, help: Option<String>) -> Value {
     let mut r = json!({
         "id": c.as_str(),
         "name": pascal(c.as_str()),
@@ -90,7 +96,7 @@ fn rule(c: Code) -> Value {
             "khronos": c.khronos().collect::<Vec<_>>(),
         },
     });
-    if let (Some(h), Value::Object(m)) = (c.help(), &mut r) {
+    if let (Some(h), Value::Object(m)) = (help, &mut r) {
         m.insert("help".into(), json!({"text": h}));
     }
     r

@@ -1,7 +1,7 @@
 //! Fitting the weights of one vertex on bones another rule chose: `dashvertex split
 //! --reduce --fit` (`spec/split.md` §3) takes joints off an element's vertices by its own
 //! rule, then asks, per vertex, for the weights on the joints left that move the vertex
-//! least from its skinning with every influence ([RF1]'s objective, [RF2]'s exact weights),
+//! least from its skinning with every influence (\[RF1\]'s objective, \[RF2\]'s exact weights),
 //! written in the slots those joints already hold.
 
 use dashvertex_core::weights::{largest_remainder, normalize_unit};
@@ -162,7 +162,7 @@ impl<'p> SupportFit<'p> {
     }
 }
 
-/// [RF2]'s unorm weights: largest remainder, then single units moved between the
+/// \[RF2\]'s unorm weights: largest remainder, then single units moved between the
 /// support's bones while a move lowers the objective (at most 64 moves).
 fn exact_unorm(
     problem: &Problem<'_>,

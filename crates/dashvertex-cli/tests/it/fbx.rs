@@ -135,10 +135,10 @@ fn every_command_takes_fbx_and_none_writes_it() {
     }
 }
 
-/// Blender's import of `fbx`: each mesh's vertices as {bone: weight}, or None without Blender.
-fn blender_weights(fbx: &Path, dir: &Path) -> Option<Vec<BTreeMap<String, f64>>> {
-    let out = dir.join("blender.json");
-    let script = repo().join("fixtures/fbx/blender_weights.py");
+/// What `fixtures/fbx/SCRIPT` writes, run by Blender on `fbx` (`-- IN OUT`), as JSON; None
+/// without Blender.
+fn blender_script(script: &str, fbx: &Path, dir: &Path) -> Option<serde_json::Value> {
+    let out = dir.join(format!("{script}.json"));
     let run = Command::new("blender")
         .args([
             "-b",
@@ -147,7 +147,7 @@ fn blender_weights(fbx: &Path, dir: &Path) -> Option<Vec<BTreeMap<String, f64>>>
             "1",
             "--python",
         ])
-        .arg(&script)
+        .arg(repo().join("fixtures/fbx").join(script))
         .arg("--")
         .args([fbx, &out])
         .output();
@@ -155,7 +155,12 @@ fn blender_weights(fbx: &Path, dir: &Path) -> Option<Vec<BTreeMap<String, f64>>>
         Err(_) => return None,
         Ok(o) => assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr)),
     }
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    Some(serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap())
+}
+
+/// Blender's import of `fbx`: each mesh's vertices as {bone: weight}, or None without Blender.
+fn blender_weights(fbx: &Path, dir: &Path) -> Option<Vec<BTreeMap<String, f64>>> {
+    let v = blender_script("blender_weights.py", fbx, dir)?;
     let mut rows = Vec::new();
     for m in v["meshes"].as_array().unwrap() {
         for vx in m["vertices"].as_array().unwrap() {
@@ -290,25 +295,7 @@ fn converted_fbx_has_no_official_validator_error() {
 /// glTF's axes; None without Blender.
 #[allow(clippy::type_complexity)]
 fn blender_deform(fbx: &Path, dir: &Path) -> Option<(Vec<f64>, Vec<[f64; 3]>, Vec<Vec<[f64; 3]>>)> {
-    let out = dir.join("deform.json");
-    let script = repo().join("fixtures/fbx/blender_deform.py");
-    let run = Command::new("blender")
-        .args([
-            "-b",
-            "--factory-startup",
-            "--python-exit-code",
-            "1",
-            "--python",
-        ])
-        .arg(&script)
-        .arg("--")
-        .args([fbx, &out])
-        .output();
-    match run {
-        Err(_) => return None,
-        Ok(o) => assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr)),
-    }
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let v = blender_script("blender_deform.py", fbx, dir)?;
     let p = |x: &serde_json::Value| -> [f64; 3] { [0, 1, 2].map(|i| x[i].as_f64().unwrap()) };
     let rows =
         |x: &serde_json::Value| -> Vec<[f64; 3]> { x.as_array().unwrap().iter().map(p).collect() };

@@ -40,10 +40,7 @@ fn dense_columns() -> Vec<Vec<f32>> {
 }
 
 fn reduce(c: &mut Criterion) {
-    let cfg = Config {
-        normalize: Normalize::Unit,
-        ..Config::default()
-    };
+    let cfg = Config::default().with_normalize(Normalize::Unit);
     let mut g = c.benchmark_group("reduce_1m_vertices");
     g.throughput(Throughput::Elements(N as u64));
     g.sample_size(10);

@@ -316,21 +316,22 @@ impl<'a> Arbitrary<'a> for ReduceCase {
             vertices.push(list);
         }
         let q = u.int_in_range(0u8..=2)?;
-        let config = dashvertex_reduce::Config {
-            max_influences: u.int_in_range(1usize..=10)?,
-            normalize: if q > 0 || u.arbitrary()? {
+        let config = dashvertex_reduce::Config::default()
+            .with_max_influences(u.int_in_range(1usize..=10)?)
+            .with_quantize(
+                [
+                    dashvertex_reduce::Quantize::F32,
+                    dashvertex_reduce::Quantize::Unorm16,
+                    dashvertex_reduce::Quantize::Unorm8,
+                ][q as usize],
+            )
+            .with_normalize(if q > 0 || u.arbitrary()? {
                 dashvertex_reduce::Normalize::Unit
             } else {
                 dashvertex_reduce::Normalize::None
-            },
-            quantize: [
-                dashvertex_reduce::Quantize::F32,
-                dashvertex_reduce::Quantize::Unorm16,
-                dashvertex_reduce::Quantize::Unorm8,
-            ][q as usize],
-            min_weight: [0.0, 1e-4, 0.05][u.int_in_range(0usize..=2)?],
-            empty: dashvertex_reduce::Empty::Zero,
-        };
+            })
+            .with_min_weight([0.0, 1e-4, 0.05][u.int_in_range(0usize..=2)?])
+            .with_empty(dashvertex_reduce::Empty::Zero);
         Ok(ReduceCase {
             bones,
             vertices,

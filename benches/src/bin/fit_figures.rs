@@ -132,11 +132,9 @@ fn main() {
             pose_time
         );
         for &k in &ks {
-            let cfg = Config {
-                max_influences: k,
-                normalize: Normalize::Unit,
-                ..Config::default()
-            };
+            let cfg = Config::default()
+                .with_max_influences(k)
+                .with_normalize(Normalize::Unit);
             let t = Instant::now();
             let plain = dashvertex_reduce::reduce(&p.input, &map, None, &cfg).unwrap();
             let plain_time = t.elapsed().as_secs_f64();

@@ -201,13 +201,12 @@ fn to_dashvertex(a: &ConvertJob, source: Source, to: Format) -> Result<(), AppEr
     let most = ctx.limits.max_sets.saturating_mul(4);
     let args = ReduceJob {
         to: Some(to),
-        config: dashvertex_reduce::Config {
-            max_influences: usize::try_from(most).unwrap_or(usize::MAX),
-            normalize: dashvertex_reduce::Normalize::None,
-            quantize: dashvertex_reduce::Quantize::F32,
-            min_weight: 0.0,
-            empty: dashvertex_reduce::Empty::Zero,
-        },
+        config: dashvertex_reduce::Config::default()
+            .with_max_influences(usize::try_from(most).unwrap_or(usize::MAX))
+            .with_quantize(dashvertex_reduce::Quantize::F32)
+            .with_normalize(dashvertex_reduce::Normalize::None)
+            .with_min_weight(0.0)
+            .with_empty(dashvertex_reduce::Empty::Zero),
         pick: a.pick,
         convert: true,
         save: a.save,

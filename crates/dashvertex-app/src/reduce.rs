@@ -594,10 +594,9 @@ fn to_gltf(
         }
     };
     // The plain reduction measured beside the fitted one keeps the K written.
-    let cfg = Config {
-        max_influences: chosen_k.unwrap_or(a.config.max_influences),
-        ..a.config
-    };
+    let cfg = a
+        .config
+        .with_max_influences(chosen_k.unwrap_or(a.config.max_influences));
     let fit = fitting.finish(
         a,
         g,

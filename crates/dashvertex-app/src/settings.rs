@@ -124,13 +124,12 @@ pub fn settings(
             }
         }
     };
-    Ok(Config {
-        max_influences,
-        normalize,
-        quantize: asked.quantize,
-        min_weight: asked.min_weight,
-        empty: asked.empty,
-    })
+    Ok(Config::default()
+        .with_max_influences(max_influences)
+        .with_quantize(asked.quantize)
+        .with_normalize(normalize)
+        .with_min_weight(asked.min_weight)
+        .with_empty(asked.empty))
 }
 
 impl Default for Asked {

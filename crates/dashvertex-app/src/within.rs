@@ -29,7 +29,7 @@ use crate::words::Opt;
 /// let (input, output) = ("rig.glb".as_ref(), "rig.k.glb".as_ref());
 /// // the fewest influences, up to 8, that keep every vertex within 1 mm at every keyframe
 /// let job = reduce::ReduceJob {
-///     config: dashvertex_reduce::Config { max_influences: 8, ..Default::default() },
+///     config: dashvertex_reduce::Config::default().with_max_influences(8),
 ///     max_error: Some(0.001),
 ///     ..reduce::ReduceJob::new(input, output, &ctx)
 /// };
@@ -67,10 +67,7 @@ pub fn reduce_within<'g>(
     let mut last = None;
     for k in 1..=kmax {
         let mut m = start.clone();
-        let cfg = Config {
-            max_influences: k,
-            ..job.config
-        };
+        let cfg = job.config.with_max_influences(k);
         let out = run(&cfg, &mut m)?;
         let loss = loss_of(job.input, gltf, &out.written, anims, &ctx.limits)?;
         if loss.len() < prims.len() {
@@ -135,10 +132,7 @@ pub(crate) fn auto_within(
     let kmax = job.config.max_influences;
     for k in 1..=kmax {
         let mut m = start.clone();
-        let cfg = Config {
-            max_influences: k,
-            ..job.config
-        };
+        let cfg = job.config.with_max_influences(k);
         match run(&cfg, &mut m) {
             Ok(out) => {
                 ctx.info(format_args!(

@@ -61,14 +61,12 @@ pub fn dropped(p: &Primitive, k: usize) -> Result<Vec<f32>, DroppedError> {
     let mesh = mesh_of(p);
     let input = Input::from_mesh(&mesh, Vec::new()).map_err(|e| DroppedError(e.to_string()))?;
     let map = input.unnamed_indices().unwrap_or_default();
-    let cfg = Config {
-        max_influences: k,
-        // Unit normalization: the preview is about which influences go, and unit output
-        // never refuses a sum above 1 (the report already flags it).
-        normalize: Normalize::Unit,
-        empty: Empty::Zero,
-        ..Config::default()
-    };
+    // Unit normalization: the preview is about which influences go, and unit output
+    // never refuses a sum above 1 (the report already flags it).
+    let cfg = Config::default()
+        .with_max_influences(k)
+        .with_normalize(Normalize::Unit)
+        .with_empty(Empty::Zero);
     let reduced = dashvertex_reduce::reduce(&input, &map, None, &cfg)
         .map_err(|e| DroppedError(e.to_string()))?;
     let sets = reduced.sets.max(1);

@@ -35,6 +35,8 @@ fn on_disk(path: &str) -> String {
     // the bare name, as the command run in that folder labels it.
     let mut file = dashvertex_validate::validate_path(&dir.join(&name), &Options::default());
     file.file = Path::new(&name).display().to_string();
+    // Worded as the command words its advice.
+    dashvertex_app::advice::word_report(&mut file, &dashvertex_app::CommandLine);
     serde_json::to_string_pretty(&Report::new(vec![file])).unwrap()
 }
 

@@ -201,13 +201,12 @@ fn reduce(
     positions: Option<PyArrayLike2<'_, f32, AllowTypeChange>>,
     poses: Option<PyArrayLike4<'_, f64, AllowTypeChange>>,
 ) -> PyResult<Reduced> {
-    let cfg = Config {
-        max_influences,
-        normalize: options::normalize(normalize)?,
-        quantize: options::quantize(quantize)?,
-        min_weight: min_weight.unwrap_or(0.0),
-        empty: options::empty(empty)?,
-    };
+    let cfg = Config::default()
+        .with_max_influences(max_influences)
+        .with_quantize(options::quantize(quantize)?)
+        .with_normalize(options::normalize(normalize)?)
+        .with_min_weight(min_weight.unwrap_or(0.0))
+        .with_empty(options::empty(empty)?);
     let w = weights.as_array();
     let fit_args = match (fit, positions.as_ref(), poses.as_ref()) {
         (false, None, None) => None,

@@ -7,7 +7,7 @@
 //! use dashvertex_reduce::{Config, Normalize, document::reduce_document};
 //! let v = Vertex { position: [1.0, 2.0, 3.0], skin: InfluenceSet::from_pairs(&[(2, 0.6), (0, 0.2), (1, 0.1)]).unwrap() };
 //! let doc = Document { mesh: Mesh::skinned(vec![v]), skeleton: None };
-//! let cfg = Config { max_influences: 2, normalize: Normalize::Unit, ..Config::default() };
+//! let cfg = Config::default().with_max_influences(2).with_normalize(Normalize::Unit);
 //! let out = reduce_document(&doc, &cfg)?;
 //! let kept = out.document.mesh.vertices()[0].skin;
 //! assert_eq!(kept.joints, [2, 0, 0, 0]);

@@ -25,7 +25,7 @@
 //! let input = Input::from_mesh(&Mesh::skinned(vec![v]), bones.clone())?;
 //! let manifest = Manifest::init(&bones)?;
 //! let map = dashvertex_reduce::index_map(&input, &manifest)?;
-//! let cfg = Config { normalize: Normalize::Unit, ..Config::default() };
+//! let cfg = Config::default().with_normalize(Normalize::Unit);
 //! let out = dashvertex_reduce::reduce(&input, &map, None, &cfg)?;
 //! assert_eq!(out.influences[0].joints, [1, 0, 0, 0]);
 //! assert_eq!(out.influences[0].weights, [0.75, 0.25, 0.0, 0.0]);

@@ -14,7 +14,7 @@
 //! let v = Vertex { position: [0.0; 3], skin: InfluenceSet::from_pairs(&[(1, 0.6), (0, 0.2)]).unwrap() };
 //! let input = Input::from_mesh(&Mesh::skinned(vec![v]), bones)?;
 //! let mut manifest = Manifest::default();
-//! let cfg = Config { normalize: Normalize::Unit, ..Config::default() };
+//! let cfg = Config::default().with_normalize(Normalize::Unit);
 //! let run = reduce_all(&[&input], &mut manifest, &cfg, &Options::default())?;
 //! assert_eq!(run.changes.added.len(), 2);
 //! assert_eq!(run.reduced[0].influences[0].weights, [0.75, 0.25, 0.0, 0.0]);

@@ -65,6 +65,7 @@ pub enum Empty {
 
 /// Reducer settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Config {
     /// Influences kept per vertex (K).
     pub max_influences: usize,

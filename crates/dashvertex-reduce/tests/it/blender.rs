@@ -22,10 +22,7 @@ fn inputs(g: &dashvertex_gltf::Gltf) -> Vec<PrimitiveInput<'_>> {
 }
 
 fn unit4() -> Config {
-    Config {
-        normalize: Normalize::Unit,
-        ..Config::default()
-    }
+    Config::default().with_normalize(Normalize::Unit)
 }
 
 fn reduce(p: &PrimitiveInput, m: &Manifest, cfg: &Config) -> Reduced {
@@ -164,14 +161,7 @@ fn a_bone_with_no_weights_changes_no_vertex() {
     let (p24, p25) = (&inputs(&g24)[0], &inputs(&g25)[0]);
     let mut m = Manifest::init(&p24.input.bones).unwrap();
     m.update(&p25.input.bones, true).unwrap();
-    for cfg in [
-        unit4(),
-        Config::default(),
-        Config {
-            max_influences: 8,
-            ..unit4()
-        },
-    ] {
+    for cfg in [unit4(), Config::default(), unit4().with_max_influences(8)] {
         assert_eq!(
             reduce(p24, &m, &cfg).influences,
             reduce(p25, &m, &cfg).influences
@@ -187,10 +177,7 @@ fn per_bone_attributes_and_influence_sets_give_the_same_result() {
     let m = Manifest::init(&p.input.bones).unwrap();
     // The attributes keep weights Blender's JOINTS/WEIGHTS export drops (it drops
     // weights ≤ 1e-4; __UPPERARM.L holds 1.85e-16 at some vertices): use the same cut.
-    let cfg = Config {
-        min_weight: 1e-4,
-        ..unit4()
-    };
+    let cfg = unit4().with_min_weight(1e-4);
     let from_attrs = named(&reduce(p, &m, &cfg), &m);
     let prims = dashvertex_gltf::import::import(&g, &Limits::default()).unwrap();
     let bones = dashvertex_reduce::input::bone_refs(prims[0].document.skeleton.as_ref().unwrap());

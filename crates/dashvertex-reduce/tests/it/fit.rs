@@ -195,12 +195,10 @@ pub fn map_of(rig: &Rig, i: &Input<'_>) -> Vec<u32> {
 }
 
 fn cfg(k: usize, q: Quantize) -> Config {
-    Config {
-        max_influences: k,
-        normalize: Normalize::Unit,
-        quantize: q,
-        ..Config::default()
-    }
+    Config::default()
+        .with_max_influences(k)
+        .with_quantize(q)
+        .with_normalize(Normalize::Unit)
 }
 
 /// Plain and fitted reductions of `rig`.
@@ -375,17 +373,11 @@ fn settings_the_fit_cannot_honour_are_refused() {
         .unwrap_err()
     };
     assert_eq!(
-        go(Config {
-            normalize: Normalize::None,
-            ..cfg(2, Quantize::F32)
-        }),
+        go(cfg(2, Quantize::F32).with_normalize(Normalize::None)),
         FitError::NeedsUnit
     );
     assert_eq!(
-        go(Config {
-            min_weight: 0.1,
-            ..cfg(2, Quantize::F32)
-        }),
+        go(cfg(2, Quantize::F32).with_min_weight(0.1)),
         FitError::Threshold
     );
     assert_eq!(go(cfg(17, Quantize::F32)), FitError::TooManyInfluences(17));
@@ -614,11 +606,9 @@ mod gltf_run {
     use dashvertex_reduce::{Config, Normalize, Quantize};
 
     fn cfg(q: Quantize) -> Config {
-        Config {
-            normalize: Normalize::Unit,
-            quantize: q,
-            ..Config::default()
-        }
+        Config::default()
+            .with_quantize(q)
+            .with_normalize(Normalize::Unit)
     }
 
     /// Reduces the generated rig plainly and with `fit` / `max_error`; returns the

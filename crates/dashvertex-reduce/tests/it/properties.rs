@@ -99,20 +99,21 @@ fn config() -> impl Strategy<Value = Config> {
         0u8..3,
         prop_oneof![Just(0.0f32), Just(0.05f32)],
     )
-        .prop_map(|(k, unit, q, min_weight)| Config {
-            max_influences: k,
-            normalize: if unit || q > 0 {
-                Normalize::Unit
-            } else {
-                Normalize::None
-            },
-            quantize: match q {
-                0 => Quantize::F32,
-                1 => Quantize::Unorm16,
-                _ => Quantize::Unorm8,
-            },
-            min_weight,
-            empty: Empty::Zero,
+        .prop_map(|(k, unit, q, min_weight)| {
+            Config::default()
+                .with_max_influences(k)
+                .with_quantize(match q {
+                    0 => Quantize::F32,
+                    1 => Quantize::Unorm16,
+                    _ => Quantize::Unorm8,
+                })
+                .with_normalize(if unit || q > 0 {
+                    Normalize::Unit
+                } else {
+                    Normalize::None
+                })
+                .with_min_weight(min_weight)
+                .with_empty(Empty::Zero)
         })
 }
 
@@ -229,7 +230,7 @@ proptest! {
     #[test]
     fn optimality_no_dropped_weight_exceeds_a_kept_one(c in case(), k in 1usize..6) {
         let m = Manifest::init(&c.bones).unwrap();
-        let cfg = Config { max_influences: k, empty: Empty::Zero, ..Config::default() };
+        let cfg = Config::default().with_max_influences(k).with_empty(Empty::Zero);
         let r = run(&c, &m, &cfg);
         let i = input(&c);
         let map = dashvertex_reduce::index_map(&i, &m).unwrap();
@@ -333,14 +334,14 @@ proptest! {
         let i = input(&c);
         let map = dashvertex_reduce::index_map(&i, &m).unwrap();
         let root = dashvertex_reduce::root_index(&i, &m);
-        let none = Config { normalize: Normalize::None, empty: Empty::Zero, ..Config::default() };
+        let none = Config::default().with_normalize(Normalize::None).with_empty(Empty::Zero);
         let e = dashvertex_reduce::reduce(&i, &map, root, &none).unwrap_err();
         prop_assert!(
             matches!(&e, dashvertex_reduce::ReduceError::AboveOne { vertex, merged, .. }
                 if *vertex == (v % n) as u64 && !merged.is_empty()),
             "{e}"
         );
-        let unit = Config { normalize: Normalize::Unit, empty: Empty::Zero, ..Config::default() };
+        let unit = Config::default().with_normalize(Normalize::Unit).with_empty(Empty::Zero);
         prop_assert!(dashvertex_reduce::reduce(&i, &map, root, &unit).is_ok());
     }
 }

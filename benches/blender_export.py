@@ -2,7 +2,7 @@
 bone influences per vertex, written by Blender's own glTF exporter (what users run dash on).
 
   blender -b --factory-startup --python-exit-code 1 --python benches/blender_export.py -- \
-      OUT.glb [RINGS] [SEGMENTS] [BONES]
+      OUT.glb [RINGS] [SEGMENTS] [BONES] [FRAMES]
 
 Defaults: 1,800 rings x 1,936 segments (about 3.5 M vertices) and 48 bones in a chain
 along the cylinder. Every vertex belongs to the 16 bones nearest its height, weights
@@ -10,6 +10,9 @@ falling off with rank; the groups are filled in batches (one call per bone and r
 3.5 M-vertex mesh takes seconds, not hours. The export keeps every influence
 (`export_all_influences`), with normals and UVs, as a character export would:
 `python3 benches/peers.py --shape OUT.glb` then measures dash and its peers on it.
+With FRAMES (default 0: no animation), an action of that many frames bends every bone of
+the chain about X and Y by up to 25 degrees, keyed at every frame (what `reduce --fit` and
+the loss report play).
 """
 import sys
 
@@ -23,6 +26,7 @@ out = argv[0]
 rings = int(argv[1]) if len(argv) > 1 else 1800
 segments = int(argv[2]) if len(argv) > 2 else 1936
 bones = int(argv[3]) if len(argv) > 3 else 48
+frames = int(argv[4]) if len(argv) > 4 else 0
 influences = 16
 height = 2.0
 
@@ -99,6 +103,22 @@ for k, off in enumerate(offsets):
         verts = (ring_ids[:, None] * segments + np.arange(segments)[None, :]).ravel()
         groups[g].add(verts.tolist(), float(rank_weight[k]), "ADD")
 
+# The action: each bone bends about X and Y with a phase of its own, keyed at every frame.
+if frames > 0:
+    import math
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    for f in range(1, frames + 1):
+        t = (f - 1) / max(frames - 1, 1)
+        for i, pb in enumerate(rig.pose.bones):
+            pb.rotation_mode = "XYZ"
+            pb.rotation_euler = (
+                math.radians(25.0) * math.sin(2.0 * math.pi * t + 0.4 * i),
+                math.radians(25.0) * math.cos(2.0 * math.pi * t + 0.7 * i) * 0.5,
+                0.0,
+            )
+            pb.keyframe_insert("rotation_euler", frame=f)
+
 bpy.ops.export_scene.gltf(
     filepath=out,
     export_format="GLB",
@@ -107,7 +127,7 @@ bpy.ops.export_scene.gltf(
     export_normals=True,
     export_texcoords=True,
     export_materials="NONE",
-    export_animations=False,
+    export_animations=frames > 0,
     use_selection=False,
 )
-print(f"wrote {out}: {rings * segments} mesh vertices, {bones} bones, {influences} influences")
+print(f"wrote {out}: {rings * segments} mesh vertices, {bones} bones, {influences} influences, {frames} frames")

@@ -32,6 +32,7 @@ mod glb;
 mod glb_anim;
 #[cfg(not(target_family = "wasm"))]
 mod glb_mesh;
+#[cfg(not(target_family = "wasm"))]
 mod glb_texture;
 mod output;
 #[cfg(not(target_family = "wasm"))]

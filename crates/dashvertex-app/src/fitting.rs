@@ -7,7 +7,6 @@ use std::cell::RefCell;
 use dashvertex_gltf::export::BufferFiles;
 use dashvertex_gltf::{Container, Gltf};
 use dashvertex_reduce::Config;
-use dashvertex_reduce::fit::FitOptions;
 use dashvertex_reduce::fit::gltf::{GltfFit, PrimitiveFit, reduce_gltf_fitted};
 use dashvertex_reduce::gltf::PrimitiveInput;
 use dashvertex_reduce::manifest::Manifest;
@@ -46,13 +45,14 @@ impl<'a> Fitting<'a> {
         g: &Gltf,
         anims: &'a [dashvertex_skin::Animation],
     ) -> Self {
-        let plan = (a.fit || a.quantize_auto).then(|| GltfFit {
-            fit: a.fit,
-            max_error: a.max_error.filter(|_| a.quantize_auto),
-            anims,
-            budget: dashvertex_skin::work_budget(g, anims),
-            options: FitOptions::default(),
-            limits: &a.ctx.limits,
+        let plan = (a.fit || a.quantize_auto).then(|| {
+            crate::settings::fit_plan(
+                g,
+                anims,
+                &a.ctx.limits,
+                a.fit,
+                a.max_error.filter(|_| a.quantize_auto),
+            )
         });
         Fitting {
             plan,

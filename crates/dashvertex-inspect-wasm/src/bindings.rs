@@ -1,6 +1,8 @@
 //! The JavaScript API (wasm-bindgen): an [`Inspector`] collects the dropped files, opens
 //! them, and hands out the report, the scene description and its arrays.
 
+use std::cell::{Ref, RefCell};
+
 use js_sys::{Error, Float32Array, JSON, Uint32Array};
 use wasm_bindgen::prelude::*;
 
@@ -22,7 +24,13 @@ pub struct Inspector {
     scene: Option<Scene>,
     gltf: Option<dashvertex_gltf::Gltf>,
     load_error: Option<String>,
+    /// The last fitted reduction, its K, bytes and scene read back: the preview of every
+    /// primitive and the download share one run per K.
+    fitted: RefCell<Option<FittedRun>>,
 }
+
+/// A fitted reduction's K, GLB bytes and scene read back.
+type FittedRun = (usize, Vec<u8>, Scene);
 
 #[wasm_bindgen]
 impl Inspector {
@@ -39,6 +47,7 @@ impl Inspector {
         self.scene = None;
         self.gltf = None;
         self.load_error = None;
+        self.fitted = RefCell::new(None);
     }
 
     /// Validates and decodes the files. Returns whether the document could be decoded
@@ -166,8 +175,9 @@ impl Inspector {
     pub fn dropped(&self, p: usize, k: usize, fit: Option<bool>) -> Result<Float32Array, JsValue> {
         let prim = self.primitive(p)?;
         let d = if fit.unwrap_or(false) {
-            let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
-            crate::dropped::dropped_fitted(gltf, prim, k)
+            let run = self.fitted_run(k)?;
+            let (_, _, scene) = run.as_ref().ok_or_else(|| error("nothing fitted"))?;
+            crate::dropped::dropped_fitted(scene, prim)
         } else {
             crate::dropped::dropped(prim, k)
         };
@@ -184,9 +194,24 @@ impl Inspector {
     /// `--fit` (or a `DashError` saying why nothing can be written).
     #[wasm_bindgen(js_name = reduceToGlb)]
     pub fn reduce_to_glb(&self, k: usize, fit: Option<bool>) -> Result<Vec<u8>, JsValue> {
+        if fit.unwrap_or(false) {
+            let run = self.fitted_run(k)?;
+            let (_, bytes, _) = run.as_ref().ok_or_else(|| error("nothing fitted"))?;
+            return Ok(bytes.clone());
+        }
         let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
-        crate::reduced::reduce_to_glb(gltf, k, fit.unwrap_or(false))
-            .map_err(|e| error(e.to_string()))
+        crate::reduced::reduce_to_glb(gltf, k, false).map_err(|e| error(e.to_string()))
+    }
+
+    /// The fitted reduction to `k` influences, run when the last one was for another K.
+    fn fitted_run(&self, k: usize) -> Result<Ref<'_, Option<FittedRun>>, JsValue> {
+        if self.fitted.borrow().as_ref().is_none_or(|f| f.0 != k) {
+            let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
+            let (bytes, scene) =
+                crate::dropped::fitted(gltf, k).map_err(|e| error(e.to_string()))?;
+            *self.fitted.borrow_mut() = Some((k, bytes, scene));
+        }
+        Ok(self.fitted.borrow())
     }
 
     /// The opened document repaired: the GLB bytes `dashvertex fix IN -o OUT.glb`

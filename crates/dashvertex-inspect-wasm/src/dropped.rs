@@ -10,7 +10,7 @@ use dashvertex_gltf::Gltf;
 use dashvertex_reduce::input::Input;
 use dashvertex_reduce::{Config, Empty, Normalize};
 
-use crate::scene::Primitive;
+use crate::scene::{Primitive, Scene};
 
 /// Why the preview cannot be computed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,15 +73,21 @@ pub fn dropped(p: &Primitive, k: usize) -> Result<Vec<f32>, DroppedError> {
     Ok(lost(&mesh, reduced.influences.chunks(sets)))
 }
 
-/// Per vertex of `p`, the weight the fitted reduction of `gltf` (the document `p` was
-/// decoded from) to `k` influences drops: the output the download gives, read back. Its
-/// joints keep the file's order (no manifest), so they are `p`'s joint indices.
-pub fn dropped_fitted(gltf: &Gltf, p: &Primitive, k: usize) -> Result<Vec<f32>, DroppedError> {
+/// The fitted reduction of `gltf` to `k` influences (the bytes the download gives) and
+/// its scene read back: made once per K, every primitive's preview compares with it.
+pub fn fitted(gltf: &Gltf, k: usize) -> Result<(Vec<u8>, Scene), DroppedError> {
     let bytes = crate::reduced::reduce_to_glb(gltf, k, true).map_err(|e| DroppedError(e.0))?;
     let out = dashvertex_gltf::load(&bytes, &dashvertex_gltf::NoFiles, &Limits::default())
         .map_err(|e| DroppedError(format!("the fitted output cannot be read back: {e}")))?;
     let scene = crate::scene::decode(&out);
-    let q = scene
+    Ok((bytes, scene))
+}
+
+/// Per vertex of `p`, the weight the fitted reduction drops: `out` is that reduction read
+/// back ([`fitted`]). Its joints keep the file's order (no manifest), so they are `p`'s
+/// joint indices.
+pub fn dropped_fitted(out: &Scene, p: &Primitive) -> Result<Vec<f32>, DroppedError> {
+    let q = out
         .data
         .iter()
         .find(|q| (q.info.mesh, q.info.primitive) == (p.info.mesh, p.info.primitive))

@@ -9,13 +9,12 @@ use std::path::Path;
 
 use dashvertex_app::Neutral;
 use dashvertex_app::check::{Check, refused};
-use dashvertex_app::settings::{Asked, keeps_order, pipeline_options, settings};
+use dashvertex_app::settings::{Asked, fit_plan, keeps_order, pipeline_options, settings};
 use dashvertex_core::Limits;
 use dashvertex_formats::Format;
 use dashvertex_gltf::export::BufferFiles;
 use dashvertex_gltf::{Container, Gltf};
-use dashvertex_reduce::fit::FitOptions;
-use dashvertex_reduce::fit::gltf::{GltfFit, reduce_gltf_fitted};
+use dashvertex_reduce::fit::gltf::reduce_gltf_fitted;
 use dashvertex_reduce::manifest::Manifest;
 use dashvertex_reduce::pipeline::reduce_gltf;
 
@@ -65,14 +64,7 @@ pub fn reduce_to_glb(gltf: &Gltf, k: usize, fit: bool) -> Result<Vec<u8>, Reduce
     let out = if fit {
         let anims = dashvertex_skin::animations(gltf, &limits)
             .map_err(|e| ReduceRefused(format!("the file's animations cannot be read: {e}")))?;
-        let plan = GltfFit {
-            fit: true,
-            max_error: None,
-            anims: &anims,
-            budget: dashvertex_skin::work_budget(gltf, &anims),
-            options: FitOptions::default(),
-            limits: &limits,
-        };
+        let plan = fit_plan(gltf, &anims, &limits, true, None);
         let (out, _) = reduce_gltf_fitted(
             gltf,
             &prims,

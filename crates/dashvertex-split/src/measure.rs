@@ -69,13 +69,7 @@ pub fn moved(
         return Ok(Moved::default());
     }
     let skin = Skin::read(gltf, skin, limits).map_err(SplitError::Skin)?;
-    let pos = match positions {
-        Some(a) => Some(
-            dashvertex_gltf::accessor::read(gltf, a, limits)
-                .map_err(|e| SplitError::Skin(dashvertex_skin::SkinError::Accessor(e)))?,
-        ),
-        None => None,
-    };
+    let pos = positions_of(gltf, positions, limits)?;
     let rig = Rig::new(gltf);
     let Moments {
         moments,
@@ -115,6 +109,20 @@ pub fn moved(
         }
     }
     Ok(out)
+}
+
+/// The view of the POSITION accessor `positions` (none: every vertex at the origin).
+pub(crate) fn positions_of<'g>(
+    gltf: &'g Gltf,
+    positions: Option<u64>,
+    limits: &Limits,
+) -> Result<Option<dashvertex_gltf::accessor::AccessorData<'g>>, SplitError> {
+    positions
+        .map(|a| {
+            dashvertex_gltf::accessor::read(gltf, a, limits)
+                .map_err(|e| SplitError::Skin(dashvertex_skin::SkinError::Accessor(e)))
+        })
+        .transpose()
 }
 
 /// The joint matrices of skin `skin` of `gltf` at each moment [`moved`] measures for

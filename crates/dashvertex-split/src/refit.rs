@@ -63,13 +63,7 @@ pub(crate) fn refit(
         }
     }
     let fit = SupportFit::new(&poses, &used);
-    let pos = match positions {
-        Some(a) => Some(
-            dashvertex_gltf::accessor::read(gltf, a, limits)
-                .map_err(|e| SplitError::Skin(dashvertex_skin::SkinError::Accessor(e)))?,
-        ),
-        None => None,
-    };
+    let pos = crate::measure::positions_of(gltf, positions, limits)?;
     let storage = match after.format {
         WeightFormat::F32 => Quantize::F32,
         WeightFormat::Unorm8 => Quantize::Unorm8,

@@ -115,7 +115,7 @@ fn save_as(
                     ),
                     ShapeLoss::Members(m) => format!(
                         "{flag} {name} cannot hold the document member(s) {}; use {flag} document",
-                        m.iter().map(|s| dashvertex_fs::short(s)).collect::<Vec<_>>().join(", ")
+                        m.iter().map(|s| dashvertex_core::text::short(s)).collect::<Vec<_>>().join(", ")
                     ),
                     ShapeLoss::VertexCount(n) => format!(
                         "{flag} vertex holds exactly one vertex, the input has {n}; use {flag} array"

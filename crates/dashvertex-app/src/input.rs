@@ -126,80 +126,59 @@ impl Context<'_> {
     }
 }
 
-/// Loads a reducer input. glTF is told by its name or, from standard input or under
-/// another name, by its bytes; glTF from standard input has no folder, so it reads no
-/// external file (spec/security.md §1).
-pub fn load(path: &Path, ctx: &Context) -> Result<Source, AppError> {
-    load_for(path, ctx, dashvertex_validate::Work::Skin)
-}
-
-/// [`load`] for a job that does `work` with a glTF input ([`read_source_for`]).
-pub fn load_for(
-    path: &Path,
+/// Opens the bytes of a file named `name` (for messages, and for its extension, which
+/// tells glTF from DashVertex when the bytes do not): FBX, told by its bytes, as the glTF
+/// it converts to (spec/fbx.md §2); glTF with the files it references read through
+/// `resolver` (which decides what may be read: [`dashvertex_gltf::NoFiles`] for none),
+/// its document checked for the job's `work` ([`check_gltf_for`]); anything else as
+/// bytes, for the caller to decode. This is every job's input, whatever reads the file.
+pub fn open(
+    name: &Path,
+    bytes: Vec<u8>,
+    resolver: &dyn dashvertex_gltf::Resolver,
     ctx: &Context,
-    work: dashvertex_validate::Work,
-) -> Result<Source, AppError> {
-    match read_source_for(path, ctx, work)? {
-        Opened::Gltf(g) => Ok(Source::Gltf(g)),
-        Opened::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
-    }
-}
-
-/// Loads a reducer input as [`load`] does, except that a GLB file is read without the
-/// buffer views only carried accessors use ([`read_source_for_rewrite`]).
-pub fn load_for_rewrite(
-    path: &Path,
-    ctx: &Context,
-    rewrite: dashvertex_gltf::sparse::Rewrite,
-    work: dashvertex_validate::Work,
-) -> Result<Source, AppError> {
-    match read_source_for_rewrite(path, ctx, rewrite, work)? {
-        Opened::Gltf(g) => Ok(Source::Gltf(g)),
-        Opened::Bytes(bytes) => source_of_bytes(path, &bytes, None, ctx),
-    }
-}
-
-/// Reads an input as [`read_source`] does, except that a GLB file is read without the
-/// buffer views only accessors `rewrite` carries use (NORMAL, TANGENT, TEXCOORD_n,
-/// COLOR_n, indices, morph targets, and for a remap POSITION:
-/// [`dashvertex_gltf::sparse`]): for a job that writes a GLB and
-/// copies those into it unchanged ([`dashvertex_gltf::export::Written::holes`]), with
-/// what that means for its checks (spec/security.md \[V2\]).
-pub fn read_source_for_rewrite(
-    path: &Path,
-    ctx: &Context,
-    rewrite: dashvertex_gltf::sparse::Rewrite,
     work: dashvertex_validate::Work,
 ) -> Result<Opened, AppError> {
-    must_exist(path)?;
-    if let Some(src) = dashvertex_fs::SpliceSource::open(path, ctx.limits.max_input_bytes)? {
-        let mut magic = [0u8; 4];
-        // A small file is read whole: a sparse read opens and parses more than it saves.
-        if src.len() >= dashvertex_gltf::sparse::MIN_FILE
-            && src.read_at(&mut magic, 0).is_ok()
-            && &magic == b"glTF"
-        {
-            let mut gltf = dashvertex_gltf::sparse::load_source_for_rewrite(
-                src,
-                ctx.resource_dirs,
-                &ctx.limits,
-                rewrite,
-            )
-            .map_err(|e| input_cause(path, e))?;
-            check_gltf_for(path, &mut gltf, ctx, work)?;
-            let unread: u64 = gltf.unread(0).iter().map(|r| r.end - r.start).sum();
-            if unread > 0 {
-                ctx.detail(format_args!(
-                    "{unread} of the input's {} bytes ({}) are copied into the output \
-                     without being read",
-                    gltf.input_len(),
-                    rewrite.carried_names()
-                ));
-            }
-            return Ok(Opened::Gltf(Box::new(gltf)));
-        }
+    if Format::signature(&bytes) == Some(Format::Fbx) {
+        let mut gltf = fbx_as_gltf(name, &bytes, ctx)?;
+        check_gltf_for(name, &mut gltf, ctx, work)?;
+        return Ok(Opened::Gltf(Box::new(gltf)));
     }
-    read_source_for(path, ctx, work)
+    // Content before name: a file named .gltf/.glb is glTF unless its text says it is
+    // DashVertex JSON; any file whose bytes say glTF is.
+    let named = Format::from_extension(name).is_some_and(Format::is_gltf)
+        && Format::text_kind(&bytes) != Some(Format::Json);
+    if named || Format::is_gltf_bytes(&bytes) {
+        let mut gltf = dashvertex_gltf::load_owned(bytes, resolver, &ctx.limits)
+            .map_err(|e| input_cause(name, e))?;
+        check_gltf_for(name, &mut gltf, ctx, work)?;
+        return Ok(Opened::Gltf(Box::new(gltf)));
+    }
+    Ok(Opened::Bytes(bytes))
+}
+
+/// A reducer input from the bytes of a file named `name`, as [`open`] reads them: glTF
+/// (or FBX as glTF), DashVertex, or a per-bone weights document.
+pub fn open_source(
+    name: &Path,
+    bytes: Vec<u8>,
+    resolver: &dyn dashvertex_gltf::Resolver,
+    ctx: &Context,
+    work: dashvertex_validate::Work,
+) -> Result<Source, AppError> {
+    match open(name, bytes, resolver, ctx, work)? {
+        Opened::Gltf(g) => Ok(Source::Gltf(g)),
+        Opened::Bytes(bytes) => source_of_bytes(name, &bytes, None, ctx),
+    }
+}
+
+/// A file as first read: glTF (told by its name, else by its bytes), loaded with its
+/// buffers; or the bytes of anything else, for the caller to decode.
+pub enum Opened {
+    /// glTF or GLB.
+    Gltf(Box<Gltf>),
+    /// Any other file's bytes.
+    Bytes(Vec<u8>),
 }
 
 /// A reducer input from the bytes of a file that is not glTF: a per-bone weights
@@ -229,7 +208,7 @@ pub fn source_of_bytes(
                     format!(
                         "{line}:{column}: type is {}; {} reads a DashVertex document \
                          ({:?}) or a per-bone weights document ({:?}) (at /type)",
-                        dashvertex_fs::short(t),
+                        dashvertex_core::text::short(t),
                         ctx.job(Job::Reduce),
                         dashvertex_json::DOCUMENT_TYPE,
                         dashvertex_reduce::weights_doc::WEIGHTS_TYPE
@@ -246,66 +225,6 @@ pub fn source_of_bytes(
         limits,
         ctx,
     )?))
-}
-
-/// A file as first read: glTF (told by its name, else by its bytes), loaded with its
-/// buffers; or the bytes of anything else, for the caller to decode.
-pub enum Opened {
-    /// glTF or GLB.
-    Gltf(Box<Gltf>),
-    /// Any other file's bytes.
-    Bytes(Vec<u8>),
-}
-
-/// Fails with an I/O error (exit 2) when `path` names no file or a folder: a missing
-/// input is a problem with the command line, not invalid data.
-pub fn must_exist(path: &Path) -> Result<(), AppError> {
-    if path == Path::new("-") {
-        return Ok(());
-    }
-    match std::fs::metadata(path) {
-        Err(e) => Err(AppError::Io(format!("{}: {e}", path.display()))),
-        Ok(m) if m.is_dir() => Err(AppError::Io(format!(
-            "{}: is a folder; name a file",
-            path.display()
-        ))),
-        Ok(_) => Ok(()),
-    }
-}
-
-/// Reads `path` as [`Opened`] says.
-pub fn read_source(path: &Path, ctx: &Context) -> Result<Opened, AppError> {
-    read_source_for(path, ctx, dashvertex_validate::Work::Skin)
-}
-
-/// [`read_source`] for a job that does `work` with a glTF file: the errors that do not
-/// touch that work do not refuse it ([`dashvertex_validate::refusal_for`]); a job that
-/// only shows the file ([`dashvertex_validate::Work::Show`]) is refused nothing it can
-/// read.
-pub fn read_source_for(
-    path: &Path,
-    ctx: &Context,
-    work: dashvertex_validate::Work,
-) -> Result<Opened, AppError> {
-    let limits = &ctx.limits;
-    must_exist(path)?;
-    let bytes = dashvertex_fs::read_input(path, limits.max_input_bytes)?;
-    // FBX, told by its bytes, is read as the glTF it converts to (spec/fbx.md §2).
-    if Format::signature(&bytes) == Some(Format::Fbx) {
-        let mut gltf = fbx_as_gltf(path, &bytes, ctx)?;
-        check_gltf_for(path, &mut gltf, ctx, work)?;
-        return Ok(Opened::Gltf(Box::new(gltf)));
-    }
-    // Content before name: a file named .gltf/.glb is glTF unless its text says it is
-    // DashVertex JSON; any file whose bytes say glTF is.
-    let named = Format::from_extension(path).is_some_and(Format::is_gltf)
-        && Format::text_kind(&bytes) != Some(Format::Json);
-    if named || Format::is_gltf_bytes(&bytes) {
-        let mut gltf = load_gltf_unchecked(path, bytes, ctx)?;
-        check_gltf_for(path, &mut gltf, ctx, work)?;
-        return Ok(Opened::Gltf(Box::new(gltf)));
-    }
-    Ok(Opened::Bytes(bytes))
 }
 
 /// Refuses a glTF input whose document the validator finds broken for the job's `work`
@@ -350,38 +269,6 @@ pub fn check_gltf_for(
     Ok(())
 }
 
-/// Loads glTF bytes read from `path` (told from their content), with its external
-/// buffers from the file's folder; from standard input there is no folder, so no external
-/// file is read (spec/security.md §1). Its document is checked by the caller, for its
-/// own work ([`check_gltf_for`]).
-fn load_gltf_unchecked(path: &Path, bytes: Vec<u8>, ctx: &Context) -> Result<Gltf, AppError> {
-    let limits = &ctx.limits;
-    let loaded = if path == Path::new("-") {
-        dashvertex_gltf::load_owned(bytes, &dashvertex_gltf::NoFiles, limits)
-    } else {
-        let resolver =
-            dashvertex_gltf::FsResolver::for_file(path, ctx.resource_dirs, limits.max_input_bytes)?;
-        dashvertex_gltf::load_owned(bytes, &resolver, limits)
-    };
-    loaded.map_err(|e| input_cause(path, e))
-}
-
-/// True when `path` names a file whose first bytes are FBX (false for standard input and
-/// for anything that cannot be read: the reader then says why).
-pub fn is_fbx_file(path: &Path) -> bool {
-    use std::io::Read;
-    // Only a regular file is peeked: opening a FIFO waits for a writer, and a device may
-    // never end; the read that follows refuses those by name (spec/security.md [R2]).
-    if path == Path::new("-") || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return false;
-    }
-    let mut head = Vec::with_capacity(64);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(64).read_to_end(&mut head))
-        .is_ok()
-        && Format::signature(&head) == Some(Format::Fbx)
-}
-
 /// FBX bytes read from `path` as the skinned GLB `dashvertex-fbx` converts them to
 /// (spec/fbx.md §2): a note says how (units, axes, what changed); the GLB has no folder, so
 /// nothing outside it is read.
@@ -397,6 +284,12 @@ fn fbx_as_gltf(path: &Path, bytes: &[u8], ctx: &Context) -> Result<Gltf, AppErro
     dashvertex_gltf::load_owned(converted.glb, &dashvertex_gltf::NoFiles, &ctx.limits)
         .map_err(|e| input_error(path, e))
 }
+
+#[cfg(feature = "fs")]
+pub use crate::read::{
+    is_fbx_file, load, load_for, load_for_rewrite, must_exist, read_source, read_source_for,
+    read_source_for_rewrite,
+};
 
 impl Source {
     /// Every reducer input of the file: a DashVertex mesh's sets, a weights document (not

@@ -2,16 +2,19 @@
 //! manifest jobs and the conversions — in two parts.
 //!
 //! - The core, which reads no file and starts no thread, and so builds for WebAssembly
-//!   (`default-features = false`): a reduce job's settings and defaults
-//!   ([`settings`]), the check every output passes before it is handed over ([`check`]),
-//!   how a job speaks ([`Wording`], [`Log`]) and why it failed ([`AppError`], which keeps
-//!   the library error behind an input error, with its location, as its source).
+//!   (`default-features = false`): an input opened from bytes, with a
+//!   [`dashvertex_gltf::Resolver`] for the files a glTF references ([`input::open`]); the
+//!   reduce job planned from it ([`reduce::plan`]: the output's bytes, the manifest and the
+//!   report to write, the messages to give), its settings and defaults ([`settings`]), the
+//!   check every output passes before it is handed over ([`check`]), how a job speaks
+//!   ([`Wording`], [`Log`]) and why it failed ([`AppError`], which keeps the library error
+//!   behind an input error, with its location, as its source).
 //! - The filesystem shell (feature `fs`, on by default): a job reads its input by path
-//!   (glTF with its resources, told by name or bytes; `-` for standard input), takes a
-//!   manifest's lock when it will update it, runs the library that does the work
-//!   (`dashvertex-reduce`, `dashvertex-fix`), checks the output with [`check`] before
-//!   anything is written, and writes every file of the run together
-//!   (`dashvertex_fs::Batch`) or none; and the thread-pool policy (`threads`).
+//!   (glTF with its resources inside its folder; `-` for standard input), takes a
+//!   manifest's lock when it will update it, runs the job (planned by the core, for
+//!   reduce), refuses an output that would overwrite an input, and writes every file of
+//!   the run together (`dashvertex_fs::Batch`) or none; and the thread-pool policy
+//!   (`threads`).
 //!
 //! The CLI, the Python package and the inspector's WebAssembly translate their options into
 //! a job, call it, and show what it gives back; none carries a default, a check or a
@@ -45,30 +48,26 @@ pub mod check;
 #[cfg(feature = "fs")]
 pub mod convert;
 mod error;
-#[cfg(feature = "fs")]
 mod fitting;
 #[cfg(feature = "fs")]
 pub mod fix;
-#[cfg(feature = "fs")]
 pub mod formats;
-#[cfg(feature = "fs")]
 pub mod input;
 #[cfg(feature = "fs")]
 pub mod inspect;
-#[cfg(feature = "fs")]
 mod left_behind;
-#[cfg(feature = "fs")]
 pub mod loss;
 #[cfg(feature = "fs")]
 pub mod manifest_file;
 #[cfg(feature = "fs")]
 pub mod output;
 #[cfg(feature = "fs")]
+mod read;
 pub mod reduce;
 #[cfg(feature = "fs")]
 pub mod remap;
-#[cfg(feature = "fs")]
 pub mod report;
+mod resource_mode;
 #[cfg(feature = "fs")]
 pub mod resources;
 pub mod settings;
@@ -78,11 +77,10 @@ pub mod split;
 pub mod threads;
 #[cfg(feature = "fs")]
 pub mod validate;
-#[cfg(feature = "fs")]
 mod within;
 mod words;
 
 pub use error::{AppError, Cause, Refused, input_cause, input_error};
-#[cfg(feature = "fs")]
 pub use input::{Context, Opened, Source};
+pub use resource_mode::Resources;
 pub use words::{Collect, CommandLine, Job, Level, Log, Neutral, Opt, Wording, warn_neutral_bone};

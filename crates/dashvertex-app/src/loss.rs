@@ -8,7 +8,7 @@ use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
 
 use crate::error::{AppError, input_cause, input_error};
-use crate::input::{Context, must_exist};
+use crate::input::Context;
 use crate::words::{Opt, Wording};
 
 /// How far the reduction moves each skinned primitive of `source`: the written output is
@@ -67,35 +67,38 @@ pub fn share_of_diagonal(p: &dashvertex_skin::PrimitiveLoss) -> Option<f64> {
     (p.diagonal > 0.0).then(|| p.max / p.diagonal)
 }
 
-/// The animations the loss is measured over: the model's own, or `--poses`' moved onto
-/// the model's nodes by name (`poses`).
+/// The animations the loss is measured over: the model's own, or those of a pose file
+/// (`poses`: its name and its glTF, as `load_poses` reads it) moved onto the model's
+/// nodes by name.
 pub fn poses_for(
     input: &Path,
     model: &Gltf,
-    poses: Option<&Path>,
+    poses: Option<(&Path, &Gltf)>,
     ctx: &Context,
 ) -> Result<Vec<dashvertex_skin::Animation>, AppError> {
     let limits = &ctx.limits;
     match poses {
         None => dashvertex_skin::animations(model, limits).map_err(|e| skin_err(input, model, e)),
-        Some(path) => {
-            must_exist(path)?;
-            let other =
-                dashvertex_gltf::load_path_in(path, ctx.resource_dirs, limits).map_err(|e| {
-                    match e {
-                        // Not read (missing, a FIFO, a device): an I/O problem, as for the input.
-                        dashvertex_gltf::LoadError::Read(e) => AppError::from(e),
-                        e => input_cause(path, e),
-                    }
-                })?;
-            let anims = dashvertex_skin::animations(&other, limits)
-                .map_err(|e| skin_err(path, &other, e))?;
+        Some((path, other)) => {
+            let anims =
+                dashvertex_skin::animations(other, limits).map_err(|e| skin_err(path, other, e))?;
             if anims.is_empty() {
                 return Err(input_error(path, "the pose file has no animation"));
             }
-            dashvertex_skin::retarget(&anims, &other, model).map_err(|e| skin_err(path, &other, e))
+            dashvertex_skin::retarget(&anims, other, model).map_err(|e| skin_err(path, other, e))
         }
     }
+}
+
+/// Reads the pose file at `path` (glTF, its resources inside its folder).
+#[cfg(feature = "fs")]
+pub fn load_poses(path: &Path, ctx: &Context) -> Result<Gltf, AppError> {
+    crate::input::must_exist(path)?;
+    dashvertex_gltf::load_path_in(path, ctx.resource_dirs, &ctx.limits).map_err(|e| match e {
+        // Not read (missing, a FIFO, a device): an I/O problem, as for the input.
+        dashvertex_gltf::LoadError::Read(e) => AppError::from(e),
+        e => input_cause(path, e),
+    })
 }
 
 /// A skinning error of `file` as an input error, located at its line and column in the

@@ -11,21 +11,7 @@ use crate::formats::Format;
 use crate::words::{Opt, Wording};
 
 pub use crate::check::{Check, Subject, verify};
-
-/// Where a glTF output keeps its buffers: embedded with `--embed` or on standard output
-/// (which has no folder to write buffer files into), else beside it as `STEM.bin`.
-pub fn buffer_files(output: &Path, embed: bool) -> dashvertex_gltf::export::BufferFiles {
-    if embed || output == Path::new("-") {
-        dashvertex_gltf::export::BufferFiles::Embed
-    } else {
-        dashvertex_gltf::export::BufferFiles::Beside {
-            stem: output
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "out".into()),
-        }
-    }
-}
+pub use crate::settings::buffer_files;
 
 /// The folder a `.gltf` output's buffer files go in: the folder of the file the output
 /// finally names (a symlink is followed), so the `.bin` lands beside the real `.gltf`.

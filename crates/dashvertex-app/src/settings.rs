@@ -194,3 +194,18 @@ pub fn fit_plan<'a>(
         limits,
     }
 }
+
+/// Where a glTF output keeps its buffers: embedded with `--embed` or on standard output
+/// (which has no folder to write buffer files into), else beside it as `STEM.bin`.
+pub fn buffer_files(output: &Path, embed: bool) -> dashvertex_gltf::export::BufferFiles {
+    if embed || output == Path::new("-") {
+        dashvertex_gltf::export::BufferFiles::Embed
+    } else {
+        dashvertex_gltf::export::BufferFiles::Beside {
+            stem: output
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "out".into()),
+        }
+    }
+}

@@ -19,7 +19,8 @@ use crate::words::Opt;
 /// `start`, the manifest before the run). Gives the K, its manifest, its output and its
 /// loss; refuses when even the largest K moves a vertex further.
 ///
-/// A job with `max_error` runs it through [`crate::reduce::run`]:
+/// A job with `max_error` runs it, planned by [`crate::reduce::plan`] (here by path, with
+/// `reduce::run`):
 ///
 /// ```no_run
 /// # fn main() -> Result<(), dashvertex_app::AppError> {

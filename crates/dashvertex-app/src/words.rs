@@ -299,7 +299,6 @@ pub fn warn_neutral_bone(added: &[(String, u32)], words: &dyn Wording, log: &dyn
 /// The warning an input earns when it shares fewer than half its bones with the non-empty
 /// manifest that numbers it ([`dashvertex_manifest::Overlap::is_foreign`]): most likely
 /// another rig's manifest, whose indices the input's bones would be appended after.
-#[cfg(feature = "fs")]
 pub fn warn_other_rig(
     manifest: &std::path::Path,
     overlap: dashvertex_manifest::Overlap,

@@ -22,7 +22,7 @@ pub struct Inspector {
     dropped: Dropped,
     report: Option<String>,
     scene: Option<Scene>,
-    gltf: Option<dashvertex_gltf::Gltf>,
+    opened: Option<crate::reduced::Opened>,
     load_error: Option<String>,
     /// The last fitted reduction, its K, bytes and scene read back: the preview of every
     /// primitive and the download share one run per K.
@@ -45,7 +45,7 @@ impl Inspector {
         self.dropped.files.push((name, bytes));
         self.report = None;
         self.scene = None;
-        self.gltf = None;
+        self.opened = None;
         self.load_error = None;
         self.fitted = RefCell::new(None);
     }
@@ -58,7 +58,7 @@ impl Inspector {
         match self.dropped.load() {
             Some(Ok(gltf)) => {
                 self.scene = Some(scene::decode(&gltf));
-                self.gltf = Some(gltf);
+                self.opened = Some(crate::reduced::Opened::new(gltf));
                 true
             }
             Some(Err(e)) => {
@@ -199,16 +199,22 @@ impl Inspector {
             let (_, bytes, _) = run.as_ref().ok_or_else(|| error("nothing fitted"))?;
             return Ok(bytes.clone());
         }
-        let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
-        crate::reduced::reduce_to_glb(gltf, k, false).map_err(|e| error(e.to_string()))
+        let opened = self
+            .opened
+            .as_ref()
+            .ok_or_else(|| error("nothing opened"))?;
+        crate::reduced::reduce_to_glb(opened, k, false).map_err(|e| error(e.to_string()))
     }
 
     /// The fitted reduction to `k` influences, run when the last one was for another K.
     fn fitted_run(&self, k: usize) -> Result<Ref<'_, Option<FittedRun>>, JsValue> {
         if self.fitted.borrow().as_ref().is_none_or(|f| f.0 != k) {
-            let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
+            let opened = self
+                .opened
+                .as_ref()
+                .ok_or_else(|| error("nothing opened"))?;
             let (bytes, scene) =
-                crate::dropped::fitted(gltf, k).map_err(|e| error(e.to_string()))?;
+                crate::dropped::fitted(opened, k).map_err(|e| error(e.to_string()))?;
             *self.fitted.borrow_mut() = Some((k, bytes, scene));
         }
         Ok(self.fitted.borrow())
@@ -218,8 +224,11 @@ impl Inspector {
     /// writes with its defaults (or a `DashError`: refused, or nothing to fix).
     #[wasm_bindgen(js_name = fixToGlb)]
     pub fn fix_to_glb(&self) -> Result<Vec<u8>, JsValue> {
-        let gltf = self.gltf.as_ref().ok_or_else(|| error("nothing opened"))?;
-        crate::reduced::fix_to_glb(gltf).map_err(|e| error(e.to_string()))
+        let opened = self
+            .opened
+            .as_ref()
+            .ok_or_else(|| error("nothing opened"))?;
+        crate::reduced::fix_to_glb(opened).map_err(|e| error(e.to_string()))
     }
 }
 

@@ -6,7 +6,6 @@
 //! same weight counted against the bones it kept.
 
 use dashvertex_core::{InfluenceSet, Limits, Mesh, Vertex};
-use dashvertex_gltf::Gltf;
 use dashvertex_reduce::input::Input;
 use dashvertex_reduce::{Config, Empty, Normalize};
 
@@ -73,10 +72,10 @@ pub fn dropped(p: &Primitive, k: usize) -> Result<Vec<f32>, DroppedError> {
     Ok(lost(&mesh, reduced.influences.chunks(sets)))
 }
 
-/// The fitted reduction of `gltf` to `k` influences (the bytes the download gives) and
+/// The fitted reduction of the opened document to `k` influences (the bytes the download gives) and
 /// its scene read back: made once per K, every primitive's preview compares with it.
-pub fn fitted(gltf: &Gltf, k: usize) -> Result<(Vec<u8>, Scene), DroppedError> {
-    let bytes = crate::reduced::reduce_to_glb(gltf, k, true).map_err(|e| DroppedError(e.0))?;
+pub fn fitted(opened: &crate::reduced::Opened, k: usize) -> Result<(Vec<u8>, Scene), DroppedError> {
+    let bytes = crate::reduced::reduce_to_glb(opened, k, true).map_err(|e| DroppedError(e.0))?;
     let out = dashvertex_gltf::load(&bytes, &dashvertex_gltf::NoFiles, &Limits::default())
         .map_err(|e| DroppedError(format!("the fitted output cannot be read back: {e}")))?;
     let scene = crate::scene::decode(&out);

@@ -1,25 +1,28 @@
-//! Reduction and repair in the page. Reduction: the dropped files reduced to K influences per vertex and written
-//! as a GLB, as `dashvertex reduce IN -o OUT.glb --max-influences K` writes it with its
-//! defaults (no manifest file, so the file's joint order is kept; unit sums, as for any
-//! glTF output; float weights; per-bone source attributes kept). Repair: as
-//! `dashvertex fix IN -o OUT.glb` with its defaults. Either is checked by the validator
-//! before it is handed over, as the commands check before they write.
+//! Reduction and repair in the page. Reduction: the dropped files reduced to K influences
+//! per vertex and written as a GLB by the reduce job itself (`dashvertex_app::reduce::plan`,
+//! what `dashvertex reduce IN -o OUT.glb --max-influences K` runs with its defaults: no
+//! manifest file, so the file's joint order is kept; unit sums, as for any glTF output;
+//! float weights; the per-bone source attributes dropped), checked by the job's own output
+//! check. Repair: as `dashvertex fix IN -o OUT.glb` with its defaults, checked the same way.
+//! Either is refused, as the commands refuse it, when the file's document is broken for
+//! the work ([`Opened::refused`]).
 
 use std::path::Path;
 
-use dashvertex_app::Neutral;
-use dashvertex_app::check::{Check, refused};
-use dashvertex_app::settings::{Asked, fit_plan, keeps_order, pipeline_options, settings};
+use dashvertex_app::check::Check;
+use dashvertex_app::reduce::{ReduceJob, plan};
+use dashvertex_app::settings::{Asked, settings};
+use dashvertex_app::{Collect, Context, Neutral, Source};
 use dashvertex_core::Limits;
 use dashvertex_formats::Format;
 use dashvertex_gltf::export::BufferFiles;
 use dashvertex_gltf::{Container, Gltf};
-use dashvertex_reduce::fit::gltf::reduce_gltf_fitted;
-use dashvertex_reduce::manifest::Manifest;
-use dashvertex_reduce::pipeline::reduce_gltf;
 
 /// The name the page's outputs are checked under.
 const OUT: &str = "out.glb";
+
+/// The name the page's input is called by in messages.
+const INPUT: &str = "the file";
 
 /// Why nothing can be handed over (a reduction or a repair).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,73 +36,93 @@ impl std::fmt::Display for ReduceRefused {
 
 impl std::error::Error for ReduceRefused {}
 
-/// `gltf` reduced to `k` influences per vertex, as GLB bytes: the reduce job's own
-/// settings for a GLB output without a manifest file (`dashvertex_app::settings`), and its
-/// output check (`dashvertex_app::check`), so the page states no default of its own. With
-/// `fit`, the fitted reduction of `dashvertex reduce --fit` (`spec/reduction.md` §6) over
-/// the file's own animations and the range-of-motion poses.
-pub fn reduce_to_glb(gltf: &Gltf, k: usize, fit: bool) -> Result<Vec<u8>, ReduceRefused> {
-    let limits = Limits::default();
-    readable(gltf, &limits)?;
-    let prims = dashvertex_reduce::gltf::inputs(gltf, &limits)
-        .map_err(|e| ReduceRefused(format!("the file cannot be reduced: {e}")))?;
-    if prims.is_empty() {
-        return Err(ReduceRefused(
-            "no primitive has influences or per-bone weight attributes".into(),
-        ));
+/// A glTF document opened as the jobs open their input: checked for the work a reduction
+/// does with it (skinning, for the fit), its errors outside that work carried.
+pub struct Opened {
+    source: Source,
+    refusal: Option<String>,
+}
+
+impl Opened {
+    /// `gltf` as a job's input: the refusal the commands would give it is kept, for the
+    /// page still shows what it can.
+    pub fn new(mut gltf: Gltf) -> Opened {
+        let log = Collect::default();
+        let ctx = context(&log);
+        let work = dashvertex_validate::Work::Skin;
+        let refusal =
+            dashvertex_app::input::check_gltf_for(Path::new(INPUT), &mut gltf, &ctx, work)
+                .err()
+                .map(|e| e.to_string());
+        Opened {
+            source: Source::Gltf(Box::new(gltf)),
+            refusal,
+        }
     }
+
+    /// The document.
+    pub fn gltf(&self) -> Option<&Gltf> {
+        match &self.source {
+            Source::Gltf(g) => Some(g),
+            _ => None,
+        }
+    }
+
+    /// Why the commands refuse this document, if they do.
+    pub fn refused(&self) -> Result<(), ReduceRefused> {
+        match &self.refusal {
+            None => Ok(()),
+            Some(r) => Err(ReduceRefused(r.clone())),
+        }
+    }
+}
+
+/// The page's job context: default limits, no folder to read from, messages kept.
+fn context(log: &Collect) -> Context<'_> {
+    Context {
+        limits: Limits::default(),
+        resource_dirs: &[],
+        wait: false,
+        words: &Neutral,
+        log,
+    }
+}
+
+/// The opened document reduced to `k` influences per vertex, as GLB bytes: the reduce job
+/// with its settings for a GLB output without a manifest file, so the page states no
+/// default of its own. With `fit`, the fitted reduction of `dashvertex reduce --fit`
+/// (`spec/reduction.md` §6) over the file's own animations and the range-of-motion poses.
+pub fn reduce_to_glb(opened: &Opened, k: usize, fit: bool) -> Result<Vec<u8>, ReduceRefused> {
+    opened.refused()?;
+    let log = Collect::default();
+    let ctx = context(&log);
     let asked = Asked {
         max_influences: Some(k),
         ..Asked::default()
     };
-    let config = settings(&asked, Path::new(OUT), None, None, &Neutral)
-        .map_err(|e| ReduceRefused(e.to_string()))?;
-    let keep_order = keeps_order(false, true, || true);
-    let opts = pipeline_options(false, false, keep_order, false, &limits);
-    let mut manifest = Manifest::default();
-    let files = BufferFiles::Beside { stem: "out".into() };
-    let cannot = |e: dashvertex_reduce::pipeline::PipelineError| {
-        ReduceRefused(format!("the file cannot be reduced: {e}"))
+    let output = Path::new(OUT);
+    let refused = |e: dashvertex_app::AppError| ReduceRefused(e.to_string());
+    let job = ReduceJob {
+        config: settings(&asked, output, None, None, &Neutral).map_err(refused)?,
+        fit,
+        ..ReduceJob::new(Path::new(INPUT), output, &ctx)
     };
-    let out = if fit {
-        let anims = dashvertex_skin::animations(gltf, &limits)
-            .map_err(|e| ReduceRefused(format!("the file's animations cannot be read: {e}")))?;
-        let plan = fit_plan(gltf, &anims, &limits, true, None);
-        let (out, _) = reduce_gltf_fitted(
-            gltf,
-            &prims,
-            &mut manifest,
-            &config,
-            &opts,
-            Container::Glb,
-            &files,
-            &plan,
-        )
-        .map_err(cannot)?;
-        out
-    } else {
-        reduce_gltf(
-            gltf,
-            &prims,
-            &mut manifest,
-            &config,
-            &opts,
-            Container::Glb,
-            &files,
-        )
-        .map_err(cannot)?
-    };
-    checked(out.written.main, &limits)
+    let mut planned = plan(&job, &opened.source, None, None).map_err(refused)?;
+    let main = std::mem::take(&mut planned.written.main);
+    planned.check().owned(main).map_err(refused)
 }
 
 /// `gltf` repaired as `dashvertex fix IN -o OUT.glb` repairs it with its defaults for glTF
 /// input (the glTF sum rule; bad weights zeroed; out-of-range joints, zero sums and a wrong
 /// skinned flag refused; IBM tolerance 1e-4), as GLB bytes, validated first. A file with
 /// nothing to repair is refused here (the command copies it).
-pub fn fix_to_glb(gltf: &Gltf) -> Result<Vec<u8>, ReduceRefused> {
+pub fn fix_to_glb(opened: &Opened) -> Result<Vec<u8>, ReduceRefused> {
     use dashvertex_fix::policy::{Policy, SumRule};
     let limits = Limits::default();
-    readable(gltf, &limits)?;
+    opened.refused()?;
+    let gltf = opened
+        .gltf()
+        .ok_or_else(|| ReduceRefused("nothing opened".into()))?;
     let policy = Policy::for_rule(SumRule::Gltf);
     let fixed = dashvertex_fix::fix_gltf(gltf, &policy, &limits)
         .map_err(|e| ReduceRefused(format!("the file cannot be fixed: {e}")))?;
@@ -111,17 +134,6 @@ pub fn fix_to_glb(gltf: &Gltf) -> Result<Vec<u8>, ReduceRefused> {
         .finish_files(Container::Glb, &files)
         .map_err(|e| ReduceRefused(format!("the fixed file cannot be written: {e}")))?;
     checked(written.main, &limits)
-}
-
-/// Refuses a file whose document the commands refuse to read (spec/validation.md §6.3),
-/// with the same finding and words as they refuse it.
-fn readable(gltf: &Gltf, limits: &Limits) -> Result<(), ReduceRefused> {
-    match dashvertex_validate::refusal(gltf, limits) {
-        None => Ok(()),
-        Some(r) => Err(ReduceRefused(
-            refused(Path::new("the file"), r, &Neutral).to_string(),
-        )),
-    }
 }
 
 /// `bytes` when the jobs' output check accepts them as GLB, else why not.

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use dashvertex_inspect_wasm::files::Dropped;
+use dashvertex_inspect_wasm::reduced::Opened;
 use dashvertex_inspect_wasm::scene;
 use dashvertex_validate::{Options, Report};
 
@@ -106,7 +107,7 @@ fn a_missing_buffer_is_a_problem_not_a_failure() {
 #[test]
 fn reduced_glb_is_valid_deterministic_and_refuses_what_the_command_refuses() {
     let d = dropped(&["fixtures/corpus/gltf/khronos_samples/CesiumMan.glb"]);
-    let gltf = d.load().unwrap().unwrap();
+    let gltf = Opened::new(d.load().unwrap().unwrap());
     let a = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2, false).unwrap();
     let b = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2, false).unwrap();
     assert_eq!(a, b);
@@ -118,7 +119,7 @@ fn reduced_glb_is_valid_deterministic_and_refuses_what_the_command_refuses() {
     assert_eq!(report.counts.errors, 0);
     assert_ne!(f, a);
     let zero = dropped(&["spec/vectors/gltf/weights-all-zero.gltf"]);
-    let gltf = zero.load().unwrap().unwrap();
+    let gltf = Opened::new(zero.load().unwrap().unwrap());
     let refused = dashvertex_inspect_wasm::reduced::reduce_to_glb(&gltf, 2, false).unwrap_err();
     assert!(refused.0.contains("no influence"), "{refused}");
 }
@@ -126,12 +127,52 @@ fn reduced_glb_is_valid_deterministic_and_refuses_what_the_command_refuses() {
 #[test]
 fn fixed_glb_is_valid_and_a_clean_file_has_nothing_to_fix() {
     let d = dropped(&["spec/vectors/gltf/weights-negative.gltf"]);
-    let gltf = d.load().unwrap().unwrap();
+    let gltf = Opened::new(d.load().unwrap().unwrap());
     let bytes = dashvertex_inspect_wasm::reduced::fix_to_glb(&gltf).unwrap();
     let report = dashvertex_validate::validate_bytes("out.glb", &bytes, &Options::default());
     assert_eq!(report.counts.errors, 0);
     let clean = dropped(&["fixtures/corpus/gltf/khronos_samples/CesiumMan.glb"]);
-    let gltf = clean.load().unwrap().unwrap();
+    let gltf = Opened::new(clean.load().unwrap().unwrap());
     let refused = dashvertex_inspect_wasm::reduced::fix_to_glb(&gltf).unwrap_err();
     assert!(refused.0.contains("nothing to fix"), "{refused}");
+}
+
+/// The page runs the reduce job itself: its bytes are the ones the command writes with
+/// the same options, plain and fitted, and a document the command refuses is refused with
+/// the command's words.
+#[test]
+fn the_page_writes_the_bytes_the_command_writes() {
+    use dashvertex_app::{Collect, Context, Neutral, reduce};
+    let path = repo().join("fixtures/corpus/gltf/khronos_samples/CesiumMan.glb");
+    let d = dropped(&["fixtures/corpus/gltf/khronos_samples/CesiumMan.glb"]);
+    let opened = Opened::new(d.load().unwrap().unwrap());
+    let dir = std::env::temp_dir().join(format!("dash-inspect-job-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out.glb");
+    for fit in [false, true] {
+        let page = dashvertex_inspect_wasm::reduced::reduce_to_glb(&opened, 3, fit).unwrap();
+        let log = Collect::default();
+        let ctx = Context {
+            limits: Default::default(),
+            resource_dirs: &[],
+            wait: false,
+            words: &Neutral,
+            log: &log,
+        };
+        let asked = reduce::Asked {
+            max_influences: Some(3),
+            ..Default::default()
+        };
+        let job = reduce::ReduceJob {
+            config: reduce::settings(&asked, &out, None, None, &Neutral).unwrap(),
+            fit,
+            ..reduce::ReduceJob::new(&path, &out, &ctx)
+        };
+        reduce::run(&job).unwrap();
+        assert!(
+            std::fs::read(&out).unwrap() == page,
+            "fit {fit}: the page's bytes differ"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,6 +2,10 @@
 //! from a manifest, the output checked by the validator and written with the manifest (and
 //! the loss report) together; the `max_error` search for the smallest K within a budget.
 
+#[cfg(feature = "fs")]
+mod files;
+
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use dashvertex_gltf::{Container, Gltf};
@@ -9,23 +13,22 @@ use dashvertex_reduce::Config;
 use dashvertex_reduce::gltf::PrimitiveInput;
 use dashvertex_reduce::manifest::{Manifest, ManifestError};
 
+use crate::check::{Check, Subject};
 use crate::error::{AppError, input_cause};
 use crate::formats::{self, Format, Loaded, SaveOptions};
-use crate::input::{Context, Part, Source, container, load_for, load_for_rewrite, must_exist};
+use crate::input::{Context, Part, Source, container};
 use crate::loss::{loss_lines, loss_of, poses_for};
-use crate::manifest_file::{lock, read_manifest};
-use crate::output::{
-    Check, Subject, buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases,
-    text_files, write_checked,
-};
 use crate::report::ReduceReport;
 pub use crate::settings::{Asked, config_message, describe, settings};
-use crate::settings::{keeps_order, pipeline_options};
+use crate::settings::{buffer_files, keeps_order, pipeline_options};
 use crate::within::auto_within;
 pub use crate::within::reduce_within;
-use crate::words::{Opt, warn_neutral_bone, warn_other_rig};
+use crate::words::{Collect, Level, Opt, warn_neutral_bone, warn_other_rig};
+#[cfg(feature = "fs")]
+pub use files::{run, run_source};
 
 /// A reduce job's options.
+#[derive(Clone)]
 pub struct ReduceJob<'a> {
     /// Input.
     pub input: &'a Path,
@@ -71,7 +74,7 @@ pub struct ReduceJob<'a> {
     /// (`--drop-source-attributes`, default true).
     pub drop_source_attributes: bool,
     /// How the images a glTF output names reach their files (`--resources`).
-    pub resources: crate::resources::Resources,
+    pub resources: crate::resource_mode::Resources,
     /// Limits, resource folders, lock waiting.
     pub ctx: &'a Context<'a>,
 }
@@ -159,89 +162,6 @@ pub struct Reduced {
     pub report: Option<ReduceReport>,
 }
 
-/// The files a run writes and reads, each with the option that named it.
-fn named_paths<'a>(
-    a: &'a ReduceJob<'a>,
-    names: &'a [String; 4],
-) -> (Vec<dashvertex_fs::Named<'a>>, Vec<dashvertex_fs::Named<'a>>) {
-    let [output, manifest, report, poses] = names;
-    let mut outputs: Vec<dashvertex_fs::Named> = vec![(output.as_str(), a.output)];
-    let mut inputs: Vec<dashvertex_fs::Named> = vec![("the input", a.input)];
-    if let Some(m) = a.manifest {
-        if a.locked {
-            inputs.push((manifest.as_str(), m));
-        } else {
-            outputs.push((manifest.as_str(), m));
-        }
-    }
-    outputs.extend(a.report.map(|r| (report.as_str(), r)));
-    inputs.extend(a.poses.map(|p| (poses.as_str(), p)));
-    (outputs, inputs)
-}
-
-/// The names of the options [`named_paths`] labels files with.
-fn path_names(ctx: &Context) -> [String; 4] {
-    [Opt::Output, Opt::Manifest, Opt::Report, Opt::Poses].map(|o| ctx.opt(o))
-}
-
-/// Runs a reduce job: reads `job.input`, reduces it, checks the output and writes it with
-/// the manifest and the report, all or nothing.
-///
-/// ```no_run
-/// # fn main() -> Result<(), dashvertex_app::AppError> {
-/// use dashvertex_app::{Collect, Context, Neutral, reduce};
-/// let log = Collect::default();
-/// let ctx = Context { limits: Default::default(), resource_dirs: &[], wait: true, words: &Neutral, log: &log };
-/// let asked = reduce::Asked {
-///     max_influences: Some(4),
-///     normalize: None,
-///     quantize: dashvertex_reduce::Quantize::F32,
-///     min_weight: 0.0,
-///     empty: dashvertex_reduce::Empty::Error,
-/// };
-/// let (input, output) = ("rig.gltf".as_ref(), "rig.json".as_ref());
-/// let job = reduce::ReduceJob {
-///     config: reduce::settings(&asked, output, None, None, ctx.words)?,
-///     ..reduce::ReduceJob::new(input, output, &ctx)
-/// };
-/// let done = reduce::run(&job)?;
-/// println!("{} part(s), K = {}", done.reports.len(), done.max_influences);
-/// # Ok(()) }
-/// ```
-pub fn run(a: &ReduceJob) -> Result<Reduced, AppError> {
-    check_args(a)?;
-    // A GLB written from a GLB carries the mesh data the reduction does not change:
-    // read without it, and copied from the input by the writer.
-    let rewrite = container(a.to.or_else(|| Format::from_extension(a.output)))
-        == Some(Container::Glb)
-        && !a.reports()
-        && a.max_error.is_none()
-        && a.poses.is_none();
-    // Skinning is evaluated for a loss report and a DashVertex output's rest pose: then
-    // node transforms and animations must be sound; else errors there are carried.
-    let work = if a.reports()
-        || a.max_error.is_some()
-        || a.poses.is_some()
-        || a.fit
-        || container(a.to.or_else(|| Format::from_extension(a.output))).is_none()
-    {
-        dashvertex_validate::Work::Skin
-    } else {
-        dashvertex_validate::Work::Rewrite
-    };
-    let source = if rewrite {
-        load_for_rewrite(
-            a.input,
-            a.ctx,
-            dashvertex_gltf::sparse::Rewrite::Reduce,
-            work,
-        )?
-    } else {
-        load_for(a.input, a.ctx, work)?
-    };
-    run_source(a, source)
-}
-
 impl<'a> ReduceJob<'a> {
     /// Whether the run makes the reduce report (a `report` file, or `measure`).
     pub fn reports(&self) -> bool {
@@ -270,36 +190,163 @@ impl<'a> ReduceJob<'a> {
             convert: false,
             save: SaveOptions::default(),
             drop_source_attributes: true,
-            resources: crate::resources::Resources::Auto,
+            resources: crate::resource_mode::Resources::Auto,
             ctx,
         }
     }
 }
 
-/// The images a glTF output names, embedded, copied or referenced as `a.resources`
-/// says; the files read join `read_buffers` (no output may overwrite one).
-fn follow_images(
-    a: &ReduceJob,
-    mut written: dashvertex_gltf::export::Written,
-    mut read_buffers: Vec<std::path::PathBuf>,
-    read: u64,
-) -> Result<(dashvertex_gltf::export::Written, Vec<std::path::PathBuf>), AppError> {
-    if let Some(container) = container(a.to.or_else(|| Format::from_extension(a.output))) {
-        let f = crate::resources::Follow {
-            input: a.input,
-            output: a.output,
-            container,
-            mode: a.resources,
-            embed: a.embed,
-            read,
-            ctx: a.ctx,
-        };
-        read_buffers.extend(crate::resources::follow(&f, &mut written)?);
-    }
-    Ok((written, read_buffers))
+/// What a reduce job makes before anything is written: the output (its main bytes, the
+/// buffer files beside it, the ranges a GLB copies from its input), the manifest and the
+/// report to write beside it, what the job did, and what it has to say once the files are
+/// written. A front end checks the output ([`ReducePlan::check`]) and hands the files over
+/// (the filesystem shell writes them together, `run`; the inspector gives the bytes to
+/// the page).
+#[non_exhaustive]
+pub struct ReducePlan<'a> {
+    /// The output.
+    pub written: dashvertex_gltf::export::Written,
+    /// The manifest as the run leaves it, when the job keeps a manifest file and the run
+    /// changed it (else nothing is written there).
+    pub manifest: Option<Manifest>,
+    /// The reduce report, when the job makes one.
+    pub report: Option<ReduceReport>,
+    /// What the job did.
+    pub done: Reduced,
+    /// What the job says once its files are written, in order: each part's reduction,
+    /// the loss report's figures, what the manifest gained.
+    pub messages: Vec<(Level, String)>,
+    /// The output's format.
+    pub format: Format,
+    subject: Option<Subject<'a>>,
+    carried_errors: BTreeMap<String, u64>,
+    job: &'a ReduceJob<'a>,
 }
 
-fn check_args(a: &ReduceJob) -> Result<(), AppError> {
+impl ReducePlan<'_> {
+    /// The check the output passes before it is handed over ([`Check`]): by the
+    /// validator, for the job's engine target, with the input's carried accessors and
+    /// errors let through.
+    pub fn check(&self) -> Check<'_> {
+        let a = self.job;
+        Check {
+            target: a.target,
+            subject: self.subject.as_ref(),
+            carried: self.written.carried,
+            carried_errors: self.carried_errors.clone(),
+            ..Check::new(a.output, self.format, &self.written.files, &a.ctx.limits)
+        }
+    }
+}
+
+/// Plans reduce job `a` on `source`, read by the front end with the manifest the job
+/// numbers bones from (`existing`, when a manifest file exists) and the pose file's glTF
+/// (`poses`, for `a.poses`): no file is read or written here, so every front end runs the
+/// same job on bytes it has.
+///
+/// ```
+/// # fn main() -> Result<(), dashvertex_app::AppError> {
+/// use dashvertex_app::{Collect, Context, Neutral, Source, reduce};
+/// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/rig.json")).unwrap();
+/// let log = Collect::default();
+/// let ctx = Context { limits: Default::default(), resource_dirs: &[], wait: true, words: &Neutral, log: &log };
+/// let name = std::path::Path::new("rig.json");
+/// let source = dashvertex_app::input::open_source(
+///     name, bytes, &dashvertex_gltf::NoFiles, &ctx, dashvertex_validate::Work::Skin)?;
+/// let job = reduce::ReduceJob::new(name, "rig.dmx".as_ref(), &ctx);
+/// let plan = reduce::plan(&job, &source, None, None)?;
+/// let bytes = plan.check().owned(plan.written.main.clone())?;
+/// assert_eq!(&bytes[..4], b"DMX\0");
+/// # Ok(()) }
+/// ```
+pub fn plan<'a>(
+    a: &'a ReduceJob<'a>,
+    source: &Source,
+    existing: Option<&Manifest>,
+    poses: Option<&Gltf>,
+) -> Result<ReducePlan<'a>, AppError> {
+    check_usage(a, existing)?;
+    let ctx = a.ctx;
+    // The input's errors the job carries (outside what it reads): the output may keep them.
+    let carried_errors = match source {
+        Source::Gltf(g) => g.carried_errors.clone(),
+        _ => BTreeMap::new(),
+    };
+    let parts = source.parts(a.input, ctx)?;
+    if let (Some(p), Some(m)) = (a.manifest, existing) {
+        let names = parts.iter().flat_map(|p| p.input().bones.iter());
+        warn_other_rig(p, m.overlap(names.map(|b| b.name.as_str())), ctx.log);
+    }
+    let mut manifest = existing.cloned().unwrap_or_default();
+    let pose_file = a.poses.unwrap_or(Path::new("the pose file"));
+    let poses = poses.map(|g| (pose_file, g));
+    let (made, k, carried) = reduce_parts(a, source, parts, &mut manifest, poses)?;
+    let chosen_k = k.unwrap_or(a.config.max_influences);
+    let Made {
+        written,
+        reports,
+        changes,
+        loss,
+        fit: fitted,
+    } = made;
+    // The output's format or extension chose its encoder (checked above), so it names
+    // the format.
+    let format =
+        a.to.or_else(|| Format::from_extension(a.output))
+            .unwrap_or(Format::Json);
+    let subject = subject_for(a, format, &manifest);
+    let report = a.reports().then(|| ReduceReport {
+        fit: fitted.as_ref().map(|f| f.section.clone()),
+        ..ReduceReport::new((a.input, a.output), chosen_k, &reports, loss.as_deref())
+    });
+    // What the job says once written is kept as data, in order.
+    let said = Collect::default();
+    let quiet = Context {
+        limits: ctx.limits,
+        resource_dirs: ctx.resource_dirs,
+        wait: ctx.wait,
+        words: ctx.words,
+        log: &said,
+    };
+    let a_said = ReduceJob {
+        ctx: &quiet,
+        ..a.clone()
+    };
+    let notes = &written.notes;
+    say_done(
+        &a_said,
+        notes,
+        &reports,
+        carried.as_ref(),
+        loss.as_deref(),
+        &changes,
+    );
+    for line in fitted.iter().flat_map(|f| f.lines(&a_said)) {
+        quiet.info(line);
+    }
+    Ok(ReducePlan {
+        written,
+        manifest: Some(manifest).filter(|m| a.manifest.is_some() && existing != Some(m)),
+        report,
+        done: Reduced {
+            reports,
+            max_influences: chosen_k,
+            changes,
+            loss,
+            report: None,
+        },
+        messages: said.take(),
+        format,
+        subject,
+        carried_errors,
+        job: a,
+    })
+}
+
+/// Refuses options that do not go together, before anything is read: a K the sets
+/// cannot hold, a distance that is none, `quantize auto` without a budget, poses with
+/// nothing to pose, and a locked run without a manifest.
+fn check_usage(a: &ReduceJob, existing: Option<&Manifest>) -> Result<(), AppError> {
     let ctx = a.ctx;
     let limits = &ctx.limits;
     let most = limits.max_sets.saturating_mul(4);
@@ -333,128 +380,14 @@ fn check_args(a: &ReduceJob) -> Result<(), AppError> {
             ctx.opt(Opt::MaxError)
         )));
     }
-    // No output may overwrite an input, or another output (spec/security.md W3).
-    let names = path_names(ctx);
-    let (outputs, inputs) = named_paths(a, &names);
-    refuse_aliases_before(a.output, a.to, a.embed, &outputs, &inputs, ctx.words)?;
-    if let Some(p) = a.poses {
-        must_exist(p)?;
+    if a.locked && existing.is_none() {
+        return Err(AppError::Usage(format!(
+            "{} needs an existing {} file",
+            ctx.opt(Opt::Locked),
+            ctx.opt(Opt::Manifest)
+        )));
     }
     Ok(())
-}
-
-/// Runs a reduce job on a source already read from `job.input` (the convert job reads
-/// first, to tell what it converts).
-pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
-    let ctx = a.ctx;
-    let limits = &ctx.limits;
-    let names = path_names(ctx);
-    let (outputs, inputs) = named_paths(a, &names);
-    // The source is handed to `write_checked` as spent. The K written: max_influences, or
-    // the one max_error chose.
-    let mut chosen_k = a.config.max_influences;
-    let input_bytes = match &source {
-        Source::Gltf(g) => g.input_bytes(),
-        _ => 0,
-    };
-    // The input's errors the job carries (outside what it reads): the output may keep them.
-    let carried_errors = match &source {
-        Source::Gltf(g) => g.carried_errors.clone(),
-        _ => std::collections::BTreeMap::new(),
-    };
-    let read_buffers = match &source {
-        Source::Gltf(g) => external_buffers(g, a.input),
-        _ => Vec::new(),
-    };
-    let parts = source.parts(a.input, ctx)?;
-    // Held from the manifest's read to its rename.
-    let (_lock, existing) = open_manifest(a, &parts)?;
-    let mut manifest = existing.clone().unwrap_or_default();
-    let (made, k, carried) = reduce_parts(a, &source, parts, &mut manifest)?;
-    chosen_k = k.unwrap_or(chosen_k);
-    let Made {
-        written: bytes,
-        reports,
-        changes,
-        loss,
-        fit: fitted,
-    } = made;
-    // The images a glTF output names follow it (spec/security.md [R4]).
-    let (bytes, read_buffers) = follow_images(a, bytes, read_buffers, input_bytes)?;
-    let dashvertex_gltf::export::Written {
-        main: bytes,
-        files,
-        carried: carried_accessors,
-        holes,
-        notes,
-    } = bytes;
-    // The output's format or extension chose its encoder (checked above), so it names
-    // the format.
-    let format =
-        a.to.or_else(|| Format::from_extension(a.output))
-            .unwrap_or(Format::Json);
-    let subject = subject_for(a, format, &manifest);
-    // The buffer files are named now: none may overwrite a file this run read.
-    refuse_written_aliases(
-        a.output,
-        &files,
-        &outputs,
-        &inputs,
-        &read_buffers,
-        ctx.words,
-    )?;
-    let manifest_text = a
-        .manifest
-        .filter(|_| existing.as_ref() != Some(&manifest))
-        .map(|p| (p, manifest.to_json()));
-    let report = a.reports().then(|| ReduceReport {
-        fit: fitted.as_ref().map(|f| f.section.clone()),
-        ..ReduceReport::new((a.input, a.output), chosen_k, &reports, loss.as_deref())
-    });
-    let report_text = a.report.zip(report.as_ref()).map(|(path, json)| {
-        let mut text = serde_json::to_string_pretty(json).unwrap_or_default();
-        text.push('\n');
-        (path, text)
-    });
-    // The manifest, the output with its buffer files and the report are replaced
-    // together or not at all, once the output is checked: a report path that cannot be
-    // written leaves the output and the manifest as they were.
-    let check = Check {
-        target: a.target,
-        subject: subject.as_ref(),
-        carried: carried_accessors,
-        carried_errors,
-        ..Check::new(a.output, format, &files, limits)
-    };
-    // The input is spent once the output's bytes exist: `write_checked` frees it before
-    // a large output is checked, so the two are never in memory together.
-    write_checked(
-        &check,
-        bytes,
-        &holes,
-        &files,
-        &text_files(&manifest_text),
-        &text_files(&report_text),
-        source,
-    )?;
-    say_done(
-        a,
-        &notes,
-        &reports,
-        carried.as_ref(),
-        loss.as_deref(),
-        &changes,
-    );
-    for line in fitted.iter().flat_map(|f| f.lines(a)) {
-        ctx.info(line);
-    }
-    Ok(Reduced {
-        reports,
-        max_influences: chosen_k,
-        changes,
-        loss,
-        report,
-    })
 }
 
 /// A reduction pipeline's failure as the job's: a setting said with the front end's
@@ -539,7 +472,7 @@ struct Made {
 /// back).
 fn to_gltf(
     a: &ReduceJob,
-    g: &Gltf,
+    (g, poses): (&Gltf, Option<(&Path, &Gltf)>),
     parts: Vec<Part<'_>>,
     manifest: &mut Manifest,
     opts: &dashvertex_reduce::pipeline::Options,
@@ -552,7 +485,7 @@ fn to_gltf(
         parts.into_iter().filter_map(Part::into_primitive).collect();
     let anims = match (a.reports(), a.max_error, a.fit) {
         (false, None, false) => Vec::new(),
-        _ => poses_for(a.input, g, a.poses, a.ctx)?,
+        _ => poses_for(a.input, g, poses, a.ctx)?,
     };
     let fitting = crate::fitting::Fitting::new(a, g, &anims);
     let run = |cfg: &Config, m: &mut Manifest| {
@@ -700,37 +633,6 @@ fn to_dash(
     Ok((made, carried))
 }
 
-/// The manifest file a run reads and may update: locked from its read to its rename (a
-/// `--locked` run writes nothing, so takes no lock), with a warning when the input shares
-/// less than half its bones with it.
-fn open_manifest(
-    a: &ReduceJob,
-    parts: &[Part<'_>],
-) -> Result<(Option<dashvertex_fs::FileLock>, Option<Manifest>), AppError> {
-    // Held from the manifest's read to its rename; a locked run writes nothing.
-    let lock_guard = match a.manifest.filter(|_| !a.locked) {
-        Some(p) => Some(lock(p, a.ctx.wait)?),
-        None => None,
-    };
-    let existing = match a.manifest {
-        Some(p) => read_manifest(p, a.ctx)?,
-        None => None,
-    };
-    if let (Some(p), Some(m)) = (a.manifest, &existing) {
-        let names = parts.iter().flat_map(|p| p.input().bones.iter());
-        let overlap = m.overlap(names.map(|b| b.name.as_str()));
-        warn_other_rig(p, overlap, a.ctx.log);
-    }
-    if a.locked && existing.is_none() {
-        return Err(AppError::Usage(format!(
-            "{} needs an existing {} file",
-            a.ctx.opt(Opt::Locked),
-            a.ctx.opt(Opt::Manifest)
-        )));
-    }
-    Ok((lock_guard, existing))
-}
-
 /// Reduces the source's parts into the output's form (glTF, or the one DashVertex part):
 /// what was made, the K `--max-error` chose, and what a glTF primitive written as
 /// DashVertex left behind.
@@ -739,6 +641,7 @@ fn reduce_parts(
     source: &Source,
     parts: Vec<Part<'_>>,
     manifest: &mut Manifest,
+    poses: Option<(&Path, &Gltf)>,
 ) -> Result<(Made, Option<usize>, Option<String>), AppError> {
     // What a glTF primitive written as DashVertex leaves behind.
     let mut carried = None;
@@ -768,7 +671,7 @@ fn reduce_parts(
             )));
         }
         (Some(container), Source::Gltf(g)) => {
-            let (made, k) = to_gltf(a, g, parts, manifest, &opts, container)?;
+            let (made, k) = to_gltf(a, (g, poses), parts, manifest, &opts, container)?;
             chosen_k = k;
             made
         }

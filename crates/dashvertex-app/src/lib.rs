@@ -49,7 +49,6 @@ pub mod check;
 pub mod convert;
 mod error;
 mod fitting;
-#[cfg(feature = "fs")]
 pub mod fix;
 pub mod formats;
 pub mod input;

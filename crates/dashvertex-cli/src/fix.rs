@@ -209,10 +209,10 @@ enum ZeroSumArg {
 }
 
 impl FixCli {
-    /// Runs the job the flags describe, then prints its report.
-    pub fn run(&self, ctx: &Context) -> Result<(), CliError> {
+    /// What the flags ask of the repair.
+    fn asked(&self) -> fix::Asked {
         use dashvertex_fix::{BadWeights, OutOfRange, SkinnedFlag, ZeroSum};
-        let asked = fix::Asked {
+        fix::Asked {
             gltf_sums: matches!(self.profile, ProfileArg::Gltf),
             bad_weights: match self.bad_weights {
                 BadWeightsArg::Error => BadWeights::Error,
@@ -234,7 +234,12 @@ impl FixCli {
                 SkinnedFlagArg::Clear => SkinnedFlag::Clear,
             },
             ibm_tolerance: self.ibm_tolerance,
-        };
+        }
+    }
+
+    /// Runs the job the flags describe, then prints its report.
+    pub fn run(&self, ctx: &Context) -> Result<(), CliError> {
+        let asked = self.asked();
         let policy = fix::policy(&asked, &self.input, self.target, ctx)?;
         let dry = PathBuf::from("-");
         let output = self.output.as_deref().unwrap_or(&dry);
@@ -293,4 +298,21 @@ fn listed(s: &str) -> Result<Listed, String> {
     s.parse()
         .map(|n| Listed(Some(n)))
         .map_err(|_| format!("{s} is not a count or `all`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    /// The flags' defaults are the job's ([`dashvertex_app::fix::Asked::default`]).
+    #[test]
+    fn the_defaults_are_the_jobs() {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            fix: super::FixCli,
+        }
+        let cli = Cli::try_parse_from(["fix", "in.json", "-o", "out.json"]).unwrap();
+        assert_eq!(cli.fix.asked(), dashvertex_app::fix::Asked::default());
+    }
 }

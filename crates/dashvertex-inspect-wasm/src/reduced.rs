@@ -9,14 +9,11 @@
 
 use std::path::Path;
 
-use dashvertex_app::check::Check;
 use dashvertex_app::reduce::{ReduceJob, plan};
 use dashvertex_app::settings::{Asked, settings};
 use dashvertex_app::{Collect, Context, Neutral, Source};
 use dashvertex_core::Limits;
-use dashvertex_formats::Format;
-use dashvertex_gltf::export::BufferFiles;
-use dashvertex_gltf::{Container, Gltf};
+use dashvertex_gltf::Gltf;
 
 /// The name the page's outputs are checked under.
 const OUT: &str = "out.glb";
@@ -112,33 +109,32 @@ pub fn reduce_to_glb(opened: &Opened, k: usize, fit: bool) -> Result<Vec<u8>, Re
     planned.check().owned(main).map_err(refused)
 }
 
-/// `gltf` repaired as `dashvertex fix IN -o OUT.glb` repairs it with its defaults for glTF
-/// input (the glTF sum rule; bad weights zeroed; out-of-range joints, zero sums and a wrong
-/// skinned flag refused; IBM tolerance 1e-4), as GLB bytes, validated first. A file with
-/// nothing to repair is refused here (the command copies it).
+/// The opened document repaired by the fix job as `dashvertex fix IN -o OUT.glb` repairs
+/// it with its defaults ([`dashvertex_app::fix::Asked::default`]: for glTF input the glTF
+/// sum rule; bad weights zeroed; out-of-range joints, zero sums and a wrong skinned flag
+/// refused; IBM tolerance 1e-4), as GLB bytes, checked by the job's output check. A file
+/// with nothing to repair is refused here (the command copies it).
 pub fn fix_to_glb(opened: &Opened) -> Result<Vec<u8>, ReduceRefused> {
-    use dashvertex_fix::policy::{Policy, SumRule};
-    let limits = Limits::default();
+    use dashvertex_app::fix::{Asked, FixInput, FixJob, FixOutput, plan, policy};
     opened.refused()?;
+    let log = Collect::default();
+    let ctx = context(&log);
+    let refused = |e: dashvertex_app::AppError| ReduceRefused(e.to_string());
+    let (input, output) = (Path::new(INPUT), Path::new(OUT));
+    let job = FixJob {
+        // The page's input is glTF: named by the output's name, the policy follows the
+        // glTF sum rule, as for the command's `.glb` input.
+        policy: policy(&Asked::default(), output, None, &ctx).map_err(refused)?,
+        ..FixJob::new(input, output, &ctx)
+    };
     let gltf = opened
         .gltf()
         .ok_or_else(|| ReduceRefused("nothing opened".into()))?;
-    let policy = Policy::for_rule(SumRule::Gltf);
-    let fixed = dashvertex_fix::fix_gltf(gltf, &policy, &limits)
-        .map_err(|e| ReduceRefused(format!("the file cannot be fixed: {e}")))?;
-    let editor = fixed
-        .editor
-        .ok_or_else(|| ReduceRefused("nothing to fix: the influence data is valid".into()))?;
-    let files = BufferFiles::Beside { stem: "out".into() };
-    let written = editor
-        .finish_files(Container::Glb, &files)
-        .map_err(|e| ReduceRefused(format!("the fixed file cannot be written: {e}")))?;
-    checked(written.main, &limits)
-}
-
-/// `bytes` when the jobs' output check accepts them as GLB, else why not.
-fn checked(bytes: Vec<u8>, limits: &Limits) -> Result<Vec<u8>, ReduceRefused> {
-    Check::new(Path::new(OUT), Format::Glb, &[], limits)
-        .owned(bytes)
-        .map_err(|e| ReduceRefused(e.to_string()))
+    let mut planned = plan(&job, FixInput::Gltf(gltf)).map_err(refused)?;
+    match std::mem::replace(&mut planned.output, FixOutput::Unchanged) {
+        FixOutput::Gltf(w) => planned.checked(w.main, &w.files).map_err(refused),
+        _ => Err(ReduceRefused(
+            "nothing to fix: the influence data is valid".into(),
+        )),
+    }
 }

@@ -137,9 +137,8 @@ fn fixed_glb_is_valid_and_a_clean_file_has_nothing_to_fix() {
     assert!(refused.0.contains("nothing to fix"), "{refused}");
 }
 
-/// The page runs the reduce job itself: its bytes are the ones the command writes with
-/// the same options, plain and fitted, and a document the command refuses is refused with
-/// the command's words.
+/// The page runs the reduce and fix jobs themselves: its bytes are the ones the command
+/// writes with the same options (reduce plain and fitted, fix with its defaults).
 #[test]
 fn the_page_writes_the_bytes_the_command_writes() {
     use dashvertex_app::{Collect, Context, Neutral, reduce};
@@ -174,5 +173,29 @@ fn the_page_writes_the_bytes_the_command_writes() {
             "fit {fit}: the page's bytes differ"
         );
     }
+    // The fix job: the page's repair is the command's with its defaults.
+    let path = repo().join("spec/vectors/gltf/weights-negative.gltf");
+    let d = dropped(&["spec/vectors/gltf/weights-negative.gltf"]);
+    let page =
+        dashvertex_inspect_wasm::reduced::fix_to_glb(&Opened::new(d.load().unwrap().unwrap()))
+            .unwrap();
+    let log = Collect::default();
+    let ctx = Context {
+        limits: Default::default(),
+        resource_dirs: &[],
+        wait: false,
+        words: &Neutral,
+        log: &log,
+    };
+    let asked = dashvertex_app::fix::Asked::default();
+    let job = dashvertex_app::fix::FixJob {
+        policy: dashvertex_app::fix::policy(&asked, &path, None, &ctx).unwrap(),
+        ..dashvertex_app::fix::FixJob::new(&path, &out, &ctx)
+    };
+    dashvertex_app::fix::run(&job).unwrap();
+    assert!(
+        std::fs::read(&out).unwrap() == page,
+        "fix: the page's bytes differ"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -58,19 +58,18 @@ mod left_behind;
 pub mod loss;
 #[cfg(feature = "fs")]
 pub mod manifest_file;
+pub mod manifest_job;
 #[cfg(feature = "fs")]
 pub mod output;
 #[cfg(feature = "fs")]
 mod read;
 pub mod reduce;
-#[cfg(feature = "fs")]
 pub mod remap;
 pub mod report;
 mod resource_mode;
 #[cfg(feature = "fs")]
 pub mod resources;
 pub mod settings;
-#[cfg(feature = "fs")]
 pub mod split;
 #[cfg(feature = "fs")]
 pub mod threads;

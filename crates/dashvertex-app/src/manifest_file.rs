@@ -9,7 +9,9 @@ use dashvertex_reduce::manifest::{Manifest, ManifestError};
 use crate::error::{AppError, input_cause, input_error};
 use crate::input::{Context, load};
 use crate::output::refuse_aliases;
-use crate::words::{Job, Opt, warn_neutral_bone};
+use crate::words::{Job, Opt};
+
+pub use crate::manifest_job::{UpdateJob, Updated};
 
 /// Reads a manifest; `None` when there is none yet. Unreadable (a FIFO, a device or a
 /// folder in its place is refused at once, never waited on): an I/O error; corrupt (not
@@ -100,48 +102,10 @@ pub fn init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Result<Manif
             ctx.opt(Opt::Force)
         )));
     }
-    let skeleton = load(from, ctx)?.skeleton(from, ctx)?;
-    let m = Manifest::init(&skeleton).map_err(|e| input_cause(from, e))?;
+    let m = crate::manifest_job::init(&load(from, ctx)?, from, ctx)?;
     dashvertex_fs::write_file(out, m.to_json().as_bytes())?;
-    let added: Vec<(String, u32)> = m
-        .bones
-        .iter()
-        .filter(|e| e.name == dashvertex_manifest::BLENDER_NEUTRAL_BONE)
-        .map(|e| (e.name.clone(), e.index))
-        .collect();
-    warn_neutral_bone(&added, ctx.words, ctx.log);
     ctx.info(format_args!("{}: {} bones", out.display(), m.len()));
     Ok(m)
-}
-
-/// What [`update`] changes in a manifest.
-#[derive(Clone, Debug)]
-pub struct UpdateJob<'a> {
-    /// The manifest file.
-    pub manifest: &'a Path,
-    /// A file whose skeleton the manifest gains.
-    pub from: Option<&'a Path>,
-    /// Bones renamed, `(old, new)`: the index stays, the old name becomes an alias.
-    pub renames: &'a [(String, String)],
-    /// `from` holds part of the rig: bones it lacks are not retired.
-    pub partial: bool,
-    /// Renumber the live bones densely (breaks every older asset's indices).
-    pub compact: bool,
-    /// Refuse any change instead of writing it.
-    pub locked: bool,
-}
-
-/// What [`update`] did.
-#[derive(Clone, Debug)]
-pub struct Updated {
-    /// Bones added, retired, revived, renamed and reparented.
-    pub changes: dashvertex_manifest::Changes,
-    /// Compacting's moves: `(name, old index, new index)`.
-    pub moved: Vec<(String, u32, u32)>,
-    /// Whether the file was written (false when nothing changed).
-    pub written: bool,
-    /// The manifest after the update.
-    pub manifest: Manifest,
 }
 
 /// Updates a manifest file under its lock (`manifest update`): renames, then the bones of
@@ -160,45 +124,12 @@ pub fn update(job: &UpdateJob<'_>, ctx: &Context) -> Result<Updated, AppError> {
     let read = read_manifest(manifest_path, ctx)?;
     let original =
         read.ok_or_else(|| AppError::Io(format!("{}: no such manifest", manifest_path.display())))?;
-    let mut m = original.clone();
-    let mut changes = m
-        .rename(job.renames)
-        .map_err(|e| input_cause(manifest_path, e))?;
-    if let Some(from) = job.from {
-        let skeleton = load(from, ctx)?.skeleton(from, ctx)?;
-        let c = m
-            .update(&skeleton, !job.partial)
-            .map_err(|e| input_cause(from, e))?;
-        changes.added.extend(c.added);
-        changes.removed.extend(c.removed);
-        changes.revived.extend(c.revived);
-        changes.reparented.extend(c.reparented);
+    let from = job.from.map(|p| load(p, ctx)).transpose()?;
+    let updated = crate::manifest_job::update(&original, job, from.as_ref(), ctx)?;
+    if updated.written {
+        dashvertex_fs::write_file(manifest_path, updated.manifest.to_json().as_bytes())?;
     }
-    let moved = if job.compact { m.compact() } else { Vec::new() };
-    if job.locked && (!changes.is_empty() || !moved.is_empty()) {
-        let mut why = changes.describe();
-        why.extend(
-            moved
-                .iter()
-                .map(|(n, a, b)| format!("move bone {n:?} from {a} to {b}")),
-        );
-        return Err(AppError::ManifestLocked(
-            ManifestError::Locked(why).to_string(),
-        ));
-    }
-    if !job.locked {
-        warn_neutral_bone(&changes.added, ctx.words, ctx.log);
-    }
-    let written = m != original;
-    if written {
-        dashvertex_fs::write_file(manifest_path, m.to_json().as_bytes())?;
-    }
-    Ok(Updated {
-        changes,
-        moved,
-        written,
-        manifest: m,
-    })
+    Ok(updated)
 }
 
 /// A manifest file, or the numbering `manifest init` would give a file's skeleton.
@@ -238,29 +169,5 @@ pub fn show(path: &Path, ctx: &Context) -> Result<String, AppError> {
     } else {
         path.display().to_string()
     };
-    let mut out = format!(
-        "{label}: {} indices ({} live, {} retired)\n",
-        m.len(),
-        m.bones.iter().filter(|e| !e.removed).count(),
-        m.bones.iter().filter(|e| e.removed).count()
-    );
-    for e in &m.bones {
-        let line = format!(
-            "{:>5}  {:<32} {:<24}{}{}",
-            e.index,
-            e.name,
-            e.parent
-                .as_deref()
-                .map_or("(root)".to_owned(), |p| format!("parent {p}")),
-            if e.removed { "  retired" } else { "" },
-            if e.aliases.is_empty() {
-                String::new()
-            } else {
-                format!("  formerly {}", e.aliases.join(", "))
-            }
-        );
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    Ok(out)
+    Ok(crate::manifest_job::listing(&label, &m))
 }

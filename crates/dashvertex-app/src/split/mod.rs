@@ -2,23 +2,28 @@
 //! (`dashvertex_split`), checked by the validator and written atomically with its
 //! report (`schemas/split-report.schema.json`).
 
+#[cfg(feature = "fs")]
+mod files;
+
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use dashvertex_formats::Format;
+use dashvertex_gltf::Gltf;
 pub use dashvertex_split::DEFAULT_MAX_PARTS;
 use dashvertex_split::SplitError;
 
-use crate::error::{AppError, input_cause, input_error};
-use crate::input::{Context, Source, container, load_for};
+use crate::check::Check;
+use crate::error::{AppError, input_cause};
+use crate::input::{Context, container};
 use crate::loss::poses_for;
-use crate::output::{
-    Check, buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases,
-    text_files, unchanged_gltf, write_checked,
-};
-use crate::words::{Job, Opt};
+use crate::settings::buffer_files;
+use crate::words::Opt;
+#[cfg(feature = "fs")]
+pub use files::run;
 
 /// A split job's options.
 pub struct SplitJob<'a> {
@@ -51,7 +56,7 @@ pub struct SplitJob<'a> {
     /// For `.gltf` output: embed every buffer as a base64 data URI.
     pub embed: bool,
     /// How the images the output names reach their files (`--resources`).
-    pub resources: crate::resources::Resources,
+    pub resources: crate::resource_mode::Resources,
     /// Limits, resource folders, how to speak.
     pub ctx: &'a Context<'a>,
 }
@@ -177,32 +182,51 @@ fn refusal(a: &SplitJob, e: SplitError) -> AppError {
     }
 }
 
-/// Runs a split job; returns its report (also written to `report` when given).
-pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
+/// What a split job makes before anything is written: the split document with its
+/// buffer files (`None` when every skin is within the budget: the front end copies the
+/// input), the report, and what the job says once written.
+#[non_exhaustive]
+pub struct SplitPlan<'a> {
+    /// The split output; `None`: nothing changes.
+    pub written: Option<dashvertex_gltf::export::Written>,
+    /// The report (`unchanged` set when `written` is `None`).
+    pub report: SplitReport,
+    /// The budget the parts meet.
+    pub max_joints: usize,
+    /// The output's container.
+    pub container: dashvertex_gltf::Container,
+    carried_errors: BTreeMap<String, u64>,
+    job: &'a SplitJob<'a>,
+}
+
+impl SplitPlan<'_> {
+    /// The check the output (with the buffer `files` it names) passes before it is
+    /// handed over: by the validator, for the job's engine target, with the input's
+    /// carried errors let through.
+    pub fn check<'p>(&'p self, files: &'p [(String, Vec<u8>)]) -> Check<'p> {
+        let a = self.job;
+        let format = match self.container {
+            dashvertex_gltf::Container::Gltf => Format::Gltf,
+            dashvertex_gltf::Container::Glb => Format::Glb,
+        };
+        Check {
+            target: a.target,
+            carried_errors: self.carried_errors.clone(),
+            ..Check::new(a.output, format, files, &a.ctx.limits)
+        }
+    }
+}
+
+/// Plans split job `a` on `gltf` (its input, opened by the front end for the job's
+/// [`work`]): every skinned primitive cut to the joint budget. Nothing is read or
+/// written here.
+pub fn plan<'a>(a: &'a SplitJob<'a>, gltf: &Gltf) -> Result<SplitPlan<'a>, AppError> {
     let ctx = a.ctx;
     let max = budget(a)?;
     check_options(a)?;
-    let (output_name, report_name) = (ctx.opt(Opt::Output), ctx.opt(Opt::Report));
-    let mut outputs: Vec<dashvertex_fs::Named> = vec![(output_name.as_str(), a.output)];
-    if let Some(r) = a.report {
-        outputs.push((report_name.as_str(), r));
-    }
-    let inputs: Vec<dashvertex_fs::Named> = vec![("the input", a.input)];
-    refuse_aliases_before(a.output, None, a.embed, &outputs, &inputs, ctx.words)?;
-    let format = Format::from_extension(a.output);
-    let container = container(format).ok_or_else(|| {
-        AppError::Usage(format!(
-            "cannot tell the output format of {}; name it .gltf or .glb",
-            a.output.display()
-        ))
-    })?;
-    let gltf = open(a)?;
-    let mut read_buffers = external_buffers(&gltf, a.input);
-    let input_bytes = gltf.input_bytes();
-    let carried_errors = gltf.carried_errors.clone();
-    let files = buffer_files(a.output, a.embed);
+    let container = output_container(a)?;
     let anims = if a.reduce {
-        poses_for(a.input, &gltf, None, ctx)?
+        poses_for(a.input, gltf, None, ctx)?
     } else {
         Vec::new()
     };
@@ -214,82 +238,62 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         max_error: a.max_error,
         fit: a.fit,
     };
-    let split = dashvertex_split::split_gltf(&gltf, &opts, &anims, &ctx.limits)
+    let split = dashvertex_split::split_gltf(gltf, &opts, &anims, &ctx.limits)
         .map_err(|e| refusal(a, e))?;
+    drop(anims);
     let unchanged = split.editor.is_none();
-    let lib_report = split.report;
-    for w in &lib_report.warnings {
+    for w in &split.report.warnings {
         ctx.warning(format_args!("{}: {w}", a.input.display()));
     }
-    // The input is spent once the output's bytes exist (`write_checked` frees it).
-    let (main, files, spent) = match split.editor {
+    let written = match split.editor {
         Some(ed) => {
+            let files = buffer_files(a.output, a.embed);
             let w = ed
                 .finish_files(container, &files)
                 .map_err(|e| input_cause(a.input, e))?;
-            drop(anims);
             for note in &w.notes {
                 ctx.warning(format_args!("{}: {note}", a.input.display()));
             }
-            (w.main, w.files, Some(gltf))
+            Some(w)
         }
-        None => {
-            drop(anims);
-            let u = unchanged_gltf(*gltf, a.input, a.output, container, &files)?;
-            ctx.info(format_args!(
-                "{}: every skin has at most {max} joints; {}",
-                a.input.display(),
-                if u.copied {
-                    "copied unchanged"
-                } else {
-                    "rewritten unchanged into the output's container"
-                }
-            ));
-            (u.written.main, u.written.files, None)
-        }
+        None => None,
     };
-    // The images the output names follow it (spec/security.md [R4]).
-    let (main, files) = follow_images(a, container, input_bytes, main, files, &mut read_buffers)?;
-    let format = format.unwrap_or(Format::Glb);
-    refuse_written_aliases(
-        a.output,
-        &files,
-        &outputs,
-        &inputs,
-        &read_buffers,
-        ctx.words,
-    )?;
     let report = SplitReport {
         input: a.input.display().to_string(),
         output: a.output.display().to_string(),
         target: a.target.map(|t| t.name.to_owned()),
         unchanged,
-        split: lib_report,
+        split: split.report,
     };
-    let report_text = a.report.map(|p| {
-        let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
-        text.push('\n');
-        (p, text)
-    });
-    let check = Check {
-        target: a.target,
-        carried_errors,
-        ..Check::new(a.output, format, &files, &ctx.limits)
-    };
-    let after = text_files(&report_text);
-    write_checked(
-        &check,
-        main,
-        &dashvertex_fs::Holes::default(),
-        &files,
-        &[],
-        &after,
-        spent,
-    )?;
-    for line in describe(&report.split) {
-        ctx.info(line);
+    Ok(SplitPlan {
+        written,
+        report,
+        max_joints: max,
+        container,
+        carried_errors: gltf.carried_errors.clone(),
+        job: a,
+    })
+}
+
+/// What a split reads of its input: with a reduction the displacement is measured by
+/// skinning, so transforms and animations must be sound; without one, errors there are
+/// carried into the output.
+pub fn work(a: &SplitJob) -> dashvertex_validate::Work {
+    if a.reduce {
+        dashvertex_validate::Work::Skin
+    } else {
+        dashvertex_validate::Work::Rewrite
     }
-    Ok(report)
+}
+
+/// The output's container, told by its name.
+fn output_container(a: &SplitJob) -> Result<dashvertex_gltf::Container, AppError> {
+    container(Format::from_extension(a.output)).ok_or_else(|| {
+        AppError::Usage(format!(
+            "cannot tell the output format of {}; name it .gltf or .glb",
+            a.output.display()
+        ))
+    })
 }
 
 /// The report in lines of text: one per input primitive, one per reduction.
@@ -386,58 +390,4 @@ fn check_options(a: &SplitJob) -> Result<(), AppError> {
         )));
     }
     Ok(())
-}
-
-/// The input, loaded for a split. With a reduction the displacement is measured by
-/// skinning, so transforms and animations must be sound; without one, errors there are
-/// carried into the output. Only glTF has meshes, nodes and skins to split.
-fn open(a: &SplitJob) -> Result<Box<dashvertex_gltf::Gltf>, AppError> {
-    let ctx = a.ctx;
-    let work = if a.reduce {
-        dashvertex_validate::Work::Skin
-    } else {
-        dashvertex_validate::Work::Rewrite
-    };
-    match load_for(a.input, ctx, work)? {
-        Source::Gltf(gltf) => Ok(gltf),
-        _ => Err(input_error(
-            a.input,
-            format!(
-                "{} reads glTF or GLB (parts become meshes, nodes and skins)",
-                ctx.job(Job::Split)
-            ),
-        )),
-    }
-}
-
-/// Buffer files by the names the output uses, with their bytes.
-type Files = Vec<(String, Vec<u8>)>;
-
-/// The output's bytes and buffer files with the images it names made reachable from
-/// where it is written (spec/security.md [R4]); the files read for that join
-/// `read_buffers`, which no output may overwrite.
-fn follow_images(
-    a: &SplitJob,
-    container: dashvertex_gltf::Container,
-    input_bytes: u64,
-    main: Vec<u8>,
-    files: Files,
-    read_buffers: &mut Vec<std::path::PathBuf>,
-) -> Result<(Vec<u8>, Files), AppError> {
-    let mut written = dashvertex_gltf::export::Written {
-        main,
-        files,
-        ..Default::default()
-    };
-    let follow = crate::resources::Follow {
-        input: a.input,
-        output: a.output,
-        container,
-        mode: a.resources,
-        embed: a.embed,
-        read: input_bytes,
-        ctx: a.ctx,
-    };
-    read_buffers.extend(crate::resources::follow(&follow, &mut written)?);
-    Ok((written.main, written.files))
 }

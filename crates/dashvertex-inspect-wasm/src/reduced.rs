@@ -1,5 +1,5 @@
 //! Reduction and repair in the page. Reduction: the dropped files reduced to K influences
-//! per vertex and written as a GLB by the reduce job itself (`dashvertex_app::reduce::plan`,
+//! per vertex and written as a GLB by the reduce job itself (`dashvertex_app::reduce::plan_gltf`,
 //! what `dashvertex reduce IN -o OUT.glb --max-influences K` runs with its defaults: no
 //! manifest file, so the file's joint order is kept; unit sums, as for any glTF output;
 //! float weights; the per-bone source attributes dropped), checked by the job's own output
@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use dashvertex_app::reduce::{ReduceJob, plan};
+use dashvertex_app::reduce::{ReduceJob, plan_gltf};
 use dashvertex_app::settings::{Asked, settings};
 use dashvertex_app::{Collect, Context, Neutral, Source};
 use dashvertex_core::Limits;
@@ -104,7 +104,7 @@ pub fn reduce_to_glb(opened: &Opened, k: usize, fit: bool) -> Result<Vec<u8>, Re
         fit,
         ..ReduceJob::new(Path::new(INPUT), output, &ctx)
     };
-    let mut planned = plan(&job, &opened.source, None, None).map_err(refused)?;
+    let mut planned = plan_gltf(&job, &opened.source, None, None).map_err(refused)?;
     let main = std::mem::take(&mut planned.written.main);
     planned.check().owned(main).map_err(refused)
 }
@@ -115,7 +115,7 @@ pub fn reduce_to_glb(opened: &Opened, k: usize, fit: bool) -> Result<Vec<u8>, Re
 /// refused; IBM tolerance 1e-4), as GLB bytes, checked by the job's output check. A file
 /// with nothing to repair is refused here (the command copies it).
 pub fn fix_to_glb(opened: &Opened) -> Result<Vec<u8>, ReduceRefused> {
-    use dashvertex_app::fix::{Asked, FixInput, FixJob, FixOutput, plan, policy};
+    use dashvertex_app::fix::{Asked, FixJob, FixOutput, plan_gltf, policy};
     opened.refused()?;
     let log = Collect::default();
     let ctx = context(&log);
@@ -130,7 +130,7 @@ pub fn fix_to_glb(opened: &Opened) -> Result<Vec<u8>, ReduceRefused> {
     let gltf = opened
         .gltf()
         .ok_or_else(|| ReduceRefused("nothing opened".into()))?;
-    let mut planned = plan(&job, FixInput::Gltf(gltf)).map_err(refused)?;
+    let mut planned = plan_gltf(&job, gltf).map_err(refused)?;
     match std::mem::replace(&mut planned.output, FixOutput::Unchanged) {
         FixOutput::Gltf(w) => planned.checked(w.main, &w.files).map_err(refused),
         _ => Err(ReduceRefused(

@@ -221,7 +221,7 @@ impl FixPlan<'_> {
 pub fn plan<'a>(a: &'a FixJob<'a>, input: FixInput<'_>) -> Result<FixPlan<'a>, AppError> {
     let named_out = a.to.or_else(|| Format::from_extension(a.output));
     match input {
-        FixInput::Gltf(g) => plan_gltf(a, g, named_out),
+        FixInput::Gltf(g) => plan_gltf(a, g),
         FixInput::Bytes(bytes) => plan_dash(a, bytes, named_out),
     }
 }
@@ -245,12 +245,10 @@ impl<'s> From<&'s Opened> for FixInput<'s> {
     }
 }
 
-/// [`plan`] for glTF input.
-fn plan_gltf<'a>(
-    a: &'a FixJob<'a>,
-    g: &Gltf,
-    named_out: Option<Format>,
-) -> Result<FixPlan<'a>, AppError> {
+/// [`plan`] for glTF input (a front end that reads only glTF calls it directly, and
+/// links no DashVertex codec).
+pub fn plan_gltf<'a>(a: &'a FixJob<'a>, g: &Gltf) -> Result<FixPlan<'a>, AppError> {
+    let named_out = a.to.or_else(|| Format::from_extension(a.output));
     let ctx = a.ctx;
     let carried_errors = g.carried_errors.clone();
     let in_format = match g.container {

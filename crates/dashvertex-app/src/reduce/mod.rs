@@ -265,6 +265,54 @@ pub fn plan<'a>(
     existing: Option<&Manifest>,
     poses: Option<&Gltf>,
 ) -> Result<ReducePlan<'a>, AppError> {
+    plan_with(a, source, (existing, poses), reduce_parts)
+}
+
+/// [`plan`] for a glTF input written as glTF: a front end that reads and writes only
+/// glTF (the inspector) calls it, and links no DashVertex codec. Any other input or
+/// output is refused.
+pub fn plan_gltf<'a>(
+    a: &'a ReduceJob<'a>,
+    source: &Source,
+    existing: Option<&Manifest>,
+    poses: Option<&Gltf>,
+) -> Result<ReducePlan<'a>, AppError> {
+    plan_with(
+        a,
+        source,
+        (existing, poses),
+        |a, source, parts, m, poses| match (
+            container(a.to.or_else(|| Format::from_extension(a.output))),
+            source,
+        ) {
+            (Some(c), Source::Gltf(g)) if !a.pick.given() => {
+                let opts = options(a, &parts, Some(c));
+                let (made, k) = to_gltf(a, (g, poses), parts, m, &opts, c)?;
+                Ok((made, k, None))
+            }
+            _ => Err(AppError::Usage(
+                "this front end reduces glTF input to glTF output".into(),
+            )),
+        },
+    )
+}
+
+/// [`plan`] with the parts' reduction `reduce` ([`reduce_parts`], or glTF only).
+fn plan_with<'a, F>(
+    a: &'a ReduceJob<'a>,
+    source: &Source,
+    (existing, poses): (Option<&Manifest>, Option<&Gltf>),
+    reduce: F,
+) -> Result<ReducePlan<'a>, AppError>
+where
+    F: FnOnce(
+        &ReduceJob,
+        &Source,
+        Vec<Part<'_>>,
+        &mut Manifest,
+        Option<(&Path, &Gltf)>,
+    ) -> Result<(Made, Option<usize>, Option<String>), AppError>,
+{
     check_usage(a, existing)?;
     let ctx = a.ctx;
     // The input's errors the job carries (outside what it reads): the output may keep them.
@@ -280,7 +328,7 @@ pub fn plan<'a>(
     let mut manifest = existing.cloned().unwrap_or_default();
     let pose_file = a.poses.unwrap_or(Path::new("the pose file"));
     let poses = poses.map(|g| (pose_file, g));
-    let (made, k, carried) = reduce_parts(a, source, parts, &mut manifest, poses)?;
+    let (made, k, carried) = reduce(a, source, parts, &mut manifest, poses)?;
     let chosen_k = k.unwrap_or(a.config.max_influences);
     let Made {
         written,
@@ -633,6 +681,29 @@ fn to_dash(
     Ok((made, carried))
 }
 
+/// The reduction pipeline's options for job `a` on `parts`, written to `container`
+/// (`None`: DashVertex). Without a manifest file the file keeps its own bone order, where
+/// the output can hold it (DashVertex needs parents first); a manifest file starts from
+/// the canonical order instead.
+fn options(
+    a: &ReduceJob,
+    parts: &[Part<'_>],
+    container: Option<Container>,
+) -> dashvertex_reduce::pipeline::Options {
+    let keep_order = keeps_order(a.manifest.is_some(), container.is_some(), || {
+        parts
+            .iter()
+            .all(|p| dashvertex_reduce::pipeline::parents_first(&p.input().bones))
+    });
+    pipeline_options(
+        a.manifest.is_some(),
+        a.locked,
+        keep_order,
+        a.drop_source_attributes,
+        &a.ctx.limits,
+    )
+}
+
 /// Reduces the source's parts into the output's form (glTF, or the one DashVertex part):
 /// what was made, the K `--max-error` chose, and what a glTF primitive written as
 /// DashVertex left behind.
@@ -647,21 +718,7 @@ fn reduce_parts(
     let mut carried = None;
     let mut chosen_k = None;
     let container = container(a.to.or_else(|| Format::from_extension(a.output)));
-    // Without a manifest file the file keeps its own bone order, where the output can
-    // hold it (DashVertex needs parents first); a manifest file starts from the
-    // canonical order instead.
-    let keep_order = keeps_order(a.manifest.is_some(), container.is_some(), || {
-        parts
-            .iter()
-            .all(|p| dashvertex_reduce::pipeline::parents_first(&p.input().bones))
-    });
-    let opts = pipeline_options(
-        a.manifest.is_some(),
-        a.locked,
-        keep_order,
-        a.drop_source_attributes,
-        &a.ctx.limits,
-    );
+    let opts = options(a, &parts, container);
     let made = match (container, source) {
         (Some(_), Source::Gltf(_)) if a.pick.given() => {
             return Err(AppError::Usage(format!(

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use dashvertex_core::Limits;
 pub use dashvertex_formats::{Format, Loaded, SaveOptions};
-use dashvertex_formats::{LoadError, SaveError, ShapeLoss};
+use dashvertex_formats::{DecodeError, SaveError, ShapeLoss};
 
 use crate::Context;
 use crate::error::AppError;
@@ -56,7 +56,7 @@ pub fn load(
     });
     loaded.map_err(|e| AppError::Input {
         message: match &e {
-            LoadError::NotDashVertex(f) => format!(
+            DecodeError::NotDashVertex(f) => format!(
                 "{} is not DashVertex data; `{}` and `{}` read glTF",
                 f.describe(),
                 ctx.job(Job::Reduce),

@@ -37,10 +37,11 @@ impl Loaded {
     }
 }
 
-/// Why a file could not be loaded.
+/// Why a DashVertex (or FBX) file could not be decoded; glTF's loader has its own,
+/// `dashvertex_gltf::LoadError`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum LoadError {
+pub enum DecodeError {
     /// The JSON decoder refused it (located by line, column and JSON Pointer).
     #[error("{}:{}: {} (at {})", .0.line, .0.column, .0.message,
             if .0.pointer.is_empty() { "/" } else { &.0.pointer })]
@@ -57,7 +58,7 @@ pub enum LoadError {
 }
 
 /// Decodes `bytes` as `format` within `limits`.
-pub fn load(bytes: &[u8], format: Format, limits: &Limits) -> Result<Loaded, LoadError> {
+pub fn load(bytes: &[u8], format: Format, limits: &Limits) -> Result<Loaded, DecodeError> {
     load_noted(bytes, format, limits).map(|(l, _)| l)
 }
 
@@ -68,7 +69,7 @@ pub fn load_noted(
     bytes: &[u8],
     format: Format,
     limits: &Limits,
-) -> Result<(Loaded, Vec<String>), LoadError> {
+) -> Result<(Loaded, Vec<String>), DecodeError> {
     if format == Format::Fbx {
         let scene = dashvertex_fbx::load(bytes, limits)?;
         let d = dashvertex_fbx::to_document(&scene)?;
@@ -77,18 +78,18 @@ pub fn load_noted(
     load_dash(bytes, format, limits).map(|l| (l, Vec::new()))
 }
 
-fn load_dash(bytes: &[u8], format: Format, limits: &Limits) -> Result<Loaded, LoadError> {
+fn load_dash(bytes: &[u8], format: Format, limits: &Limits) -> Result<Loaded, DecodeError> {
     match format {
         Format::Json => dashvertex_json::decode_bytes(bytes, limits)
             .map(Loaded::Json)
-            .map_err(LoadError::Json),
+            .map_err(DecodeError::Json),
         Format::Dmx => dashvertex_binary::decode_container(bytes, limits)
             .map(Loaded::Binary)
-            .map_err(LoadError::Binary),
+            .map_err(DecodeError::Binary),
         Format::Raw => dashvertex_binary::decode_raw(bytes, limits)
             .map(Loaded::Binary)
-            .map_err(LoadError::Binary),
-        other => Err(LoadError::NotDashVertex(other)),
+            .map_err(DecodeError::Binary),
+        other => Err(DecodeError::NotDashVertex(other)),
     }
 }
 

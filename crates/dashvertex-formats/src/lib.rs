@@ -34,7 +34,7 @@ mod convert;
 mod format;
 
 pub use convert::{
-    LoadError, Loaded, SaveError, SaveOptions, ShapeLoss, load, load_noted, save, save_dropping,
+    DecodeError, Loaded, SaveError, SaveOptions, ShapeLoss, load, load_noted, save, save_dropping,
 };
 /// The FBX reader ([`Format::Fbx`]), for the commands that read FBX as glTF.
 pub use dashvertex_fbx as fbx;

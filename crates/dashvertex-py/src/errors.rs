@@ -310,9 +310,9 @@ impl From<dashvertex_gltf::import::ImportError> for Failure {
     }
 }
 
-impl From<dashvertex_formats::LoadError> for Failure {
-    fn from(e: dashvertex_formats::LoadError) -> Self {
-        use dashvertex_formats::LoadError as E;
+impl From<dashvertex_formats::DecodeError> for Failure {
+    fn from(e: dashvertex_formats::DecodeError) -> Self {
+        use dashvertex_formats::DecodeError as E;
         let f = Failure::new(Kind::Format, "DECODE", e.to_string());
         let f = match &e {
             E::Json(j) if !j.pointer.is_empty() => f.at_pointer(j.pointer.clone()),

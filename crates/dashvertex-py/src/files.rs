@@ -93,7 +93,7 @@ fn cause_failure(cause: dashvertex_app::Cause) -> Failure {
         cause,
         dashvertex_gltf::LoadError,
         dashvertex_gltf::import::ImportError,
-        dashvertex_formats::LoadError,
+        dashvertex_formats::DecodeError,
         dashvertex_manifest::ManifestError,
         dashvertex_core::LimitError,
         dashvertex_fs::FsError

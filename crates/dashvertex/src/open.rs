@@ -83,7 +83,7 @@ pub enum OpenError {
         name: String,
         /// Why, with the byte offset or JSON Pointer.
         #[source]
-        source: dashvertex_formats::LoadError,
+        source: dashvertex_formats::DecodeError,
     },
     /// The glTF container or JSON could not be read (located in the message).
     #[error("{name}: {source}")]

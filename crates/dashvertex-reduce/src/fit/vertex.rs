@@ -188,8 +188,11 @@ fn choose(
         if choice == Choice::Greedy && greedy == top {
             continue;
         }
+        // The greedy search already solved its support: the top K's is solved only when
+        // it is another.
         let fitted = match choice {
             Choice::Greedy => greedy_fit,
+            _ if greedy == top && top.len() > 1 => greedy_fit,
             _ => problem.solve(support, &mut sc.work),
         };
         let Some(fitted) = fitted else {

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use dashvertex_core::Limits;
-pub use dashvertex_formats::{Format, Loaded, SaveOptions};
 use dashvertex_formats::{DecodeError, SaveError, ShapeLoss};
+pub use dashvertex_formats::{Format, Loaded, SaveOptions};
 
 use crate::Context;
 use crate::error::AppError;

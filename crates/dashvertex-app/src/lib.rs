@@ -3,9 +3,11 @@
 //!
 //! - The core, which reads no file and starts no thread, and so builds for WebAssembly
 //!   (`default-features = false`): an input opened from bytes, with a
-//!   [`dashvertex_gltf::Resolver`] for the files a glTF references ([`input::open`]); the
-//!   reduce job planned from it ([`reduce::plan`]: the output's bytes, the manifest and the
-//!   report to write, the messages to give), its settings and defaults ([`settings`]), the
+//!   [`dashvertex_gltf::Resolver`] for the files a glTF references ([`input::open`]); each
+//!   job planned from it ([`reduce::plan`], [`fix::plan`], [`remap::plan`],
+//!   [`split::plan`], [`manifest_job`], [`convert`]'s steps, [`inspect::describe`]: the
+//!   output's bytes, the manifest and the report to write, the messages to give), a reduce
+//!   job's settings and defaults ([`settings`]), the
 //!   check every output passes before it is handed over ([`check`]), how a job speaks
 //!   ([`Wording`], [`Log`]) and why it failed ([`AppError`], which keeps the library error
 //!   behind an input error, with its location, as its source).
@@ -45,14 +47,12 @@
 
 pub mod advice;
 pub mod check;
-#[cfg(feature = "fs")]
 pub mod convert;
 mod error;
 mod fitting;
 pub mod fix;
 pub mod formats;
 pub mod input;
-#[cfg(feature = "fs")]
 pub mod inspect;
 mod left_behind;
 pub mod loss;

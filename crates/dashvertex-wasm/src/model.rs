@@ -120,7 +120,12 @@ pub fn decode(name: &str, bytes: &[u8], forced: Option<Format>) -> Result<Decode
 
 /// The failure for a file the decoder refused: the validator's first error on the same
 /// bytes read as the same format (so the code is the report's), else the decoder's text.
-fn refusal(name: &str, bytes: &[u8], format: Format, e: &dashvertex_formats::DecodeError) -> Failure {
+fn refusal(
+    name: &str,
+    bytes: &[u8],
+    format: Format,
+    e: &dashvertex_formats::DecodeError,
+) -> Failure {
     let opts = Options::new().with_format(format).with_max_diagnostics(16);
     let report = dashvertex_validate::validate_bytes(name, bytes, &opts);
     report

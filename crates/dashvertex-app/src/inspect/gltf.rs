@@ -35,7 +35,7 @@ pub(super) fn inspect(
         .pointer("/asset/generator")
         .and_then(|v| v.as_str())
     {
-        let _ = writeln!(out, "generator: {}", dashvertex_fs::short(g));
+        let _ = writeln!(out, "generator: {}", dashvertex_core::text::short(g));
     }
     let count = |ptr: &str| {
         gltf.value
@@ -97,10 +97,9 @@ fn skin(out: &mut String, gltf: &Gltf, s: usize) {
     let Some(skin) = gltf.root.skins.get(s) else {
         return;
     };
-    let label = skin
-        .name
-        .as_deref()
-        .map_or(String::new(), |n| format!(" {}", dashvertex_fs::short(n)));
+    let label = skin.name.as_deref().map_or(String::new(), |n| {
+        format!(" {}", dashvertex_core::text::short(n))
+    });
     let _ = writeln!(
         out,
         "skin {s}{label}: {} joint(s), inverse bind matrices: {}{}",
@@ -138,7 +137,7 @@ fn skin(out: &mut String, gltf: &Gltf, s: usize) {
         let _ = writeln!(
             out,
             "    {j}: node {node}, {}, {parent}, {pose}",
-            dashvertex_fs::short(&name)
+            dashvertex_core::text::short(&name)
         );
     }
     if skin.joints.len() > JOINTS_LISTED {

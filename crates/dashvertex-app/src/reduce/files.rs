@@ -66,6 +66,7 @@ fn path_names(ctx: &Context) -> [String; 4] {
 /// # Ok(()) }
 /// ```
 pub fn run(a: &ReduceJob) -> Result<Reduced, AppError> {
+    super::check_options(a)?;
     check_paths(a)?;
     // A GLB written from a GLB carries the mesh data the reduction does not change:
     // read without it, and copied from the input by the writer.

@@ -313,7 +313,14 @@ where
         Option<(&Path, &Gltf)>,
     ) -> Result<(Made, Option<usize>, Option<String>), AppError>,
 {
-    check_usage(a, existing)?;
+    check_options(a)?;
+    if a.locked && existing.is_none() {
+        return Err(AppError::Usage(format!(
+            "{} needs an existing {} file",
+            a.ctx.opt(Opt::Locked),
+            a.ctx.opt(Opt::Manifest)
+        )));
+    }
     let ctx = a.ctx;
     // The input's errors the job carries (outside what it reads): the output may keep them.
     let carried_errors = match source {
@@ -393,8 +400,9 @@ where
 
 /// Refuses options that do not go together, before anything is read: a K the sets
 /// cannot hold, a distance that is none, `quantize auto` without a budget, poses with
-/// nothing to pose, and a locked run without a manifest.
-fn check_usage(a: &ReduceJob, existing: Option<&Manifest>) -> Result<(), AppError> {
+/// nothing to pose. [`plan`] checks them too; a front end calls this first so that a
+/// mistake in the options is said before a large input is read.
+pub fn check_options(a: &ReduceJob) -> Result<(), AppError> {
     let ctx = a.ctx;
     let limits = &ctx.limits;
     let most = limits.max_sets.saturating_mul(4);
@@ -426,13 +434,6 @@ fn check_usage(a: &ReduceJob, existing: Option<&Manifest>) -> Result<(), AppErro
             ctx.opt(Opt::Poses),
             ctx.opt(Opt::Report),
             ctx.opt(Opt::MaxError)
-        )));
-    }
-    if a.locked && existing.is_none() {
-        return Err(AppError::Usage(format!(
-            "{} needs an existing {} file",
-            ctx.opt(Opt::Locked),
-            ctx.opt(Opt::Manifest)
         )));
     }
     Ok(())

@@ -45,6 +45,27 @@ pub struct Follow<'a> {
     pub ctx: &'a Context<'a>,
 }
 
+/// [`follow`], then every buffer file of the output (the images copied beside it among
+/// them) refused where it would overwrite a file the run read or another output
+/// (spec/security.md W3): `outputs` and `inputs` as the job names them, `read_buffers`
+/// the input's own buffer files.
+pub fn follow_checked(
+    f: &Follow<'_>,
+    written: &mut Written,
+    (outputs, inputs): (&[dashvertex_fs::Named<'_>], &[dashvertex_fs::Named<'_>]),
+    mut read_buffers: Vec<PathBuf>,
+) -> Result<(), AppError> {
+    read_buffers.extend(follow(f, written)?);
+    crate::output::refuse_written_aliases(
+        f.output,
+        &written.files,
+        outputs,
+        inputs,
+        &read_buffers,
+        f.ctx.words,
+    )
+}
+
 /// The mode [`Resources::Auto`] stands for, or `None` when nothing changes.
 fn effective(f: &Follow<'_>) -> Option<Resources> {
     match f.mode {

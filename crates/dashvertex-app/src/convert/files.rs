@@ -10,10 +10,7 @@ use super::{
 use crate::error::AppError;
 use crate::formats::{self, Format};
 use crate::input::{Opened, Source, container, read_source_for, source_of_bytes};
-use crate::output::{
-    buffer_files, external_buffers, refuse_aliases, refuse_written_aliases, unchanged_gltf,
-    write_output,
-};
+use crate::output::{buffer_files, external_buffers, refuse_aliases, unchanged_gltf, write_output};
 use crate::resources::Follow;
 
 /// Runs a convert job.
@@ -62,7 +59,7 @@ fn gltf_to_gltf(a: &ConvertJob, g: dashvertex_gltf::Gltf, to: Format) -> Result<
     let container = container(Some(to)).unwrap_or(dashvertex_gltf::Container::Glb);
     let files = buffer_files(a.output, a.embed);
     let read = g.input_bytes();
-    let mut read_buffers = external_buffers(&g, a.input);
+    let read_buffers = external_buffers(&g, a.input);
     let unchanged = unchanged_gltf(g, a.input, a.output, container, &files)?;
     let mut written = unchanged.written;
     // The images the output names follow it (spec/security.md [R4]).
@@ -75,15 +72,8 @@ fn gltf_to_gltf(a: &ConvertJob, g: dashvertex_gltf::Gltf, to: Format) -> Result<
         read,
         ctx,
     };
-    read_buffers.extend(crate::resources::follow(&follow, &mut written)?);
-    refuse_written_aliases(
-        a.output,
-        &written.files,
-        &[("the output", a.output)],
-        &[("the input", a.input)],
-        &read_buffers,
-        ctx.words,
-    )?;
+    let (outputs, inputs) = ([("the output", a.output)], [("the input", a.input)]);
+    crate::resources::follow_checked(&follow, &mut written, (&outputs, &inputs), read_buffers)?;
     write_output(
         a.output,
         &written.main,

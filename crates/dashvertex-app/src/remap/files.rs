@@ -9,8 +9,7 @@ use crate::error::{AppError, input_error};
 use crate::input::{Source, load_for, load_for_rewrite, must_exist};
 use crate::manifest_file::read_manifest;
 use crate::output::{
-    buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases, unchanged_gltf,
-    write_output,
+    buffer_files, external_buffers, refuse_aliases_before, unchanged_gltf, write_output,
 };
 use crate::words::Opt;
 
@@ -28,7 +27,7 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
         .ok_or_else(|| AppError::Io(format!("{}: no such manifest", a.manifest.display())))?;
     let container = output_container(a)?;
     let gltf = open(a, container)?;
-    let mut read_buffers = external_buffers(&gltf, a.input);
+    let read_buffers = external_buffers(&gltf, a.input);
     let input_bytes = gltf.input_bytes();
     let planned = plan(a, &gltf, &manifest)?;
     let mut copied = false;
@@ -62,15 +61,7 @@ pub fn run(a: &RemapJob) -> Result<Remapped, AppError> {
         read: input_bytes,
         ctx,
     };
-    read_buffers.extend(crate::resources::follow(&follow, &mut written)?);
-    refuse_written_aliases(
-        a.output,
-        &written.files,
-        &outputs,
-        &inputs,
-        &read_buffers,
-        ctx.words,
-    )?;
+    crate::resources::follow_checked(&follow, &mut written, (&outputs, &inputs), read_buffers)?;
     write_output(
         a.output,
         &written.main,

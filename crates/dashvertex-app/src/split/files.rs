@@ -6,8 +6,8 @@ use super::{SplitJob, SplitReport, budget, check_options, describe, output_conta
 use crate::error::{AppError, input_error};
 use crate::input::{Source, load_for};
 use crate::output::{
-    buffer_files, external_buffers, refuse_aliases_before, refuse_written_aliases, text_files,
-    unchanged_gltf, write_checked,
+    buffer_files, external_buffers, refuse_aliases_before, text_files, unchanged_gltf,
+    write_checked,
 };
 use crate::words::{Job, Opt};
 
@@ -25,7 +25,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
     refuse_aliases_before(a.output, None, a.embed, &outputs, &inputs, ctx.words)?;
     let container = output_container(a)?;
     let gltf = open(a)?;
-    let mut read_buffers = external_buffers(&gltf, a.input);
+    let read_buffers = external_buffers(&gltf, a.input);
     let input_bytes = gltf.input_bytes();
     let mut planned = plan(a, &gltf)?;
     // The input is spent once the output's bytes exist (`write_checked` frees it).
@@ -57,15 +57,7 @@ pub fn run(a: &SplitJob) -> Result<SplitReport, AppError> {
         read: input_bytes,
         ctx,
     };
-    read_buffers.extend(crate::resources::follow(&follow, &mut written)?);
-    refuse_written_aliases(
-        a.output,
-        &written.files,
-        &outputs,
-        &inputs,
-        &read_buffers,
-        ctx.words,
-    )?;
+    crate::resources::follow_checked(&follow, &mut written, (&outputs, &inputs), read_buffers)?;
     let report_text = a.report.map(|p| {
         let mut text = serde_json::to_string_pretty(&planned.report).unwrap_or_default();
         text.push('\n');

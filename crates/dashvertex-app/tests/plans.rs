@@ -130,6 +130,12 @@ fn fix_and_split_planned_from_memory_write_what_the_runs_write() {
         Work::Rewrite,
     )
     .unwrap();
+    // glTF handed over as DashVertex bytes is refused, not read as something else.
+    let (_, raw, _) = in_memory(rel);
+    match fix::plan(&job, fix::FixInput::Bytes(&raw)) {
+        Err(e) => assert!(e.to_string().contains("open it as glTF"), "{e}"),
+        Ok(_) => panic!("glTF bytes planned as DashVertex"),
+    }
     let mut plan = fix::plan(&job, (&opened).into()).unwrap();
     assert!(!plan.report.unchanged);
     let planned = match std::mem::replace(&mut plan.output, fix::FixOutput::Unchanged) {

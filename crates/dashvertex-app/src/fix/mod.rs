@@ -313,6 +313,13 @@ fn plan_dash<'a>(
     let limits = &ctx.limits;
     let file = a.input.display().to_string();
     let in_format = formats::decide(a.input, bytes, ctx.log);
+    if in_format.is_gltf() {
+        // The filesystem shell opens glTF as glTF; a library caller handed its bytes here.
+        return Err(crate::error::input_error(
+            a.input,
+            "glTF handed over as DashVertex bytes: open it as glTF (`input::open`, `FixInput::Gltf`)",
+        ));
+    }
     let format = named_out.unwrap_or(in_format);
     if format.is_gltf() {
         return Err(AppError::Usage(format!(

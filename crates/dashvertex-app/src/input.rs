@@ -144,17 +144,26 @@ pub fn open(
         check_gltf_for(name, &mut gltf, ctx, work)?;
         return Ok(Opened::Gltf(Box::new(gltf)));
     }
-    // Content before name: a file named .gltf/.glb is glTF unless its text says it is
-    // DashVertex JSON; any file whose bytes say glTF is.
-    let named = Format::from_extension(name).is_some_and(Format::is_gltf)
-        && Format::text_kind(&bytes) != Some(Format::Json);
-    if named || Format::is_gltf_bytes(&bytes) {
+    if is_gltf_input(name, &bytes) {
         let mut gltf = dashvertex_gltf::load_owned(bytes, resolver, &ctx.limits)
             .map_err(|e| input_cause(name, e))?;
         check_gltf_for(name, &mut gltf, ctx, work)?;
         return Ok(Opened::Gltf(Box::new(gltf)));
     }
     Ok(Opened::Bytes(bytes))
+}
+
+/// Whether [`open`] reads the bytes of a file named `name` as glTF (and so resolves the
+/// files it references): content before name, a file named .gltf/.glb is glTF unless its
+/// text says it is DashVertex JSON, and any file whose bytes say glTF is. FBX is told by
+/// its bytes first.
+pub fn is_gltf_input(name: &Path, bytes: &[u8]) -> bool {
+    if Format::signature(bytes) == Some(Format::Fbx) {
+        return false;
+    }
+    let named = Format::from_extension(name).is_some_and(Format::is_gltf)
+        && Format::text_kind(bytes) != Some(Format::Json);
+    named || Format::is_gltf_bytes(bytes)
 }
 
 /// A reducer input from the bytes of a file named `name`, as [`open`] reads them: glTF

@@ -104,6 +104,7 @@ pub fn init(from: &Path, out: &Path, force: bool, ctx: &Context) -> Result<Manif
     }
     let m = crate::manifest_job::init(&load(from, ctx)?, from, ctx)?;
     dashvertex_fs::write_file(out, m.to_json().as_bytes())?;
+    crate::manifest_job::warn_init(&m, ctx);
     ctx.info(format_args!("{}: {} bones", out.display(), m.len()));
     Ok(m)
 }
@@ -124,8 +125,7 @@ pub fn update(job: &UpdateJob<'_>, ctx: &Context) -> Result<Updated, AppError> {
     let read = read_manifest(manifest_path, ctx)?;
     let original =
         read.ok_or_else(|| AppError::Io(format!("{}: no such manifest", manifest_path.display())))?;
-    let from = job.from.map(|p| load(p, ctx)).transpose()?;
-    let updated = crate::manifest_job::update(&original, job, from.as_ref(), ctx)?;
+    let updated = crate::manifest_job::update(&original, job, |p| load(p, ctx), ctx)?;
     if updated.written {
         dashvertex_fs::write_file(manifest_path, updated.manifest.to_json().as_bytes())?;
     }

@@ -12,10 +12,14 @@ use crate::input::{Context, Source};
 use crate::words::warn_neutral_bone;
 
 /// The manifest `manifest init` makes from `from`'s skeleton (`name` names it in
-/// messages), with a warning when it numbers Blender's automatic neutral bone.
+/// messages); [`warn_init`] says what the user should know of it once it is written.
 pub fn init(from: &Source, name: &Path, ctx: &Context) -> Result<Manifest, AppError> {
     let skeleton = from.skeleton(name, ctx)?;
-    let m = Manifest::init(&skeleton).map_err(|e| input_cause(name, e))?;
+    Manifest::init(&skeleton).map_err(|e| input_cause(name, e))
+}
+
+/// The warning a new manifest `m` earns when it numbers Blender's automatic neutral bone.
+pub fn warn_init(m: &Manifest, ctx: &Context) {
     let added: Vec<(String, u32)> = m
         .bones
         .iter()
@@ -23,7 +27,6 @@ pub fn init(from: &Source, name: &Path, ctx: &Context) -> Result<Manifest, AppEr
         .map(|e| (e.name.clone(), e.index))
         .collect();
     warn_neutral_bone(&added, ctx.words, ctx.log);
-    Ok(m)
 }
 
 /// What `manifest update` changes in a manifest.
@@ -56,21 +59,22 @@ pub struct Updated {
     pub manifest: Manifest,
 }
 
-/// `original` updated as `job` asks (`manifest` names it in messages): renames, then
-/// the bones of `from` (its skeleton, read by the front end from `job.from`), then
-/// compacting; refused whole when `job.locked` and anything would change.
+/// `original` updated as `job` asks (`job.manifest` names it in messages): renames,
+/// then the bones of the file `job.from` names (read by `read_from`, which the front end
+/// gives, and only once the renames are known to apply), then compacting; refused whole
+/// when `job.locked` and anything would change.
 pub fn update(
     original: &Manifest,
     job: &UpdateJob<'_>,
-    from: Option<&Source>,
+    read_from: impl FnOnce(&Path) -> Result<Source, AppError>,
     ctx: &Context,
 ) -> Result<Updated, AppError> {
     let mut m = original.clone();
     let mut changes = m
         .rename(job.renames)
         .map_err(|e| input_cause(job.manifest, e))?;
-    if let (Some(source), Some(name)) = (from, job.from) {
-        let skeleton = source.skeleton(name, ctx)?;
+    if let Some(name) = job.from {
+        let skeleton = read_from(name)?.skeleton(name, ctx)?;
         let c = m
             .update(&skeleton, !job.partial)
             .map_err(|e| input_cause(name, e))?;

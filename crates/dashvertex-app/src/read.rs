@@ -117,8 +117,9 @@ pub fn read_source_for(
     must_exist(path)?;
     let bytes = dashvertex_fs::read_input(path, ctx.limits.max_input_bytes)?;
     // From standard input there is no folder, so no external file is read
-    // (spec/security.md §1); else only inside the file's folder and `resource_dirs`.
-    if path == Path::new("-") {
+    // (spec/security.md §1); else only inside the file's folder and `resource_dirs`, and
+    // only for glTF (the folders are not looked at for any other input).
+    if path == Path::new("-") || !crate::input::is_gltf_input(path, &bytes) {
         open(path, bytes, &dashvertex_gltf::NoFiles, ctx, work)
     } else {
         let resolver = dashvertex_gltf::FsResolver::for_file(

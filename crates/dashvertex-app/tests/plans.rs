@@ -228,3 +228,22 @@ fn manifest_and_inspect_from_memory_match_the_runs() {
     .unwrap();
     assert_eq!(inspect::describe(&job, &opened).unwrap(), text);
 }
+
+/// The resource folders are looked at only for glTF: a folder that is not there does not
+/// stop a DashVertex input, and stops a glTF one by name.
+#[test]
+fn resource_folders_are_read_for_gltf_only() {
+    let log = Collect::default();
+    let missing = [std::path::PathBuf::from("/nonexistent/dash-resources")];
+    let c = Context {
+        resource_dirs: &missing,
+        ..ctx(&log)
+    };
+    let dash = repo().join("examples/rig.json");
+    assert!(dashvertex_app::input::read_source(&dash, &c).is_ok());
+    let gltf = repo().join("spec/vectors/gltf/animation-valid.gltf");
+    match dashvertex_app::input::read_source(&gltf, &c) {
+        Err(e) => assert!(e.to_string().contains("dash-resources"), "{e}"),
+        Ok(_) => panic!("a resource folder that is not there was accepted"),
+    }
+}

@@ -5,7 +5,7 @@
 //! float weights; the per-bone source attributes dropped), checked by the job's own output
 //! check. Repair: as `dashvertex fix IN -o OUT.glb` with its defaults, checked the same way.
 //! Either is refused, as the commands refuse it, when the file's document is broken for
-//! the work ([`Opened::refused`]).
+//! the job's work ([`Opened::refused`]: a rewrite, or skinning for the fit).
 
 use std::path::Path;
 
@@ -14,6 +14,7 @@ use dashvertex_app::settings::{Asked, settings};
 use dashvertex_app::{Collect, Context, Neutral, Source};
 use dashvertex_core::Limits;
 use dashvertex_gltf::Gltf;
+use dashvertex_validate::Work;
 
 /// The name the page's outputs are checked under.
 const OUT: &str = "out.glb";
@@ -33,27 +34,37 @@ impl std::fmt::Display for ReduceRefused {
 
 impl std::error::Error for ReduceRefused {}
 
-/// A glTF document opened as the jobs open their input: checked for the work a reduction
-/// does with it (skinning, for the fit), its errors outside that work carried.
+/// A glTF document opened as the jobs open their input, checked for the work each job
+/// does with it: a rewrite (fix, and a plain reduction to GLB), whose errors outside the
+/// influences are carried into the output, and skinning (the fitted reduction), which
+/// needs sound transforms and animations.
 pub struct Opened {
     source: Source,
+    /// Why the commands refuse to rewrite it, if they do.
     refusal: Option<String>,
+    /// Why they refuse to skin it, if they do.
+    refusal_skinning: Option<String>,
 }
 
 impl Opened {
-    /// `gltf` as a job's input: the refusal the commands would give it is kept, for the
+    /// `gltf` as a job's input: the refusals the commands would give it are kept, for the
     /// page still shows what it can.
     pub fn new(mut gltf: Gltf) -> Opened {
         let log = Collect::default();
         let ctx = context(&log);
-        let work = dashvertex_validate::Work::Skin;
-        let refusal =
-            dashvertex_app::input::check_gltf_for(Path::new(INPUT), &mut gltf, &ctx, work)
-                .err()
-                .map(|e| e.to_string());
+        let name = Path::new(INPUT);
+        let refusal = dashvertex_app::input::check_gltf_for(name, &mut gltf, &ctx, Work::Rewrite)
+            .err()
+            .map(|e| e.to_string());
+        // Skinning reads more of the file: what it refuses besides is found here; when it
+        // refuses nothing, the errors carried are the rewrite's.
+        let refusal_skinning = dashvertex_validate::verdict(&gltf, &ctx.limits, Work::Skin)
+            .refusal
+            .map(|r| dashvertex_app::check::refused(name, r, &Neutral).to_string());
         Opened {
             source: Source::Gltf(Box::new(gltf)),
             refusal,
+            refusal_skinning,
         }
     }
 
@@ -65,9 +76,15 @@ impl Opened {
         }
     }
 
-    /// Why the commands refuse this document, if they do.
-    pub fn refused(&self) -> Result<(), ReduceRefused> {
-        match &self.refusal {
+    /// Why the commands refuse this document for a job that skins it (`skinning`) or
+    /// rewrites it, if they do.
+    pub fn refused(&self, skinning: bool) -> Result<(), ReduceRefused> {
+        let refusal = if skinning {
+            self.refusal.as_ref().or(self.refusal_skinning.as_ref())
+        } else {
+            self.refusal.as_ref()
+        };
+        match refusal {
             None => Ok(()),
             Some(r) => Err(ReduceRefused(r.clone())),
         }
@@ -90,7 +107,7 @@ fn context(log: &Collect) -> Context<'_> {
 /// default of its own. With `fit`, the fitted reduction of `dashvertex reduce --fit`
 /// (`spec/reduction.md` §6) over the file's own animations and the range-of-motion poses.
 pub fn reduce_to_glb(opened: &Opened, k: usize, fit: bool) -> Result<Vec<u8>, ReduceRefused> {
-    opened.refused()?;
+    opened.refused(fit)?;
     let log = Collect::default();
     let ctx = context(&log);
     let asked = Asked {
@@ -116,7 +133,7 @@ pub fn reduce_to_glb(opened: &Opened, k: usize, fit: bool) -> Result<Vec<u8>, Re
 /// with nothing to repair is refused here (the command copies it).
 pub fn fix_to_glb(opened: &Opened) -> Result<Vec<u8>, ReduceRefused> {
     use dashvertex_app::fix::{Asked, FixJob, FixOutput, plan_gltf, policy};
-    opened.refused()?;
+    opened.refused(false)?;
     let log = Collect::default();
     let ctx = context(&log);
     let refused = |e: dashvertex_app::AppError| ReduceRefused(e.to_string());

@@ -173,6 +173,36 @@ fn the_page_writes_the_bytes_the_command_writes() {
             "fit {fit}: the page's bytes differ"
         );
     }
+    // A fault in an animation refuses the fit, which skins the file, not the plain
+    // reduction, which carries it: as the command does, with the same bytes.
+    let rel = "spec/vectors/gltf/animation-input-not-increasing.gltf";
+    let path = repo().join(rel);
+    let opened = Opened::new(dropped(&[rel]).load().unwrap().unwrap());
+    let page = dashvertex_inspect_wasm::reduced::reduce_to_glb(&opened, 2, false).unwrap();
+    let log = Collect::default();
+    let ctx = Context {
+        limits: Default::default(),
+        resource_dirs: &[],
+        wait: false,
+        words: &Neutral,
+        log: &log,
+    };
+    let asked = reduce::Asked {
+        max_influences: Some(2),
+        ..Default::default()
+    };
+    let job = reduce::ReduceJob {
+        config: reduce::settings(&asked, &out, None, None, &Neutral).unwrap(),
+        ..reduce::ReduceJob::new(&path, &out, &ctx)
+    };
+    reduce::run(&job).unwrap();
+    assert!(
+        std::fs::read(&out).unwrap() == page,
+        "carried fault: the page's bytes differ"
+    );
+    let refused = dashvertex_inspect_wasm::reduced::reduce_to_glb(&opened, 2, true).unwrap_err();
+    assert!(refused.0.contains("GLTF_ANIMATION_INPUT"), "{refused}");
+
     // The fix job: the page's repair is the command's with its defaults.
     let path = repo().join("spec/vectors/gltf/weights-negative.gltf");
     let d = dropped(&["spec/vectors/gltf/weights-negative.gltf"]);

@@ -39,6 +39,9 @@ pub fn run(a: &ConvertJob) -> Result<(), AppError> {
                 let doc = loaded.document();
                 let written = gltf_from_dashvertex(a, doc, to)?;
                 write_output(a.output, &written.main, None, &written.files)?;
+                for note in &written.notes {
+                    ctx.warning(format_args!("{}: {note}", a.input.display()));
+                }
                 ctx.info(said_to_gltf(doc));
                 Ok(())
             }

@@ -100,7 +100,8 @@ pub fn refuse_pick_for_gltf(a: &ConvertJob) -> Result<(), AppError> {
 /// DashVertex to glTF/GLB: the bones as nodes with their rest pose, a skin whose inverse
 /// bind matrices match it, one `POINTS` primitive with POSITION and the influence sets
 /// (DashVertex has no faces), checked by the validator: the checked main file and its
-/// buffer files. What the conversion says is said through the job's log.
+/// buffer files, with what the conversion made up (a root for bones without one) in
+/// `notes`, for the front end to say once the file is written.
 pub fn gltf_from_dashvertex(
     a: &ConvertJob,
     doc: &dashvertex_core::Document,
@@ -120,14 +121,12 @@ pub fn gltf_from_dashvertex(
         .map_err(|e| input_cause(a.input, e))?;
     let main = std::mem::take(&mut written.main);
     written.main = verify(a.output, to, main, &written.files, &ctx.limits, None, None)?;
-    for note in doc
-        .skeleton
-        .as_ref()
-        .map(dashvertex_gltf::from_dash::made_roots)
-        .unwrap_or_default()
-    {
-        ctx.warning(format_args!("{}: {note}", a.input.display()));
-    }
+    written.notes.extend(
+        doc.skeleton
+            .as_ref()
+            .map(dashvertex_gltf::from_dash::made_roots)
+            .unwrap_or_default(),
+    );
     Ok(written)
 }
 

@@ -9,7 +9,7 @@ use super::{ReduceJob, Reduced, plan};
 use crate::error::AppError;
 use crate::formats::Format;
 use crate::input::{Context, Source, container, load_for, load_for_rewrite, must_exist};
-use crate::loss::load_poses;
+use crate::loss::{load_poses, poses_for};
 use crate::manifest_file::{lock, read_manifest};
 use crate::output::{
     external_buffers, refuse_aliases_before, refuse_written_aliases, text_files, write_checked,
@@ -151,8 +151,8 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
     };
     // Held from the manifest's read to its rename.
     let (_lock, existing) = open_manifest(a)?;
-    let poses = a.poses.map(|p| load_poses(p, ctx)).transpose()?;
-    let mut plan = plan(a, &source, existing.as_ref(), poses.as_ref())?;
+    let poses = pose_animations(a, &source)?;
+    let mut plan = plan(a, &source, existing.as_ref(), poses.as_deref())?;
     drop(poses);
     // The images a glTF output names follow it (spec/security.md [R4]).
     let written = std::mem::take(&mut plan.written);
@@ -197,6 +197,23 @@ pub fn run_source(a: &ReduceJob, source: Source) -> Result<Reduced, AppError> {
     let mut done = plan.done;
     done.report = plan.report;
     Ok(done)
+}
+
+/// The animations of the pose file `a.poses` names, moved onto the input's nodes: read
+/// only for a glTF input written as glTF (the only run that poses it; the plan refuses
+/// the others by name), and the pose file's document dropped once they are taken.
+fn pose_animations(
+    a: &ReduceJob,
+    source: &Source,
+) -> Result<Option<Vec<dashvertex_skin::Animation>>, AppError> {
+    let output = container(a.to.or_else(|| Format::from_extension(a.output)));
+    match (a.poses, source, output) {
+        (Some(p), Source::Gltf(g), Some(_)) => {
+            let other = load_poses(p, a.ctx)?;
+            poses_for(a.input, g, Some((p, &other)), a.ctx).map(Some)
+        }
+        _ => Ok(None),
+    }
 }
 
 /// The manifest file a run reads and may update, locked from its read to its rename (a

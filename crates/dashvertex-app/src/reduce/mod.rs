@@ -240,9 +240,10 @@ impl ReducePlan<'_> {
 }
 
 /// Plans reduce job `a` on `source`, read by the front end with the manifest the job
-/// numbers bones from (`existing`, when a manifest file exists) and the pose file's glTF
-/// (`poses`, for `a.poses`): no file is read or written here, so every front end runs the
-/// same job on bytes it has.
+/// numbers bones from (`existing`, when a manifest file exists) and the animations of the
+/// pose file `a.poses` names, moved onto the input's nodes (`poses`, by
+/// [`crate::loss::poses_for`]; without them the input's own animations pose it): no file
+/// is read or written here, so every front end runs the same job on bytes it has.
 ///
 /// ```
 /// # fn main() -> Result<(), dashvertex_app::AppError> {
@@ -263,7 +264,7 @@ pub fn plan<'a>(
     a: &'a ReduceJob<'a>,
     source: &Source,
     existing: Option<&Manifest>,
-    poses: Option<&Gltf>,
+    poses: Option<&[dashvertex_skin::Animation]>,
 ) -> Result<ReducePlan<'a>, AppError> {
     plan_with(a, source, (existing, poses), reduce_parts)
 }
@@ -275,7 +276,7 @@ pub fn plan_gltf<'a>(
     a: &'a ReduceJob<'a>,
     source: &Source,
     existing: Option<&Manifest>,
-    poses: Option<&Gltf>,
+    poses: Option<&[dashvertex_skin::Animation]>,
 ) -> Result<ReducePlan<'a>, AppError> {
     plan_with(
         a,
@@ -301,7 +302,7 @@ pub fn plan_gltf<'a>(
 fn plan_with<'a, F>(
     a: &'a ReduceJob<'a>,
     source: &Source,
-    (existing, poses): (Option<&Manifest>, Option<&Gltf>),
+    (existing, poses): (Option<&Manifest>, Option<&[dashvertex_skin::Animation]>),
     reduce: F,
 ) -> Result<ReducePlan<'a>, AppError>
 where
@@ -310,7 +311,7 @@ where
         &Source,
         Vec<Part<'_>>,
         &mut Manifest,
-        Option<(&Path, &Gltf)>,
+        Option<&[dashvertex_skin::Animation]>,
     ) -> Result<(Made, Option<usize>, Option<String>), AppError>,
 {
     check_options(a)?;
@@ -333,8 +334,6 @@ where
         warn_other_rig(p, m.overlap(names.map(|b| b.name.as_str())), ctx.log);
     }
     let mut manifest = existing.cloned().unwrap_or_default();
-    let pose_file = a.poses.unwrap_or(Path::new("the pose file"));
-    let poses = poses.map(|g| (pose_file, g));
     let (made, k, carried) = reduce(a, source, parts, &mut manifest, poses)?;
     let chosen_k = k.unwrap_or(a.config.max_influences);
     let Made {
@@ -521,7 +520,7 @@ struct Made {
 /// back).
 fn to_gltf(
     a: &ReduceJob,
-    (g, poses): (&Gltf, Option<(&Path, &Gltf)>),
+    (g, poses): (&Gltf, Option<&[dashvertex_skin::Animation]>),
     parts: Vec<Part<'_>>,
     manifest: &mut Manifest,
     opts: &dashvertex_reduce::pipeline::Options,
@@ -534,7 +533,10 @@ fn to_gltf(
         parts.into_iter().filter_map(Part::into_primitive).collect();
     let anims = match (a.reports(), a.max_error, a.fit) {
         (false, None, false) => Vec::new(),
-        _ => poses_for(a.input, g, poses, a.ctx)?,
+        _ => match poses {
+            Some(p) => p.to_vec(),
+            None => poses_for(a.input, g, None, a.ctx)?,
+        },
     };
     let fitting = crate::fitting::Fitting::new(a, g, &anims);
     let run = |cfg: &Config, m: &mut Manifest| {
@@ -713,7 +715,7 @@ fn reduce_parts(
     source: &Source,
     parts: Vec<Part<'_>>,
     manifest: &mut Manifest,
-    poses: Option<(&Path, &Gltf)>,
+    poses: Option<&[dashvertex_skin::Animation]>,
 ) -> Result<(Made, Option<usize>, Option<String>), AppError> {
     // What a glTF primitive written as DashVertex leaves behind.
     let mut carried = None;

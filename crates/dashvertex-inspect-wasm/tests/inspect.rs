@@ -137,95 +137,74 @@ fn fixed_glb_is_valid_and_a_clean_file_has_nothing_to_fix() {
     assert!(refused.0.contains("nothing to fix"), "{refused}");
 }
 
+/// What the command writes to `out` from `path`: `dashvertex reduce PATH -o OUT
+/// --max-influences K [--fit]` with `Some((k, fit))`, else `dashvertex fix PATH -o OUT`
+/// with its defaults; both run by the job through its filesystem shell.
+fn command_writes(path: &Path, out: &Path, reduce_to: Option<(usize, bool)>) -> Vec<u8> {
+    use dashvertex_app::{Collect, Context, Neutral, fix, reduce};
+    let log = Collect::default();
+    let ctx = Context {
+        limits: Default::default(),
+        resource_dirs: &[],
+        wait: false,
+        words: &Neutral,
+        log: &log,
+    };
+    match reduce_to {
+        Some((k, fit)) => {
+            let asked = reduce::Asked {
+                max_influences: Some(k),
+                ..Default::default()
+            };
+            let job = reduce::ReduceJob {
+                config: reduce::settings(&asked, out, None, None, &Neutral).unwrap(),
+                fit,
+                ..reduce::ReduceJob::new(path, out, &ctx)
+            };
+            reduce::run(&job).unwrap();
+        }
+        None => {
+            let job = fix::FixJob {
+                policy: fix::policy(&fix::Asked::default(), path, None, &ctx).unwrap(),
+                ..fix::FixJob::new(path, out, &ctx)
+            };
+            fix::run(&job).unwrap();
+        }
+    }
+    std::fs::read(out).unwrap()
+}
+
 /// The page runs the reduce and fix jobs themselves: its bytes are the ones the command
-/// writes with the same options (reduce plain and fitted, fix with its defaults).
+/// writes with the same options (reduce plain and fitted, fix with its defaults), and a
+/// file is refused for the work it would need, as the command refuses it.
 #[test]
 fn the_page_writes_the_bytes_the_command_writes() {
-    use dashvertex_app::{Collect, Context, Neutral, reduce};
-    let path = repo().join("fixtures/corpus/gltf/khronos_samples/CesiumMan.glb");
-    let d = dropped(&["fixtures/corpus/gltf/khronos_samples/CesiumMan.glb"]);
-    let opened = Opened::new(d.load().unwrap().unwrap());
+    use dashvertex_inspect_wasm::reduced::{fix_to_glb, reduce_to_glb};
     let dir = std::env::temp_dir().join(format!("dash-inspect-job-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("out.glb");
+    let opened = |rel: &str| Opened::new(dropped(&[rel]).load().unwrap().unwrap());
+
+    let rel = "fixtures/corpus/gltf/khronos_samples/CesiumMan.glb";
+    let cesium = opened(rel);
     for fit in [false, true] {
-        let page = dashvertex_inspect_wasm::reduced::reduce_to_glb(&opened, 3, fit).unwrap();
-        let log = Collect::default();
-        let ctx = Context {
-            limits: Default::default(),
-            resource_dirs: &[],
-            wait: false,
-            words: &Neutral,
-            log: &log,
-        };
-        let asked = reduce::Asked {
-            max_influences: Some(3),
-            ..Default::default()
-        };
-        let job = reduce::ReduceJob {
-            config: reduce::settings(&asked, &out, None, None, &Neutral).unwrap(),
-            fit,
-            ..reduce::ReduceJob::new(&path, &out, &ctx)
-        };
-        reduce::run(&job).unwrap();
-        assert!(
-            std::fs::read(&out).unwrap() == page,
-            "fit {fit}: the page's bytes differ"
-        );
+        let page = reduce_to_glb(&cesium, 3, fit).unwrap();
+        let command = command_writes(&repo().join(rel), &out, Some((3, fit)));
+        assert!(command == page, "fit {fit}: the page's bytes differ");
     }
     // A fault in an animation refuses the fit, which skins the file, not the plain
-    // reduction, which carries it: as the command does, with the same bytes.
+    // reduction, which carries it.
     let rel = "spec/vectors/gltf/animation-input-not-increasing.gltf";
-    let path = repo().join(rel);
-    let opened = Opened::new(dropped(&[rel]).load().unwrap().unwrap());
-    let page = dashvertex_inspect_wasm::reduced::reduce_to_glb(&opened, 2, false).unwrap();
-    let log = Collect::default();
-    let ctx = Context {
-        limits: Default::default(),
-        resource_dirs: &[],
-        wait: false,
-        words: &Neutral,
-        log: &log,
-    };
-    let asked = reduce::Asked {
-        max_influences: Some(2),
-        ..Default::default()
-    };
-    let job = reduce::ReduceJob {
-        config: reduce::settings(&asked, &out, None, None, &Neutral).unwrap(),
-        ..reduce::ReduceJob::new(&path, &out, &ctx)
-    };
-    reduce::run(&job).unwrap();
-    assert!(
-        std::fs::read(&out).unwrap() == page,
-        "carried fault: the page's bytes differ"
-    );
-    let refused = dashvertex_inspect_wasm::reduced::reduce_to_glb(&opened, 2, true).unwrap_err();
+    let faulty = opened(rel);
+    let page = reduce_to_glb(&faulty, 2, false).unwrap();
+    let command = command_writes(&repo().join(rel), &out, Some((2, false)));
+    assert!(command == page, "carried fault: the page's bytes differ");
+    let refused = reduce_to_glb(&faulty, 2, true).unwrap_err();
     assert!(refused.0.contains("GLTF_ANIMATION_INPUT"), "{refused}");
-
-    // The fix job: the page's repair is the command's with its defaults.
-    let path = repo().join("spec/vectors/gltf/weights-negative.gltf");
-    let d = dropped(&["spec/vectors/gltf/weights-negative.gltf"]);
-    let page =
-        dashvertex_inspect_wasm::reduced::fix_to_glb(&Opened::new(d.load().unwrap().unwrap()))
-            .unwrap();
-    let log = Collect::default();
-    let ctx = Context {
-        limits: Default::default(),
-        resource_dirs: &[],
-        wait: false,
-        words: &Neutral,
-        log: &log,
-    };
-    let asked = dashvertex_app::fix::Asked::default();
-    let job = dashvertex_app::fix::FixJob {
-        policy: dashvertex_app::fix::policy(&asked, &path, None, &ctx).unwrap(),
-        ..dashvertex_app::fix::FixJob::new(&path, &out, &ctx)
-    };
-    dashvertex_app::fix::run(&job).unwrap();
-    assert!(
-        std::fs::read(&out).unwrap() == page,
-        "fix: the page's bytes differ"
-    );
+    // The fix job with its defaults.
+    let rel = "spec/vectors/gltf/weights-negative.gltf";
+    let page = fix_to_glb(&opened(rel)).unwrap();
+    let command = command_writes(&repo().join(rel), &out, None);
+    assert!(command == page, "fix: the page's bytes differ");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -56,11 +56,22 @@ impl Opened {
         let refusal = dashvertex_app::input::check_gltf_for(name, &mut gltf, &ctx, Work::Rewrite)
             .err()
             .map(|e| e.to_string());
-        // Skinning reads more of the file: what it refuses besides is found here; when it
-        // refuses nothing, the errors carried are the rewrite's.
-        let refusal_skinning = dashvertex_validate::verdict(&gltf, &ctx.limits, Work::Skin)
-            .refusal
-            .map(|r| dashvertex_app::check::refused(name, r, &Neutral).to_string());
+        // Skinning refuses what a rewrite refuses, and the errors a rewrite carries that
+        // touch skinning: only when one is carried is the file checked again, to locate
+        // it. Otherwise the errors carried are the rewrite's.
+        let skinning_refuses = refusal.is_none()
+            && gltf
+                .carried_errors
+                .keys()
+                .filter_map(|c| c.parse::<dashvertex_validate::Code>().ok())
+                .any(|c| Work::Skin.refused_by(c));
+        let refusal_skinning = if skinning_refuses {
+            dashvertex_validate::verdict(&gltf, &ctx.limits, Work::Skin)
+                .refusal
+                .map(|r| dashvertex_app::check::refused(name, r, &Neutral).to_string())
+        } else {
+            None
+        };
         Opened {
             source: Source::Gltf(Box::new(gltf)),
             refusal,

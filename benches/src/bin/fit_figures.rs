@@ -114,7 +114,7 @@ fn main() {
         let t = Instant::now();
         let fp = dashvertex_skin::fit_poses(&g, skin, &anims, &used, &limits, budget, 0).unwrap();
         let pose_time = t.elapsed().as_secs_f64();
-        let all = poses_of(&fp.rows, joints);
+        let all = dashvertex_reduce::fit::gltf::poses_of(&fp);
         let an = dashvertex_skin::fit_poses(&g, skin, &anims, &[], &limits, budget, 0).unwrap();
         let anim = poses_of(&an.rows, joints);
         let pos = p.positions();
@@ -168,8 +168,8 @@ fn main() {
                 );
             }
             println!(
-                "  K={k}: plain reduce {plain_time:.3} s, fit {fit_time:.3} s; {} of {} vertices fitted ({} greedy)",
-                rep.fitted, rep.considered, rep.greedy_support
+                "  K={k}: plain reduce {plain_time:.3} s, fit {fit_time:.3} s; {} of {} vertices fitted ({} greedy); pose group weights {:?}",
+                rep.fitted, rep.considered, rep.greedy_support, rep.pose_group_weights
             );
         }
     }

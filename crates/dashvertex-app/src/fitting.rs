@@ -153,7 +153,7 @@ impl Fitted {
             let at = format!("mesh {} primitive {}", p.mesh, p.primitive);
             if let Some(f) = &p.fit {
                 out.push(format!(
-                    "{fit_opt}, {at}: {} of {} vertices that lost weight refitted ({} on the greedy support, {} influence(s) left at 0); squared displacement summed over {} poses ({} from the animations, {} range of motion{}): plain {:.6}, fitted {:.6}",
+                    "{fit_opt}, {at}: {} of {} vertices that lost weight refitted ({} on the greedy support, {} influence(s) left at 0); squared displacement summed over {} poses ({} from the animations, {} range of motion{}{}): plain {:.6}, fitted {:.6}",
                     f.fitted,
                     f.considered,
                     f.greedy_support,
@@ -165,6 +165,10 @@ impl Fitted {
                         format!("; {} without the work budget", p.poses_full)
                     } else {
                         String::new()
+                    },
+                    match f.pose_group_weights.as_slice() {
+                        [_, w] => format!(", weighed {w:.3}x so both count alike"),
+                        _ => String::new(),
                     },
                     f.objective_plain,
                     f.objective_fitted

@@ -126,9 +126,11 @@ struct ReduceReport {
     /// arrays have ceil(max_influences / 4) sets, the rest zeros.
     sets: usize,
     /// With `fit=True`, what the fit did, as {"considered", "fitted", "greedy_support",
-    /// "left_out", "poses", "objective_plain", "objective_fitted"} (the objectives: squared
-    /// displacement summed over the poses and the considered vertices, plain top-K's and
-    /// the output's); None without a fit.
+    /// "left_out", "poses", "pose_group_weights", "objective_plain", "objective_fitted"}
+    /// (the objectives: squared displacement summed over the poses and the considered
+    /// vertices, plain top-K's and the output's; for a glTF file the range-of-motion poses
+    /// weighed by the second of `pose_group_weights`, empty for the arrays' one pose set);
+    /// None without a fit.
     fit: Option<Py<PyAny>>,
 }
 
@@ -286,6 +288,7 @@ fn fit_dict(py: Python<'_>, f: &dashvertex_reduce::fit::FitReport) -> PyResult<P
     d.set_item("greedy_support", f.greedy_support)?;
     d.set_item("left_out", f.left_out)?;
     d.set_item("poses", f.poses)?;
+    d.set_item("pose_group_weights", f.pose_group_weights.clone())?;
     d.set_item("objective_plain", f.objective_plain)?;
     d.set_item("objective_fitted", f.objective_fitted)?;
     Ok(d.into_any().unbind())

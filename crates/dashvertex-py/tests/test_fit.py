@@ -108,8 +108,13 @@ def test_the_fit_moves_vertices_less_than_plain(tmp_path: Path, rig: str, k: int
     src = REPO / rig
     plain, fitted = tmp_path / "plain.glb", tmp_path / "fitted.glb"
     dashvertex.reduce_file(src, plain, max_influences=k, quantize=quantize)
-    result = dashvertex.reduce_file(src, fitted, max_influences=k, quantize=quantize, fit=True)
+    result = dashvertex.reduce_file(src, fitted, max_influences=k, quantize=quantize, fit=True,
+                                    report=True)
     assert result.written
+    # The animation and the range of motion, weighed so both count alike (RF1).
+    assert result.report is not None
+    weights = result.report["fit"]["primitives"][0]["fit"]["poseGroupWeights"]
+    assert len(weights) == 2 and weights[0] == 1.0 and weights[1] > 0
     doc = Document(src)
     a = displacement(doc, Document(plain))
     b = displacement(doc, Document(fitted))

@@ -205,10 +205,14 @@ fn refit_primitive(
     Ok((reduced, f))
 }
 
-/// The skin's pose set as the fit reads it.
-fn poses_of(fp: &FitPoses) -> Poses {
+/// The skin's pose set as the fit reads it ([RF3]): the rest pose and the animations'
+/// moments, then the range-of-motion poses as a group of their own ([RF1]).
+pub fn poses_of(fp: &FitPoses) -> Poses {
     let mut poses = Poses::new(fp.joints);
-    for pose in fp.rows.chunks(fp.joints.max(1)) {
+    for (i, pose) in fp.rows.chunks(fp.joints.max(1)).enumerate() {
+        if i == fp.animation_poses {
+            poses.begin_group();
+        }
         poses.push(pose.iter().copied());
     }
     poses

@@ -3,6 +3,9 @@
 //! full-influence skinning, for any weights `w`, is `(w − w_full)ᵀ G (w − w_full)`
 //! summed over the poses, so one `G` per vertex answers every question the fit asks.
 //!
+//! A pose set split into groups ([`Poses::begin_group`]) gets one Gram matrix per group,
+//! `n × n` blocks one after the other, so the fit can weigh each group apart.
+//!
 //! For a rig of at most [`DENSE_BONES`] used bones, the poses are folded once into a
 //! 4 × 4 matrix per bone pair, `Q_ab = Σ_p M_a(p)ᵀ M_b(p)`, and `G[i][j] = x̃ᵀ Q x̃`
 //! (`x̃ = (x, y, z, 1)`) costs 16 products whatever the number of poses. Larger rigs
@@ -18,16 +21,21 @@ pub const DENSE_BONES: usize = 512;
 /// The poses folded into one 4 × 4 matrix per pair of used bones, or (past
 /// [`DENSE_BONES`]) the poses themselves.
 pub(super) enum Table<'p> {
-    /// `pairs[tri(a, b)]` for compact bones `a ≤ b`: the upper triangle of the symmetric
-    /// part of `Q_ab` (`x̃ᵀ Q x̃` only sees that part), each off-diagonal entry doubled;
-    /// `compact[bone]` is a bone's compact number (`u32::MAX`: no candidate names it, or it
-    /// has no matrix).
+    /// `pairs[tri(a, b) × groups + g]` for compact bones `a ≤ b` and group `g`: the upper
+    /// triangle of the symmetric part of `Q_ab` summed over the group's poses (`x̃ᵀ Q x̃`
+    /// only sees that part), each off-diagonal entry doubled; `compact[bone]` is a bone's
+    /// compact number (`u32::MAX`: no candidate names it, or it has no matrix).
     Dense {
         compact: Vec<u32>,
         pairs: Vec<[f64; 10]>,
+        groups: usize,
     },
-    /// Skin every candidate at every pose.
-    Direct(&'p Poses),
+    /// Skin every candidate at every pose; with `weights`, each pose's products weighed
+    /// by its group's weight into one block.
+    Direct {
+        poses: &'p Poses,
+        weights: Option<Vec<f64>>,
+    },
 }
 
 /// Index of the pair `(a, b)`, `a ≤ b`, in a packed upper triangle.
@@ -47,7 +55,10 @@ impl<'p> Table<'p> {
             .map(|(b, _)| b)
             .collect();
         if bones.len() > dense_limit {
-            return Table::Direct(poses);
+            return Table::Direct {
+                poses,
+                weights: None,
+            };
         }
         let mut compact = vec![u32::MAX; poses.bones()];
         for (c, &b) in bones.iter().enumerate() {
@@ -56,18 +67,22 @@ impl<'p> Table<'p> {
             }
         }
         let n = bones.len();
-        let keys: Vec<(usize, usize)> = (0..n).flat_map(|b| (0..=b).map(move |a| (a, b))).collect();
-        // Each pair summed alone over the poses in order: the same bits at any thread count.
+        let groups = poses.groups();
+        let keys: Vec<(usize, usize, usize)> = (0..n)
+            .flat_map(|b| (0..=b).flat_map(move |a| (0..groups).map(move |g| (a, b, g))))
+            .collect();
+        // Each pair summed alone over its group's poses in order: the same bits at any
+        // thread count.
         let pairs = keys
             .par_iter()
             .with_min_len(64)
-            .map(|&(a, b)| {
+            .map(|&(a, b, g)| {
                 let (ba, bb) = (
                     bones.get(a).copied().unwrap_or(0),
                     bones.get(b).copied().unwrap_or(0),
                 );
                 let mut q = [0.0; 16];
-                for p in 0..poses.len() {
+                for p in (0..poses.len()).filter(|&p| poses.group_of(p) == g) {
                     if let (Some(ma), Some(mb)) = (poses.get(p, ba), poses.get(p, bb)) {
                         fold(&mut q, ma, mb);
                     }
@@ -75,12 +90,55 @@ impl<'p> Table<'p> {
                 symmetric(&q)
             })
             .collect();
-        Table::Dense { compact, pairs }
+        Table::Dense {
+            compact,
+            pairs,
+            groups,
+        }
     }
 
-    /// Fills `g` (`n × n`, row-major) for the vertex at `x` whose candidates are the
-    /// input bones `bones`; `scratch` holds the skinned points of the direct path, `c`
-    /// the candidates' compact numbers of the dense one.
+    /// Groups of the pose set: Gram matrices [`Table::gram`] fills per vertex.
+    pub(super) fn groups(&self) -> usize {
+        match self {
+            Table::Dense { groups, .. } => *groups,
+            Table::Direct {
+                weights: Some(_), ..
+            } => 1,
+            Table::Direct { poses, .. } => poses.groups(),
+        }
+    }
+
+    /// Folds the groups into one, group `g`'s poses weighed by `weights[g]` (a group
+    /// without a weight counts 0): [`Table::gram`] then fills one block of the weighed
+    /// sum.
+    pub(super) fn weigh(&mut self, weights: &[f64]) {
+        let w = |g: usize| weights.get(g).copied().unwrap_or(0.0);
+        match self {
+            Table::Dense { pairs, groups, .. } => {
+                let n = (*groups).max(1);
+                *pairs = pairs
+                    .chunks_exact(n)
+                    .map(|qs| {
+                        let mut sum = [0.0; 10];
+                        for (g, q) in qs.iter().enumerate() {
+                            for (s, x) in sum.iter_mut().zip(q) {
+                                *s += w(g) * x;
+                            }
+                        }
+                        sum
+                    })
+                    .collect();
+                *groups = 1;
+            }
+            Table::Direct { poses, weights: to } => {
+                *to = Some((0..poses.groups()).map(w).collect());
+            }
+        }
+    }
+
+    /// Fills `g` (one `n × n` row-major block per group, [`Table::groups`]) for the vertex
+    /// at `x` whose candidates are the input bones `bones`; `scratch` holds the skinned
+    /// points of the direct path, `c` the candidates' compact numbers of the dense one.
     pub(super) fn gram(
         &self,
         x: [f64; 3],
@@ -89,10 +147,15 @@ impl<'p> Table<'p> {
         (scratch, c): (&mut Vec<[f64; 3]>, &mut Vec<usize>),
     ) {
         let n = bones.len();
+        let nn = n * n;
         g.clear();
-        g.resize(n * n, 0.0);
+        g.resize(nn * self.groups(), 0.0);
         match self {
-            Table::Dense { compact, pairs } => {
+            Table::Dense {
+                compact,
+                pairs,
+                groups,
+            } => {
                 let xt = outer(x);
                 // Each candidate's compact number, looked up once (`usize::MAX`: none).
                 c.clear();
@@ -112,17 +175,28 @@ impl<'p> Table<'p> {
                             continue;
                         }
                         let (lo, hi) = if ci <= cj { (ci, cj) } else { (cj, ci) };
-                        let Some(q) = pairs.get(tri(lo, hi)) else {
+                        let at = tri(lo, hi) * groups;
+                        let Some(qs) = pairs.get(at..at + groups) else {
                             continue;
                         };
-                        let v = quad(q, &xt);
-                        set(g, n, i, j, v);
-                        set(g, n, j, i, v);
+                        for (block, q) in g.chunks_exact_mut(nn.max(1)).zip(qs) {
+                            let v = quad(q, &xt);
+                            set(block, n, i, j, v);
+                            set(block, n, j, i, v);
+                        }
                     }
                 }
             }
-            Table::Direct(poses) => {
+            Table::Direct { poses, weights } => {
                 for p in 0..poses.len() {
+                    let group = poses.group_of(p);
+                    let (start, scale) = match weights {
+                        Some(w) => (0, w.get(group).copied().unwrap_or(0.0)),
+                        None => (group * nn, 1.0),
+                    };
+                    let Some(block) = g.get_mut(start..start + nn) else {
+                        continue;
+                    };
                     scratch.clear();
                     scratch.extend(
                         bones
@@ -131,10 +205,10 @@ impl<'p> Table<'p> {
                     );
                     for (i, ai) in scratch.iter().enumerate() {
                         for (j, aj) in scratch.iter().enumerate().skip(i) {
-                            let d = ai[0] * aj[0] + ai[1] * aj[1] + ai[2] * aj[2];
-                            add(g, n, i, j, d);
+                            let d = scale * (ai[0] * aj[0] + ai[1] * aj[1] + ai[2] * aj[2]);
+                            add(block, n, i, j, d);
                             if i != j {
-                                add(g, n, j, i, d);
+                                add(block, n, j, i, d);
                             }
                         }
                     }

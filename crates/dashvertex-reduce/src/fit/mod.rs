@@ -25,11 +25,11 @@ mod vertex;
 use dashvertex_core::par::prelude::*;
 
 pub use gram::DENSE_BONES;
-pub use poses::{Poses, Rows};
+pub use poses::{MAX_POSE_GROUPS, Poses, Rows};
 
 use crate::input::Input;
 use crate::reduce::{Config, Dropped, Normalize, Reduced, bone_label};
-use vertex::{Choice, Ctx, Outcome, Scratch, fit_vertex};
+use vertex::{Choice, Ctx, Outcome, Scratch, fit_vertex, plain_by_group};
 
 /// The most influences per vertex a fit keeps (K): the greedy search solves K systems of
 /// up to K + 1 unknowns per vertex.
@@ -75,8 +75,15 @@ pub struct FitReport {
     pub poses: u64,
     /// Poses given; more than `poses` when the work budget thinned them.
     pub poses_given: u64,
-    /// Sum over the considered vertices of the plain output's squared displacement summed
-    /// over the poses (model units squared).
+    /// Over a pose set in groups (`Poses::begin_group`; for a glTF input the
+    /// animations and the range of motion), the weight of each group's squared
+    /// displacement in the objective: 1 for the first, and for each other the first's
+    /// plain displacement over its own, so every group counts alike (`spec/reduction.md`
+    /// [RF1]). Empty when the set is not in groups.
+    pub pose_group_weights: Vec<f64>,
+    /// Sum over the considered vertices of the plain output's objective: its squared
+    /// displacement summed over the poses, each weighed by its group's weight (model
+    /// units squared).
     pub objective_plain: f64,
     /// The same for the output written.
     pub objective_fitted: f64,
@@ -136,14 +143,30 @@ pub fn fit(
     let used = used_bones(input, poses.bones());
     let thinned = thin(poses, &used, input, opts);
     let poses = thinned.as_ref().unwrap_or(poses);
-    let table = gram::Table::new(poses, &used, opts.dense_bones);
+    let mut table = gram::Table::new(poses, &used, opts.dense_bones);
+    let (k, qmax) = (cfg.max_influences.min(sets * 4), cfg.quantize.max());
+    let weights = if table.groups() > 1 {
+        let ctx = Ctx {
+            input,
+            map,
+            positions,
+            table: &table,
+            k,
+            qmax,
+        };
+        let w = group_weights(&ctx, reduced);
+        table.weigh(&w);
+        w
+    } else {
+        Vec::new()
+    };
     let ctx = Ctx {
         input,
         map,
         positions,
         table: &table,
-        k: cfg.max_influences.min(sets * 4),
-        qmax: cfg.quantize.max(),
+        k,
+        qmax,
     };
     let mut ints = reduced
         .integers
@@ -176,6 +199,7 @@ pub fn fit(
     let mut report = FitReport {
         poses: poses.len() as u64,
         poses_given: given,
+        pose_group_weights: weights,
         ..FitReport::default()
     };
     let mut all = Tally::default();
@@ -201,6 +225,39 @@ pub fn fit(
         reduced.report.largest_dropped = largest;
     }
     Ok(report)
+}
+
+/// Vertices sampled to weigh the pose groups: the ⌊i × V / S⌋-th of V, i < S.
+const WEIGH_SAMPLES: usize = 4096;
+
+/// The weights of a grouped pose set ([RF1]): over the sampled vertices the plain
+/// output lost weight at, each group's summed squared displacement S_g; group g weighs
+/// S_0 / S_g. When a group's displacement is rounding only (at most 10⁻¹² of its scale,
+/// as with the rest pose alone), or no sampled vertex lost weight, every group weighs 1.
+fn group_weights(ctx: &Ctx<'_>, reduced: &Reduced) -> Vec<f64> {
+    let groups = ctx.table.groups();
+    let (count, sets) = (ctx.input.len(), reduced.sets.max(1));
+    let samples = count.min(WEIGH_SAMPLES);
+    let mut sums = vec![(0.0f64, 0.0f64); groups];
+    let (mut sc, mut out) = (Scratch::default(), Vec::new());
+    for i in 0..samples {
+        let v = usize::try_from(i as u128 * count as u128 / samples as u128).unwrap_or(0);
+        let Some(vs) = reduced.influences.get(v * sets..(v + 1) * sets) else {
+            continue;
+        };
+        if plain_by_group(ctx, v, vs, &mut sc, &mut out).is_none() {
+            continue;
+        }
+        for (sum, &(e, scale)) in sums.iter_mut().zip(&out) {
+            sum.0 += e;
+            sum.1 += scale;
+        }
+    }
+    let moved = |&(e, scale): &(f64, f64)| e.is_finite() && scale.is_finite() && e > 1e-12 * scale;
+    match sums.first() {
+        Some(&(first, _)) if sums.iter().all(moved) => sums.iter().map(|s| first / s.0).collect(),
+        _ => vec![1.0; groups],
+    }
 }
 
 /// What the fit did to a run of vertices.
@@ -337,8 +394,14 @@ fn thin(poses: &Poses, used: &[bool], input: &Input<'_>, opts: &FitOptions) -> O
         return None;
     }
     let mut out = Poses::new(poses.bones());
+    let mut group = 0;
     for i in 0..afford {
         let k = usize::try_from(i as u128 * p as u128 / afford as u128).unwrap_or(0);
+        // A kept pose stays in its group.
+        while group < poses.group_of(k) {
+            out.begin_group();
+            group += 1;
+        }
         out.push((0..poses.bones()).map(|b| poses.get(k, b).copied().unwrap_or([0.0; 12])));
     }
     Some(out)

@@ -1,5 +1,10 @@
 //! The pose set a fit is measured over: each pose's joint matrices, by input bone.
 
+/// Groups a pose set may be split into ([`Poses::begin_group`]): the fit weighs each
+/// group's displacement against the plain output's in the same group, so the file's
+/// animation and the range-of-motion poses both count, whatever their scale.
+pub const MAX_POSE_GROUPS: usize = 2;
+
 /// The affine part of a joint matrix (global × inverse bind), row-major 3 × 4:
 /// `[a b c d; e f g h; i k l m]`, so a point `p` goes to `(a·x + b·y + c·z + d, …)`.
 pub type Rows = [f64; 12];
@@ -12,6 +17,8 @@ pub type Rows = [f64; 12];
 pub struct Poses {
     bones: usize,
     rows: Vec<Rows>,
+    /// The first pose of each group after the first, ascending.
+    starts: Vec<usize>,
 }
 
 impl Poses {
@@ -20,7 +27,35 @@ impl Poses {
         Poses {
             bones,
             rows: Vec::new(),
+            starts: Vec::new(),
         }
+    }
+
+    /// Starts a new group: the poses pushed from now on are measured apart from those
+    /// before (`spec/reduction.md` [RF1]). Nothing changes while the current group is
+    /// empty. `false`, and nothing changes, when the set already holds
+    /// [`MAX_POSE_GROUPS`] groups.
+    pub fn begin_group(&mut self) -> bool {
+        let at = self.len();
+        if at == 0 || self.starts.last() == Some(&at) {
+            return true;
+        }
+        if self.starts.len() + 1 >= MAX_POSE_GROUPS {
+            return false;
+        }
+        self.starts.push(at);
+        true
+    }
+
+    /// Groups in the set (1 when it was never split, or is empty).
+    pub fn groups(&self) -> usize {
+        self.starts.len() + 1
+    }
+
+    /// The group pose `pose` belongs to.
+    #[inline]
+    pub fn group_of(&self, pose: usize) -> usize {
+        self.starts.iter().take_while(|&&s| s <= pose).count()
     }
 
     /// Adds a pose: the matrices of bones `0, 1, …` in order. Bones past the end of

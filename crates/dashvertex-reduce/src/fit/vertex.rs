@@ -120,36 +120,9 @@ fn fit_with(
     sc: &mut Scratch,
     g: &mut Vec<f64>,
 ) -> Outcome {
-    merged(ctx, v, sc);
-    let n = sc.list.len();
-    sc.plain.clear();
-    sc.plain
-        .extend(sets.iter().flat_map(|s| s.pairs()).filter(|p| p.1 > 0.0));
-    if sc.plain.len() >= n || n < 2 {
+    let Some(x) = prepare(ctx, v, sets, sc) else {
         return Outcome::UNTOUCHED;
-    }
-    sc.w_plain.clear();
-    sc.w_plain.resize(n, 0.0);
-    for &(b, w) in &sc.plain {
-        match sc
-            .list
-            .iter()
-            .position(|x| x.1 == b)
-            .and_then(|i| sc.w_plain.get_mut(i))
-        {
-            Some(slot) => *slot = f64::from(w),
-            // A bone the candidates do not hold (the empty-vertex root): left alone.
-            None => return Outcome::UNTOUCHED,
-        }
-    }
-    let x = ctx
-        .positions
-        .get(v)
-        .copied()
-        .unwrap_or([0.0; 3])
-        .map(f64::from);
-    sc.bones.clear();
-    sc.bones.extend(sc.list.iter().map(|c| c.0));
+    };
     ctx.table
         .gram(x, &sc.bones, g, (&mut sc.points, &mut sc.compact));
     let mut full = std::mem::take(&mut sc.full);
@@ -162,6 +135,66 @@ fn fit_with(
     sc.full = full;
     sc.t = t;
     o
+}
+
+/// Reads vertex `v`'s candidates (`sc.list`, `sc.bones`) and its plain output `sets`
+/// (`sc.plain`, `sc.w_plain`); its position when the plain output dropped a candidate,
+/// so the fit has something to do, else `None`.
+fn prepare(ctx: &Ctx<'_>, v: usize, sets: &[InfluenceSet], sc: &mut Scratch) -> Option<[f64; 3]> {
+    merged(ctx, v, sc);
+    let n = sc.list.len();
+    sc.plain.clear();
+    sc.plain
+        .extend(sets.iter().flat_map(|s| s.pairs()).filter(|p| p.1 > 0.0));
+    if sc.plain.len() >= n || n < 2 {
+        return None;
+    }
+    sc.w_plain.clear();
+    sc.w_plain.resize(n, 0.0);
+    for &(b, w) in &sc.plain {
+        // A bone the candidates do not hold (the empty-vertex root): left alone.
+        let i = sc.list.iter().position(|x| x.1 == b)?;
+        *sc.w_plain.get_mut(i)? = f64::from(w);
+    }
+    sc.bones.clear();
+    sc.bones.extend(sc.list.iter().map(|c| c.0));
+    Some(
+        ctx.positions
+            .get(v)
+            .copied()
+            .unwrap_or([0.0; 3])
+            .map(f64::from),
+    )
+}
+
+/// Per group of the pose set ([`Table::groups`]), vertex `v`'s plain output's squared
+/// displacement summed over the group's poses, and the group's scale for the vertex (the
+/// mean diagonal of its Gram block); `None` when the plain output dropped nothing.
+pub(super) fn plain_by_group(
+    ctx: &Ctx<'_>,
+    v: usize,
+    sets: &[InfluenceSet],
+    sc: &mut Scratch,
+    out: &mut Vec<(f64, f64)>,
+) -> Option<()> {
+    let x = prepare(ctx, v, sets, sc)?;
+    let mut g = std::mem::take(&mut sc.g);
+    ctx.table
+        .gram(x, &sc.bones, &mut g, (&mut sc.points, &mut sc.compact));
+    let n = sc.list.len();
+    sc.full.clear();
+    sc.full.extend(sc.list.iter().map(|c| f64::from(c.2)));
+    out.clear();
+    for block in g.chunks_exact(n * n) {
+        target(block, &sc.full, &mut sc.t);
+        let e = Problem::new(block, &sc.full, &sc.t).objective(&sc.w_plain);
+        let trace: f64 = (0..n)
+            .map(|i| block.get(i * n + i).copied().unwrap_or(0.0))
+            .sum();
+        out.push((e, trace / n as f64));
+    }
+    sc.g = g;
+    Some(())
 }
 
 /// Tries the plain top K and the greedy support on `problem` and writes the best, when

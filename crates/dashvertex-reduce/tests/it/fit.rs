@@ -3,7 +3,7 @@
 
 use dashvertex_core::weights::check_float_sets;
 use dashvertex_core::{InfluenceSet, Mesh, Vertex};
-use dashvertex_reduce::fit::{FitOptions, Poses, Rows, fit, precision};
+use dashvertex_reduce::fit::{FitOptions, FitReport, Poses, Rows, fit, precision};
 use dashvertex_reduce::input::Input;
 use dashvertex_reduce::manifest::{BoneRef, Manifest};
 use dashvertex_reduce::{Config, Normalize, Quantize, Reduced};
@@ -152,6 +152,17 @@ pub fn input(rig: &Rig) -> Input<'static> {
 /// displacement at any pose, of `out` (output bones, through `map`) from the input's
 /// full skinning.
 pub fn measure(rig: &Rig, map: &[u32], out: &Reduced) -> Vec<(f64, f64)> {
+    measure_groups(rig, map, out)
+        .iter()
+        .map(|g| {
+            g.iter()
+                .fold((0.0, 0.0f64), |(s, m), x| (s + x.0, m.max(x.1)))
+        })
+        .collect()
+}
+
+/// [`measure`] per group of the rig's pose set ([`Poses::group_of`]).
+pub fn measure_groups(rig: &Rig, map: &[u32], out: &Reduced) -> Vec<Vec<(f64, f64)>> {
     let back = |o: u32| map.iter().position(|&m| m == o).unwrap();
     (0..rig.positions.len())
         .map(|v| {
@@ -162,7 +173,7 @@ pub fn measure(rig: &Rig, map: &[u32], out: &Reduced) -> Vec<(f64, f64)> {
                 .filter(|p| p.1 != 0.0)
                 .map(|(o, w)| (back(o), f64::from(w)))
                 .collect();
-            let (mut sum, mut most) = (0.0, 0.0f64);
+            let mut groups = vec![(0.0, 0.0f64); rig.poses.groups()];
             for p in 0..rig.poses.len() {
                 let at = |b: usize| {
                     let m = rig.poses.get(p, b).unwrap();
@@ -182,12 +193,51 @@ pub fn measure(rig: &Rig, map: &[u32], out: &Reduced) -> Vec<(f64, f64)> {
                     (0..3).for_each(|i| d[i] -= w * y[i]);
                 }
                 let sq = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                sum += sq;
-                most = most.max(sq.sqrt());
+                let g = &mut groups[rig.poses.group_of(p)];
+                g.0 += sq;
+                g.1 = g.1.max(sq.sqrt());
             }
-            (sum, most)
+            groups
         })
         .collect()
+}
+
+/// The objective of [RF1] per vertex: each group's summed squared displacement weighed
+/// by `weights` (all 1 when empty).
+pub fn weighed(m: &[Vec<(f64, f64)>], weights: &[f64]) -> Vec<f64> {
+    m.iter()
+        .map(|g| {
+            g.iter()
+                .enumerate()
+                .map(|(i, x)| weights.get(i).copied().unwrap_or(1.0) * x.0)
+                .sum()
+        })
+        .collect()
+}
+
+/// The group weights [RF1] gives, from the plain output `out` measured here (`m`):
+/// group g weighs S_0 / S_g, S_g the plain output's displacement summed over the
+/// vertices it dropped an influence of (inputs of at most 4096 vertices, which the fit
+/// samples whole).
+pub fn expected_weights(rig: &Rig, out: &Reduced, m: &[Vec<(f64, f64)>]) -> Vec<f64> {
+    let groups = m.first().map_or(0, |g| g.len());
+    let dropped = |v: usize| {
+        let kept = out.influences[v * out.sets..(v + 1) * out.sets]
+            .iter()
+            .flat_map(|s| s.pairs())
+            .filter(|p| p.1 > 0.0)
+            .count();
+        kept < rig.weights[v].iter().filter(|w| w.1 > 0.0).count()
+    };
+    let sums: Vec<f64> = (0..groups)
+        .map(|g| {
+            (0..m.len())
+                .filter(|&v| dropped(v))
+                .map(|v| m[v][g].0)
+                .sum()
+        })
+        .collect();
+    sums.iter().map(|s| sums[0] / s).collect()
 }
 
 pub fn map_of(rig: &Rig, i: &Input<'_>) -> Vec<u32> {
@@ -203,12 +253,22 @@ fn cfg(k: usize, q: Quantize) -> Config {
 
 /// Plain and fitted reductions of `rig`.
 pub fn both(rig: &Rig, c: &Config, opts: &FitOptions) -> (Vec<u32>, Reduced, Reduced) {
+    let (map, plain, fitted, _) = both_reported(rig, c, opts);
+    (map, plain, fitted)
+}
+
+/// [`both`], with the fit's report.
+pub fn both_reported(
+    rig: &Rig,
+    c: &Config,
+    opts: &FitOptions,
+) -> (Vec<u32>, Reduced, Reduced, FitReport) {
     let i = input(rig);
     let map = map_of(rig, &i);
     let plain = dashvertex_reduce::reduce(&i, &map, None, c).unwrap();
     let mut fitted = plain.clone();
-    fit(&i, &map, &rig.positions, &rig.poses, c, opts, &mut fitted).unwrap();
-    (map, plain, fitted)
+    let report = fit(&i, &map, &rig.positions, &rig.poses, c, opts, &mut fitted).unwrap();
+    (map, plain, fitted, report)
 }
 
 fn sums_are_exact(r: &Reduced, q: Quantize) {
@@ -469,6 +529,124 @@ proptest! {
         sums_are_exact(&fitted, q);
         prop_assert!(fitted.influences.chunks(fitted.sets).all(|s| s.iter().flat_map(|s| s.pairs()).filter(|p| p.1 > 0.0).count() <= k));
     }
+
+    #[test]
+    fn in_groups_never_worse_by_the_weighed_objective_and_weighed_as_the_spec_says(
+        seed in any::<u64>(),
+        bones in 2usize..8,
+        influences in 2usize..10,
+        k in 1usize..5,
+        q in 0u8..3,
+        poses in 2usize..8,
+        split in 1usize..7,
+    ) {
+        // spec: RF1
+        let mut rig = rig(seed, bones, 12, influences, poses);
+        let split = split.min(poses - 1);
+        let mut grouped = Poses::new(bones);
+        for p in 0..poses {
+            if p == split {
+                prop_assert!(grouped.begin_group());
+            }
+            grouped.push((0..bones).map(|b| *rig.poses.get(p, b).unwrap()));
+        }
+        rig.poses = grouped;
+        prop_assert_eq!(rig.poses.groups(), 2);
+        let q = [Quantize::F32, Quantize::Unorm16, Quantize::Unorm8][q as usize];
+        let (map, plain, fitted, report) = both_reported(&rig, &cfg(k, q), &FitOptions::default());
+        let (ga, gb) = (measure_groups(&rig, &map, &plain), measure_groups(&rig, &map, &fitted));
+        let mut want = expected_weights(&rig, &plain, &ga);
+        if want.iter().any(|w| !w.is_finite() || *w == 0.0) {
+            // A group the plain output does not move (nothing dropped): all weigh 1.
+            want = vec![1.0, 1.0];
+        }
+        prop_assert_eq!(report.pose_group_weights.len(), 2);
+        for (got, w) in report.pose_group_weights.iter().zip(&want) {
+            prop_assert!((got - w).abs() <= 1e-9 * w, "{} vs {}", got, w);
+        }
+        let (ep, ef) = (weighed(&ga, &want), weighed(&gb, &want));
+        for (v, (p, f)) in ep.iter().zip(&ef).enumerate() {
+            prop_assert!(*f <= p * (1.0 + 1e-9) + 1e-12, "vertex {}: {} > {}", v, f, p);
+        }
+        sums_are_exact(&fitted, q);
+    }
+}
+
+#[test]
+fn a_pose_set_splits_into_two_groups_at_most() {
+    // spec: RF1
+    let id = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let mut p = Poses::new(1);
+    // An empty group is not started.
+    assert!(p.begin_group());
+    assert_eq!(p.groups(), 1);
+    p.push([id]);
+    assert!(p.begin_group());
+    assert!(p.begin_group());
+    assert_eq!(p.groups(), 2);
+    p.push([id]);
+    p.push([id]);
+    assert!(!p.begin_group());
+    assert_eq!((p.groups(), p.len()), (2, 3));
+    assert_eq!([p.group_of(0), p.group_of(1), p.group_of(2)], [0, 1, 1]);
+}
+
+#[test]
+fn the_spec_vector_the_range_of_motion_counts_as_much_as_the_animation() {
+    // spec: RF1
+    let id = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let up = |y: f64| [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, 0.0];
+    let vertex = |poses: Poses| Rig {
+        bones: ["a", "b", "c"]
+            .map(|n| BoneRef {
+                name: n.into(),
+                parent: None,
+            })
+            .to_vec(),
+        poses,
+        positions: vec![[1.0, 0.0, 0.0]],
+        weights: vec![vec![(0, 0.4), (1, 0.35), (2, 0.25)]],
+    };
+    // The animation: the rest pose, and C up by 1; then B up by 0.5.
+    let mut one = Poses::new(3);
+    one.push([id, id, id]);
+    one.push([id, id, up(1.0)]);
+    let mut two = one.clone();
+    one.push([id, up(0.5), id]);
+    assert!(two.begin_group());
+    two.push([id, up(0.5), id]);
+    // Summed alone, following C costs less: 0.5² × 0.35² = 0.030625 against 0.0625.
+    let (_, _, fitted, r) =
+        both_reported(&vertex(one), &cfg(2, Quantize::F32), &FitOptions::default());
+    assert!(r.pose_group_weights.is_empty());
+    assert_eq!(fitted.influences[0].joints, [0, 2, 0, 0]);
+    assert_eq!(fitted.influences[0].weights, [0.75, 0.25, 0.0, 0.0]);
+    // In groups, the range of motion weighs 0.0625 / (0.5² × (0.46666667 − 0.35)²), about
+    // 18.37: dropping B now costs 0.5625, and A 0.65, B 0.35 follow it exactly.
+    let (map, plain, fitted, r) =
+        both_reported(&vertex(two), &cfg(2, Quantize::F32), &FitOptions::default());
+    assert_eq!(r.pose_group_weights.len(), 2);
+    assert!(
+        (r.pose_group_weights[1] - 18.367).abs() < 1e-3,
+        "{:?}",
+        r.pose_group_weights
+    );
+    assert_eq!(fitted.influences[0].joints, [0, 1, 0, 0]);
+    assert_eq!(fitted.influences[0].weights, [0.65, 0.35, 0.0, 0.0]);
+    let rig = vertex({
+        let mut p = Poses::new(3);
+        p.push([id, id, id]);
+        p.push([id, id, up(1.0)]);
+        p.begin_group();
+        p.push([id, up(0.5), id]);
+        p
+    });
+    let (a, b) = (
+        measure_groups(&rig, &map, &plain),
+        measure_groups(&rig, &map, &fitted),
+    );
+    assert!((b[0][0].0 - a[0][0].0).abs() < 1e-12);
+    assert!(b[0][1].0 < 1e-12 && a[0][1].0 > 3e-3);
 }
 
 #[test]
@@ -525,10 +703,7 @@ pub fn rig_of_file(rel: &str, motion: bool) -> Rig {
     };
     let budget = dashvertex_skin::work_budget(&g, &anims);
     let fp = dashvertex_skin::fit_poses(&g, skin, &anims, &used, &limits, budget, 0).unwrap();
-    let mut poses = Poses::new(joints);
-    for pose in fp.rows.chunks(joints) {
-        poses.push(pose.iter().copied());
-    }
+    let poses = dashvertex_reduce::fit::gltf::poses_of(&fp);
     Rig {
         bones: p.input.bones.clone(),
         poses,
@@ -561,8 +736,28 @@ fn on_animated_exports_the_fit_lowers_the_worst_and_mean_displacement() {
     ] {
         let rig = rig_of_file(file, true);
         let animated = rig_of_file(file, false);
+        // The rest pose and the animations, then the range of motion.
+        assert_eq!(rig.poses.groups(), 2, "{file}");
         for (k, worst_bound, mean_bound) in bounds {
-            let (map, plain, fitted) = both(&rig, &cfg(k, Quantize::F32), &FitOptions::default());
+            let (map, plain, fitted, report) =
+                both_reported(&rig, &cfg(k, Quantize::F32), &FitOptions::default());
+            let (ga, gb) = (
+                measure_groups(&rig, &map, &plain),
+                measure_groups(&rig, &map, &fitted),
+            );
+            let weights = expected_weights(&rig, &plain, &ga);
+            assert_eq!(report.pose_group_weights.len(), 2);
+            for (got, want) in report.pose_group_weights.iter().zip(&weights) {
+                assert!(
+                    (got - want).abs() <= 1e-9 * want,
+                    "{file} K={k}: {got} vs {want}"
+                );
+            }
+            // Never worse by the objective, at any vertex.
+            let (ep, ef) = (weighed(&ga, &weights), weighed(&gb, &weights));
+            for (v, (p, f)) in ep.iter().zip(&ef).enumerate() {
+                assert!(*f <= p * (1.0 + 1e-9) + 1e-15, "{file} K={k} vertex {v}");
+            }
             let (a, b) = (measure(&rig, &map, &plain), measure(&rig, &map, &fitted));
             // Over the animation alone, as the loss report measures it.
             let (c, d) = (
@@ -580,9 +775,6 @@ fn on_animated_exports_the_fit_lowers_the_worst_and_mean_displacement() {
                 mean(&a),
                 mean(&b)
             );
-            for (v, (p, f)) in a.iter().zip(&b).enumerate() {
-                assert!(f.0 <= p.0 * (1.0 + 1e-9) + 1e-15, "{file} K={k} vertex {v}");
-            }
             assert!(
                 rw <= worst_bound && rm <= mean_bound,
                 "{file} K={k}: {rw} {rm}"

@@ -175,6 +175,15 @@ impl<'p> Table<'p> {
                             continue;
                         }
                         let (lo, hi) = if ci <= cj { (ci, cj) } else { (cj, ci) };
+                        if *groups == 1 {
+                            // The fit's own path (its groups weighed into one).
+                            if let Some(q) = pairs.get(tri(lo, hi)) {
+                                let v = quad(q, &xt);
+                                set(g, n, i, j, v);
+                                set(g, n, j, i, v);
+                            }
+                            continue;
+                        }
                         let at = tri(lo, hi) * groups;
                         let Some(qs) = pairs.get(at..at + groups) else {
                             continue;

@@ -170,10 +170,134 @@ impl<'a> Problem<'a> {
         None
     }
 
-    /// `min wᵀ G w − 2 tᵀ w` subject to `Σ w = 1` on the bones `free`, from the KKT
-    /// system `[G + εI, 1; 1ᵀ, 0] [w; μ] = [t; 1]` (ε = 10⁻¹² of the mean diagonal keeps
-    /// bones that move together solvable), by Gaussian elimination with partial pivoting.
+    /// A number no larger than the objective of any weights on `support` that are
+    /// non-negative and sum to one, whatever their rounding. The objective is convex, so
+    /// for any point `w₀` of that simplex `E(w) ≥ E(w₀) + ∇E(w₀)·(w − w₀)`, and the
+    /// smallest this takes on the simplex is at a corner: `E(w₀) − ∇E(w₀)·w₀ + min_i
+    /// ∇E(w₀)_i` (the sum allowed to miss one by the storage's rounding). `w₀` is the
+    /// equality-constrained optimum with its negative weights set
+    /// to 0 and the rest scaled to sum to one, so the bound is the optimum itself when no
+    /// weight was negative; it holds for any `w₀`, however the solve rounded. A margin for
+    /// the rounding of the sums is taken off. `None` when the system is singular or no
+    /// weight is positive. `dense` is work space.
+    pub(super) fn lower_bound(
+        &self,
+        support: &[usize],
+        work: &mut Vec<f64>,
+        dense: &mut Vec<f64>,
+    ) -> Option<f64> {
+        let w = self.solve_equality(support, work)?;
+        let positive: f64 = w.iter().take(support.len()).map(|x| x.max(0.0)).sum();
+        if positive.is_nan() || positive <= 0.0 || !positive.is_finite() {
+            return None;
+        }
+        dense.clear();
+        dense.resize(self.n, 0.0);
+        for (&i, &x) in support.iter().zip(&w) {
+            if let Some(slot) = dense.get_mut(i) {
+                *slot = x.max(0.0) / positive;
+            }
+        }
+        let e = self.objective(dense);
+        let (mut lowest, mut along) = (f64::INFINITY, 0.0);
+        for &i in support {
+            let gw: f64 = support.iter().map(|&j| self.g(i, j) * at(dense, j)).sum();
+            let grad = 2.0 * (gw - at(self.t, i));
+            lowest = lowest.min(grad);
+            along += grad * at(dense, i);
+        }
+        let largest = (0..self.n).map(|i| self.g(i, i)).fold(0.0, f64::max);
+        let rounding = 256.0 * self.n as f64 * f64::EPSILON * largest;
+        // Written weights sum to one only as closely as their storage allows (binary32:
+        // a few units in 2⁻²⁴), so the corner is taken at sums from 1 − 10⁻⁵ to 1 + 10⁻⁵.
+        let bound = e - along + lowest - 1e-5 * lowest.abs() - rounding;
+        bound.is_finite().then_some(bound)
+    }
+
+    /// `min wᵀ G w − 2 tᵀ w` subject to `Σ w = 1` on the bones `free`: the solution of
+    /// the KKT system `[G + εI, 1; 1ᵀ, 0] [w; μ] = [t; 1]` (ε = 10⁻¹² of the mean
+    /// diagonal keeps bones that move together solvable). `G + εI` is symmetric positive
+    /// definite, so it is factored as `L D Lᵀ` and `w = a − μ b` with `(G + εI) a = t`,
+    /// `(G + εI) b = 1`, `μ = (Σ a − 1) / Σ b`; when a pivot is not positive (rounding on
+    /// a singular block), the KKT system is solved by elimination instead
+    /// ([`Problem::solve_kkt`]).
     fn solve_equality(&self, free: &[usize], a: &mut Vec<f64>) -> Option<[f64; CAP + 1]> {
+        self.solve_ldl(free).or_else(|| self.solve_kkt(free, a))
+    }
+
+    /// [`Problem::solve_equality`] by `L D Lᵀ`; `None` when a pivot is not positive or the
+    /// result is not finite.
+    fn solve_ldl(&self, free: &[usize]) -> Option<[f64; CAP + 1]> {
+        let m = free.len();
+        if m == 0 || m > CAP {
+            return None;
+        }
+        let trace: f64 = free.iter().map(|&i| self.g(i, i)).sum();
+        let eps = 1e-12 * (trace / m as f64).max(f64::MIN_POSITIVE);
+        // L's strict lower part row-major with stride CAP, and D.
+        let mut l = [0.0f64; CAP * CAP];
+        let mut d = [0.0f64; CAP];
+        for (j, &fj) in free.iter().enumerate() {
+            let row_j = l.get(j * CAP..j * CAP + j)?;
+            let mut dj = self.g(fj, fj) + eps;
+            for (ljk, dk) in row_j.iter().zip(&d) {
+                dj -= ljk * ljk * dk;
+            }
+            if dj.is_nan() || dj <= 0.0 {
+                return None;
+            }
+            put(&mut d, j, dj);
+            for (i, &fi) in free.iter().enumerate().skip(j + 1) {
+                let mut sum = self.g(fi, fj);
+                for k in 0..j {
+                    sum -= at(&l, i * CAP + k) * at(&l, j * CAP + k) * at(&d, k);
+                }
+                put(&mut l, i * CAP + j, sum / dj);
+            }
+        }
+        // Two right-hand sides at once: t (a) and the ones (b).
+        let mut a = [0.0f64; CAP];
+        let mut b = [0.0f64; CAP];
+        for (i, &fi) in free.iter().enumerate() {
+            let (mut sa, mut sb) = (at(self.t, fi), 1.0);
+            for k in 0..i {
+                let lik = at(&l, i * CAP + k);
+                sa -= lik * at(&a, k);
+                sb -= lik * at(&b, k);
+            }
+            put(&mut a, i, sa);
+            put(&mut b, i, sb);
+        }
+        for ((x, y), di) in a.iter_mut().zip(b.iter_mut()).zip(&d).take(m) {
+            *x /= di;
+            *y /= di;
+        }
+        for i in (0..m).rev() {
+            let (mut sa, mut sb) = (at(&a, i), at(&b, i));
+            for k in i + 1..m {
+                let lki = at(&l, k * CAP + i);
+                sa -= lki * at(&a, k);
+                sb -= lki * at(&b, k);
+            }
+            put(&mut a, i, sa);
+            put(&mut b, i, sb);
+        }
+        let (sum_a, sum_b): (f64, f64) = (a.iter().take(m).sum(), b.iter().take(m).sum());
+        let mu = (sum_a - 1.0) / sum_b;
+        let mut w = [0.0; CAP + 1];
+        for i in 0..m {
+            let x = at(&a, i) - mu * at(&b, i);
+            if !x.is_finite() {
+                return None;
+            }
+            put(&mut w, i, x);
+        }
+        Some(w)
+    }
+
+    /// [`Problem::solve_equality`] by Gaussian elimination with partial pivoting on the
+    /// KKT system itself.
+    fn solve_kkt(&self, free: &[usize], a: &mut Vec<f64>) -> Option<[f64; CAP + 1]> {
         let (m, n) = (free.len(), self.n);
         let w = m + 2;
         let trace: f64 = free.iter().map(|&i| self.g(i, i)).sum();
@@ -356,4 +480,88 @@ fn eliminate(a: &mut [f64], r: usize) -> Option<[f64; CAP + 1]> {
         put(&mut x, i, v);
     }
     Some(x)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+    use proptest::prelude::*;
+
+    use super::{Problem, target};
+
+    /// `G = AᵀA` for the rows `a` (each `n` long): a Gram matrix as the poses make one.
+    fn gram(a: &[Vec<f64>], n: usize) -> Vec<f64> {
+        let mut g = vec![0.0; n * n];
+        for row in a {
+            for i in 0..n {
+                for j in 0..n {
+                    g[i * n + j] += row[i] * row[j];
+                }
+            }
+        }
+        g
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// The bound that lets the fit skip solving the top K never exceeds the objective
+        /// of weights it could have written: non-negative on the support, summing to one
+        /// exactly (unorm) or as binary32 rounds them.
+        #[test]
+        fn the_lower_bound_is_below_every_weighting_of_the_support(
+            rows in prop::collection::vec(prop::collection::vec(-2.0f64..2.0, 6), 1..12),
+            full in prop::collection::vec(0.01f64..1.0, 6),
+            twin in any::<bool>(),
+            size in 1usize..5,
+            mixes in prop::collection::vec(prop::collection::vec(0.0f64..1.0, 4), 32),
+        ) {
+            let n = 6;
+            let mut rows = rows;
+            if twin {
+                // Two bones that move together: a singular block.
+                for r in &mut rows {
+                    r[1] = r[0];
+                }
+            }
+            let g = gram(&rows, n);
+            let total: f64 = full.iter().sum();
+            let full: Vec<f64> = full.iter().map(|x| f64::from((x / total) as f32)).collect();
+            let mut t = Vec::new();
+            target(&g, &full, &mut t);
+            let p = Problem::new(&g, &full, &t);
+            let support: Vec<usize> = (0..size).collect();
+            let (mut work, mut dense) = (Vec::new(), Vec::new());
+            let Some(lb) = p.lower_bound(&support, &mut work, &mut dense) else {
+                return Ok(());
+            };
+            for mix in &mixes {
+                let sum: f64 = mix.iter().take(size).sum::<f64>().max(1e-9);
+                for storage in [None, Some(255.0), Some(65535.0)] {
+                    let mut w = vec![0.0; n];
+                    for (i, &x) in mix.iter().take(size).enumerate() {
+                        w[i] = x / sum;
+                    }
+                    match storage {
+                        None => w.iter_mut().for_each(|x| *x = f64::from(*x as f32)),
+                        Some(m) => {
+                            // Rounded down, the remainder on the first bone: sums to m.
+                            let mut q: Vec<f64> = w.iter().map(|x| (x * m).floor()).collect();
+                            q[0] += m - q.iter().sum::<f64>();
+                            w = q.iter().map(|x| x / m).collect();
+                        }
+                    }
+                    let e = p.objective(&w);
+                    prop_assert!(lb <= e, "bound {} above {} at {:?}", lb, e, w);
+                }
+            }
+            // A corner is a weighting too.
+            for i in 0..size {
+                let mut w = vec![0.0; n];
+                w[i] = 1.0;
+                prop_assert!(lb <= p.objective(&w));
+            }
+        }
+    }
 }

@@ -216,26 +216,41 @@ fn choose(
     let top = top.get(..k).unwrap_or_default();
     let (greedy, len, greedy_fit) = problem.greedy(k, &mut sc.u, &mut sc.work);
     let greedy = greedy.get(..len).unwrap_or_default();
+    // The greedy support first: its E is what the top K's must reach, and the top K is
+    // solved only when a bound below its E does not already rule it out. Ties still go
+    // to the top K (then to the plain output, which a fit must strictly beat).
     let mut best: Option<(Choice, f64)> = None;
-    for (choice, support) in [(Choice::TopK, top), (Choice::Greedy, greedy)] {
-        if choice == Choice::Greedy && greedy == top {
-            continue;
-        }
-        // The greedy search already solved its support: the top K's is solved only when
-        // it is another.
-        let fitted = match choice {
-            Choice::Greedy => greedy_fit,
-            _ if greedy == top && top.len() > 1 => greedy_fit,
-            _ => problem.solve(support, &mut sc.work),
-        };
-        let Some(fitted) = fitted else {
-            continue;
-        };
+    if greedy != top
+        && let Some(fitted) = greedy_fit
+    {
         exact(ctx, problem, &fitted, sc);
         dense(n, &sc.trial, &mut sc.dense);
         let e = problem.objective(&sc.dense);
-        if e < e_plain && best.is_none_or(|b| e < b.1) {
-            best = Some((choice, e));
+        if e < e_plain {
+            best = Some((Choice::Greedy, e));
+            std::mem::swap(&mut sc.trial, &mut sc.best);
+        }
+    }
+    let fitted = if greedy == top && top.len() > 1 {
+        // The greedy search already solved this support.
+        greedy_fit
+    } else {
+        let beat = best.map_or(e_plain, |b| b.1);
+        let out_of_reach = problem
+            .lower_bound(top, &mut sc.work, &mut sc.dense)
+            .is_some_and(|lb| lb > beat || lb >= e_plain);
+        if out_of_reach {
+            None
+        } else {
+            problem.solve(top, &mut sc.work)
+        }
+    };
+    if let Some(fitted) = fitted {
+        exact(ctx, problem, &fitted, sc);
+        dense(n, &sc.trial, &mut sc.dense);
+        let e = problem.objective(&sc.dense);
+        if e < e_plain && best.is_none_or(|b| e <= b.1) {
+            best = Some((Choice::TopK, e));
             std::mem::swap(&mut sc.trial, &mut sc.best);
         }
     }
@@ -287,6 +302,21 @@ fn merged(ctx: &Ctx<'_>, v: usize, sc: &mut Scratch) {
             .filter(|c| c.weight.is_finite() && c.weight > 0.0)
             .map(|c| (c.bone, c.weight)),
     );
+    // Most vertices name each bone once: then merging changes nothing, and the sort
+    // that brings a bone's entries together is skipped.
+    let repeats = raw.iter().enumerate().any(|(i, a)| {
+        raw.get(..i)
+            .is_some_and(|before| before.iter().any(|b| b.0 == a.0))
+    });
+    if !repeats {
+        sc.list.extend(
+            raw.iter()
+                .map(|&(b, w)| (b, ctx.map.get(b as usize).copied().unwrap_or(u32::MAX), w)),
+        );
+        sc.list
+            .sort_unstable_by(|a, b| canonical_order(&(a.1, a.2), &(b.1, b.2)));
+        return;
+    }
     raw.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
     let mut i = 0;
     while let Some(&(b, w)) = raw.get(i) {

@@ -11,7 +11,7 @@ use dashvertex_gltf::{Container, Gltf};
 use dashvertex_skin::{Animation, FitPoses};
 
 use super::precision::{self, Cost};
-use super::{FitOptions, FitReport, Poses, fit};
+use super::{FitOptions, FitReport, Poses};
 use crate::gltf::PrimitiveInput;
 use crate::input::Input;
 use crate::manifest::Manifest;
@@ -131,11 +131,11 @@ fn refit_primitive(
     config: &Config,
     plan: &GltfFit<'_>,
 ) -> Result<(Reduced, PrimitiveFit), PipelineError> {
-    let used = super::used_bones(
+    let used_flags = super::used_bones(
         &p.input,
         gltf.root.skins.get(skin).map_or(0, |s| s.joints.len()),
     );
-    let used: Vec<usize> = used
+    let used: Vec<usize> = used_flags
         .iter()
         .enumerate()
         .filter(|x| *x.1)
@@ -192,21 +192,24 @@ fn refit_primitive(
         f.fit = c.fit;
         reduced = c.reduced;
     } else if let Some(o) = options {
-        f.fit = Some(fit(
+        // The poses' bones are the skin's joints, which `used_flags` covers.
+        let used = (used_flags.len() == poses.bones()).then_some(used_flags.as_slice());
+        f.fit = Some(super::fit_used(
             &p.input,
             map,
             &positions,
             &poses,
             config,
             o,
+            used,
             &mut reduced,
         )?);
     }
     Ok((reduced, f))
 }
 
-/// The skin's pose set as the fit reads it ([RF3]): the rest pose and the animations'
-/// moments, then the range-of-motion poses as a group of their own ([RF1]).
+/// The skin's pose set as the fit reads it (`spec/reduction.md` \[RF3\]): the rest pose and the animations'
+/// moments, then the range-of-motion poses as a group of their own (\[RF1\]).
 pub fn poses_of(fp: &FitPoses) -> Poses {
     let mut poses = Poses::new(fp.joints);
     for (i, pose) in fp.rows.chunks(fp.joints.max(1)).enumerate() {

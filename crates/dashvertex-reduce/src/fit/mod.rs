@@ -78,8 +78,8 @@ pub struct FitReport {
     /// Over a pose set in groups (`Poses::begin_group`; for a glTF input the
     /// animations and the range of motion), the weight of each group's squared
     /// displacement in the objective: 1 for the first, and for each other the first's
-    /// plain displacement over its own, so every group counts alike (`spec/reduction.md`
-    /// [RF1]). Empty when the set is not in groups.
+    /// plain displacement over its own, so every group counts alike (`spec/reduction.md`,
+    /// rule RF1). Empty when the set is not in groups.
     pub pose_group_weights: Vec<f64>,
     /// Sum over the considered vertices of the plain output's objective: its squared
     /// displacement summed over the poses, each weighed by its group's weight (model
@@ -137,13 +137,39 @@ pub fn fit(
     opts: &FitOptions,
     reduced: &mut Reduced,
 ) -> Result<FitReport, FitError> {
+    fit_used(input, map, positions, poses, cfg, opts, None, reduced)
+}
+
+/// [`fit`], with the bones any vertex names with a positive weight ([`used_bones`]) when
+/// the caller has them already (a whole pass over the input saved).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "fit's arguments and what the caller knows of them"
+)]
+pub(crate) fn fit_used(
+    input: &Input<'_>,
+    map: &[u32],
+    positions: &[[f32; 3]],
+    poses: &Poses,
+    cfg: &Config,
+    opts: &FitOptions,
+    used: Option<&[bool]>,
+    reduced: &mut Reduced,
+) -> Result<FitReport, FitError> {
     check(input, positions, cfg, reduced)?;
     let sets = reduced.sets.max(1);
     let given = poses.len() as u64;
-    let used = used_bones(input, poses.bones());
-    let thinned = thin(poses, &used, input, opts);
+    let found;
+    let used = match used {
+        Some(u) => u,
+        None => {
+            found = used_bones(input, poses.bones());
+            &found
+        }
+    };
+    let thinned = thin(poses, used, input, opts);
     let poses = thinned.as_ref().unwrap_or(poses);
-    let mut table = gram::Table::new(poses, &used, opts.dense_bones);
+    let mut table = gram::Table::new(poses, used, opts.dense_bones);
     let (k, qmax) = (cfg.max_influences.min(sets * 4), cfg.quantize.max());
     let weights = if table.groups() > 1 {
         let ctx = Ctx {
@@ -230,7 +256,7 @@ pub fn fit(
 /// Vertices sampled to weigh the pose groups: the ⌊i × V / S⌋-th of V, i < S.
 const WEIGH_SAMPLES: usize = 4096;
 
-/// The weights of a grouped pose set ([RF1]): over the sampled vertices the plain
+/// The weights of a grouped pose set (`spec/reduction.md` \[RF1\]): over the sampled vertices the plain
 /// output lost weight at, each group's summed squared displacement S_g; group g weighs
 /// S_0 / S_g. When a group's displacement is rounding only (at most 10⁻¹² of its scale,
 /// as with the rest pose alone), or no sampled vertex lost weight, every group weighs 1.

@@ -32,7 +32,7 @@ impl Poses {
     }
 
     /// Starts a new group: the poses pushed from now on are measured apart from those
-    /// before (`spec/reduction.md` [RF1]). Nothing changes while the current group is
+    /// before (`spec/reduction.md` \[RF1\]). Nothing changes while the current group is
     /// empty. `false`, and nothing changes, when the set already holds
     /// [`MAX_POSE_GROUPS`] groups.
     pub fn begin_group(&mut self) -> bool {

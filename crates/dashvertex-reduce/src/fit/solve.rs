@@ -484,7 +484,13 @@ fn eliminate(a: &mut [f64], r: usize) -> Option<[f64; CAP + 1]> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+    #![allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing,
+        clippy::cast_possible_truncation
+    )]
 
     use proptest::prelude::*;
 

@@ -18,7 +18,10 @@ LIMIT=380000 # bytes of gzip -9 output: decode + validate; 375,000 until issue 4
 # 360 KB until the normal, tangent and every-float checks took it to 359,986 bytes. The
 # module links the glTF rules although it validates DashVertex only (glTF is the
 # inspector module's): gating them out of it is the way to take the budget back.
-INSPECT_LIMIT=680000 # bytes of gzip -9 output of dash_inspect (issue 30; 630,000 until issue 49
+INSPECT_LIMIT=690000 # bytes of gzip -9 output of dash_inspect (issue 30; 680,000 until issue 51's
+# third round weighed the range-of-motion poses against the animation (pose groups), solved
+# by L D L^T and bounded the top K's objective before solving it, 676,906 -> 682,138 with
+# wasm-opt 132; 630,000 until issue 49
 # had the page run the reduce and fix jobs themselves instead of its own copies of their
 # pipelines: their glTF plans link the options the page does not offer yet (the loss
 # report, the max-error search), 629,212 -> 676,212 with wasm-opt 132; 600,000 until issue 51

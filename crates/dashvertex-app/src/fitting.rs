@@ -52,6 +52,7 @@ impl<'a> Fitting<'a> {
                 &a.ctx.limits,
                 a.fit,
                 a.max_error.filter(|_| a.quantize_auto),
+                a.fit_motion_weight,
             )
         });
         Fitting {
@@ -167,7 +168,7 @@ impl Fitted {
                         String::new()
                     },
                     match f.pose_group_weights.as_slice() {
-                        [_, w] => format!(", weighed {w:.3}x so both count alike"),
+                        [_, w] => format!(", the range of motion weighed {w:.3}x"),
                         _ => String::new(),
                     },
                     f.objective_plain,

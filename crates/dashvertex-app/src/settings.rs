@@ -177,20 +177,25 @@ pub fn pipeline_options(
 
 /// The plan of a fitted glTF run of `gltf` (`--fit` when `fit`, `--quantize auto` when
 /// `max_error` is given): the pose set of `anims` within the loss report's work budget,
-/// the fit's default options, `limits` for the skins. The reduce job's and the inspector's.
+/// the fit's default options with the range of motion weighed by `motion_weight`, `limits`
+/// for the skins. The reduce job's and the inspector's.
 pub fn fit_plan<'a>(
     gltf: &dashvertex_gltf::Gltf,
     anims: &'a [dashvertex_skin::Animation],
     limits: &'a Limits,
     fit: bool,
     max_error: Option<f64>,
+    motion_weight: f64,
 ) -> dashvertex_reduce::fit::gltf::GltfFit<'a> {
     dashvertex_reduce::fit::gltf::GltfFit {
         fit,
         max_error,
         anims,
         budget: dashvertex_skin::work_budget(gltf, anims),
-        options: dashvertex_reduce::fit::FitOptions::default(),
+        options: dashvertex_reduce::fit::FitOptions {
+            motion_weight,
+            ..dashvertex_reduce::fit::FitOptions::default()
+        },
         limits,
     }
 }

@@ -30,6 +30,8 @@ pub enum Opt {
     MaxError,
     /// Fit the kept weights to the full skinning over a pose set.
     Fit,
+    /// How much the fit's range-of-motion poses count against the animations.
+    FitMotionWeight,
     /// Another glTF whose animations supply the poses.
     Poses,
     /// The glTF mesh a DashVertex output holds.
@@ -96,6 +98,7 @@ impl Opt {
             Opt::Report => "report",
             Opt::MaxError => "max_error",
             Opt::Fit => "fit",
+            Opt::FitMotionWeight => "fit_motion_weight",
             Opt::Poses => "poses",
             Opt::Mesh => "mesh",
             Opt::Primitive => "primitive",

@@ -143,6 +143,19 @@ pub struct ReduceCli {
     /// animations and range-of-motion poses; never worse than the K heaviest there.
     #[arg(long, help_heading = "Reduction")]
     fit: bool,
+    /// Weight of --fit's range-of-motion poses (0: animations alone)
+    ///
+    /// The range-of-motion poses and the animations are first weighed to count alike; W
+    /// (1 by default) scales the range of motion's share: 0 fits to the file's
+    /// animations alone, above 1 favours the clips the file does not carry.
+    #[arg(
+        long,
+        value_name = "W",
+        default_value_t = 1.0,
+        hide_default_value = true,
+        help_heading = "Reduction"
+    )]
+    fit_motion_weight: f64,
     /// Poses for --report and --max-error from this glTF/GLB
     ///
     /// Its animations, matched to the model's nodes by name, replace the model's own:
@@ -245,6 +258,7 @@ impl ReduceCli {
             max_error: self.max_error,
             poses: self.poses.as_deref(),
             fit: self.fit,
+            fit_motion_weight: self.fit_motion_weight,
             quantize_auto: matches!(self.quantize, QuantizeArg::Auto),
             target: self.target,
             pick: self.pick.into(),

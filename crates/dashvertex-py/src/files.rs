@@ -263,7 +263,9 @@ fn report_arg(v: Option<&Bound<'_, PyAny>>) -> Result<ReportArg> {
 /// writes it there. `max_error` keeps the fewest influences that move no vertex further
 /// over the same poses (glTF; `poses` supplies other animations). `fit=True` (glTF)
 /// fits each vertex's kept bones and weights to its skinning with every influence over
-/// the animations and range-of-motion poses, never worse than the heaviest K there;
+/// the animations and range-of-motion poses, never worse than the heaviest K there
+/// (`fit_motion_weight` scales the range of motion's share once both count alike: 0 fits
+/// to the animations alone, above 1 favours other clips);
 /// `quantize="auto"` with `max_error` stores each primitive in the smallest of unorm8,
 /// unorm16 and f32 within it (spec/reduction.md §6; the report's `fit` says what each did).
 /// `mesh`/`primitive` pick the glTF primitive a DashVertex output holds. The output is
@@ -274,7 +276,8 @@ fn report_arg(v: Option<&Bound<'_, PyAny>>) -> Result<ReportArg> {
                     min_weight = None, empty = "error", manifest = None, locked = false,
                     target = None, to = None, embed = false, report = None, max_error = None,
                     poses = None, mesh = None, primitive = None,
-                    drop_source_attributes = true, resources = None, threads = None, fit = false))]
+                    drop_source_attributes = true, resources = None, threads = None, fit = false,
+                    fit_motion_weight = 1.0))]
 #[allow(clippy::too_many_arguments)]
 pub fn reduce_file(
     py: Python<'_>,
@@ -299,6 +302,7 @@ pub fn reduce_file(
     resources: Option<&str>,
     threads: Option<usize>,
     fit: bool,
+    fit_motion_weight: f64,
 ) -> PyResult<JobResult> {
     let input = path_of(input, "input")?;
     let output = path_of(output, "output")?;
@@ -338,6 +342,7 @@ pub fn reduce_file(
                 max_error,
                 poses: poses.as_deref(),
                 fit,
+                fit_motion_weight,
                 quantize_auto,
                 target,
                 pick: dashvertex_app::reduce::Pick { mesh, primitive },

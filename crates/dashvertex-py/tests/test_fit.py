@@ -135,3 +135,20 @@ def test_the_fit_moves_vertices_less_than_plain(tmp_path: Path, rig: str, k: int
 def test_fit_is_refused_without_unit_weights(tmp_path: Path) -> None:
     with pytest.raises(dashvertex.DashError, match="fit"):
         dashvertex.reduce_file(REPO / RIGS[1], tmp_path / "o.json", normalize="none", fit=True)
+
+
+def test_fit_motion_weight_scales_the_range_of_motion(tmp_path: Path) -> None:
+    src = REPO / RIGS[0]
+    alike = dashvertex.reduce_file(src, tmp_path / "a.glb", max_influences=2, fit=True, report=True)
+    alone = dashvertex.reduce_file(src, tmp_path / "b.glb", max_influences=2, fit=True, report=True,
+                                   fit_motion_weight=0.0)
+    assert alike.report is not None and alone.report is not None
+    w = alike.report["fit"]["primitives"][0]["fit"]["poseGroupWeights"]
+    assert w[1] > 0
+    assert alone.report["fit"]["primitives"][0]["fit"]["poseGroupWeights"] == [1.0, 0.0]
+    with pytest.raises(dashvertex.OptionError, match="fit_motion_weight"):
+        dashvertex.reduce_file(src, tmp_path / "c.glb", max_influences=2, fit_motion_weight=0.5)
+    with pytest.raises(dashvertex.OptionError, match="finite number of 0 or more"):
+        dashvertex.reduce_file(src, tmp_path / "c.glb", max_influences=2, fit=True,
+                               fit_motion_weight=-1.0)
+    assert not (tmp_path / "c.glb").exists()

@@ -58,6 +58,10 @@ pub struct ReduceJob<'a> {
     /// Fit each vertex's kept bones and weights to its full-influence skinning over the
     /// pose set (`--fit`, spec/reduction.md §6; glTF input and output).
     pub fit: bool,
+    /// How much the range-of-motion poses count against the animations in the fit, once
+    /// both are weighed to count alike (`--fit-motion-weight`; 1 by default, 0 for the
+    /// animations alone; spec/reduction.md RF1).
+    pub fit_motion_weight: f64,
     /// Choose each primitive's weight storage (unorm8, unorm16 or float) as the smallest
     /// within `max_error` (`--quantize auto`); K is then `config.max_influences`.
     pub quantize_auto: bool,
@@ -184,6 +188,7 @@ impl<'a> ReduceJob<'a> {
             max_error: None,
             poses: None,
             fit: false,
+            fit_motion_weight: 1.0,
             quantize_auto: false,
             target: None,
             pick: Pick::default(),
@@ -418,6 +423,21 @@ pub fn check_options(a: &ReduceJob) -> Result<(), AppError> {
         return Err(AppError::Usage(format!(
             "{} must be a finite distance of 0 or more, not {d}",
             ctx.opt(Opt::MaxError)
+        )));
+    }
+    let w = a.fit_motion_weight;
+    if !(w.is_finite() && w >= 0.0) {
+        return Err(AppError::Usage(format!(
+            "{} must be a finite number of 0 or more, not {w}",
+            ctx.opt(Opt::FitMotionWeight)
+        )));
+    }
+    if w != 1.0 && !a.fit {
+        return Err(AppError::Usage(format!(
+            "{} weighs the poses of {}; give {} too",
+            ctx.opt(Opt::FitMotionWeight),
+            ctx.opt(Opt::Fit),
+            ctx.opt(Opt::Fit)
         )));
     }
     if a.quantize_auto && a.max_error.is_none() {

@@ -331,3 +331,68 @@ fn quantize_auto_takes_the_fewest_influences_some_storage_keeps_within_the_budge
             <= 0.05
     );
 }
+
+#[test]
+fn the_range_of_motion_weighs_what_fit_motion_weight_says() {
+    // spec: RF1 (the groups weighed alike, then scaled by --fit-motion-weight)
+    let dir = Scratch::new("fit-motion-weight");
+    let rig = repo()
+        .join("fixtures/blender/loss_rig.glb")
+        .display()
+        .to_string();
+    let weights = |r: &serde_json::Value| -> Vec<f64> {
+        r["fit"]["primitives"][0]["fit"]["poseGroupWeights"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_f64().unwrap())
+            .collect()
+    };
+    let (alike, text) = reduced(dir.path(), &rig, "2", &["--fit"]);
+    let w = weights(&alike);
+    assert_eq!(w.len(), 2, "{text}");
+    assert_eq!(w[0], 1.0);
+    assert!(
+        text.contains(&format!("the range of motion weighed {:.3}x", w[1])),
+        "{text}"
+    );
+    let (half, _) = reduced(
+        dir.path(),
+        &rig,
+        "2",
+        &["--fit", "--fit-motion-weight", "0.5"],
+    );
+    assert!((weights(&half)[1] - 0.5 * w[1]).abs() <= 1e-12 * w[1]);
+    // 0: the animations alone, another fit.
+    let before = std::fs::read(dir.path().join("out.glb")).unwrap();
+    let (alone, _) = reduced(
+        dir.path(),
+        &rig,
+        "2",
+        &["--fit", "--fit-motion-weight", "0"],
+    );
+    assert_eq!(weights(&alone), [1.0, 0.0]);
+    assert!(
+        alone["fit"]["primitives"][0]["fit"]["fitted"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert_ne!(std::fs::read(dir.path().join("out.glb")).unwrap(), before);
+    // Refused by name: without --fit, or not a finite weight of 0 or more.
+    for (args, says) in [
+        (vec!["--fit-motion-weight", "2"], "give --fit too"),
+        (
+            vec!["--fit", "--fit-motion-weight=-1"],
+            "finite number of 0 or more, not -1",
+        ),
+        (vec!["--fit", "--fit-motion-weight", "inf"], "not inf"),
+    ] {
+        let mut all = vec!["reduce", &rig, "-o", "no.glb", "--max-influences", "2"];
+        all.extend(args);
+        let o = dash(dir.path(), &all);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+        assert!(!dir.path().join("no.glb").exists());
+    }
+}

@@ -297,6 +297,7 @@ def reduce_file(
     resources: Optional[str] = None,
     threads: Optional[int] = None,
     fit: bool = False,
+    fit_motion_weight: float = 1.0,
 ) -> JobResult: ...
 def fix_file(
     input: _Path,

@@ -36,7 +36,7 @@ use vertex::{Choice, Ctx, Outcome, Scratch, fit_vertex, plain_by_group};
 pub const MAX_FIT_INFLUENCES: usize = 16;
 
 /// How a fit runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FitOptions {
     /// Work units (one multiply-add) the fit may spend on the pose set: when folding the
     /// poses (or, past [`DENSE_BONES`] used bones, skinning every candidate at every pose)
@@ -45,6 +45,12 @@ pub struct FitOptions {
     pub max_work: u64,
     /// Used bones up to which the poses are folded per bone pair ([`DENSE_BONES`]).
     pub dense_bones: usize,
+    /// How much the pose set's later groups (a glTF input's range of motion) count
+    /// against the first (its animations) once both are weighed to count alike: 1 by
+    /// default, 0 for the first group alone, above 1 to favour the later ones. It applies
+    /// only when every group moves a sampled vertex (`spec/reduction.md`, rule RF1);
+    /// finite and at least 0 ([`FitError::MotionWeight`]).
+    pub motion_weight: f64,
 }
 
 impl Default for FitOptions {
@@ -52,6 +58,7 @@ impl Default for FitOptions {
         FitOptions {
             max_work: u64::MAX,
             dense_bones: DENSE_BONES,
+            motion_weight: 1.0,
         }
     }
 }
@@ -100,6 +107,9 @@ pub enum FitError {
     /// A threshold is set: fitted weights are not bounded below.
     #[error("the fit chooses every weight; it cannot be combined with a minimum weight")]
     Threshold,
+    /// [`FitOptions::motion_weight`] is negative or not finite.
+    #[error("the range of motion's weight is a finite number of at least 0, not {0}")]
+    MotionWeight(String),
     /// K is above [`MAX_FIT_INFLUENCES`].
     #[error("the fit keeps at most {MAX_FIT_INFLUENCES} influences per vertex, not {0}")]
     TooManyInfluences(usize),
@@ -157,6 +167,9 @@ pub(crate) fn fit_used(
     reduced: &mut Reduced,
 ) -> Result<FitReport, FitError> {
     check(input, positions, cfg, reduced)?;
+    if !(opts.motion_weight.is_finite() && opts.motion_weight >= 0.0) {
+        return Err(FitError::MotionWeight(opts.motion_weight.to_string()));
+    }
     let sets = reduced.sets.max(1);
     let given = poses.len() as u64;
     let found;
@@ -180,7 +193,7 @@ pub(crate) fn fit_used(
             k,
             qmax,
         };
-        let w = group_weights(&ctx, reduced);
+        let w = group_weights(&ctx, reduced, opts.motion_weight);
         table.weigh(&w);
         w
     } else {
@@ -257,10 +270,11 @@ pub(crate) fn fit_used(
 const WEIGH_SAMPLES: usize = 4096;
 
 /// The weights of a grouped pose set (`spec/reduction.md` \[RF1\]): over the sampled vertices the plain
-/// output lost weight at, each group's summed squared displacement S_g; group g weighs
-/// S_0 / S_g. When a group's displacement is rounding only (at most 10⁻¹² of its scale,
-/// as with the rest pose alone), or no sampled vertex lost weight, every group weighs 1.
-fn group_weights(ctx: &Ctx<'_>, reduced: &Reduced) -> Vec<f64> {
+/// output lost weight at, each group's summed squared displacement S_g; group g > 0 weighs
+/// `motion` × S_0 / S_g. When a group's displacement is rounding only (at most 10⁻¹² of its
+/// scale, as with the rest pose alone), or no sampled vertex lost weight, every group
+/// weighs 1.
+fn group_weights(ctx: &Ctx<'_>, reduced: &Reduced, motion: f64) -> Vec<f64> {
     let groups = ctx.table.groups();
     let (count, sets) = (ctx.input.len(), reduced.sets.max(1));
     let samples = count.min(WEIGH_SAMPLES);
@@ -281,7 +295,13 @@ fn group_weights(ctx: &Ctx<'_>, reduced: &Reduced) -> Vec<f64> {
     }
     let moved = |&(e, scale): &(f64, f64)| e.is_finite() && scale.is_finite() && e > 1e-12 * scale;
     match sums.first() {
-        Some(&(first, _)) if sums.iter().all(moved) => sums.iter().map(|s| first / s.0).collect(),
+        Some(&(first, _)) if sums.iter().all(moved) => {
+            let later = |g: usize| if g == 0 { 1.0 } else { motion };
+            sums.iter()
+                .enumerate()
+                .map(|(g, s)| later(g) * first / s.0)
+                .collect()
+        }
         _ => vec![1.0; groups],
     }
 }

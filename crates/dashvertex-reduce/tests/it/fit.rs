@@ -952,3 +952,50 @@ fn a_support_another_rule_chose_is_fitted_in_its_slots() {
             .is_none()
     );
 }
+
+#[test]
+fn a_motion_weight_of_zero_fits_to_the_first_group_alone_and_a_bad_one_is_refused() {
+    // spec: RF1
+    let id = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let up = |y: f64| [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, 0.0];
+    let mut poses = Poses::new(3);
+    poses.push([id, id, id]);
+    poses.push([id, id, up(1.0)]);
+    poses.begin_group();
+    poses.push([id, up(0.5), id]);
+    let rig = Rig {
+        bones: ["a", "b", "c"]
+            .map(|n| BoneRef {
+                name: n.into(),
+                parent: None,
+            })
+            .to_vec(),
+        poses,
+        positions: vec![[1.0, 0.0, 0.0]],
+        weights: vec![vec![(0, 0.4), (1, 0.35), (2, 0.25)]],
+    };
+    let opts = FitOptions {
+        motion_weight: 0.0,
+        ..FitOptions::default()
+    };
+    let (_, _, fitted, r) = both_reported(&rig, &cfg(2, Quantize::F32), &opts);
+    assert_eq!(r.pose_group_weights, [1.0, 0.0]);
+    // The vector's animation alone: C is followed, B dropped.
+    assert_eq!(fitted.influences[0].joints, [0, 2, 0, 0]);
+    assert_eq!(fitted.influences[0].weights, [0.75, 0.25, 0.0, 0.0]);
+    let i = input(&rig);
+    let map = map_of(&rig, &i);
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        let c = cfg(2, Quantize::F32);
+        let mut out = dashvertex_reduce::reduce(&i, &map, None, &c).unwrap();
+        let opts = FitOptions {
+            motion_weight: bad,
+            ..FitOptions::default()
+        };
+        let e = fit(&i, &map, &rig.positions, &rig.poses, &c, &opts, &mut out).unwrap_err();
+        assert!(
+            matches!(e, dashvertex_reduce::fit::FitError::MotionWeight(_)),
+            "{e}"
+        );
+    }
+}

@@ -108,15 +108,18 @@ impl<'p> Table<'p> {
         }
     }
 
-    /// Folds the groups into one, group `g`'s poses weighed by `weights[g]` (a group
-    /// without a weight counts 0): [`Table::gram`] then fills one block of the weighed
-    /// sum.
-    pub(super) fn weigh(&mut self, weights: &[f64]) {
+    /// The groups folded into one, group `g`'s poses weighed by `weights[g]` (a group
+    /// without a weight counts 0): its [`Table::gram`] fills one block of the weighed sum.
+    pub(super) fn weighed(&self, weights: &[f64]) -> Table<'p> {
         let w = |g: usize| weights.get(g).copied().unwrap_or(0.0);
         match self {
-            Table::Dense { pairs, groups, .. } => {
+            Table::Dense {
+                compact,
+                pairs,
+                groups,
+            } => {
                 let n = (*groups).max(1);
-                *pairs = pairs
+                let pairs = pairs
                     .chunks_exact(n)
                     .map(|qs| {
                         let mut sum = [0.0; 10];
@@ -128,11 +131,16 @@ impl<'p> Table<'p> {
                         sum
                     })
                     .collect();
-                *groups = 1;
+                Table::Dense {
+                    compact: compact.clone(),
+                    pairs,
+                    groups: 1,
+                }
             }
-            Table::Direct { poses, weights: to } => {
-                *to = Some((0..poses.groups()).map(w).collect());
-            }
+            Table::Direct { poses, .. } => Table::Direct {
+                poses,
+                weights: Some((0..poses.groups()).map(w).collect()),
+            },
         }
     }
 

@@ -182,30 +182,26 @@ pub(crate) fn fit_used(
     };
     let thinned = thin(poses, used, input, opts);
     let poses = thinned.as_ref().unwrap_or(poses);
-    let mut table = gram::Table::new(poses, used, opts.dense_bones);
-    let (k, qmax) = (cfg.max_influences.min(sets * 4), cfg.quantize.max());
-    let weights = if table.groups() > 1 {
-        let ctx = Ctx {
-            input,
-            map,
-            positions,
-            table: &table,
-            k,
-            qmax,
-        };
-        let w = group_weights(&ctx, reduced, opts.motion_weight);
-        table.weigh(&w);
-        w
-    } else {
-        Vec::new()
-    };
+    let table = gram::Table::new(poses, used, opts.dense_bones);
     let ctx = Ctx {
         input,
         map,
         positions,
         table: &table,
-        k,
-        qmax,
+        k: cfg.max_influences.min(sets * 4),
+        qmax: cfg.quantize.max(),
+    };
+    // A grouped pose set: its groups weighed (from a sample of the plain output) and
+    // folded into one table.
+    let (weighed, weights) = if table.groups() > 1 {
+        let w = group_weights(&ctx, reduced, opts.motion_weight);
+        (Some(table.weighed(&w)), w)
+    } else {
+        (None, Vec::new())
+    };
+    let ctx = match &weighed {
+        Some(t) => Ctx { table: t, ..ctx },
+        None => ctx,
     };
     let mut ints = reduced
         .integers

@@ -596,17 +596,6 @@ fn the_spec_vector_the_range_of_motion_counts_as_much_as_the_animation() {
     // spec: RF1
     let id = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
     let up = |y: f64| [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, y, 0.0, 0.0, 1.0, 0.0];
-    let vertex = |poses: Poses| Rig {
-        bones: ["a", "b", "c"]
-            .map(|n| BoneRef {
-                name: n.into(),
-                parent: None,
-            })
-            .to_vec(),
-        poses,
-        positions: vec![[1.0, 0.0, 0.0]],
-        weights: vec![vec![(0, 0.4), (1, 0.35), (2, 0.25)]],
-    };
     // The animation: the rest pose, and C up by 1; then B up by 0.5.
     let mut one = Poses::new(3);
     one.push([id, id, id]);
@@ -616,15 +605,21 @@ fn the_spec_vector_the_range_of_motion_counts_as_much_as_the_animation() {
     assert!(two.begin_group());
     two.push([id, up(0.5), id]);
     // Summed alone, following C costs less: 0.5² × 0.35² = 0.030625 against 0.0625.
-    let (_, _, fitted, r) =
-        both_reported(&vertex(one), &cfg(2, Quantize::F32), &FitOptions::default());
+    let (_, _, fitted, r) = both_reported(
+        &vector_vertex(one),
+        &cfg(2, Quantize::F32),
+        &FitOptions::default(),
+    );
     assert!(r.pose_group_weights.is_empty());
     assert_eq!(fitted.influences[0].joints, [0, 2, 0, 0]);
     assert_eq!(fitted.influences[0].weights, [0.75, 0.25, 0.0, 0.0]);
     // In groups, the range of motion weighs 0.0625 / (0.5² × (0.46666667 − 0.35)²), about
     // 18.37: dropping B now costs 0.5625, and A 0.65, B 0.35 follow it exactly.
-    let (map, plain, fitted, r) =
-        both_reported(&vertex(two), &cfg(2, Quantize::F32), &FitOptions::default());
+    let (map, plain, fitted, r) = both_reported(
+        &vector_vertex(two),
+        &cfg(2, Quantize::F32),
+        &FitOptions::default(),
+    );
     assert_eq!(r.pose_group_weights.len(), 2);
     assert!(
         (r.pose_group_weights[1] - 18.367).abs() < 1e-3,
@@ -633,7 +628,7 @@ fn the_spec_vector_the_range_of_motion_counts_as_much_as_the_animation() {
     );
     assert_eq!(fitted.influences[0].joints, [0, 1, 0, 0]);
     assert_eq!(fitted.influences[0].weights, [0.65, 0.35, 0.0, 0.0]);
-    let rig = vertex({
+    let rig = vector_vertex({
         let mut p = Poses::new(3);
         p.push([id, id, id]);
         p.push([id, id, up(1.0)]);
@@ -649,15 +644,9 @@ fn the_spec_vector_the_range_of_motion_counts_as_much_as_the_animation() {
     assert!(b[0][1].0 < 1e-12 && a[0][1].0 > 3e-3);
 }
 
-#[test]
-fn the_spec_vector_two_bones_that_move_together_give_way_to_the_one_that_moves() {
-    // spec: RF4
-    let id = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
-    let up = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0];
-    let mut poses = Poses::new(3);
-    poses.push([id, id, id]);
-    poses.push([id, id, up]);
-    let rig = Rig {
+/// The vertex of the spec's vectors: at (1, 0, 0), bones A 0.4, B 0.35, C 0.25.
+fn vector_vertex(poses: Poses) -> Rig {
+    Rig {
         bones: ["a", "b", "c"]
             .map(|n| BoneRef {
                 name: n.into(),
@@ -667,7 +656,18 @@ fn the_spec_vector_two_bones_that_move_together_give_way_to_the_one_that_moves()
         poses,
         positions: vec![[1.0, 0.0, 0.0]],
         weights: vec![vec![(0, 0.4), (1, 0.35), (2, 0.25)]],
-    };
+    }
+}
+
+#[test]
+fn the_spec_vector_two_bones_that_move_together_give_way_to_the_one_that_moves() {
+    // spec: RF4
+    let id = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let up = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0];
+    let mut poses = Poses::new(3);
+    poses.push([id, id, id]);
+    poses.push([id, id, up]);
+    let rig = vector_vertex(poses);
     let (map, plain, fitted) = both(&rig, &cfg(2, Quantize::F32), &FitOptions::default());
     assert_eq!(map, [0, 1, 2]);
     assert_eq!(plain.influences[0].joints, [0, 1, 0, 0]);
@@ -963,17 +963,7 @@ fn a_motion_weight_of_zero_fits_to_the_first_group_alone_and_a_bad_one_is_refuse
     poses.push([id, id, up(1.0)]);
     poses.begin_group();
     poses.push([id, up(0.5), id]);
-    let rig = Rig {
-        bones: ["a", "b", "c"]
-            .map(|n| BoneRef {
-                name: n.into(),
-                parent: None,
-            })
-            .to_vec(),
-        poses,
-        positions: vec![[1.0, 0.0, 0.0]],
-        weights: vec![vec![(0, 0.4), (1, 0.35), (2, 0.25)]],
-    };
+    let rig = vector_vertex(poses);
     let opts = FitOptions {
         motion_weight: 0.0,
         ..FitOptions::default()

@@ -139,14 +139,31 @@ impl<'a> Problem<'a> {
     /// bone is left or the system is singular.
     /// `work` is the KKT system's space, reused from call to call.
     pub(super) fn solve(&self, support: &[usize], work: &mut Vec<f64>) -> Option<Fitted> {
+        let whole = support.get(..support.len().min(CAP))?;
+        let first = self.solve_equality(whole, work)?;
+        self.solve_from(whole, first, work)
+    }
+
+    /// [`Problem::solve`] given its first step, the equality-constrained solution on the
+    /// whole `support` ([`Problem::solve_equality`]), when the caller has it already.
+    pub(super) fn solve_from(
+        &self,
+        support: &[usize],
+        first: [f64; CAP + 1],
+        work: &mut Vec<f64>,
+    ) -> Option<Fitted> {
         let mut free = [0usize; CAP];
         let mut m = support.len().min(CAP);
         for (f, &s) in free.iter_mut().zip(support) {
             *f = s;
         }
+        let mut first = Some(first);
         while m > 0 {
             let bones = free.get(..m)?;
-            let w = self.solve_equality(bones, work)?;
+            let w = match first.take() {
+                Some(w) => w,
+                None => self.solve_equality(bones, work)?,
+            };
             let worst = w
                 .iter()
                 .take(m)
@@ -178,22 +195,22 @@ impl<'a> Problem<'a> {
     /// equality-constrained optimum with its negative weights set
     /// to 0 and the rest scaled to sum to one, so the bound is the optimum itself when no
     /// weight was negative; it holds for any `w₀`, however the solve rounded. A margin for
-    /// the rounding of the sums is taken off. `None` when the system is singular or no
+    /// the rounding of the sums is taken off. `w` is that optimum, as
+    /// [`Problem::solve_equality`] gives it on `support`. `None` when no
     /// weight is positive. `dense` is work space.
     pub(super) fn lower_bound(
         &self,
         support: &[usize],
-        work: &mut Vec<f64>,
+        w: &[f64; CAP + 1],
         dense: &mut Vec<f64>,
     ) -> Option<f64> {
-        let w = self.solve_equality(support, work)?;
         let positive: f64 = w.iter().take(support.len()).map(|x| x.max(0.0)).sum();
-        if positive.is_nan() || positive <= 0.0 || !positive.is_finite() {
+        if !(positive.is_finite() && positive > 0.0) {
             return None;
         }
         dense.clear();
         dense.resize(self.n, 0.0);
-        for (&i, &x) in support.iter().zip(&w) {
+        for (&i, &x) in support.iter().zip(w) {
             if let Some(slot) = dense.get_mut(i) {
                 *slot = x.max(0.0) / positive;
             }
@@ -221,7 +238,11 @@ impl<'a> Problem<'a> {
     /// `(G + εI) b = 1`, `μ = (Σ a − 1) / Σ b`; when a pivot is not positive (rounding on
     /// a singular block), the KKT system is solved by elimination instead
     /// ([`Problem::solve_kkt`]).
-    fn solve_equality(&self, free: &[usize], a: &mut Vec<f64>) -> Option<[f64; CAP + 1]> {
+    pub(super) fn solve_equality(
+        &self,
+        free: &[usize],
+        a: &mut Vec<f64>,
+    ) -> Option<[f64; CAP + 1]> {
         self.solve_ldl(free).or_else(|| self.solve_kkt(free, a))
     }
 
@@ -539,7 +560,10 @@ mod tests {
             let p = Problem::new(&g, &full, &t);
             let support: Vec<usize> = (0..size).collect();
             let (mut work, mut dense) = (Vec::new(), Vec::new());
-            let Some(lb) = p.lower_bound(&support, &mut work, &mut dense) else {
+            let Some(lb) = p
+                .solve_equality(&support, &mut work)
+                .and_then(|w| p.lower_bound(&support, &w, &mut dense))
+            else {
                 return Ok(());
             };
             for mix in &mixes {

@@ -235,15 +235,19 @@ fn choose(
         // The greedy search already solved this support.
         greedy_fit
     } else {
+        // The equality step serves both the bound and, when the top K is solved, the
+        // solve's first step.
         let beat = best.map_or(e_plain, |b| b.1);
-        let out_of_reach = problem
-            .lower_bound(top, &mut sc.work, &mut sc.dense)
-            .is_some_and(|lb| lb > beat || lb >= e_plain);
-        if out_of_reach {
-            None
-        } else {
-            problem.solve(top, &mut sc.work)
-        }
+        problem.solve_equality(top, &mut sc.work).and_then(|first| {
+            let out_of_reach = problem
+                .lower_bound(top, &first, &mut sc.dense)
+                .is_some_and(|lb| lb > beat || lb >= e_plain);
+            if out_of_reach {
+                None
+            } else {
+                problem.solve_from(top, first, &mut sc.work)
+            }
+        })
     };
     if let Some(fitted) = fitted {
         exact(ctx, problem, &fitted, sc);

@@ -5,7 +5,9 @@ use dashvertex_core::{InfluenceSet, Mesh};
 
 use crate::manifest::BoneRef;
 
+mod block;
 mod lists;
+pub use block::CandidateBlock;
 pub use lists::InfluenceLists;
 
 /// One candidate influence.

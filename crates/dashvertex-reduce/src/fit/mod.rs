@@ -27,7 +27,7 @@ use dashvertex_core::par::prelude::*;
 pub use gram::DENSE_BONES;
 pub use poses::{MAX_POSE_GROUPS, Poses, Rows};
 
-use crate::input::Input;
+use crate::input::{CandidateBlock, Input};
 use crate::reduce::{Config, Dropped, Normalize, Reduced, bone_label};
 use vertex::{Choice, Ctx, Outcome, Scratch, fit_vertex, plain_by_group};
 
@@ -397,9 +397,9 @@ pub(crate) fn used_bones(input: &Input<'_>, bones: usize) -> Vec<bool> {
         .into_par_iter()
         .with_min_len(CHUNK)
         .fold(
-            || (vec![false; bones], Vec::new()),
-            |(mut used, mut cands), v| {
-                input.candidates(v, &mut cands);
+            || (vec![false; bones], Vec::new(), CandidateBlock::default()),
+            |(mut used, mut cands, mut block), v| {
+                input.candidates_near(v, &mut block, &mut cands);
                 for c in &cands {
                     if c.weight > 0.0
                         && let Some(u) = used.get_mut(c.bone as usize)
@@ -407,7 +407,7 @@ pub(crate) fn used_bones(input: &Input<'_>, bones: usize) -> Vec<bool> {
                         *u = true;
                     }
                 }
-                (used, cands)
+                (used, cands, block)
             },
         )
         .map(|x| x.0)

@@ -16,6 +16,9 @@ pub(super) struct Problem<'a> {
 /// Bones a support holds at most ([`super::MAX_FIT_INFLUENCES`]).
 pub(super) const CAP: usize = super::MAX_FIT_INFLUENCES;
 
+/// Candidates whose objective is summed on the stack; more go the dense way.
+const MAX_ROWS: usize = 64;
+
 /// Weights on a support: candidate positions (ascending) and their weights, held on the
 /// stack (a vertex's fit allocates nothing).
 #[derive(Clone, Copy, Debug)]
@@ -54,14 +57,15 @@ impl Fitted {
 pub(super) fn target(g: &[f64], full: &[f64], t: &mut Vec<f64>) {
     let n = full.len();
     t.clear();
-    t.extend((0..n).map(|i| {
-        g.get(i * n..(i + 1) * n)
-            .unwrap_or_default()
-            .iter()
-            .zip(full)
-            .map(|(a, b)| a * b)
-            .sum::<f64>()
-    }));
+    t.resize(n, -0.0);
+    // Column by column (`g` is symmetric): each `t_i` sums its products in the order of
+    // `j`, as a row's dot product would, and a column's pass runs over contiguous rows.
+    for (j, &fj) in full.iter().enumerate() {
+        let row = g.get(j * n..(j + 1) * n).unwrap_or_default();
+        for (ti, &gji) in t.iter_mut().zip(row) {
+            *ti += gji * fj;
+        }
+    }
 }
 
 #[inline]
@@ -102,11 +106,24 @@ impl<'a> Problem<'a> {
             len += 1;
         }
         let nz = nz.get(..len).unwrap_or_default();
+        // `r = G w` column by column (`G` is symmetric, so column j is row j): each
+        // `r_i` sums its products in the order of `nz`, as a row-by-row sum would, and
+        // the columns' passes run over contiguous rows.
+        let mut r = [0.0f64; MAX_ROWS];
+        let Some(r) = r.get_mut(..n) else {
+            return self.objective_dense(w);
+        };
+        r.fill(-0.0);
+        for &j in nz {
+            let wj = at(w, j);
+            let row = self.g.get(j * n..(j + 1) * n).unwrap_or_default();
+            for (ri, &gji) in r.iter_mut().zip(row) {
+                *ri += gji * wj;
+            }
+        }
         let mut s = 0.0;
-        for (i, (&f, &ti)) in self.full.iter().zip(self.t).enumerate() {
-            let row = self.g.get(i * n..(i + 1) * n).unwrap_or_default();
-            let gw: f64 = nz.iter().map(|&j| at(row, j) * at(w, j)).sum();
-            s += (at(w, i) - f) * (gw - ti);
+        for (((&ri, &f), &ti), &wi) in r.iter().zip(self.full).zip(self.t).zip(w) {
+            s += (wi - f) * (ri - ti);
         }
         s.max(0.0)
     }
@@ -243,23 +260,26 @@ impl<'a> Problem<'a> {
         free: &[usize],
         a: &mut Vec<f64>,
     ) -> Option<[f64; CAP + 1]> {
-        self.solve_ldl(free).or_else(|| self.solve_kkt(free, a))
+        self.solve_ldl(free, a).or_else(|| self.solve_kkt(free, a))
     }
 
     /// [`Problem::solve_equality`] by `L D Lᵀ`; `None` when a pivot is not positive or the
     /// result is not finite.
-    fn solve_ldl(&self, free: &[usize]) -> Option<[f64; CAP + 1]> {
+    fn solve_ldl(&self, free: &[usize], l: &mut Vec<f64>) -> Option<[f64; CAP + 1]> {
         let m = free.len();
         if m == 0 || m > CAP {
             return None;
         }
         let trace: f64 = free.iter().map(|&i| self.g(i, i)).sum();
         let eps = 1e-12 * (trace / m as f64).max(f64::MIN_POSITIVE);
-        // L's strict lower part row-major with stride CAP, and D.
-        let mut l = [0.0f64; CAP * CAP];
+        // L's strict lower part row-major with stride m (in `l`, sized for this support
+        // only), and D.
+        l.clear();
+        l.resize(m * m, 0.0);
+        let l = l.as_mut_slice();
         let mut d = [0.0f64; CAP];
         for (j, &fj) in free.iter().enumerate() {
-            let row_j = l.get(j * CAP..j * CAP + j)?;
+            let row_j = l.get(j * m..j * m + j)?;
             let mut dj = self.g(fj, fj) + eps;
             for (ljk, dk) in row_j.iter().zip(&d) {
                 dj -= ljk * ljk * dk;
@@ -271,9 +291,9 @@ impl<'a> Problem<'a> {
             for (i, &fi) in free.iter().enumerate().skip(j + 1) {
                 let mut sum = self.g(fi, fj);
                 for k in 0..j {
-                    sum -= at(&l, i * CAP + k) * at(&l, j * CAP + k) * at(&d, k);
+                    sum -= at(l, i * m + k) * at(l, j * m + k) * at(&d, k);
                 }
-                put(&mut l, i * CAP + j, sum / dj);
+                put(l, i * m + j, sum / dj);
             }
         }
         // Two right-hand sides at once: t (a) and the ones (b).
@@ -282,7 +302,7 @@ impl<'a> Problem<'a> {
         for (i, &fi) in free.iter().enumerate() {
             let (mut sa, mut sb) = (at(self.t, fi), 1.0);
             for k in 0..i {
-                let lik = at(&l, i * CAP + k);
+                let lik = at(l, i * m + k);
                 sa -= lik * at(&a, k);
                 sb -= lik * at(&b, k);
             }
@@ -296,7 +316,7 @@ impl<'a> Problem<'a> {
         for i in (0..m).rev() {
             let (mut sa, mut sb) = (at(&a, i), at(&b, i));
             for k in i + 1..m {
-                let lki = at(&l, k * CAP + i);
+                let lki = at(l, k * m + i);
                 sa -= lki * at(&a, k);
                 sb -= lki * at(&b, k);
             }
@@ -366,14 +386,23 @@ impl<'a> Problem<'a> {
         let mut len = 0usize;
         let last = k.min(self.n).min(CAP);
         let (mut wgw, mut wt) = (0.0f64, 0.0f64);
+        // The chosen candidates below 64, one bit each (the others are looked up).
+        let mut taken = 0u64;
         u.clear();
         u.resize(self.n, 0.0);
         while len < last {
             let current = wgw - 2.0 * wt + self.c0;
-            let mut best: Option<(usize, f64, f64)> = None;
+            // The best so far, in registers: (candidate, displacement, α); `usize::MAX`
+            // until the first candidate not yet chosen.
+            let (mut bj, mut be, mut ba) = (usize::MAX, 0.0f64, 0.0f64);
             let chosen = support.get(..len).unwrap_or_default();
             for (j, (&tj, &uj)) in self.t.iter().zip(u.iter()).enumerate() {
-                if chosen.contains(&j) {
+                let is_chosen = if j < 64 {
+                    (taken >> j) & 1 != 0
+                } else {
+                    chosen.contains(&j)
+                };
+                if is_chosen {
                     continue;
                 }
                 let gjj = self.g(j, j);
@@ -391,13 +420,19 @@ impl<'a> Problem<'a> {
                     };
                     (current + 2.0 * alpha * slope + alpha * alpha * curve, alpha)
                 };
-                if best.is_none_or(|b| e < b.1) {
-                    best = Some((j, e, alpha));
+                if bj == usize::MAX || e < be {
+                    (bj, be, ba) = (j, e, alpha);
                 }
             }
-            let Some((j, _, alpha)) = best else { break };
+            if bj == usize::MAX {
+                break;
+            }
+            let (j, alpha) = (bj, ba);
             if let Some(slot) = support.get_mut(len) {
                 *slot = j;
+            }
+            if j < 64 {
+                taken |= 1u64 << j;
             }
             len += 1;
             if let Some(s) = support.get_mut(..len) {

@@ -10,7 +10,7 @@ use dashvertex_core::canonical_order;
 
 use super::gram::Table;
 use super::solve::{Fitted, Problem, target};
-use crate::input::{Cand, Input};
+use crate::input::{Cand, CandidateBlock, Input};
 
 /// What a vertex's fit needs from the run.
 pub(super) struct Ctx<'a> {
@@ -27,6 +27,8 @@ pub(super) struct Ctx<'a> {
 /// Buffers a worker reuses from vertex to vertex.
 #[derive(Default)]
 pub(super) struct Scratch {
+    /// The decoded block of vertices the candidates are read from.
+    block: CandidateBlock,
     cands: Vec<Cand>,
     /// (input bone, output bone, weight), merged, in the total order.
     list: Vec<(u32, u32, f32)>,
@@ -296,7 +298,7 @@ fn choose(
 /// merged by adding its weights in float64 in ascending order, rounded once (as the
 /// reducer merges), in the total order of output bones.
 fn merged(ctx: &Ctx<'_>, v: usize, sc: &mut Scratch) {
-    ctx.input.candidates(v, &mut sc.cands);
+    ctx.input.candidates_near(v, &mut sc.block, &mut sc.cands);
     sc.list.clear();
     let raw = &mut sc.raw;
     raw.clear();
@@ -308,10 +310,11 @@ fn merged(ctx: &Ctx<'_>, v: usize, sc: &mut Scratch) {
     );
     // Most vertices name each bone once: then merging changes nothing, and the sort
     // that brings a bone's entries together is skipped.
-    let repeats = raw.iter().enumerate().any(|(i, a)| {
-        raw.get(..i)
-            .is_some_and(|before| before.iter().any(|b| b.0 == a.0))
-    });
+    let repeats = may_repeat(raw)
+        && raw.iter().enumerate().any(|(i, a)| {
+            raw.get(..i)
+                .is_some_and(|before| before.iter().any(|b| b.0 == a.0))
+        });
     if !repeats {
         sc.list.extend(
             raw.iter()
@@ -336,6 +339,24 @@ fn merged(ctx: &Ctx<'_>, v: usize, sc: &mut Scratch) {
     }
     sc.list
         .sort_unstable_by(|a, b| canonical_order(&(a.1, a.2), &(b.1, b.2)));
+}
+
+/// False when no two entries of `raw` can name the same bone: their bones' low eight
+/// bits all differ (one bit each in a 256-bit mask). True tells nothing.
+fn may_repeat(raw: &[(u32, f32)]) -> bool {
+    let mut seen = [0u64; 4];
+    for &(b, _) in raw {
+        let low = (b & 255) as usize;
+        let bit = 1u64 << (low % 64);
+        let Some(word) = seen.get_mut(low / 64) else {
+            return true;
+        };
+        if *word & bit != 0 {
+            return true;
+        }
+        *word |= bit;
+    }
+    false
 }
 
 #[allow(

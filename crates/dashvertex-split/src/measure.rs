@@ -5,6 +5,7 @@
 //! to the input's size (`spec/split.md` §3).
 
 use dashvertex_core::Limits;
+use dashvertex_core::par::prelude::*;
 use dashvertex_gltf::Gltf;
 use dashvertex_skin::{
     Animation, Joints, Pose, PoseSet, RangeOfMotion, Rig, Skin, skin_point, turn,
@@ -87,14 +88,41 @@ pub fn moved(
     for at in moments {
         let pose = pose_at(at, &rig, anims, &motion);
         let joints = skin.joint_matrices(&rig.globals(&pose));
-        for &v in vertices {
-            let p = dashvertex_gltf::import::position_at(pos.as_ref(), v as usize);
-            let a = skin_point(p, &before.sets_of(v as usize), &joints);
-            let b = skin_point(p, &after.sets_of(v as usize), &joints);
-            let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
-            if !d.is_finite() {
-                return Err(SplitError::NonFinite { vertex: v });
-            }
+        // The moment's vertices in chunks side by side, each giving its first largest
+        // displacement (or its first that is not finite), joined in vertex order: the
+        // same vertex and moment as one pass in order, at any thread count.
+        let worst: Vec<Worst> = vertices
+            .par_chunks(CHUNK)
+            .map_init(
+                || (Vec::new(), Vec::new()),
+                |(sa, sb), chunk| {
+                    let mut w = Worst::None;
+                    for &v in chunk {
+                        let p = dashvertex_gltf::import::position_at(pos.as_ref(), v as usize);
+                        before.sets_into(v as usize, sa);
+                        after.sets_into(v as usize, sb);
+                        let a = skin_point(p, sa.iter(), &joints);
+                        let b = skin_point(p, sb.iter(), &joints);
+                        let d =
+                            ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2))
+                                .sqrt();
+                        if !d.is_finite() {
+                            return Worst::NonFinite(v);
+                        }
+                        if matches!(w, Worst::None) || matches!(w, Worst::At(m, _) if d > m) {
+                            w = Worst::At(d, v);
+                        }
+                    }
+                    w
+                },
+            )
+            .collect();
+        for w in worst {
+            let (d, v) = match w {
+                Worst::None => continue,
+                Worst::NonFinite(v) => return Err(SplitError::NonFinite { vertex: v }),
+                Worst::At(d, v) => (d, v),
+            };
             if d > out.max || out.vertex.is_none() {
                 out.max = d.max(out.max);
                 out.vertex = Some(v);
@@ -109,6 +137,20 @@ pub fn moved(
         }
     }
     Ok(out)
+}
+
+/// Vertices a worker measures at a time.
+const CHUNK: usize = 1 << 14;
+
+/// What a chunk of vertices found at one moment.
+#[derive(Clone, Copy)]
+enum Worst {
+    /// No vertex.
+    None,
+    /// The first largest displacement and its vertex.
+    At(f64, u32),
+    /// The first vertex whose displacement is not finite.
+    NonFinite(u32),
 }
 
 /// The view of the POSITION accessor `positions` (none: every vertex at the origin).

@@ -65,17 +65,23 @@ impl Stored {
 
     /// The influence sets of vertex `v`.
     pub fn sets_of(&self, v: usize) -> Vec<InfluenceSet> {
-        (0..self.sets)
-            .map(|s| {
-                let at = v * self.slots() + 4 * s;
-                InfluenceSet {
-                    joints: std::array::from_fn(|k| {
-                        self.joints.get(at + k).copied().map_or(0, u32::from)
-                    }),
-                    weights: std::array::from_fn(|k| self.weight(at + k)),
-                }
-            })
-            .collect()
+        let mut out = Vec::with_capacity(self.sets);
+        self.sets_into(v, &mut out);
+        out
+    }
+
+    /// [`Stored::sets_of`] into `out` (cleared first), which keeps its allocation.
+    pub fn sets_into(&self, v: usize, out: &mut Vec<InfluenceSet>) {
+        out.clear();
+        out.extend((0..self.sets).map(|s| {
+            let at = v * self.slots() + 4 * s;
+            InfluenceSet {
+                joints: std::array::from_fn(|k| {
+                    self.joints.get(at + k).copied().map_or(0, u32::from)
+                }),
+                weights: std::array::from_fn(|k| self.weight(at + k)),
+            }
+        }));
     }
 
     /// Per vertex, the joints with weight, sorted and distinct.

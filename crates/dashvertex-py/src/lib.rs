@@ -183,11 +183,15 @@ type Reduced = (Py<PyAny>, Py<PyAny>, ReduceReport);
 /// over `poses`: (poses, joints, 4, 4) or (poses, joints, 3, 4) joint matrices (global ×
 /// inverse bind, acting on column vectors), one per joint index, with `positions` (n, 3)
 /// the vertices. A vertex keeps the plain weights unless the fitted ones move it less.
+/// `motion_poses`, shaped as `poses`, is a second group (a range of motion): each group
+/// then counts as much as the other, scaled by `fit_motion_weight` (0: `poses` alone),
+/// as `reduce_file` weighs a glTF's animation against its range of motion.
 /// Needs `normalize="unit"` and no `min_weight`; the report's `fit` says what it did.
 #[pyfunction]
 #[pyo3(signature = (joints, weights, *, max_influences = 4, normalize = "unit", min_weight = None,
                     quantize = None, empty = "error", threads = None, fit = false,
-                    positions = None, poses = None))]
+                    positions = None, poses = None, motion_poses = None,
+                    fit_motion_weight = 1.0))]
 #[allow(clippy::too_many_arguments)]
 fn reduce(
     py: Python<'_>,
@@ -202,6 +206,8 @@ fn reduce(
     fit: bool,
     positions: Option<PyArrayLike2<'_, f32, AllowTypeChange>>,
     poses: Option<PyArrayLike4<'_, f64, AllowTypeChange>>,
+    motion_poses: Option<PyArrayLike4<'_, f64, AllowTypeChange>>,
+    fit_motion_weight: f64,
 ) -> PyResult<Reduced> {
     let cfg = Config::default()
         .with_max_influences(max_influences)
@@ -210,11 +216,19 @@ fn reduce(
         .with_min_weight(min_weight.unwrap_or(0.0))
         .with_empty(options::empty(empty)?);
     let w = weights.as_array();
+    if !fit && (motion_poses.is_some() || fit_motion_weight != 1.0) {
+        return Err(Failure::option(
+            "motion_poses and fit_motion_weight are read only with fit=True",
+        )
+        .into());
+    }
     let fit_args = match (fit, positions.as_ref(), poses.as_ref()) {
         (false, None, None) => None,
         (true, Some(x), Some(p)) => Some(reduction::FitArgs {
             positions: x.as_array(),
             poses: p.as_array(),
+            motion: motion_poses.as_ref().map(|m| m.as_array()),
+            motion_weight: fit_motion_weight,
         }),
         (true, _, _) => {
             return Err(Failure::option(

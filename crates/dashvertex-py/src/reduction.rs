@@ -381,12 +381,18 @@ fn flatten(reduced: Reduced, rows: usize, width_sets: usize) -> Output {
 
 /// What `fit=True` fits to: each vertex's position (`(n, 3)`) and the joint matrices
 /// of every pose (`(poses, joints, 3 or 4, 4)`, global × inverse bind, acting on column
-/// vectors: `M @ (x, y, z, 1)`), indexed by the joint indices of the arrays.
+/// vectors: `M @ (x, y, z, 1)`), indexed by the joint indices of the arrays; optionally
+/// a second group of poses (a range of motion) weighed against the first
+/// (`spec/reduction.md` \[RF1\]).
 pub struct FitArgs<'a> {
     /// Positions, one row per vertex.
     pub positions: ArrayView2<'a, f32>,
     /// Joint matrices per pose and joint index.
     pub poses: ArrayView4<'a, f64>,
+    /// The second group's joint matrices, shaped as `poses`.
+    pub motion: Option<ArrayView4<'a, f64>>,
+    /// How much the second group counts once both count alike (1: alike).
+    pub motion_weight: f64,
 }
 
 /// Reduces the arrays (runs without the GIL, on the worker pool); with `fit`, refits the
@@ -407,14 +413,23 @@ pub fn run(
         None => None,
         Some(f) => {
             let positions = positions(f.positions, rows)?;
-            let poses = poses(f.poses, &input, &map)?;
+            let mut poses_set = Poses::new(map.len());
+            push_poses(&mut poses_set, f.poses, "poses", &map)?;
+            if let Some(m) = f.motion {
+                poses_set.begin_group();
+                push_poses(&mut poses_set, m, "motion_poses", &map)?;
+            }
+            let opts = FitOptions {
+                motion_weight: f.motion_weight,
+                ..FitOptions::default()
+            };
             let report = dashvertex_reduce::fit::fit(
                 &input,
                 &map,
                 &positions,
-                &poses,
+                &poses_set,
                 cfg,
-                &FitOptions::default(),
+                &opts,
                 &mut reduced,
             )
             .map_err(|e| Failure::option(format!("fit=True: {e}")).caused_by(e))?;
@@ -451,34 +466,29 @@ fn positions(a: ArrayView2<'_, f32>, rows: usize) -> Result<Vec<[f32; 3]>> {
         .collect()
 }
 
-/// The joint matrices of every pose, by the reducer's input bone (`map[bone]` is its
-/// joint index in the arrays). Refused when a weighted joint index has no matrix, when a
-/// matrix is not affine (a last row other than 0 0 0 1) or holds a value that is not
-/// finite: the fit would otherwise measure the vertex against a pose it cannot mean.
-fn poses(
-    a: ArrayView4<'_, f64>,
-    input: &dashvertex_reduce::input::Input<'_>,
-    map: &[u32],
-) -> Result<Poses> {
+/// Appends the joint matrices of every pose of `a` (the argument `name`) to `out`, by
+/// the reducer's input bone (`map[bone]` is its joint index in the arrays). Refused when
+/// a weighted joint index has no matrix, when a matrix is not affine (a last row other
+/// than 0 0 0 1) or holds a value that is not finite: the fit would otherwise measure the
+/// vertex against a pose it cannot mean.
+fn push_poses(out: &mut Poses, a: ArrayView4<'_, f64>, name: &str, map: &[u32]) -> Result<()> {
     let (count, joints, r, c) = a.dim();
     if !(r == 3 || r == 4) || c != 4 {
         return Err(Failure::option(format!(
-            "poses has shape {:?}; fit=True needs (poses, joints, 4, 4) or (poses, joints, 3, 4) joint matrices",
+            "{name} has shape {:?}; fit=True needs (poses, joints, 4, 4) or (poses, joints, 3, 4) joint matrices",
             a.dim()
         )));
     }
     if count == 0 {
-        return Err(Failure::option(
-            "poses holds no pose; fit=True needs at least one (the rest pose is one)",
-        ));
-    }
-    debug_assert_eq!(map.len(), input.bones.len());
-    if let Some(&j) = map.iter().filter(|&&j| j as usize >= joints).max() {
         return Err(Failure::option(format!(
-            "poses has matrices for joints 0..{joints}, but the arrays use joint {j}: give one matrix per joint index up to the largest"
+            "{name} holds no pose; fit=True needs at least one (the rest pose is one)"
         )));
     }
-    let mut out = Poses::new(map.len());
+    if let Some(&j) = map.iter().filter(|&&j| j as usize >= joints).max() {
+        return Err(Failure::option(format!(
+            "{name} has matrices for joints 0..{joints}, but the arrays use joint {j}: give one matrix per joint index up to the largest"
+        )));
+    }
     for p in 0..count {
         let mut pose = Vec::with_capacity(map.len());
         for &j in map {
@@ -488,12 +498,12 @@ fn poses(
             let affine = r == 3 || (at(3, 0), at(3, 1), at(3, 2), at(3, 3)) == (0.0, 0.0, 0.0, 1.0);
             if !rows.iter().all(|x| x.is_finite()) || !affine {
                 return Err(Failure::option(format!(
-                    "poses[{p}, {j}] is not a finite affine joint matrix (last row 0 0 0 1)"
+                    "{name}[{p}, {j}] is not a finite affine joint matrix (last row 0 0 0 1)"
                 )));
             }
             pose.push(rows);
         }
         out.push(pose);
     }
-    Ok(out)
+    Ok(())
 }

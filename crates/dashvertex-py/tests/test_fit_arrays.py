@@ -142,3 +142,55 @@ def test_what_the_fit_needs_is_asked_for() -> None:
         call(fit=True, positions=positions, poses=poses[:0])
     with pytest.raises(dashvertex.DashError, match="unit normalization"):
         call(fit=True, positions=positions, poses=poses, normalize="none")
+
+
+def test_motion_poses_are_a_second_group_weighed_alike() -> None:
+    # spec/reduction.md [RF1]'s vector for groups: the [RF4] vertex, and a pose in which B
+    # alone moves up by 0.5.
+    joints = np.array([[0, 1, 2, 0]], dtype=np.uint16)
+    weights = np.array([[0.4, 0.35, 0.25, 0.0]], dtype=np.float32)
+    rest = np.broadcast_to(np.eye(4), (3, 4, 4))
+    c_up = rest.copy()
+    c_up[2, 1, 3] = 1.0
+    b_up = rest.copy()
+    b_up[1, 1, 3] = 0.5
+    positions = np.array([[1.0, 0.0, 0.0]], dtype=np.float32)
+
+    def fit(**kw: object) -> tuple[np.ndarray, np.ndarray, dashvertex.ReduceReport]:
+        return dashvertex.reduce(joints, weights, max_influences=2, fit=True,  # type: ignore[arg-type]
+                                 positions=positions, **kw)
+
+    # One group: dropping B is cheapest; A 0.75, C 0.25.
+    j, w, report = fit(poses=np.array([rest, c_up, b_up]))
+    assert j[0, :2].tolist() == [0, 2] and w[0, :2].tolist() == [np.float32(0.75), np.float32(0.25)]
+    assert report.fit["pose_group_weights"] == []
+    # The B pose as a second group weighs 0.0625 / (0.5² × (0.46666667 − 0.35)²) ≈ 18.37:
+    # A 0.65, B 0.35 are written, the first group's E stays plain's 0.0625.
+    j, w, report = fit(poses=np.array([rest, c_up]), motion_poses=np.array([b_up]))
+    assert j[0, :2].tolist() == [0, 1]
+    assert w[0, :2].tolist() == [np.float32(0.65), np.float32(0.35)]
+    weights_ = report.fit["pose_group_weights"]
+    assert weights_[0] == 1.0 and weights_[1] == pytest.approx(18.37, rel=1e-3)
+    # fit_motion_weight scales the second group: at 0 the first group alone decides.
+    j, w, report = fit(poses=np.array([rest, c_up]), motion_poses=np.array([b_up]),
+                       fit_motion_weight=0.0)
+    assert j[0, :2].tolist() == [0, 2] and report.fit["pose_group_weights"] == [1.0, 0.0]
+
+
+def test_motion_poses_are_checked_as_poses_are() -> None:
+    joints, weights, positions, poses = rig_arrays()
+    def call(**kw: object) -> None:
+        dashvertex.reduce(joints, weights, max_influences=2, **kw)  # type: ignore[arg-type]
+    with pytest.raises(dashvertex.DashError, match="only with fit=True"):
+        call(motion_poses=poses)
+    with pytest.raises(dashvertex.DashError, match="only with fit=True"):
+        call(fit_motion_weight=0.5)
+    with pytest.raises(dashvertex.DashError, match="motion_poses has shape"):
+        call(fit=True, positions=positions, poses=poses, motion_poses=poses[:, :, :2, :])
+    bad = poses.copy()
+    bad[1, 0, 0, 0] = np.inf
+    with pytest.raises(dashvertex.DashError, match=r"motion_poses\[1, 0\]"):
+        call(fit=True, positions=positions, poses=poses, motion_poses=bad)
+    with pytest.raises(dashvertex.DashError, match="finite number of at least 0"):
+        call(fit=True, positions=positions, poses=poses, motion_poses=poses,
+             fit_motion_weight=-1.0)

@@ -254,6 +254,8 @@ def reduce(
     fit: bool = False,
     positions: Optional[npt.ArrayLike] = None,
     poses: Optional[npt.ArrayLike] = None,
+    motion_poses: Optional[npt.ArrayLike] = None,
+    fit_motion_weight: float = 1.0,
 ) -> Tuple[
     npt.NDArray[Union[np.uint16, np.uint32]], npt.NDArray[np.float32], ReduceReport
 ]: ...

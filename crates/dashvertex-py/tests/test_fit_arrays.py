@@ -51,15 +51,21 @@ def rig_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return joints, weights, positions, np.array(poses)
 
 
-def test_the_spec_vector() -> None:
-    # spec/reduction.md [RF4]'s vector: A and B move together, C moves up by 1.
+def spec_vertex() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """spec/reduction.md [RF4]'s vertex: joints (A, B, C), weights 0.4, 0.35, 0.25, its
+    position (1, 0, 0), and the rest pose's joint matrices."""
     joints = np.array([[0, 1, 2, 0]], dtype=np.uint16)
     weights = np.array([[0.4, 0.35, 0.25, 0.0]], dtype=np.float32)
-    rest = np.broadcast_to(np.eye(4), (3, 4, 4))
+    positions = np.array([[1.0, 0.0, 0.0]], dtype=np.float32)
+    return joints, weights, positions, np.broadcast_to(np.eye(4), (3, 4, 4))
+
+
+def test_the_spec_vector() -> None:
+    # spec/reduction.md [RF4]'s vector: A and B move together, C moves up by 1.
+    joints, weights, positions, rest = spec_vertex()
     moved = rest.copy()
     moved[2, 1, 3] = 1.0
     poses = np.array([rest, moved])
-    positions = np.array([[1.0, 0.0, 0.0]], dtype=np.float32)
     j, w, report = dashvertex.reduce(joints, weights, max_influences=2, fit=True,
                                      positions=positions, poses=poses)
     assert j[0, :2].tolist() == [0, 2]
@@ -147,14 +153,11 @@ def test_what_the_fit_needs_is_asked_for() -> None:
 def test_motion_poses_are_a_second_group_weighed_alike() -> None:
     # spec/reduction.md [RF1]'s vector for groups: the [RF4] vertex, and a pose in which B
     # alone moves up by 0.5.
-    joints = np.array([[0, 1, 2, 0]], dtype=np.uint16)
-    weights = np.array([[0.4, 0.35, 0.25, 0.0]], dtype=np.float32)
-    rest = np.broadcast_to(np.eye(4), (3, 4, 4))
+    joints, weights, positions, rest = spec_vertex()
     c_up = rest.copy()
     c_up[2, 1, 3] = 1.0
     b_up = rest.copy()
     b_up[1, 1, 3] = 0.5
-    positions = np.array([[1.0, 0.0, 0.0]], dtype=np.float32)
 
     def fit(**kw: object) -> tuple[np.ndarray, np.ndarray, dashvertex.ReduceReport]:
         return dashvertex.reduce(joints, weights, max_influences=2, fit=True,  # type: ignore[arg-type]

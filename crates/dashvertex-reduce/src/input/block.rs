@@ -20,9 +20,10 @@ pub struct CandidateBlock {
 
 impl Input<'_> {
     /// The candidates of vertex `v`, as [`Input::candidates`] gives them, read through
-    /// `block`: when the input decodes its sets on each read and `v` starts a block of
-    /// [`BLOCK`] vertices, that block is decoded once and kept, so vertices read in order cost one decode per block. Vertices read here and
-    /// there, and other inputs, are read directly.
+    /// `block`: when the input decodes its sets on each read and `v` starts a block of 256
+    /// vertices, that block is decoded once and kept, so vertices read in order cost one
+    /// decode per block. Vertices read here and there, and other inputs, are read
+    /// directly.
     pub fn candidates_near(&self, v: usize, block: &mut CandidateBlock, out: &mut Vec<Cand>) {
         let Data::Views(views) = &self.data else {
             return self.candidates(v, out);

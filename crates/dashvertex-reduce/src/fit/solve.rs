@@ -386,8 +386,6 @@ impl<'a> Problem<'a> {
         let mut len = 0usize;
         let last = k.min(self.n).min(CAP);
         let (mut wgw, mut wt) = (0.0f64, 0.0f64);
-        // The chosen candidates below 64, one bit each (the others are looked up).
-        let mut taken = 0u64;
         u.clear();
         u.resize(self.n, 0.0);
         while len < last {
@@ -397,12 +395,7 @@ impl<'a> Problem<'a> {
             let (mut bj, mut be, mut ba) = (usize::MAX, 0.0f64, 0.0f64);
             let chosen = support.get(..len).unwrap_or_default();
             for (j, (&tj, &uj)) in self.t.iter().zip(u.iter()).enumerate() {
-                let is_chosen = if j < 64 {
-                    (taken >> j) & 1 != 0
-                } else {
-                    chosen.contains(&j)
-                };
-                if is_chosen {
+                if chosen.contains(&j) {
                     continue;
                 }
                 let gjj = self.g(j, j);
@@ -430,9 +423,6 @@ impl<'a> Problem<'a> {
             let (j, alpha) = (bj, ba);
             if let Some(slot) = support.get_mut(len) {
                 *slot = j;
-            }
-            if j < 64 {
-                taken |= 1u64 << j;
             }
             len += 1;
             if let Some(s) = support.get_mut(..len) {

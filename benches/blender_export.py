@@ -13,6 +13,9 @@ falling off with rank; the groups are filled in batches (one call per bone and r
 With FRAMES (default 0: no animation), an action of that many frames bends every bone of
 the chain about X and Y by up to 25 degrees, keyed at every frame (what `reduce --fit` and
 the loss report play).
+An OUT ending in `.fbx` is written by Blender's FBX exporter instead (binary 7.4, every
+frame baked, no leaf bones): the same character as most arrive, which `dashvertex`
+converts on reading (`fixtures/fbx/animated_rig.fbx` is `-- OUT.fbx 24 12 16 20`).
 """
 import sys
 
@@ -119,15 +122,28 @@ if frames > 0:
             )
             pb.keyframe_insert("rotation_euler", frame=f)
 
-bpy.ops.export_scene.gltf(
-    filepath=out,
-    export_format="GLB",
-    export_skins=True,
-    export_all_influences=True,
-    export_normals=True,
-    export_texcoords=True,
-    export_materials="NONE",
-    export_animations=frames > 0,
-    use_selection=False,
-)
+if out.lower().endswith(".fbx"):
+    bpy.ops.export_scene.fbx(
+        filepath=out,
+        object_types={"ARMATURE", "MESH"},
+        add_leaf_bones=False,
+        bake_anim=frames > 0,
+        bake_anim_use_all_actions=False,
+        bake_anim_use_nla_strips=False,
+        bake_anim_simplify_factor=0.0,
+        use_selection=False,
+    )
+else:
+    bpy.ops.export_scene.gltf(
+        filepath=out,
+        export_format="GLB",
+        export_skins=True,
+        export_all_influences=True,
+        export_normals=True,
+        export_texcoords=True,
+        export_materials="NONE",
+        export_animations=frames > 0,
+        use_selection=False,
+    )
+
 print(f"wrote {out}: {rings * segments} mesh vertices, {bones} bones, {influences} influences, {frames} frames")

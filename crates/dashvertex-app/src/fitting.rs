@@ -154,13 +154,17 @@ impl Fitted {
             let at = format!("mesh {} primitive {}", p.mesh, p.primitive);
             if let Some(f) = &p.fit {
                 out.push(format!(
-                    "{fit_opt}, {at}: {} of {} vertices that lost weight refitted ({} on the greedy support, {} influence(s) left at 0); squared displacement summed over {} poses ({} from the animations, {} range of motion{}{}): plain {:.6}, fitted {:.6}",
+                    "{fit_opt}, {at}: {} of {} vertices that lost weight refitted ({} on the greedy support, {} influence(s) left at 0); squared displacement summed over {} poses ({}, {} range of motion{}{}): plain {:.6}, fitted {:.6}",
                     f.fitted,
                     f.considered,
                     f.greedy_support,
                     f.left_out,
                     f.poses,
-                    p.poses_animation,
+                    if p.poses_animation > 1 {
+                        format!("{} from the animations", p.poses_animation)
+                    } else {
+                        "the rest pose".to_owned()
+                    },
                     p.poses_range_of_motion,
                     if f.poses < f.poses_given || (p.poses_animation + p.poses_range_of_motion) < p.poses_full {
                         format!("; {} without the work budget", p.poses_full)

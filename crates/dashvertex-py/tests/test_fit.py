@@ -2,11 +2,17 @@
 files are decoded by gltf_decode (plain Python + numpy) and skinned here in numpy at every
 keyframe of their animation — node hierarchy, TRS with the keyframe values, global ×
 inverse bind, linear blend over every set — sharing nothing with dash's skinning or fit.
-The rigs are animated and have more than four influences per vertex."""
+The rigs are animated and have more than four influences per vertex: two glTF rigs and an
+FBX character written by Blender's FBX exporter (measured against its lossless glTF
+conversion). The held-out tests fit a copy without its animations (the rest pose and the
+range of motion alone) and measure it over the animation it never saw."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import json
+import struct
 
 import numpy as np
 import pytest
@@ -16,6 +22,9 @@ from conftest import REPO
 from gltf_decode import Document
 
 RIGS = ["fixtures/blender/loss_rig.glb", "fixtures/generated/animated_rig_10.glb"]
+# Blender 3.4's FBX export of benches/blender_export.py's character (16 bones, 8 to 16
+# influences per vertex, a 20-frame action baked at every frame).
+FBX = "fixtures/fbx/animated_rig.fbx"
 
 
 def quat_matrix(q: np.ndarray) -> np.ndarray:
@@ -152,3 +161,73 @@ def test_fit_motion_weight_scales_the_range_of_motion(tmp_path: Path) -> None:
         dashvertex.reduce_file(src, tmp_path / "c.glb", max_influences=2, fit=True,
                                fit_motion_weight=-1.0)
     assert not (tmp_path / "c.glb").exists()
+
+
+def full_gltf(tmp_path: Path, rig: str) -> Path:
+    """The rig as glTF with every influence: the file itself, or an FBX's conversion."""
+    if not rig.endswith(".fbx"):
+        return REPO / rig
+    full = tmp_path / "full.glb"
+    dashvertex.convert_file(REPO / rig, full)
+    return full
+
+
+def without_animations(src: Path, dst: Path) -> None:
+    """Writes the GLB `src` again without its animations (their accessors stay, unused)."""
+    doc = Document(src)
+    body = dict(doc.json)
+    body.pop("animations")
+    text = json.dumps(body).encode("utf-8")
+    text += b" " * (-len(text) % 4)
+    binary = doc.bin or b""
+    binary += b"\0" * (-len(binary) % 4)
+    out = struct.pack("<II", len(text), 0x4E4F534A) + text
+    if binary:
+        out += struct.pack("<II", len(binary), 0x004E4942) + binary
+    dst.write_bytes(struct.pack("<III", 0x46546C67, 2, 12 + len(out)) + out)
+
+
+# Issue 51's targets at K = 4; at K = 2 the worst vertex measures 0.90x plain's (target
+# 0.85x, missed as on Blender's glTF export: benches/README.md), the mean 0.70x.
+@pytest.mark.parametrize("k,worst_bound,mean_bound", [(4, 0.7, 0.8), (2, 0.95, 0.85)])
+def test_an_fbx_character_is_fitted_as_a_gltf_is(tmp_path: Path, k: int, worst_bound: float,
+                                                  mean_bound: float) -> None:
+    full = full_gltf(tmp_path, FBX)
+    src = Document(full)
+    attrs = src.json["meshes"][0]["primitives"][0]["attributes"]
+    assert "JOINTS_1" in attrs and "animations" in src.json  # more than four, animated
+    plain, fitted = tmp_path / "plain.glb", tmp_path / "fitted.glb"
+    dashvertex.reduce_file(REPO / FBX, plain, max_influences=k)
+    result = dashvertex.reduce_file(REPO / FBX, fitted, max_influences=k, fit=True, report=True)
+    assert result.written and result.report is not None
+    assert result.report["fit"]["primitives"][0]["fit"]["fitted"] > 0
+    a = displacement(src, Document(plain))
+    b = displacement(src, Document(fitted))
+    assert b.max() <= worst_bound * a.max(), (b.max(), a.max())
+    assert b.mean() <= mean_bound * a.mean(), (b.mean(), a.mean())
+
+
+@pytest.mark.parametrize("rig", [*RIGS, FBX])
+@pytest.mark.parametrize("k", [4, 2])
+def test_the_fit_covers_an_animation_it_never_saw(tmp_path: Path, rig: str, k: int) -> None:
+    full = full_gltf(tmp_path, rig)
+    still = tmp_path / "still.glb"
+    without_animations(full, still)
+    plain, fitted = tmp_path / "plain.glb", tmp_path / "fitted.glb"
+    dashvertex.reduce_file(still, plain, max_influences=k)
+    result = dashvertex.reduce_file(still, fitted, max_influences=k, fit=True, report=True)
+    assert result.report is not None
+    fit = result.report["fit"]["primitives"][0]["fit"]
+    # Without an animation the rest pose and the range of motion are one group, every pose
+    # weighing 1 (RF1): the FBX's rest pose is a posed frame, not the bind pose, and weighed
+    # as a group of its own it would count as much as the whole range of motion.
+    assert fit["fitted"] > 0 and fit["poseGroupWeights"] == []
+    src = Document(full)
+    a = displacement(src, Document(plain))
+    b = displacement(src, Document(fitted))
+    # On motion it never saw the fit still moves vertices less than plain on the mean; at
+    # the worst vertex too, but for the FBX at K = 2, where a vertex the range of motion
+    # does not stand for moves 1.46x plain's largest (benches/README.md, held out).
+    worst = 1.5 if (rig, k) == (FBX, 2) else 1.0
+    assert b.max() <= worst * a.max(), (b.max(), a.max())
+    assert b.mean() < a.mean(), (b.mean(), a.mean())

@@ -209,11 +209,16 @@ fn refit_primitive(
 }
 
 /// The skin's pose set as the fit reads it (`spec/reduction.md` \[RF3\]): the rest pose and the animations'
-/// moments, then the range-of-motion poses as a group of their own (\[RF1\]).
+/// moments, then the range-of-motion poses as a group of their own (\[RF1\]). Without an
+/// animation (the rest pose alone before the range of motion) the set is one group: there
+/// is no animation to weigh the range of motion against, and a rest pose that is not the
+/// bind pose (as Blender's FBX exporter writes the current frame) would otherwise count as
+/// much as every range-of-motion pose together.
 pub fn poses_of(fp: &FitPoses) -> Poses {
     let mut poses = Poses::new(fp.joints);
+    let grouped = fp.animation_poses > 1;
     for (i, pose) in fp.rows.chunks(fp.joints.max(1)).enumerate() {
-        if i == fp.animation_poses {
+        if grouped && i == fp.animation_poses {
             poses.begin_group();
         }
         poses.push(pose.iter().copied());

@@ -691,18 +691,29 @@ pub fn rig_of_file(rel: &str, motion: bool) -> Rig {
     use dashvertex_core::Limits;
     let limits = Limits::default();
     let g = dashvertex_gltf::load_path(&dashvertex_testkit::repo().join(rel), &limits).unwrap();
-    let inputs = dashvertex_reduce::gltf::inputs(&g, &limits).unwrap();
+    let anims = dashvertex_skin::animations(&g, &limits).unwrap();
+    rig_of_gltf(&g, &anims, motion)
+}
+
+/// [`rig_of_file`] for a loaded glTF, over the animations `anims`.
+fn rig_of_gltf(
+    g: &dashvertex_gltf::Gltf,
+    anims: &[dashvertex_skin::Animation],
+    motion: bool,
+) -> Rig {
+    use dashvertex_core::Limits;
+    let limits = Limits::default();
+    let inputs = dashvertex_reduce::gltf::inputs(g, &limits).unwrap();
     let p = inputs.iter().find(|p| p.skin.is_some()).unwrap();
     let skin = p.skin.unwrap();
-    let anims = dashvertex_skin::animations(&g, &limits).unwrap();
     let joints = g.root.skins[skin].joints.len();
     let used: Vec<usize> = if motion {
         (0..joints).collect()
     } else {
         Vec::new()
     };
-    let budget = dashvertex_skin::work_budget(&g, &anims);
-    let fp = dashvertex_skin::fit_poses(&g, skin, &anims, &used, &limits, budget, 0).unwrap();
+    let budget = dashvertex_skin::work_budget(g, anims);
+    let fp = dashvertex_skin::fit_poses(g, skin, anims, &used, &limits, budget, 0).unwrap();
     let poses = dashvertex_reduce::fit::gltf::poses_of(&fp);
     Rig {
         bones: p.input.bones.clone(),
@@ -719,6 +730,54 @@ pub fn rig_of_file(rel: &str, motion: bool) -> Rig {
             })
             .collect(),
     }
+}
+
+#[test]
+fn without_an_animation_the_rest_pose_and_the_range_of_motion_are_one_group() {
+    // spec: RF1 RF3
+    // Blender's FBX export of a character: its rest pose is the first frame of its
+    // action, not the bind pose.
+    use dashvertex_core::Limits;
+    let limits = Limits::default();
+    let fbx = std::fs::read(dashvertex_testkit::repo().join("fixtures/fbx/animated_rig.fbx"));
+    let scene = dashvertex_fbx::load(&fbx.unwrap(), &limits).unwrap();
+    let glb = dashvertex_fbx::to_glb(&scene).unwrap().glb;
+    let g = dashvertex_gltf::load(&glb, &dashvertex_gltf::NoFiles, &limits).unwrap();
+    let anims = dashvertex_skin::animations(&g, &limits).unwrap();
+    assert!(!anims.is_empty());
+    assert_eq!(rig_of_gltf(&g, &anims, true).poses.groups(), 2);
+    let still = rig_of_gltf(&g, &[], true);
+    assert_eq!(still.poses.groups(), 1);
+    let c = cfg(4, Quantize::F32);
+    let (map, plain, fitted, report) = both_reported(&still, &c, &FitOptions::default());
+    assert!(report.pose_group_weights.is_empty());
+    assert!(report.fitted > 0);
+    // The rest pose moves the plain output: as a group of its own it would have been
+    // weighed against the whole range of motion.
+    let mut rest = Poses::new(still.poses.bones());
+    rest.push((0..still.poses.bones()).map(|b| *still.poses.get(0, b).unwrap()));
+    let at_rest = Rig {
+        bones: still.bones.clone(),
+        poses: rest,
+        positions: still.positions.clone(),
+        weights: still.weights.clone(),
+    };
+    let moved = measure(&at_rest, &map, &plain);
+    assert!(moved.iter().map(|m| m.1).fold(0.0, f64::max) > 1e-3);
+    // Every pose weighs 1: never worse by the plain sum, at any vertex.
+    let (a, b) = (
+        measure(&still, &map, &plain),
+        measure(&still, &map, &fitted),
+    );
+    for (v, (p, f)) in a.iter().zip(&b).enumerate() {
+        assert!(
+            f.0 <= p.0 * (1.0 + 1e-9) + 1e-15,
+            "vertex {v}: {} > {}",
+            f.0,
+            p.0
+        );
+    }
+    assert!(b.iter().map(|x| x.0).sum::<f64>() < a.iter().map(|x| x.0).sum::<f64>());
 }
 
 #[test]

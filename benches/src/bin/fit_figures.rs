@@ -9,6 +9,12 @@
 //!
 //! `FIT_EVERY=N` measures the displacement of every N-th vertex only (for large files;
 //! the reduction and the fit still run on all of them).
+//!
+//! Two held-out figures follow, each fit measured on poses it never saw, against plain
+//! on the same poses: "unseen animation", a fit on the rest pose and the range of motion
+//! alone (what a file without animations gets), measured over the animations; "second half
+//! held out", a fit on the rest pose, the first half of the animations' moments (in time)
+//! and the range of motion, measured over the second half.
 
 use std::time::Instant;
 
@@ -86,6 +92,57 @@ fn poses_of(rows: &[[f64; 12]], joints: usize) -> Poses {
     p
 }
 
+/// The poses `picks` of `fp`'s animation part (the rest pose is 0) as group 0, then,
+/// when `motion` is true, `fp`'s range of motion as group 1 (in group 0 when `picks` is
+/// one pose).
+fn subset(fp: &dashvertex_skin::FitPoses, picks: &[usize], motion: bool) -> Poses {
+    let joints = fp.joints.max(1);
+    let rows: Vec<&[[f64; 12]]> = fp.rows.chunks(joints).collect();
+    let mut p = Poses::new(fp.joints);
+    for &i in picks {
+        p.push(rows[i].iter().copied());
+    }
+    if motion {
+        // The rest pose alone and the range of motion are one group, as for a file
+        // without an animation (spec/reduction.md RF1).
+        if picks.len() > 1 {
+            p.begin_group();
+        }
+        for pose in &rows[fp.animation_poses..] {
+            p.push(pose.iter().copied());
+        }
+    }
+    p
+}
+
+/// One line of figures: `plain` and `fitted` measured over `poses`.
+#[allow(clippy::too_many_arguments)]
+fn figures(
+    label: &str,
+    input: &Input<'_>,
+    map: &[u32],
+    pos: &[[f32; 3]],
+    poses: &Poses,
+    plain: &Reduced,
+    fitted: &Reduced,
+    every: usize,
+) {
+    let a = per_vertex(input, map, pos, poses, plain, every);
+    let b = per_vertex(input, map, pos, poses, fitted, every);
+    let worst = |m: &[f64]| m.iter().copied().fold(0.0, f64::max);
+    let mean = |m: &[f64]| m.iter().sum::<f64>() / m.len().max(1) as f64;
+    let larger = a.iter().zip(&b).filter(|(x, y)| y > x).count();
+    println!(
+        "  {label}: worst {:.6} -> {:.6} ({:.3}x), mean {:.6} -> {:.6} ({:.3}x); {larger} vertices larger by the max",
+        worst(&a),
+        worst(&b),
+        worst(&b) / worst(&a),
+        mean(&a),
+        mean(&b),
+        mean(&b) / mean(&a)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(file) = args.first() else {
@@ -110,12 +167,25 @@ fn main() {
     for p in inputs.iter().filter(|p| p.skin.is_some()) {
         let skin = p.skin.unwrap();
         let joints = g.root.skins[skin].joints.len();
-        let used: Vec<usize> = (0..joints).collect();
+        // The joints some vertex weighs and the fit's work per pose, as `reduce --fit`
+        // has them.
+        let mut weighed = vec![false; joints];
+        for v in 0..p.input.len() {
+            for c in p.input.candidates_of(v).iter().filter(|c| c.weight > 0.0) {
+                if let Some(u) = weighed.get_mut(c.bone as usize) {
+                    *u = true;
+                }
+            }
+        }
+        let used: Vec<usize> = (0..joints).filter(|&j| weighed[j]).collect();
+        let per_pose = (used.len() as u64 * (used.len() as u64 + 1) / 2) * 48;
         let t = Instant::now();
-        let fp = dashvertex_skin::fit_poses(&g, skin, &anims, &used, &limits, budget, 0).unwrap();
+        let fp =
+            dashvertex_skin::fit_poses(&g, skin, &anims, &used, &limits, budget, per_pose).unwrap();
         let pose_time = t.elapsed().as_secs_f64();
         let all = dashvertex_reduce::fit::gltf::poses_of(&fp);
-        let an = dashvertex_skin::fit_poses(&g, skin, &anims, &[], &limits, budget, 0).unwrap();
+        let an =
+            dashvertex_skin::fit_poses(&g, skin, &anims, &[], &limits, budget, per_pose).unwrap();
         let anim = poses_of(&an.rows, joints);
         let pos = p.positions();
         let map = dashvertex_reduce::index_map(&p.input, &Manifest::init(&p.input.bones).unwrap())
@@ -152,20 +222,35 @@ fn main() {
             .unwrap();
             let fit_time = t.elapsed().as_secs_f64();
             for (name, poses) in [("pose set", &all), ("animations", &anim)] {
-                let a = per_vertex(&p.input, &map, &pos, poses, &plain, every);
-                let b = per_vertex(&p.input, &map, &pos, poses, &fitted, every);
-                let worst = |m: &[f64]| m.iter().copied().fold(0.0, f64::max);
-                let mean = |m: &[f64]| m.iter().sum::<f64>() / m.len().max(1) as f64;
-                let larger = a.iter().zip(&b).filter(|(x, y)| y > x).count();
-                println!(
-                    "  K={k} over the {name}: worst {:.6} -> {:.6} ({:.3}x), mean {:.6} -> {:.6} ({:.3}x); {larger} vertices larger by the max",
-                    worst(&a),
-                    worst(&b),
-                    worst(&b) / worst(&a),
-                    mean(&a),
-                    mean(&b),
-                    mean(&b) / mean(&a)
-                );
+                let label = format!("K={k} over the {name}");
+                figures(&label, &p.input, &map, &pos, poses, &plain, &fitted, every);
+            }
+            // Held out: fits on part of the poses, measured on the rest.
+            let moments = fp.animation_poses;
+            if moments > 2 {
+                let run = |poses: &Poses| {
+                    let mut out = plain.clone();
+                    fit(
+                        &p.input,
+                        &map,
+                        &pos,
+                        poses,
+                        &cfg,
+                        &FitOptions::default(),
+                        &mut out,
+                    )
+                    .unwrap();
+                    out
+                };
+                let unseen = run(&subset(&fp, &[0], true));
+                let label = format!("K={k} unseen animation");
+                figures(&label, &p.input, &map, &pos, &anim, &plain, &unseen, every);
+                let first: Vec<usize> = (0..moments.div_ceil(2)).collect();
+                let second: Vec<usize> = (moments.div_ceil(2)..moments).collect();
+                let half = run(&subset(&fp, &first, true));
+                let skipped = subset(&fp, &second, false);
+                let label = format!("K={k} second half held out ({} of {moments})", second.len());
+                figures(&label, &p.input, &map, &pos, &skipped, &plain, &half, every);
             }
             println!(
                 "  K={k}: plain reduce {plain_time:.3} s, fit {fit_time:.3} s; {} of {} vertices fitted ({} greedy); pose group weights {:?}",

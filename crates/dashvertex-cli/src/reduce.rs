@@ -156,7 +156,7 @@ pub struct ReduceCli {
         help_heading = "Reduction"
     )]
     fit_motion_weight: f64,
-    /// Poses for --report and --max-error from this glTF/GLB
+    /// Poses for --report, --max-error and --fit from this glTF/GLB
     ///
     /// Its animations, matched to the model's nodes by name, replace the model's own:
     /// for a model exported without its animations.

@@ -82,7 +82,7 @@ pub struct FitReport {
     pub poses: u64,
     /// Poses given; more than `poses` when the work budget thinned them.
     pub poses_given: u64,
-    /// Over a pose set in groups (`Poses::begin_group`; for a glTF input the
+    /// Over a pose set in groups (`Poses::begin_group`; for an animated glTF input the
     /// animations and the range of motion), the weight of each group's squared
     /// displacement in the objective: 1 for the first, and for each other the first's
     /// plain displacement over its own, so every group counts alike (`spec/reduction.md`,

@@ -173,6 +173,12 @@ impl Fitted {
                     },
                     match f.pose_group_weights.as_slice() {
                         [_, w] => format!(", the range of motion weighed {w:.3}x"),
+                        // Without an animation the poses are one group (spec RF1): a
+                        // weight given for the range of motion has nothing to scale.
+                        [] if a.fit_motion_weight != 1.0 => format!(
+                            ", every pose weighed 1: no animation for {} to weigh the range of motion against",
+                            a.ctx.opt(crate::words::Opt::FitMotionWeight)
+                        ),
                         _ => String::new(),
                     },
                     f.objective_plain,

@@ -379,6 +379,34 @@ fn the_range_of_motion_weighs_what_fit_motion_weight_says() {
             > 0
     );
     assert_ne!(std::fs::read(dir.path().join("out.glb")).unwrap(), before);
+    // Without an animation the rest pose and the range of motion are one group, every
+    // pose weighing 1: the weight has nothing to scale, and the output says so.
+    let still = repo()
+        .join("fixtures/blender/loss_rig_static.glb")
+        .display()
+        .to_string();
+    let (one, text) = reduced(dir.path(), &still, "2", &["--fit"]);
+    assert!(weights(&one).is_empty(), "{text}");
+    assert!(
+        text.contains("(the rest pose, 48 range of motion)"),
+        "{text}"
+    );
+    let plain_fit = std::fs::read(dir.path().join("out.glb")).unwrap();
+    let (scaled, text) = reduced(
+        dir.path(),
+        &still,
+        "2",
+        &["--fit", "--fit-motion-weight", "0.5"],
+    );
+    assert!(weights(&scaled).is_empty());
+    assert!(
+        text.contains("every pose weighed 1: no animation for --fit-motion-weight"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("out.glb")).unwrap(),
+        plain_fit
+    );
     // Refused by name: without --fit, or not a finite weight of 0 or more.
     for (args, says) in [
         (vec!["--fit-motion-weight", "2"], "give --fit too"),

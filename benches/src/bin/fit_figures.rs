@@ -92,27 +92,29 @@ fn poses_of(rows: &[[f64; 12]], joints: usize) -> Poses {
     p
 }
 
-/// The poses `picks` of `fp`'s animation part (the rest pose is 0) as group 0, then,
-/// when `motion` is true, `fp`'s range of motion as group 1 (in group 0 when `picks` is
-/// one pose).
+/// The poses `picks` of `fp`'s animation part (the rest pose is 0), then, when `motion`
+/// is true, `fp`'s range of motion, grouped as the fit groups a glTF's pose set
+/// (`poses_of`: the range of motion a group of its own after more than the rest pose).
 fn subset(fp: &dashvertex_skin::FitPoses, picks: &[usize], motion: bool) -> Poses {
     let joints = fp.joints.max(1);
     let rows: Vec<&[[f64; 12]]> = fp.rows.chunks(joints).collect();
-    let mut p = Poses::new(fp.joints);
-    for &i in picks {
-        p.push(rows[i].iter().copied());
-    }
+    let mut part = dashvertex_skin::FitPoses {
+        joints: fp.joints,
+        rows: picks
+            .iter()
+            .flat_map(|&i| rows[i].iter().copied())
+            .collect(),
+        animation_poses: picks.len(),
+        motion_poses: 0,
+        full: 0,
+    };
     if motion {
-        // The rest pose alone and the range of motion are one group, as for a file
-        // without an animation (spec/reduction.md RF1).
-        if picks.len() > 1 {
-            p.begin_group();
-        }
-        for pose in &rows[fp.animation_poses..] {
-            p.push(pose.iter().copied());
-        }
+        part.rows
+            .extend_from_slice(&fp.rows[fp.animation_poses * joints..]);
+        part.motion_poses = fp.motion_poses;
     }
-    p
+    part.full = part.len();
+    dashvertex_reduce::fit::gltf::poses_of(&part)
 }
 
 /// One line of figures: `plain` and `fitted` measured over `poses`.
@@ -169,16 +171,9 @@ fn main() {
         let joints = g.root.skins[skin].joints.len();
         // The joints some vertex weighs and the fit's work per pose, as `reduce --fit`
         // has them.
-        let mut weighed = vec![false; joints];
-        for v in 0..p.input.len() {
-            for c in p.input.candidates_of(v).iter().filter(|c| c.weight > 0.0) {
-                if let Some(u) = weighed.get_mut(c.bone as usize) {
-                    *u = true;
-                }
-            }
-        }
+        let weighed = dashvertex_reduce::fit::used_bones(&p.input, joints);
         let used: Vec<usize> = (0..joints).filter(|&j| weighed[j]).collect();
-        let per_pose = (used.len() as u64 * (used.len() as u64 + 1) / 2) * 48;
+        let per_pose = dashvertex_reduce::fit::fold_work(used.len());
         let t = Instant::now();
         let fp =
             dashvertex_skin::fit_poses(&g, skin, &anims, &used, &limits, budget, per_pose).unwrap();

@@ -143,9 +143,8 @@ fn refit_primitive(
         .collect();
     // The fit's work per pose (its pair table) and, with a budget, the measure of three
     // storages (every influence slot skinned).
-    let pairs = (used.len() as u64).saturating_mul(used.len() as u64 + 1) / 2;
     let mut per_pose = if plan.fit {
-        pairs.saturating_mul(48)
+        super::fold_work(used.len())
     } else {
         0
     };

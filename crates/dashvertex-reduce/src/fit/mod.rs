@@ -391,8 +391,9 @@ fn check(
     Ok(())
 }
 
-/// Which input bones (below `bones`) any vertex names with a positive weight.
-pub(crate) fn used_bones(input: &Input<'_>, bones: usize) -> Vec<bool> {
+/// Which input bones (below `bones`) any vertex names with a positive weight: the bones
+/// the fit folds poses for, and a glTF input's range of motion turns.
+pub fn used_bones(input: &Input<'_>, bones: usize) -> Vec<bool> {
     (0..input.len())
         .into_par_iter()
         .with_min_len(CHUNK)
@@ -417,12 +418,18 @@ pub(crate) fn used_bones(input: &Input<'_>, bones: usize) -> Vec<bool> {
         )
 }
 
+/// Work units folding one pose into the pair table costs for `bones` used bones: 48 per
+/// pair of them (`spec/reduction.md` \[RF3\]).
+pub fn fold_work(bones: usize) -> u64 {
+    let bones = bones as u64;
+    bones.saturating_mul(bones + 1) / 2 * 48
+}
+
 /// The poses thinned evenly to what `opts.max_work` affords, or `None` when all fit.
 fn thin(poses: &Poses, used: &[bool], input: &Input<'_>, opts: &FitOptions) -> Option<Poses> {
     let count = used.iter().filter(|&&u| u).count();
-    let bones = count as u64;
     let per_pose = if count <= opts.dense_bones {
-        bones.saturating_mul(bones + 1) / 2 * 48
+        fold_work(count)
     } else {
         let n = input.max_per_vertex() as u64;
         (input.len() as u64).saturating_mul(n.saturating_mul(n).saturating_mul(3) + n * 12)
